@@ -1,0 +1,17 @@
+/* commands.h — the orti-profd subcommands (daemon/cmd-*.c), dispatched by main.c.
+ *
+ * Each command parses its own arguments with GOptionContext (argv[0] is the command name),
+ * prints to stdout/stderr, and returns the process exit status: 0 success, 1 failure
+ * (an error message naming the file, line and column or the offending value has been
+ * printed), 2 bad usage. */
+#pragma once
+
+typedef int (*OrtiCommandFunc) (int argc, char **argv);
+
+typedef struct {
+  const char *name;     /* as typed: "inspect" */
+  OrtiCommandFunc func; /* entry point */
+  const char *summary;  /* one line for `orti-profd --help` */
+} OrtiCommand;
+
+int cmd_inspect (int argc, char **argv);

@@ -1,0 +1,47 @@
+/* main.c — the orti-profd executable: a thin dispatcher over the subcommands in cmd-*.c.
+ * All real work lives in the static libraries (orti/, probe/, store/, daemon engine). */
+#include "commands.h"
+
+#include <glib.h>
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+static const OrtiCommand commands[] = {
+  { "inspect", cmd_inspect, "show what an ORTI file says to watch, resolved on the ELF" },
+};
+
+static void
+print_usage (FILE *out)
+{
+  fprintf (out, "Usage: orti-profd COMMAND [OPTION…]\n\n"
+                "ORTI-aware task profiler for OSEK/AUTOSAR-OS firmware, through OpenOCD.\n\n"
+                "Commands:\n");
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    fprintf (out, "  %-16s %s\n", commands[i].name, commands[i].summary);
+  fprintf (out, "\nRun 'orti-profd COMMAND --help' for the options of a command.\n");
+}
+
+int
+main (int argc, char **argv)
+{
+  setlocale (LC_ALL, "");
+  if (argc < 2) {
+    print_usage (stderr);
+    return 2;
+  }
+  if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0 || strcmp (argv[1], "help") == 0) {
+    print_usage (stdout);
+    return 0;
+  }
+  if (strcmp (argv[1], "--version") == 0) {
+    printf ("orti-profd %s\n", ORTI_PROFD_VERSION);
+    return 0;
+  }
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (strcmp (argv[1], commands[i].name) == 0)
+      return commands[i].func (argc - 1, argv + 1);
+  fprintf (stderr, "orti-profd: unknown command '%s'\n\n", argv[1]);
+  print_usage (stderr);
+  return 2;
+}

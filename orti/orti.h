@@ -1,0 +1,305 @@
+/* orti.h — orti-profd's ORTI library: read an OSEK/AUTOSAR ORTI file, resolve what it says to
+ * watch against the firmware's ELF/DWARF, and compile its formulas into read plans.
+ *
+ * Three parts, one header:
+ *  1. The document (OrtiDoc): a reentrant flex scanner and a pure bison parser for the ORTI/KOIL
+ *     language (../shared/orti-corpus/GRAMMAR.md), tolerant of what real generators emit (rules
+ *     T1–T12, each accepted with a warning naming file:line:col), recovering from errors so one
+ *     bad declaration never loses the rest of the file. Attribute values are looked up by their
+ *     declared kind (CTYPE, ENUM, STRING) — never by the attribute's name.
+ *  2. The ELF (OrtiElf): symbols, DWARF types, struct members, array strides, initial data;
+ *     symbols that exist once per core are told apart.
+ *  3. Formulas (OrtiPlan): a second small pure bison grammar for the C-expression formulas,
+ *     compiled once into a read plan (what to read, where, how wide, signed or not, in which
+ *     order) and evaluated through an OrtiReadFunc, so the same plan runs offline against the
+ *     ELF's initial data and live through the probe.
+ * And the result a profiler needs (OrtiWatch): for each core, RUNNINGTASK, RUNNINGISR2 (or
+ * RUNNINGISR) and SERVICETRACE as plan + value→name map.
+ *
+ * Errors are GErrors in ORTI_ERROR; diagnostics about the file are compiler-style
+ * "file:line:col: severity: message" strings.
+ */
+#pragma once
+
+#include <gio/gio.h>
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define ORTI_ERROR (orti_error_quark ())
+GQuark orti_error_quark (void);
+
+typedef enum {
+  ORTI_ERROR_IO,          /* the file could not be read */
+  ORTI_ERROR_SYNTAX,      /* the file has syntax errors (message lists the first) */
+  ORTI_ERROR_NO_OS,       /* "no running-task information in FILE" */
+  ORTI_ERROR_FORMULA,     /* a formula does not parse or uses an unsupported construct */
+  ORTI_ERROR_SYMBOL,      /* a symbol, member or type is not in the ELF */
+  ORTI_ERROR_AMBIGUOUS,   /* a symbol exists once per core and no core was chosen */
+  ORTI_ERROR_ELF,         /* the ELF/DWARF could not be read */
+  ORTI_ERROR_READ,        /* a memory read failed (message names address and formula) */
+  ORTI_ERROR_EVAL,        /* evaluation failed (division by zero, bad dereference width) */
+} OrtiError;
+
+/* ---------------------------------------------------------------------------------------- */
+/* 1. The document                                                                           */
+
+typedef enum {
+  ORTI_SEVERITY_WARNING,
+  ORTI_SEVERITY_ERROR,
+} OrtiSeverity;
+
+/* A place in a file; lines and columns count from 1. */
+typedef struct {
+  const char *file; /* owned by the document */
+  guint line;
+  guint column;
+} OrtiLocation;
+
+typedef struct {
+  OrtiSeverity severity;
+  OrtiLocation loc;
+  char *message; /* without the location prefix */
+} OrtiDiagnostic;
+
+typedef enum {
+  ORTI_KIND_CTYPE,  /* evaluate the formula, show the number */
+  ORTI_KIND_ENUM,   /* evaluate the formula, map the value to an element */
+  ORTI_KIND_STRING, /* do not evaluate: the formula text is the value */
+} OrtiAttrKind;
+
+/* One element of an ENUM declaration: `"name" [: ref] = value`. */
+typedef struct {
+  char *name;        /* display name, e.g. "NO_TASK" */
+  char *ref;         /* object referred to with ':' (NULL if none) */
+  char *value;       /* value text: a number ("0xFFFF", "-1") or a formula ("&OS_taskTable[3]") */
+  gboolean quoted;   /* the value was written as a STRING (formula) rather than a bare token */
+  OrtiLocation loc;
+} OrtiEnumElement;
+
+typedef struct _OrtiDecl OrtiDecl; /* an attribute declaration in the IMPLEMENTATION section */
+typedef struct _OrtiObject OrtiObject; /* an object of the information section */
+typedef struct _OrtiDoc OrtiDoc;
+
+/* orti_doc_parse_file:
+ * Parses @path. Returns a document (also when the file has recoverable syntax errors: see
+ * orti_doc_get_n_errors()), or NULL with ORTI_ERROR_IO when the file cannot be read, or
+ * ORTI_ERROR_SYNTAX when nothing usable could be parsed (empty file, binary data). Memory is
+ * bounded by a small multiple of the file size. */
+OrtiDoc *orti_doc_parse_file (const char *path, GError **error);
+
+/* orti_doc_parse_data:
+ * As orti_doc_parse_file() for @len bytes at @data (need not be NUL terminated); @filename is
+ * used in diagnostics. */
+OrtiDoc *orti_doc_parse_data (const char *data, gsize len, const char *filename, GError **error);
+
+OrtiDoc *orti_doc_ref (OrtiDoc *doc);
+void orti_doc_unref (OrtiDoc *doc);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (OrtiDoc, orti_doc_unref)
+
+const char *orti_doc_get_filename (OrtiDoc *doc);
+const char *orti_doc_get_koil_version (OrtiDoc *doc);        /* "2.2", or NULL */
+const char *orti_doc_get_os_semantics (OrtiDoc *doc);        /* "ORTI", or NULL */
+const char *orti_doc_get_os_semantics_version (OrtiDoc *doc);/* "2.2", or NULL */
+const char *orti_doc_get_implementation (OrtiDoc *doc);      /* IMPLEMENTATION name */
+
+/* Diagnostics in file order (warnings for tolerated deviations, errors). Element type
+ * OrtiDiagnostic*; owned by the document. */
+GPtrArray *orti_doc_get_diagnostics (OrtiDoc *doc);
+guint orti_doc_get_n_errors (OrtiDoc *doc);
+/* "file:line:col: warning: message" — newly allocated. */
+char *orti_diagnostic_to_string (const OrtiDiagnostic *diag);
+
+/* Object types declared in the IMPLEMENTATION section, in file order (const char*). */
+GPtrArray *orti_doc_get_object_types (OrtiDoc *doc);
+/* Declarations of one object type in file order (OrtiDecl*), or NULL if the type is unknown. */
+GPtrArray *orti_doc_get_decls (OrtiDoc *doc, const char *object_type);
+OrtiDecl *orti_doc_lookup_decl (OrtiDoc *doc, const char *object_type, const char *attr);
+
+const char *orti_decl_get_name (OrtiDecl *decl);
+OrtiAttrKind orti_decl_get_kind (OrtiDecl *decl);
+const char *orti_decl_get_ctype (OrtiDecl *decl);       /* C type hint text, or NULL */
+const char *orti_decl_get_description (OrtiDecl *decl); /* or NULL */
+gboolean orti_decl_is_array (OrtiDecl *decl);           /* declared `ATTR[]` (per core) */
+gboolean orti_decl_is_totrace (OrtiDecl *decl);
+GPtrArray *orti_decl_get_elements (OrtiDecl *decl);     /* OrtiEnumElement*; empty if not ENUM */
+OrtiLocation orti_decl_get_location (OrtiDecl *decl);
+
+/* Objects of the information section of one type, in file order (OrtiObject*); an empty
+ * array when there are none. */
+GPtrArray *orti_doc_get_objects (OrtiDoc *doc, const char *object_type);
+OrtiObject *orti_doc_lookup_object (OrtiDoc *doc, const char *object_type, const char *name);
+
+const char *orti_object_get_type (OrtiObject *obj);
+const char *orti_object_get_name (OrtiObject *obj);
+OrtiLocation orti_object_get_location (OrtiObject *obj);
+/* Attribute names defined in this object, in file order, without index (const char*). */
+GPtrArray *orti_object_get_attr_names (OrtiObject *obj);
+/* orti_object_get_formula:
+ * The text defined for @attr (for index @index when the definition was `ATTR[index] = …`;
+ * pass -1 for a scalar definition). Returns NULL when not defined. @loc may be NULL. */
+const char *orti_object_get_formula (OrtiObject *obj, const char *attr, int index,
+                                     OrtiLocation *loc);
+/* Highest index defined for @attr plus one (0: only scalar or undefined). */
+guint orti_object_get_n_indices (OrtiObject *obj, const char *attr);
+
+/* Per core.
+ * orti_doc_get_n_cores: how many cores the file describes: the size of `ATTR[]` arrays in the
+ * OS object (also from vs_SMP_NUMCPU / vs_CORE_NUM), or the number of OS objects, else 1.
+ * 0 when the file has no OS object. */
+guint orti_doc_get_n_cores (OrtiDoc *doc);
+/* orti_doc_get_os_object: the OS object describing @core (the only one, or the core-th of
+ * several), or NULL. */
+OrtiObject *orti_doc_get_os_object (OrtiDoc *doc, guint core);
+/* orti_doc_get_os_formula:
+ * The OS attribute @attr for @core, whatever form the file uses (ATTR[core] in one object,
+ * ATTR in the core-th object, scalar ATTR shared by all cores). NULL when undefined. */
+const char *orti_doc_get_os_formula (OrtiDoc *doc, guint core, const char *attr,
+                                     OrtiLocation *loc);
+
+/* ---------------------------------------------------------------------------------------- */
+/* 2. The ELF                                                                                */
+
+typedef struct _OrtiElf OrtiElf;
+
+/* orti_elf_open: opens an ELF with or without DWARF (libdw). NULL + ORTI_ERROR_ELF on error. */
+OrtiElf *orti_elf_open (const char *path, GError **error);
+OrtiElf *orti_elf_ref (OrtiElf *elf);
+void orti_elf_unref (OrtiElf *elf);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (OrtiElf, orti_elf_unref)
+
+const char *orti_elf_get_path (OrtiElf *elf);
+const char *orti_elf_get_machine (OrtiElf *elf); /* "ARM", "TriCore", … */
+guint orti_elf_get_pointer_size (OrtiElf *elf);  /* bytes */
+gboolean orti_elf_is_big_endian (OrtiElf *elf);
+
+/* One definition of a data or function symbol. */
+typedef struct {
+  const char *name;
+  guint64 address;
+  guint64 size;
+  gboolean is_function;
+  int core;            /* core this copy belongs to, or -1 when not core specific */
+  const char *section; /* section name, for messages */
+} OrtiSymbol;
+
+/* orti_elf_lookup_symbols: every definition of @name (OrtiSymbol*, owned by @elf), empty if
+ * none. Several entries mean the symbol exists once per core (merged multicore images). */
+GPtrArray *orti_elf_lookup_symbols (OrtiElf *elf, const char *name);
+/* orti_elf_lookup_symbol: the one definition of @name for @core (-1: any). Fails with
+ * ORTI_ERROR_SYMBOL when absent and ORTI_ERROR_AMBIGUOUS, listing the candidates with their
+ * cores and addresses, when several match. */
+const OrtiSymbol *orti_elf_lookup_symbol (OrtiElf *elf, const char *name, int core,
+                                          GError **error);
+/* orti_elf_symbol_at: the function or object containing @address, or NULL. */
+const OrtiSymbol *orti_elf_symbol_at (OrtiElf *elf, guint64 address);
+/* Every function symbol, sorted by address (OrtiSymbol*). */
+GPtrArray *orti_elf_get_functions (OrtiElf *elf);
+
+/* orti_elf_read_initial: reads @size bytes at @address from the ELF's loadable contents
+ * (initialised data and code; .bss reads as zero). An OrtiReadFunc (pass the OrtiElf as
+ * @user_data), so plans can be evaluated offline. */
+gboolean orti_elf_read_initial (guint64 address, guint size, guint8 *buf, gpointer user_data,
+                                GError **error);
+
+/* ---------------------------------------------------------------------------------------- */
+/* 3. Formulas and read plans                                                                */
+
+/* A memory reader: fill @buf with @size bytes of target memory at @address (target byte
+ * order). Return FALSE with a GError (ORTI_ERROR_READ) when the read faults. */
+typedef gboolean (*OrtiReadFunc) (guint64 address, guint size, guint8 *buf, gpointer user_data,
+                                  GError **error);
+
+/* One read of a plan. A read whose address depends on earlier reads has depends_on >= 0 and
+ * an address that is only known at evaluation time. */
+typedef struct {
+  guint64 address;     /* static address, or 0 when it depends on another read */
+  guint width;         /* bytes: 1, 2, 4 or 8 */
+  gboolean is_signed;
+  int depends_on;      /* index of the read whose value forms this address, or -1 */
+  const char *what;    /* human text: "EE_stkfirst", "*(OS_kernel_ptr[0])", "->taskCurrent" */
+} OrtiPlanRead;
+
+typedef struct _OrtiPlan OrtiPlan;
+
+/* orti_plan_compile:
+ * Parses @formula (a C expression: identifiers, numbers with U/L suffixes, [] . -> & *,
+ * unary - ~ !, casts to DWARF type names, arithmetic, comparison, logic, ?:) and resolves it on
+ * @elf (may be NULL for constant formulas) for @core (-1: no core chosen). The plan is
+ * evaluated without re-resolving anything. Errors: ORTI_ERROR_FORMULA (with the column inside
+ * the formula), ORTI_ERROR_SYMBOL, ORTI_ERROR_AMBIGUOUS. Nesting depth is bounded. */
+OrtiPlan *orti_plan_compile (const char *formula, OrtiElf *elf, int core, GError **error);
+void orti_plan_free (OrtiPlan *plan);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (OrtiPlan, orti_plan_free)
+
+const char *orti_plan_get_formula (OrtiPlan *plan);
+/* The reads the plan makes, in the order it makes them (at most; a ?: may skip some). */
+guint orti_plan_get_n_reads (OrtiPlan *plan);
+const OrtiPlanRead *orti_plan_get_read (OrtiPlan *plan, guint index);
+/* TRUE when the plan is exactly one read at a static address with no arithmetic, so the
+ * value is the memory itself (pollers merge such reads). */
+gboolean orti_plan_is_simple_read (OrtiPlan *plan);
+/* TRUE when the plan reads no memory (a constant, an address-of, a function address). */
+gboolean orti_plan_is_constant (OrtiPlan *plan);
+/* Result width in bytes and signedness (from DWARF or the C type). */
+guint orti_plan_get_width (OrtiPlan *plan);
+gboolean orti_plan_is_signed (OrtiPlan *plan);
+
+/* orti_plan_eval: evaluates @plan reading memory through @read. */
+gboolean orti_plan_eval (OrtiPlan *plan, OrtiReadFunc read, gpointer user_data, gint64 *value,
+                         GError **error);
+
+/* ---------------------------------------------------------------------------------------- */
+/* 4. What a profiler watches                                                                */
+
+/* One value of an ENUM attribute, evaluated. */
+typedef struct {
+  gint64 value;       /* evaluated element value */
+  const char *name;   /* element display name */
+  const char *ref;    /* ':' object reference or NULL */
+  gboolean is_none;   /* NO_TASK / NO_ISR / idle / INVALID… — "nothing running" */
+  gboolean resolved;  /* FALSE when the element's formula could not be evaluated */
+  const char *error;  /* why not, when !resolved */
+} OrtiValueName;
+
+typedef struct _OrtiValueMap OrtiValueMap;
+
+/* The value→name map of an ENUM declaration, elements evaluated on @elf for @core. Element
+ * failures are recorded per element, never fatal. */
+OrtiValueMap *orti_value_map_new (OrtiDecl *decl, OrtiElf *elf, int core);
+void orti_value_map_free (OrtiValueMap *map);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (OrtiValueMap, orti_value_map_free)
+guint orti_value_map_get_size (OrtiValueMap *map);
+const OrtiValueName *orti_value_map_get (OrtiValueMap *map, guint index);
+/* The element for @value, or NULL when no element has it (duplicate values: the first). */
+const OrtiValueName *orti_value_map_lookup (OrtiValueMap *map, gint64 value);
+
+/* One watched OS attribute on one core. */
+typedef struct {
+  const char *attr;      /* "RUNNINGTASK", "RUNNINGISR2", "RUNNINGISR", "SERVICETRACE" */
+  guint core;
+  OrtiDecl *decl;        /* its declaration */
+  const char *formula;   /* the text defined for it */
+  OrtiLocation loc;      /* where it is defined */
+  OrtiPlan *plan;        /* NULL when it could not be compiled: see error */
+  OrtiValueMap *values;  /* NULL when not an ENUM */
+  gboolean service_entry_bit; /* SERVICETRACE with the standard even/odd encoding */
+  char *error;           /* why the plan is missing, or NULL */
+} OrtiWatchAttr;
+
+typedef struct _OrtiWatch OrtiWatch;
+
+/* orti_watch_resolve:
+ * What to watch, per core: RUNNINGTASK, RUNNINGISR2 (falling back to RUNNINGISR) and
+ * SERVICETRACE of every core the file describes (@core >= 0: only that core's ELF copies of
+ * per-core symbols are used). @elf may be NULL (plans then only for constant formulas).
+ * Fails with ORTI_ERROR_NO_OS ("no running-task information in FILE") when the file has no OS
+ * object or no RUNNINGTASK; a formula that cannot be resolved fails only that attribute. */
+OrtiWatch *orti_watch_resolve (OrtiDoc *doc, OrtiElf *elf, int core, GError **error);
+void orti_watch_free (OrtiWatch *watch);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (OrtiWatch, orti_watch_free)
+guint orti_watch_get_n_cores (OrtiWatch *watch);
+/* The attribute @attr ("RUNNINGTASK", …) of @core, or NULL when the file does not define it. */
+const OrtiWatchAttr *orti_watch_get (OrtiWatch *watch, guint core, const char *attr);
+
+G_END_DECLS

@@ -1,0 +1,87 @@
+/* probe.h — orti-profd's probe library: the Event, and the sources and decoders that make it.
+ *
+ * The Event is the one currency between the probe (poll, RTT, replay sources) and the slicer
+ * (daemon/), and the row format of the store's raw events table (../DESIGN.md "Data flow").
+ * It is a small fixed struct: a timestamp in target ticks, the core it happened on, its kind,
+ * and two 32-bit payload words whose meaning depends on the kind (table below).
+ *
+ * Identities carried in the payload are the target's own values: a task is identified by the
+ * value the OS keeps in RUNNINGTASK (an index or a TCB address, truncated to 32 bits) or gives
+ * to PreTaskHook; a function by its entry address (or, for text input, an interned id).
+ * Turning values into names is the job of whoever owns the name table (the session), never
+ * of the Event.
+ *
+ * This header never includes daemon/, store/ or web/ headers.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Payload value meaning "no task is running" (NO_TASK / idle) in PROBE_EVENT_TASK_SWITCH.
+ * Sources normalise the OS's own NO_TASK value(s) to this. */
+#define PROBE_TASK_IDLE 0xFFFFFFFFu
+/* Payload value meaning "unknown id" (e.g. an exit whose function is not known). */
+#define PROBE_ID_ANY 0xFFFFFFFFu
+
+/* What happened. Values are stable: they are stored in databases and capture files. */
+typedef enum {
+  PROBE_EVENT_NONE = 0,
+  PROBE_EVENT_TASK_SWITCH = 1,    /* a = task now running on `core` (PROBE_TASK_IDLE: none) */
+  PROBE_EVENT_TASK_ACTIVATE = 2,  /* a = task made ready (ActivateTask / alarm) */
+  PROBE_EVENT_TASK_TERMINATE = 3, /* a = task that terminated (TerminateTask / ChainTask) */
+  PROBE_EVENT_ISR_ENTER = 4,      /* a = ISR2 id; nests over the running context */
+  PROBE_EVENT_ISR_EXIT = 5,       /* a = ISR2 id, or PROBE_ID_ANY */
+  PROBE_EVENT_FUNC_ENTER = 6,     /* a = function entry address (or id), b = call site or 0 */
+  PROBE_EVENT_FUNC_EXIT = 7,      /* a = function address (or id), or PROBE_ID_ANY */
+  PROBE_EVENT_SERVICE_ENTER = 8,  /* a = OS service id (SERVICETRACE value without entry bit) */
+  PROBE_EVENT_SERVICE_EXIT = 9,   /* a = OS service id */
+  PROBE_EVENT_PP_BEGIN = 10,      /* a = profile point id (seed 003 pfpBegin) */
+  PROBE_EVENT_PP_END = 11,        /* a = profile point id, b = 1 to latch (pfpEnd(id, latch)) */
+  PROBE_EVENT_DATA = 12,          /* a = variable id, b = value written (data profiling) */
+  PROBE_EVENT_GAP = 13,           /* data was lost before this point: a = records lost (0 =
+                                   * unknown), b = PROBE_GAP_* reason. State after a gap is
+                                   * unknown until the next task switch. */
+  PROBE_EVENT_TARGET_STATE = 14,  /* a = PROBE_TARGET_* (halt/resume/reset seen by the probe) */
+  PROBE_EVENT_END = 15,           /* end of the stream: close everything still open at ts */
+  PROBE_EVENT_KIND_COUNT
+} ProbeEventKind;
+
+/* b of PROBE_EVENT_GAP: why data was lost. */
+typedef enum {
+  PROBE_GAP_UNKNOWN = 0,
+  PROBE_GAP_TARGET_DROP = 1, /* the target's ring was full and it counted drops */
+  PROBE_GAP_DECODE = 2,      /* the decoder lost sync on corrupt bytes */
+  PROBE_GAP_LINK = 3,        /* the probe link (OpenOCD) went away and came back */
+  PROBE_GAP_HALT = 4,        /* the target was halted or reset */
+} ProbeGapReason;
+
+/* a of PROBE_EVENT_TARGET_STATE. */
+typedef enum {
+  PROBE_TARGET_RUNNING = 0,
+  PROBE_TARGET_HALTED = 1,
+  PROBE_TARGET_RESET = 2,
+} ProbeTargetState;
+
+/* One event. 24 bytes; plain data, copy freely. */
+typedef struct {
+  guint64 ts;   /* target ticks since the session's epoch (tick rate: in the session) */
+  guint32 a;    /* first payload word (see ProbeEventKind) */
+  guint32 b;    /* second payload word */
+  guint16 core; /* core index as the ORTI file numbers them (0 for single core) */
+  guint16 kind; /* ProbeEventKind */
+} ProbeEvent;
+
+G_STATIC_ASSERT (sizeof (ProbeEvent) == 24);
+
+/* probe_event_kind_name:
+ * Returns a static lower-case name for @kind ("task_switch", "func_enter", …), or NULL when
+ * @kind is not a known ProbeEventKind. Used by text dumps, the store and the REST API. */
+const char *probe_event_kind_name (guint kind);
+
+/* probe_event_kind_from_name:
+ * The inverse of probe_event_kind_name(). Returns PROBE_EVENT_NONE when @name is unknown. */
+ProbeEventKind probe_event_kind_from_name (const char *name);
+
+G_END_DECLS

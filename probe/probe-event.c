@@ -36,3 +36,5 @@ probe_event_kind_from_name (const char *name)
       return (ProbeEventKind) k;
   return PROBE_EVENT_NONE;
 }
+
+G_DEFINE_QUARK (probe-error-quark, probe_error)

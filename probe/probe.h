@@ -176,4 +176,76 @@ gboolean probe_openocd_parse_memory (const char *text, guint64 *values, guint co
 GStrv probe_openocd_target_names (ProbeOpenocd *oc, GError **error);
 char *probe_openocd_target_state (ProbeOpenocd *oc, const char *target, GError **error);
 
+/* ---------------------------------------------------------------------------------------- */
+/* Capture files (capture.c; format: docs/capture-format.md): --record / --replay.          */
+
+/* Which source produced a capture. Stored in files: values are stable. */
+typedef enum {
+  PROBE_SOURCE_NONE = 0,
+  PROBE_SOURCE_POLL = 1, /* poll samples (see the poll source) */
+  PROBE_SOURCE_RTT = 2,  /* the target library's RTT byte stream (docs/event-format.md) */
+  PROBE_SOURCE_TEXT = 3, /* the slicer's text notation */
+} ProbeSourceKind;
+
+/* What a capture says about itself. */
+typedef struct {
+  ProbeSourceKind source;
+  guint64 tick_hz;           /* target ticks per second (0: unknown) */
+  gint64 start_unix_us;      /* wall time the recording started */
+  guint8 orti_sha256[32];    /* SHA-256 of the ORTI file (zeros: none) */
+  guint8 elf_sha256[32];     /* SHA-256 of the ELF (zeros: none) */
+  guint32 flags;             /* source specific */
+  GHashTable *metadata;      /* char* → char*, free-form (e.g. "timestamp" → "host") */
+} ProbeCaptureInfo;
+void probe_capture_info_clear (ProbeCaptureInfo *info);
+
+typedef enum {
+  PROBE_CAPTURE_DATA = 1,   /* bytes from the source, for its decoder */
+  PROBE_CAPTURE_GAP = 2,    /* the link was lost between the neighbouring records */
+  PROBE_CAPTURE_STATE = 3,  /* a target state notification: payload = ProbeTargetState byte */
+  PROBE_CAPTURE_RECORD_TYPE_COUNT
+} ProbeCaptureRecordType;
+
+typedef struct {
+  ProbeCaptureRecordType type;
+  guint16 channel;       /* source specific (RTT channel, core) */
+  gint64 host_time_us;   /* monotonic host time it was received */
+  const guint8 *data;    /* payload, valid until the next call */
+  gsize len;
+  guint64 offset;        /* byte offset of the record in the file */
+} ProbeCaptureRecord;
+
+typedef struct _ProbeCaptureWriter ProbeCaptureWriter;
+typedef struct _ProbeCaptureReader ProbeCaptureReader;
+
+/* probe_capture_writer_new: creates (truncates) @path and writes the header. */
+ProbeCaptureWriter *probe_capture_writer_new (const char *path, const ProbeCaptureInfo *info,
+                                              GError **error);
+/* Appends one record (one buffered write; flushed by _flush and _close). */
+gboolean probe_capture_writer_add (ProbeCaptureWriter *w, ProbeCaptureRecordType type,
+                                   guint16 channel, gint64 host_time_us, const guint8 *data,
+                                   gsize len, GError **error);
+gboolean probe_capture_writer_flush (ProbeCaptureWriter *w, GError **error);
+/* Flushes, closes and frees @w (also on error). */
+gboolean probe_capture_writer_close (ProbeCaptureWriter *w, GError **error);
+
+/* probe_capture_reader_open: reads and checks the header. Errors name the file and byte
+ * offset: not a capture, unsupported version, truncated or corrupt header. */
+ProbeCaptureReader *probe_capture_reader_open (const char *path, GError **error);
+const ProbeCaptureInfo *probe_capture_reader_get_info (ProbeCaptureReader *r);
+
+typedef enum {
+  PROBE_CAPTURE_RECORD, /* *rec filled */
+  PROBE_CAPTURE_END,    /* clean end of file */
+  PROBE_CAPTURE_ERROR,  /* truncated or corrupt at a byte offset (error says which); the
+                         * records returned before stay valid */
+} ProbeCaptureStatus;
+ProbeCaptureStatus probe_capture_reader_next (ProbeCaptureReader *r, ProbeCaptureRecord *rec,
+                                              GError **error);
+void probe_capture_reader_free (ProbeCaptureReader *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbeCaptureReader, probe_capture_reader_free)
+
+/* probe_sha256_file: SHA-256 of a file's contents. */
+gboolean probe_sha256_file (const char *path, guint8 digest[32], GError **error);
+
 G_END_DECLS

@@ -85,6 +85,7 @@ typedef struct {
   guint32 b;    /* second payload word */
   guint16 core; /* core index as the ORTI file numbers them (0 for single core) */
   guint16 kind; /* ProbeEventKind */
+  guint32 reserved; /* zero: makes the padding explicit so Events compare with memcmp */
 } ProbeEvent;
 
 G_STATIC_ASSERT (sizeof (ProbeEvent) == 24);
@@ -247,5 +248,117 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbeCaptureReader, probe_capture_reader_free)
 
 /* probe_sha256_file: SHA-256 of a file's contents. */
 gboolean probe_sha256_file (const char *path, guint8 digest[32], GError **error);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Poll source (poll.c: sampler over OpenOCD; poll-decoder.c: samples → Events).            */
+
+/* Receives decoded Events, one at a time, in order. */
+typedef void (*ProbeEventFunc) (const ProbeEvent *event, gpointer user_data);
+
+/* A memory reader (same contract as OrtiReadFunc in orti.h, so ORTI plans can be evaluated
+ * through the probe without probe/ depending on orti/). */
+typedef gboolean (*ProbeReadFunc) (guint64 address, guint size, guint8 *buf, gpointer user_data,
+                                   GError **error);
+/* Evaluates @plan reading memory through @read (orti_plan_eval fits this shape). */
+typedef gboolean (*ProbePollEvalFunc) (gpointer plan, ProbeReadFunc read, gpointer read_data,
+                                       gint64 *value, GError **error);
+
+#define PROBE_POLL_MAX_CHANNELS 32
+
+typedef enum {
+  PROBE_POLL_TASK,    /* RUNNINGTASK: TASK_SWITCH on change */
+  PROBE_POLL_ISR,     /* RUNNINGISR2: ISR_ENTER / ISR_EXIT on change */
+  PROBE_POLL_SERVICE, /* SERVICETRACE: SERVICE_ENTER / SERVICE_EXIT on change */
+  PROBE_POLL_DATA,    /* a state variable: DATA on change */
+} ProbePollKind;
+
+/* One watched value. Either @simple (one read of @width bytes at @address) or computed by
+ * @eval over @plan (pointer chases). */
+typedef struct {
+  ProbePollKind kind;
+  guint16 core;
+  char *name;             /* for messages: "RUNNINGTASK core 0 (os_running_task)" */
+  gboolean simple;
+  guint64 address;        /* simple: where */
+  guint width;            /* simple: 1, 2, 4 or 8 bytes */
+  gboolean is_signed;     /* simple: sign-extend */
+  ProbePollEvalFunc eval; /* !simple: evaluator */
+  gpointer plan;          /* !simple: its plan (borrowed; must outlive the sampler) */
+  gint64 *none_values;    /* values meaning "nothing" (NO_TASK, NO_ISR, no service) */
+  guint n_none_values;
+  gboolean entry_bit;     /* SERVICE: odd = inside service value & ~1 (ORTI convention) */
+  guint32 data_id;        /* DATA: variable id put in Event.a */
+} ProbePollChannel;
+
+/* --- decoder: pure, bytes of sample records in, Events out --- */
+typedef struct _ProbePollDecoder ProbePollDecoder;
+ProbePollDecoder *probe_poll_decoder_new (const ProbePollChannel *channels, guint n_channels,
+                                          GError **error);
+void probe_poll_decoder_free (ProbePollDecoder *d);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbePollDecoder, probe_poll_decoder_free)
+/* Feed any split of the sample bytes. Fails (PROBE_ERROR_FORMAT, naming the sample number) on
+ * a corrupt record or a timestamp going backwards; Events before it were delivered. */
+gboolean probe_poll_decoder_feed (ProbePollDecoder *d, const guint8 *data, gsize len,
+                                  ProbeEventFunc func, gpointer user, GError **error);
+/* The link was lost: emit GAP(@reason) and forget the state (the next sample re-emits it). */
+void probe_poll_decoder_gap (ProbePollDecoder *d, guint64 ts, ProbeGapReason reason,
+                             ProbeEventFunc func, gpointer user);
+guint64 probe_poll_decoder_get_samples (ProbePollDecoder *d);
+/* Sample record encoding (the sampler's output, and what captures of poll sessions hold). */
+gsize probe_poll_record_size (guint n_channels);
+void probe_poll_record_append (GByteArray *out, guint n_channels, guint32 valid, guint64 ts,
+                               const gint64 *values);
+
+/* --- sampler: live, over an OpenOCD connection, on the probe's worker thread --- */
+typedef enum {
+  PROBE_POLL_AUTO,   /* measure SINGLE and BATCH briefly, keep the faster */
+  PROBE_POLL_SINGLE, /* one sample per round trip */
+  PROBE_POLL_BATCH,  /* `batch` samples per round trip, looped inside OpenOCD's Tcl */
+} ProbePollMode;
+
+typedef struct {
+  const char *target;          /* OpenOCD target name, NULL: current */
+  gboolean big_endian;         /* target byte order */
+  guint64 timestamp_address;   /* free-running target timer (0: OpenOCD's µs clock) */
+  guint64 timestamp_hz;        /* its rate */
+  gboolean timestamp_down;     /* it counts down (CMSDK timers): use ~value */
+  ProbePollMode mode;
+  guint batch;                 /* samples per round trip in BATCH mode (0: 32) */
+} ProbePollConfig;
+
+typedef struct {
+  guint64 samples;        /* samples taken */
+  double elapsed_s;       /* since prepare */
+  double sample_rate;     /* achieved samples/s */
+  guint64 min_interval;   /* shortest interval between samples, ticks (resolution) */
+  double mean_interval;   /* ticks */
+  double jitter;          /* standard deviation of the interval, ticks */
+  guint64 reads_failed;   /* reads that faulted */
+  double rate_single;     /* AUTO calibration: samples/s with SINGLE … */
+  double rate_batch;      /* … and with BATCH */
+  ProbePollMode mode;     /* the mode in use */
+  GPtrArray *messages;    /* char*: channels disabled and why (owned by the sampler) */
+} ProbePollQuality;
+
+typedef struct _ProbePollSampler ProbePollSampler;
+/* probe_poll_sampler_new: @oc is borrowed and must outlive the sampler. */
+ProbePollSampler *probe_poll_sampler_new (ProbeOpenocd *oc, const ProbePollConfig *cfg,
+                                          const ProbePollChannel *channels, guint n_channels,
+                                          GError **error);
+void probe_poll_sampler_free (ProbePollSampler *s);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbePollSampler, probe_poll_sampler_free)
+/* Ticks per second of the sample timestamps. */
+guint64 probe_poll_sampler_get_tick_hz (ProbePollSampler *s);
+/* Before the first step: `poll off` (OpenOCD's own periodic poll). */
+gboolean probe_poll_sampler_prepare (ProbePollSampler *s, GError **error);
+/* One round trip: appends sample records to @out. A faulting read disables its channel (see
+ * the quality messages) and is not an error; FALSE means the link failed (reconnect). */
+gboolean probe_poll_sampler_step (ProbePollSampler *s, GByteArray *out, GError **error);
+/* Explicit target poll (arp_poll + curstate): call every ~100 ms. */
+gboolean probe_poll_sampler_check_target (ProbePollSampler *s, ProbeTargetState *state,
+                                          GError **error);
+const ProbePollQuality *probe_poll_sampler_get_quality (ProbePollSampler *s);
+/* After the last step: `poll on` again. */
+gboolean probe_poll_sampler_finish (ProbePollSampler *s, GError **error);
 
 G_END_DECLS

@@ -1,10 +1,708 @@
-/* cmd-inspect.c — placeholder until the ORTI helper lands the real command. */
+/* cmd-inspect.c — `orti-profd inspect --orti FILE [--elf ELF] [--core N] [--json]`.
+ *
+ * Shows what an ORTI file tells a profiler, resolved on the ELF when one is given: the ORTI
+ * version and generator hints, the OS object(s) per core, tasks and ISRs with their id values,
+ * priorities and stacks, the TOTRACE attributes, and for RUNNINGTASK, RUNNINGISR2 (or
+ * RUNNINGISR) and SERVICETRACE per core the formula, the read plan and the value→name map;
+ * the file's diagnostics come last. `--json` prints the same as one JSON document.
+ *
+ * Exit status: 0; 1 when the file has errors or no running-task information (everything that
+ * could be parsed is printed anyway, and an `inspect: …` line goes to stderr); 2 bad usage.
+ */
 #include "commands.h"
 #include "orti.h"
+
+#include <json-glib/json-glib.h>
 #include <stdio.h>
+#include <string.h>
+
+static const char *const watched_attrs[] = { "RUNNINGTASK", "RUNNINGISR2", "RUNNINGISR",
+                                             "SERVICETRACE" };
+static const char *const isr_types[] = { "ISR", "vs_ISR", "_vs_ISR" };
+
+typedef struct {
+  OrtiDoc *doc;
+  OrtiElf *elf;     /* or NULL */
+  int core;         /* --core, -1 when not given */
+  OrtiWatch *watch; /* or NULL when it could not be resolved */
+  char *watch_error;/* why not */
+  GHashTable *maps; /* OrtiDecl* → OrtiValueMap*, for naming ENUM attribute values */
+} Inspect;
+
+static const char *
+kind_name (OrtiAttrKind kind)
+{
+  switch (kind) {
+  case ORTI_KIND_CTYPE:
+    return "CTYPE";
+  case ORTI_KIND_ENUM:
+    return "ENUM";
+  case ORTI_KIND_STRING:
+    return "STRING";
+  default:
+    return "?";
+  }
+}
+
+static char *
+location_string (const OrtiLocation *loc)
+{
+  return g_strdup_printf ("%s:%u:%u", loc->file != NULL ? loc->file : "?", loc->line,
+                          loc->column);
+}
+
+/* The value-map entry of core 0's @attr map named @name (or referring to @name), or NULL. */
+static const OrtiValueName *
+lookup_id (Inspect *in, const char *attr, guint core, const char *name)
+{
+  if (in->watch == NULL)
+    return NULL;
+  const OrtiWatchAttr *wa = orti_watch_get (in->watch, core, attr);
+  if (wa == NULL && strcmp (attr, "RUNNINGISR2") == 0)
+    wa = orti_watch_get (in->watch, core, "RUNNINGISR");
+  if (wa == NULL || wa->values == NULL)
+    return NULL;
+  for (guint i = 0; i < orti_value_map_get_size (wa->values); i++) {
+    const OrtiValueName *v = orti_value_map_get (wa->values, i);
+    if (strcmp (v->name, name) == 0 || (v->ref != NULL && strcmp (v->ref, name) == 0))
+      return v;
+  }
+  return NULL;
+}
+
+/* The id of task/ISR @name on whichever core's map knows it. */
+static const OrtiValueName *
+lookup_id_any_core (Inspect *in, const char *attr, const char *name, guint *core_out)
+{
+  guint n = in->watch != NULL ? orti_watch_get_n_cores (in->watch) : 0;
+  for (guint c = 0; c < n; c++) {
+    const OrtiValueName *v = lookup_id (in, attr, c, name);
+    if (v != NULL) {
+      *core_out = c;
+      return v;
+    }
+  }
+  return NULL;
+}
+
+/* Evaluates a CTYPE/ENUM formula offline (ELF initial data, or a constant). Returns FALSE when
+ * it cannot be: no ELF for a memory read, unknown symbol, … (the text is shown instead). */
+static gboolean
+eval_offline (Inspect *in, const char *formula, gint64 *value)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (OrtiPlan) plan = orti_plan_compile (formula, in->elf, in->core, &error);
+  if (plan == NULL)
+    return FALSE;
+  if (!orti_plan_is_constant (plan) && in->elf == NULL)
+    return FALSE;
+  return orti_plan_eval (plan, orti_elf_read_initial, in->elf, value, &error);
+}
+
+/* An object's attribute as shown: formula text, plus its offline value for CTYPE/ENUM and, for
+ * ENUM, the element that value stands for (@name: NULL if none). */
+static void
+attr_value (Inspect *in, OrtiObject *obj, const char *attr, const char **text, gboolean *has_value,
+            gint64 *value, const char **name)
+{
+  *text = orti_object_get_formula (obj, attr, -1, NULL);
+  *has_value = FALSE;
+  *name = NULL;
+  if (*text == NULL)
+    return;
+  OrtiDecl *decl = orti_doc_lookup_decl (in->doc, orti_object_get_type (obj), attr);
+  if (decl == NULL || orti_decl_get_kind (decl) == ORTI_KIND_STRING)
+    return;
+  *has_value = eval_offline (in, *text, value);
+  if (!*has_value || orti_decl_get_kind (decl) != ORTI_KIND_ENUM)
+    return;
+  OrtiValueMap *map = g_hash_table_lookup (in->maps, decl);
+  if (map == NULL) {
+    map = orti_value_map_new (decl, in->elf, in->core);
+    g_hash_table_insert (in->maps, decl, map);
+  }
+  const OrtiValueName *v = orti_value_map_lookup (map, *value);
+  if (v != NULL)
+    *name = v->name;
+}
+
+/* The watched attributes of @core in display order; RUNNINGISR only when it is not the
+ * fallback already shown as RUNNINGISR2. */
+static guint
+watch_attrs_of_core (Inspect *in, guint core, const OrtiWatchAttr **out)
+{
+  guint n = 0;
+  for (guint a = 0; a < G_N_ELEMENTS (watched_attrs); a++) {
+    const OrtiWatchAttr *wa = orti_watch_get (in->watch, core, watched_attrs[a]);
+    gboolean dup = FALSE;
+    for (guint i = 0; i < n; i++)
+      dup = dup || out[i] == wa;
+    if (wa != NULL && !dup)
+      out[n++] = wa;
+  }
+  return n;
+}
+
+/* ---- JSON ---------------------------------------------------------------------------------- */
+
+static void
+json_member_string (JsonBuilder *b, const char *name, const char *value)
+{
+  json_builder_set_member_name (b, name);
+  if (value != NULL)
+    json_builder_add_string_value (b, value);
+  else
+    json_builder_add_null_value (b);
+}
+
+static void
+json_member_int (JsonBuilder *b, const char *name, gint64 value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_int_value (b, value);
+}
+
+static void
+json_member_bool (JsonBuilder *b, const char *name, gboolean value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_boolean_value (b, value);
+}
+
+static void
+json_attr_value (JsonBuilder *b, Inspect *in, OrtiObject *obj, const char *attr, const char *key)
+{
+  const char *text, *name;
+  gboolean has_value;
+  gint64 value = 0;
+  attr_value (in, obj, attr, &text, &has_value, &value, &name);
+  json_builder_set_member_name (b, key);
+  if (text == NULL) {
+    json_builder_add_null_value (b);
+    return;
+  }
+  json_builder_begin_object (b);
+  json_member_string (b, "formula", text);
+  json_builder_set_member_name (b, "initial_value");
+  if (has_value)
+    json_builder_add_int_value (b, value);
+  else
+    json_builder_add_null_value (b);
+  json_member_string (b, "initial_name", name);
+  json_builder_end_object (b);
+}
+
+static void
+json_plan (JsonBuilder *b, OrtiPlan *plan)
+{
+  json_builder_begin_object (b);
+  json_member_int (b, "width", orti_plan_get_width (plan));
+  json_member_bool (b, "signed", orti_plan_is_signed (plan));
+  json_member_bool (b, "simple_read", orti_plan_is_simple_read (plan));
+  json_member_bool (b, "constant", orti_plan_is_constant (plan));
+  json_builder_set_member_name (b, "reads");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < orti_plan_get_n_reads (plan); i++) {
+    const OrtiPlanRead *r = orti_plan_get_read (plan, i);
+    json_builder_begin_object (b);
+    json_member_string (b, "what", r->what);
+    g_autofree char *addr = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", r->address);
+    json_builder_set_member_name (b, "address");
+    if (r->depends_on >= 0)
+      json_builder_add_null_value (b);
+    else
+      json_builder_add_string_value (b, addr);
+    json_member_int (b, "width", r->width);
+    json_member_bool (b, "signed", r->is_signed);
+    json_member_int (b, "depends_on", r->depends_on);
+    json_builder_end_object (b);
+  }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
+static void
+json_watch_attr (JsonBuilder *b, const OrtiWatchAttr *wa)
+{
+  json_builder_begin_object (b);
+  json_member_string (b, "attr", wa->attr);
+  json_member_string (b, "kind", wa->decl != NULL ? kind_name (orti_decl_get_kind (wa->decl)) : NULL);
+  json_member_string (b, "ctype", wa->decl != NULL ? orti_decl_get_ctype (wa->decl) : NULL);
+  json_member_bool (b, "totrace", wa->decl != NULL && orti_decl_is_totrace (wa->decl));
+  json_member_string (b, "formula", wa->formula);
+  g_autofree char *loc = location_string (&wa->loc);
+  json_member_string (b, "location", loc);
+  json_builder_set_member_name (b, "plan");
+  if (wa->plan != NULL)
+    json_plan (b, wa->plan);
+  else
+    json_builder_add_null_value (b);
+  json_member_string (b, "error", wa->error);
+  json_member_bool (b, "service_entry_bit", wa->service_entry_bit);
+  json_builder_set_member_name (b, "values");
+  if (wa->values == NULL) {
+    json_builder_add_null_value (b);
+  } else {
+    json_builder_begin_array (b);
+    for (guint i = 0; i < orti_value_map_get_size (wa->values); i++) {
+      const OrtiValueName *v = orti_value_map_get (wa->values, i);
+      json_builder_begin_object (b);
+      json_member_string (b, "name", v->name);
+      json_builder_set_member_name (b, "value");
+      if (v->resolved)
+        json_builder_add_int_value (b, v->value);
+      else
+        json_builder_add_null_value (b);
+      json_member_string (b, "ref", v->ref);
+      json_member_bool (b, "none", v->is_none);
+      json_member_bool (b, "resolved", v->resolved);
+      json_member_string (b, "error", v->error);
+      json_builder_end_object (b);
+    }
+    json_builder_end_array (b);
+  }
+  json_builder_end_object (b);
+}
+
+static void
+json_named_objects (JsonBuilder *b, Inspect *in, const char *member, const char *const *types,
+                    guint n_types, const char *id_attr)
+{
+  json_builder_set_member_name (b, member);
+  json_builder_begin_array (b);
+  for (guint t = 0; t < n_types; t++) {
+    GPtrArray *objs = orti_doc_get_objects (in->doc, types[t]);
+    for (guint i = 0; i < objs->len; i++) {
+      OrtiObject *obj = g_ptr_array_index (objs, i);
+      const char *name = orti_object_get_name (obj);
+      json_builder_begin_object (b);
+      json_member_string (b, "name", name);
+      json_member_string (b, "type", types[t]);
+      guint core = 0;
+      const OrtiValueName *id = lookup_id_any_core (in, id_attr, name, &core);
+      json_builder_set_member_name (b, "id");
+      if (id != NULL && id->resolved)
+        json_builder_add_int_value (b, id->value);
+      else
+        json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "core");
+      if (id != NULL)
+        json_builder_add_int_value (b, core);
+      else
+        json_builder_add_null_value (b);
+      json_attr_value (b, in, obj, "PRIORITY", "priority");
+      json_attr_value (b, in, obj, "STACK", "stack");
+      json_builder_end_object (b);
+    }
+  }
+  json_builder_end_array (b);
+}
+
+static void
+json_totrace (JsonBuilder *b, OrtiDoc *doc)
+{
+  json_builder_set_member_name (b, "totrace");
+  json_builder_begin_array (b);
+  GPtrArray *types = orti_doc_get_object_types (doc);
+  for (guint t = 0; t < types->len; t++) {
+    const char *type = g_ptr_array_index (types, t);
+    GPtrArray *decls = orti_doc_get_decls (doc, type);
+    for (guint d = 0; d < decls->len; d++)
+      if (orti_decl_is_totrace (g_ptr_array_index (decls, d))) {
+        g_autofree char *s = g_strdup_printf ("%s.%s", type,
+                                              orti_decl_get_name (g_ptr_array_index (decls, d)));
+        json_builder_add_string_value (b, s);
+      }
+  }
+  json_builder_end_array (b);
+}
+
+static char *
+inspect_json (Inspect *in, const char *error)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  OrtiDoc *doc = in->doc;
+  json_builder_begin_object (b);
+  json_member_string (b, "file", orti_doc_get_filename (doc));
+  json_member_string (b, "koil", orti_doc_get_koil_version (doc));
+  json_member_string (b, "os_semantics", orti_doc_get_os_semantics (doc));
+  json_member_string (b, "os_semantics_version", orti_doc_get_os_semantics_version (doc));
+  json_member_string (b, "implementation", orti_doc_get_implementation (doc));
+  json_builder_set_member_name (b, "object_types");
+  json_builder_begin_array (b);
+  GPtrArray *types = orti_doc_get_object_types (doc);
+  for (guint t = 0; t < types->len; t++)
+    json_builder_add_string_value (b, g_ptr_array_index (types, t));
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "elf");
+  if (in->elf != NULL) {
+    json_builder_begin_object (b);
+    json_member_string (b, "path", orti_elf_get_path (in->elf));
+    json_member_string (b, "machine", orti_elf_get_machine (in->elf));
+    json_member_int (b, "pointer_size", orti_elf_get_pointer_size (in->elf));
+    json_member_bool (b, "big_endian", orti_elf_is_big_endian (in->elf));
+    json_builder_end_object (b);
+  } else {
+    json_builder_add_null_value (b);
+  }
+  json_builder_set_member_name (b, "elf_core");
+  if (in->core >= 0)
+    json_builder_add_int_value (b, in->core);
+  else
+    json_builder_add_null_value (b);
+
+  guint n_cores = orti_doc_get_n_cores (doc);
+  json_member_int (b, "n_cores", n_cores);
+  json_builder_set_member_name (b, "os");
+  json_builder_begin_array (b);
+  for (guint c = 0; c < n_cores; c++) {
+    OrtiObject *os = orti_doc_get_os_object (doc, c);
+    json_builder_begin_object (b);
+    json_member_int (b, "core", c);
+    json_member_string (b, "name", os != NULL ? orti_object_get_name (os) : NULL);
+    OrtiLocation l = os != NULL ? orti_object_get_location (os) : (OrtiLocation) { 0 };
+    g_autofree char *loc = location_string (&l);
+    json_member_string (b, "location", os != NULL ? loc : NULL);
+    json_builder_end_object (b);
+  }
+  json_builder_end_array (b);
+
+  static const char *const task_types[] = { "TASK" };
+  json_named_objects (b, in, "tasks", task_types, 1, "RUNNINGTASK");
+  json_named_objects (b, in, "isrs", isr_types, G_N_ELEMENTS (isr_types), "RUNNINGISR2");
+
+  json_builder_set_member_name (b, "stacks");
+  json_builder_begin_array (b);
+  GPtrArray *stacks = orti_doc_get_objects (doc, "STACK");
+  for (guint i = 0; i < stacks->len; i++) {
+    OrtiObject *st = g_ptr_array_index (stacks, i);
+    json_builder_begin_object (b);
+    json_member_string (b, "name", orti_object_get_name (st));
+    json_attr_value (b, in, st, "SIZE", "size");
+    json_attr_value (b, in, st, "BASEADDRESS", "base_address");
+    json_member_string (b, "direction", orti_object_get_formula (st, "STACKDIRECTION", -1, NULL));
+    json_builder_end_object (b);
+  }
+  json_builder_end_array (b);
+
+  json_totrace (b, doc);
+
+  json_builder_set_member_name (b, "cores");
+  json_builder_begin_array (b);
+  guint n_watch = in->watch != NULL ? orti_watch_get_n_cores (in->watch) : 0;
+  for (guint c = 0; c < n_watch; c++) {
+    json_builder_begin_object (b);
+    json_member_int (b, "core", c);
+    json_builder_set_member_name (b, "attributes");
+    json_builder_begin_array (b);
+    const OrtiWatchAttr *was[G_N_ELEMENTS (watched_attrs)];
+    guint n_was = watch_attrs_of_core (in, c, was);
+    for (guint a = 0; a < n_was; a++)
+      json_watch_attr (b, was[a]);
+    json_builder_end_array (b);
+    json_builder_end_object (b);
+  }
+  json_builder_end_array (b);
+  json_member_string (b, "watch_error", in->watch_error);
+
+  json_builder_set_member_name (b, "diagnostics");
+  json_builder_begin_array (b);
+  GPtrArray *diags = orti_doc_get_diagnostics (doc);
+  for (guint i = 0; i < diags->len; i++) {
+    g_autofree char *s = orti_diagnostic_to_string (g_ptr_array_index (diags, i));
+    json_builder_add_string_value (b, s);
+  }
+  json_builder_end_array (b);
+  json_member_int (b, "n_errors", orti_doc_get_n_errors (doc));
+  json_member_string (b, "error", error);
+  json_builder_end_object (b);
+
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  json_generator_set_pretty (gen, TRUE);
+  json_generator_set_root (gen, root);
+  return json_generator_to_data (gen, NULL);
+}
+
+/* ---- text ---------------------------------------------------------------------------------- */
+
+static void
+print_attr_value (Inspect *in, OrtiObject *obj, const char *attr, const char *label)
+{
+  const char *text, *name;
+  gboolean has_value;
+  gint64 value = 0;
+  attr_value (in, obj, attr, &text, &has_value, &value, &name);
+  if (text == NULL)
+    return;
+  printf ("  %s \"%s\"", label, text);
+  if (has_value && value > 0xffff)
+    printf (" = %" G_GINT64_FORMAT " (0x%" G_GINT64_MODIFIER "x)", value, value);
+  else if (has_value)
+    printf (" = %" G_GINT64_FORMAT "%s%s", value, name != NULL ? " " : "", name != NULL ? name : "");
+}
+
+static void
+print_id (const OrtiValueName *id, guint core, guint n_cores)
+{
+  if (id == NULL) {
+    printf ("  id ?");
+    return;
+  }
+  if (id->resolved && (id->value >= 10 || id->value < -9))
+    printf ("  id %" G_GINT64_FORMAT " (0x%" G_GINT64_MODIFIER "x)", id->value, id->value);
+  else if (id->resolved)
+    printf ("  id %" G_GINT64_FORMAT, id->value);
+  else
+    printf ("  id unresolved (%s)", id->error != NULL ? id->error : "?");
+  if (n_cores > 1)
+    printf (" on core %u", core);
+}
+
+static void
+print_named_objects (Inspect *in, const char *title, const char *const *types, guint n_types,
+                     const char *id_attr)
+{
+  guint n = 0;
+  for (guint t = 0; t < n_types; t++)
+    n += orti_doc_get_objects (in->doc, types[t])->len;
+  printf ("\n%s (%u):\n", title, n);
+  guint n_watch = in->watch != NULL ? orti_watch_get_n_cores (in->watch) : 0;
+  for (guint t = 0; t < n_types; t++) {
+    GPtrArray *objs = orti_doc_get_objects (in->doc, types[t]);
+    for (guint i = 0; i < objs->len; i++) {
+      OrtiObject *obj = g_ptr_array_index (objs, i);
+      const char *name = orti_object_get_name (obj);
+      printf ("  %s", name);
+      if (n_types > 1)
+        printf (" [%s]", types[t]);
+      guint core = 0;
+      print_id (lookup_id_any_core (in, id_attr, name, &core), core, n_watch);
+      print_attr_value (in, obj, "PRIORITY", "priority");
+      print_attr_value (in, obj, "STACK", "stack");
+      printf ("\n");
+    }
+  }
+}
+
+static void
+print_plan (OrtiPlan *plan)
+{
+  printf ("      plan: %u bytes, %s%s%s\n", orti_plan_get_width (plan),
+          orti_plan_is_signed (plan) ? "signed" : "unsigned",
+          orti_plan_is_simple_read (plan) ? ", simple read" : "",
+          orti_plan_is_constant (plan) ? ", constant" : "");
+  for (guint i = 0; i < orti_plan_get_n_reads (plan); i++) {
+    const OrtiPlanRead *r = orti_plan_get_read (plan, i);
+    if (r->depends_on >= 0)
+      printf ("        read %u: %s, address from read %d, %u bytes, %s\n", i, r->what,
+              r->depends_on, r->width, r->is_signed ? "signed" : "unsigned");
+    else
+      printf ("        read %u: %s @ 0x%" G_GINT64_MODIFIER "x, %u bytes, %s\n", i, r->what,
+              r->address, r->width, r->is_signed ? "signed" : "unsigned");
+  }
+}
+
+static void
+print_watch_attr (const OrtiWatchAttr *wa)
+{
+  g_autofree char *loc = location_string (&wa->loc);
+  printf ("    %s", wa->attr);
+  if (wa->decl != NULL) {
+    printf (" (%s%s%s%s%s)", orti_decl_is_totrace (wa->decl) ? "TOTRACE " : "",
+            kind_name (orti_decl_get_kind (wa->decl)),
+            orti_decl_get_ctype (wa->decl) != NULL ? " \"" : "",
+            orti_decl_get_ctype (wa->decl) != NULL ? orti_decl_get_ctype (wa->decl) : "",
+            orti_decl_get_ctype (wa->decl) != NULL ? "\"" : "");
+  }
+  printf (" = \"%s\"  [%s]\n", wa->formula != NULL ? wa->formula : "", loc);
+  if (wa->plan != NULL)
+    print_plan (wa->plan);
+  else
+    printf ("      plan: none: %s\n", wa->error != NULL ? wa->error : "not compiled");
+  if (wa->service_entry_bit)
+    printf ("      encoding: bit 0 set while inside the service (entry = id|1, exit = id)\n");
+  if (wa->values == NULL)
+    return;
+  printf ("      values (%u):\n", orti_value_map_get_size (wa->values));
+  for (guint i = 0; i < orti_value_map_get_size (wa->values); i++) {
+    const OrtiValueName *v = orti_value_map_get (wa->values, i);
+    if (v->resolved && v->value >= 0)
+      printf ("        %12" G_GINT64_FORMAT "  0x%-10" G_GINT64_MODIFIER "x %s", v->value,
+              v->value, v->name);
+    else if (v->resolved)
+      printf ("        %12" G_GINT64_FORMAT "  %-12s %s", v->value, "", v->name);
+    else
+      printf ("        %12s  %-12s %s", "?", "", v->name);
+    if (v->ref != NULL)
+      printf (" : %s", v->ref);
+    if (v->is_none)
+      printf ("  [none]");
+    if (!v->resolved)
+      printf ("  [invalid: %s]", v->error != NULL ? v->error : "not resolved");
+    printf ("\n");
+  }
+}
+
+static void
+inspect_print (Inspect *in)
+{
+  OrtiDoc *doc = in->doc;
+  const char *koil = orti_doc_get_koil_version (doc);
+  const char *sem = orti_doc_get_os_semantics (doc);
+  const char *semv = orti_doc_get_os_semantics_version (doc);
+  printf ("ORTI file: %s\n", orti_doc_get_filename (doc));
+  printf ("  KOIL %s, OSSEMANTICS %s %s\n", koil != NULL ? koil : "?", sem != NULL ? sem : "?",
+          semv != NULL ? semv : "?");
+  printf ("  IMPLEMENTATION %s\n",
+          orti_doc_get_implementation (doc) != NULL ? orti_doc_get_implementation (doc) : "?");
+  GPtrArray *types = orti_doc_get_object_types (doc);
+  printf ("  object types:");
+  for (guint t = 0; t < types->len; t++)
+    printf (" %s", (const char *) g_ptr_array_index (types, t));
+  printf ("\n");
+  if (in->elf != NULL)
+    printf ("ELF: %s (%s, %u-byte pointers, %s endian)\n", orti_elf_get_path (in->elf),
+            orti_elf_get_machine (in->elf), orti_elf_get_pointer_size (in->elf),
+            orti_elf_is_big_endian (in->elf) ? "big" : "little");
+  if (in->core >= 0)
+    printf ("ELF core: %d\n", in->core);
+
+  guint n_cores = orti_doc_get_n_cores (doc);
+  printf ("\nCores described: %u\n", n_cores);
+  for (guint c = 0; c < n_cores; c++) {
+    OrtiObject *os = orti_doc_get_os_object (doc, c);
+    if (os == NULL)
+      continue;
+    OrtiLocation l = orti_object_get_location (os);
+    printf ("  core %u: OS %s  [%s:%u]\n", c, orti_object_get_name (os), l.file, l.line);
+  }
+
+  if (in->elf != NULL)
+    printf ("\n(values after '=' are read from the ELF's initial data)\n");
+  static const char *const task_types[] = { "TASK" };
+  print_named_objects (in, "Tasks", task_types, 1, "RUNNINGTASK");
+  print_named_objects (in, "ISRs", isr_types, G_N_ELEMENTS (isr_types), "RUNNINGISR2");
+
+  GPtrArray *stacks = orti_doc_get_objects (doc, "STACK");
+  printf ("\nStacks (%u):\n", stacks->len);
+  for (guint i = 0; i < stacks->len; i++) {
+    OrtiObject *st = g_ptr_array_index (stacks, i);
+    printf ("  %s", orti_object_get_name (st));
+    print_attr_value (in, st, "SIZE", "size");
+    print_attr_value (in, st, "BASEADDRESS", "base");
+    const char *dir = orti_object_get_formula (st, "STACKDIRECTION", -1, NULL);
+    if (dir != NULL)
+      printf ("  direction %s", dir);
+    printf ("\n");
+  }
+
+  printf ("\nTOTRACE attributes:");
+  guint n_totrace = 0;
+  for (guint t = 0; t < types->len; t++) {
+    const char *type = g_ptr_array_index (types, t);
+    GPtrArray *decls = orti_doc_get_decls (doc, type);
+    for (guint d = 0; d < decls->len; d++)
+      if (orti_decl_is_totrace (g_ptr_array_index (decls, d))) {
+        printf (" %s.%s", type, orti_decl_get_name (g_ptr_array_index (decls, d)));
+        n_totrace++;
+      }
+  }
+  printf ("%s\n", n_totrace == 0 ? " none" : "");
+
+  if (in->watch != NULL) {
+    for (guint c = 0; c < orti_watch_get_n_cores (in->watch); c++) {
+      printf ("\nCore %u watch:\n", c);
+      const OrtiWatchAttr *was[G_N_ELEMENTS (watched_attrs)];
+      guint n_was = watch_attrs_of_core (in, c, was);
+      for (guint a = 0; a < n_was; a++)
+        print_watch_attr (was[a]);
+    }
+  } else {
+    printf ("\nWatch: %s\n", in->watch_error != NULL ? in->watch_error : "not resolved");
+  }
+
+  GPtrArray *diags = orti_doc_get_diagnostics (doc);
+  printf ("\nDiagnostics (%u):\n", diags->len);
+  for (guint i = 0; i < diags->len; i++) {
+    g_autofree char *s = orti_diagnostic_to_string (g_ptr_array_index (diags, i));
+    printf ("  %s\n", s);
+  }
+}
+
+/* ---- command ------------------------------------------------------------------------------- */
+
 int
 cmd_inspect (int argc, char **argv)
 {
-  fprintf (stderr, "inspect: being written\n");
-  return 1;
+  g_autofree char *orti_path = NULL;
+  g_autofree char *elf_path = NULL;
+  int core = -1;
+  gboolean json = FALSE;
+  GOptionEntry entries[] = {
+    { "orti", 0, 0, G_OPTION_ARG_FILENAME, &orti_path, "ORTI file to read", "FILE" },
+    { "elf", 0, 0, G_OPTION_ARG_FILENAME, &elf_path, "firmware ELF to resolve formulas on", "ELF" },
+    { "core", 0, 0, G_OPTION_ARG_INT, &core, "use this core's copies of per-core symbols", "N" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "print one JSON document", NULL },
+    { NULL },
+  };
+  g_autoptr (GOptionContext) octx = g_option_context_new ("- show what an ORTI file says to watch");
+  g_option_context_add_main_entries (octx, entries, NULL);
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (octx, &argc, &argv, &error)) {
+    fprintf (stderr, "inspect: %s\n", error->message);
+    return 2;
+  }
+  if (orti_path == NULL || argc > 1) {
+    fprintf (stderr, "inspect: usage: orti-profd inspect --orti FILE [--elf ELF] [--core N] [--json]\n");
+    return 2;
+  }
+  if (core < -1 || core > 255) {
+    fprintf (stderr, "inspect: --core %d: must be between 0 and 255\n", core);
+    return 2;
+  }
+
+  g_autoptr (OrtiDoc) doc = orti_doc_parse_file (orti_path, &error);
+  if (doc == NULL) {
+    fprintf (stderr, "inspect: %s\n", error->message);
+    return 1;
+  }
+  g_autoptr (OrtiElf) elf = NULL;
+  if (elf_path != NULL) {
+    elf = orti_elf_open (elf_path, &error);
+    if (elf == NULL) {
+      fprintf (stderr, "inspect: %s\n", error->message);
+      return 1;
+    }
+  }
+
+  Inspect in = { .doc = doc, .elf = elf, .core = core };
+  in.maps = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) orti_value_map_free);
+  in.watch = orti_watch_resolve (doc, elf, core, &error);
+  if (in.watch == NULL)
+    in.watch_error = g_strdup (error->message);
+  g_clear_error (&error);
+
+  g_autofree char *failure = NULL;
+  if (orti_doc_get_n_errors (doc) > 0)
+    failure = g_strdup_printf ("%s has %u error%s", orti_path, orti_doc_get_n_errors (doc),
+                               orti_doc_get_n_errors (doc) == 1 ? "" : "s");
+  else if (in.watch == NULL)
+    failure = g_strdup (in.watch_error);
+
+  if (json) {
+    g_autofree char *text = inspect_json (&in, failure);
+    printf ("%s\n", text);
+  } else {
+    inspect_print (&in);
+  }
+  fflush (stdout);
+  g_clear_pointer (&in.watch, orti_watch_free);
+  g_hash_table_unref (in.maps);
+  g_free (in.watch_error);
+  if (failure != NULL) {
+    fprintf (stderr, "inspect: %s\n", failure);
+    return 1;
+  }
+  return 0;
 }

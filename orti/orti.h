@@ -172,6 +172,9 @@ const char *orti_elf_get_path (OrtiElf *elf);
 const char *orti_elf_get_machine (OrtiElf *elf); /* "ARM", "TriCore", … */
 guint orti_elf_get_pointer_size (OrtiElf *elf);  /* bytes */
 gboolean orti_elf_is_big_endian (OrtiElf *elf);
+/* TRUE for a relocatable (ET_REL, not linked) file: its symbol values are offsets inside their
+ * sections, so orti_elf_lookup_symbol() refuses them and there is no initial data. */
+gboolean orti_elf_is_relocatable (OrtiElf *elf);
 
 /* One definition of a data or function symbol. */
 typedef struct {
@@ -217,7 +220,9 @@ typedef struct {
   guint width;         /* bytes: 1, 2, 4 or 8 */
   gboolean is_signed;
   int depends_on;      /* index of the read whose value forms this address, or -1 */
-  const char *what;    /* human text: "EE_stkfirst", "*(OS_kernel_ptr[0])", "->taskCurrent" */
+  const char *what;    /* the formula text read: "EE_stkfirst", "OS_kernel_ptr[0]",
+                        * then "OS_kernel_ptr[0]->taskCurrent" */
+  gboolean conditional; /* only made when a ?:, && or || takes the branch holding it */
 } OrtiPlanRead;
 
 typedef struct _OrtiPlan OrtiPlan;
@@ -267,6 +272,11 @@ typedef struct _OrtiValueMap OrtiValueMap;
 /* The value→name map of an ENUM declaration, elements evaluated on @elf for @core. Element
  * failures are recorded per element, never fatal. */
 OrtiValueMap *orti_value_map_new (OrtiDecl *decl, OrtiElf *elf, int core);
+/* orti_value_map_new_full: as orti_value_map_new(), with every element value wrapped to the
+ * width (bytes) and signedness of the attribute's plan, so "-1", "0xFFFF" and "~0" match what a
+ * 2-byte unsigned variable holds (@width 0: values as written). */
+OrtiValueMap *orti_value_map_new_full (OrtiDecl *decl, OrtiElf *elf, int core, guint width,
+                                       gboolean is_signed);
 void orti_value_map_free (OrtiValueMap *map);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (OrtiValueMap, orti_value_map_free)
 guint orti_value_map_get_size (OrtiValueMap *map);
@@ -285,6 +295,7 @@ typedef struct {
   OrtiValueMap *values;  /* NULL when not an ENUM */
   gboolean service_entry_bit; /* SERVICETRACE with the standard even/odd encoding */
   char *error;           /* why the plan is missing, or NULL */
+  int error_code;        /* the OrtiError behind @error (e.g. ORTI_ERROR_AMBIGUOUS), or -1 */
 } OrtiWatchAttr;
 
 typedef struct _OrtiWatch OrtiWatch;

@@ -1,0 +1,367 @@
+/* test-cmd-inspect.c — golden tests of `orti-profd inspect --json`, run on the built executable
+ * (its path is argv[1], given by meson).
+ *
+ * Our own fixtures (orti/fixtures) always run; the corpus cases (the TC29x multicore ELF with
+ * the ERIKA master and slave1 ORTI files, the iSoft 6-core file, a file without an OS object)
+ * are skipped when ../shared is absent. Checks fields, never whole-output snapshots.
+ */
+#include <json-glib/json-glib.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static const char *orti_profd;
+static char *shared_files; /* ORTI corpus directory, or NULL */
+static char *shared_elf;   /* the TC29x merged ELF, or NULL */
+
+/* Runs inspect with @args (NULL terminated); returns stdout, sets @status and @err_out. */
+static char *
+run_inspect (int *status, char **err_out, ...)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, (gpointer) orti_profd);
+  g_ptr_array_add (argv, (gpointer) "inspect");
+  va_list ap;
+  va_start (ap, err_out);
+  const char *a;
+  while ((a = va_arg (ap, const char *)) != NULL)
+    g_ptr_array_add (argv, (gpointer) a);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  char *out = NULL;
+  g_autoptr (GError) error = NULL;
+  int wait_status = 0;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                               &out, err_out, &wait_status, &error));
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status));
+  *status = WEXITSTATUS (wait_status);
+  return out;
+}
+
+static JsonObject *
+parse_json (JsonParser *parser, const char *text)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_true (json_parser_load_from_data (parser, text, -1, &error));
+  g_assert_no_error (error);
+  return json_node_get_object (json_parser_get_root (parser));
+}
+
+/* The watched attribute @attr of core @core, or NULL. */
+static JsonObject *
+watch_attr (JsonObject *root, guint core, const char *attr)
+{
+  JsonArray *cores = json_object_get_array_member (root, "cores");
+  if (core >= json_array_get_length (cores))
+    return NULL;
+  JsonObject *c = json_array_get_object_element (cores, core);
+  g_assert_cmpint (json_object_get_int_member (c, "core"), ==, core);
+  JsonArray *attrs = json_object_get_array_member (c, "attributes");
+  for (guint i = 0; i < json_array_get_length (attrs); i++) {
+    JsonObject *o = json_array_get_object_element (attrs, i);
+    if (strcmp (json_object_get_string_member (o, "attr"), attr) == 0)
+      return o;
+  }
+  return NULL;
+}
+
+static JsonObject *
+find_named (JsonObject *root, const char *member, const char *key, const char *name)
+{
+  JsonArray *arr = json_object_get_array_member (root, member);
+  for (guint i = 0; i < json_array_get_length (arr); i++) {
+    JsonObject *o = json_array_get_object_element (arr, i);
+    if (!json_object_get_null_member (o, key) &&
+        strcmp (json_object_get_string_member (o, key), name) == 0)
+      return o;
+  }
+  return NULL;
+}
+
+static char *
+fixture (const char *name)
+{
+  return g_build_filename (g_getenv ("ORTI_SOURCE_DIR"), "orti", "fixtures", name, NULL);
+}
+
+static gboolean
+need_shared (void)
+{
+  if (shared_files != NULL && shared_elf != NULL)
+    return TRUE;
+  g_test_skip ("shared ORTI corpus or TC29x ELF absent (ORTI_SHARED_DIR)");
+  return FALSE;
+}
+
+/* ERIKA per-core file + merged ELF: RUNNINGTASK is EE_stkfirst of the chosen core. */
+static void
+check_erika_core (const char *orti_name, const char *core, const char *impl, const char *address,
+                  const char *task, gint64 task_id)
+{
+  g_autofree char *orti = g_build_filename (shared_files, orti_name, NULL);
+  int status = 0;
+  g_autofree char *err = NULL;
+  g_autofree char *out = run_inspect (&status, &err, "--orti", orti, "--elf", shared_elf,
+                                      "--core", core, "--json", NULL);
+  g_test_message ("stderr: %s", err);
+  g_assert_cmpint (status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *root = parse_json (parser, out);
+  g_assert_cmpstr (json_object_get_string_member (root, "implementation"), ==, impl);
+  g_assert_cmpstr (json_object_get_string_member (root, "koil"), ==, "2.1");
+  JsonArray *types = json_object_get_array_member (root, "object_types");
+  g_assert_cmpuint (json_array_get_length (types), ==, 5);
+  g_assert_cmpstr (json_array_get_string_element (types, 0), ==, "OS");
+  g_assert_cmpint (json_object_get_int_member (root, "n_cores"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (root, "elf_core"), ==, atoi (core));
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (root, "elf"),
+                                                  "machine"), ==, "TriCore");
+  JsonObject *rt = watch_attr (root, 0, "RUNNINGTASK");
+  g_assert_nonnull (rt);
+  g_assert_cmpstr (json_object_get_string_member (rt, "formula"), ==, "EE_stkfirst");
+  g_assert_cmpstr (json_object_get_string_member (rt, "kind"), ==, "ENUM");
+  g_assert_true (json_object_get_boolean_member (rt, "totrace"));
+  g_assert_false (json_object_get_null_member (rt, "plan"));
+  JsonObject *plan = json_object_get_object_member (rt, "plan");
+  g_assert_cmpint (json_object_get_int_member (plan, "width"), ==, 4);
+  g_assert_true (json_object_get_boolean_member (plan, "signed"));
+  g_assert_true (json_object_get_boolean_member (plan, "simple_read"));
+  JsonArray *reads = json_object_get_array_member (plan, "reads");
+  g_assert_cmpuint (json_array_get_length (reads), ==, 1);
+  JsonObject *r0 = json_array_get_object_element (reads, 0);
+  g_assert_cmpstr (json_object_get_string_member (r0, "what"), ==, "EE_stkfirst");
+  g_assert_cmpstr (json_object_get_string_member (r0, "address"), ==, address);
+  g_assert_cmpint (json_object_get_int_member (r0, "width"), ==, 4);
+  g_assert_true (json_object_get_boolean_member (r0, "signed"));
+  /* value map: NO_TASK = -1 marked as none, @task = @task_id */
+  JsonArray *values = json_object_get_array_member (rt, "values");
+  gboolean saw_none = FALSE, saw_ui = FALSE;
+  for (guint i = 0; i < json_array_get_length (values); i++) {
+    JsonObject *v = json_array_get_object_element (values, i);
+    const char *name = json_object_get_string_member (v, "name");
+    if (strcmp (name, "NO_TASK") == 0) {
+      g_assert_cmpint (json_object_get_int_member (v, "value"), ==, -1);
+      g_assert_true (json_object_get_boolean_member (v, "none"));
+      saw_none = TRUE;
+    } else if (strcmp (name, task) == 0) {
+      g_assert_cmpint (json_object_get_int_member (v, "value"), ==, task_id);
+      g_assert_false (json_object_get_boolean_member (v, "none"));
+      saw_ui = TRUE;
+    }
+  }
+  g_assert_true (saw_none && saw_ui);
+  /* the task list carries the id from that map */
+  JsonObject *ui = find_named (root, "tasks", "name", task);
+  g_assert_nonnull (ui);
+  g_assert_cmpint (json_object_get_int_member (ui, "id"), ==, task_id);
+  /* SERVICETRACE uses the even/odd entry encoding */
+  JsonObject *st = watch_attr (root, 0, "SERVICETRACE");
+  g_assert_nonnull (st);
+  g_assert_true (json_object_get_boolean_member (st, "service_entry_bit"));
+  JsonArray *totrace = json_object_get_array_member (root, "totrace");
+  g_assert_cmpstr (json_array_get_string_element (totrace, 0), ==, "OS.RUNNINGTASK");
+  g_assert_true (json_object_get_null_member (root, "error"));
+}
+
+static void
+test_erika_master (void)
+{
+  if (need_shared ())
+    check_erika_core ("embedded_automotive_software__Base_ECU_master_system.orti", "0", "EE_cpu_0",
+                      "0x70012ed0", "TaskUi", 0);
+}
+
+static void
+test_erika_slave1 (void)
+{
+  if (need_shared ())
+    check_erika_core ("embedded_automotive_software__Base_ECU_slave1_system.orti", "1", "EE_cpu_1",
+                      "0x60000398", "TaskPin", 1);
+}
+
+/* Without --core the merged ELF's per-core symbol is ambiguous: no plan, a reason. */
+static void
+test_erika_ambiguous (void)
+{
+  if (!need_shared ())
+    return;
+  g_autofree char *orti = g_build_filename (
+    shared_files, "embedded_automotive_software__Base_ECU_master_system.orti", NULL);
+  int status = 0;
+  g_autofree char *err = NULL;
+  g_autofree char *out = run_inspect (&status, &err, "--orti", orti, "--elf", shared_elf, "--json",
+                                      NULL);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *root = parse_json (parser, out);
+  JsonObject *rt = watch_attr (root, 0, "RUNNINGTASK");
+  g_assert_nonnull (rt);
+  g_assert_true (json_object_get_null_member (rt, "plan"));
+  g_assert_nonnull (strstr (json_object_get_string_member (rt, "error"), "EE_stkfirst"));
+}
+
+/* Text output names the symbol, its address and width. */
+static void
+test_erika_text (void)
+{
+  if (!need_shared ())
+    return;
+  g_autofree char *orti = g_build_filename (
+    shared_files, "embedded_automotive_software__Base_ECU_master_system.orti", NULL);
+  int status = 0;
+  g_autofree char *err = NULL;
+  g_autofree char *out = run_inspect (&status, &err, "--orti", orti, "--elf", shared_elf,
+                                      "--core", "0", NULL);
+  g_assert_cmpint (status, ==, 0);
+  g_assert_nonnull (strstr (out, "IMPLEMENTATION EE_cpu_0"));
+  g_assert_nonnull (strstr (out, "read 0: EE_stkfirst @ 0x70012ed0, 4 bytes, signed"));
+  g_assert_nonnull (strstr (out, "NO_TASK  [none]"));
+}
+
+/* iSoft: six cores from one file, no ELF. */
+static void
+test_isoft_cores (void)
+{
+  if (!need_shared ())
+    return;
+  g_autofree char *orti = g_build_filename (shared_files, "EcuBus-Pro__Os_Trace.orti", NULL);
+  int status = 0;
+  g_autofree char *err = NULL;
+  g_autofree char *out = run_inspect (&status, &err, "--orti", orti, "--json", NULL);
+  g_assert_cmpint (status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *root = parse_json (parser, out);
+  g_assert_cmpint (json_object_get_int_member (root, "n_cores"), ==, 6);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "cores")), ==, 6);
+  JsonObject *rt5 = watch_attr (root, 5, "RUNNINGTASK");
+  g_assert_cmpstr (json_object_get_string_member (rt5, "formula"), ==, "Os_TraceSysCore5.runTaskId");
+  JsonObject *t = find_named (root, "tasks", "name", "OsTask_100ms_c1");
+  g_assert_nonnull (t);
+  g_assert_cmpint (json_object_get_int_member (t, "id"), ==, 0x1000);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "tasks")), ==, 17);
+}
+
+/* A file without an OS object: exit 1, "no running-task information", still printed. */
+static void
+test_no_os (void)
+{
+  g_autofree char *orti = fixture ("t11-no-os.orti");
+  int status = 0;
+  g_autofree char *err = NULL;
+  g_autofree char *out = run_inspect (&status, &err, "--orti", orti, "--json", NULL);
+  g_assert_cmpint (status, ==, 1);
+  g_assert_true (g_str_has_prefix (err, "inspect: "));
+  g_assert_nonnull (strstr (err, "no running-task information"));
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *root = parse_json (parser, out);
+  g_assert_cmpstr (json_object_get_string_member (root, "implementation"), ==, "Fixture_T11a");
+  g_assert_nonnull (strstr (json_object_get_string_member (root, "error"),
+                            "no running-task information"));
+  g_assert_cmpint (json_object_get_int_member (root, "n_cores"), ==, 0);
+}
+
+/* A file with syntax errors: exit 1, what was parsed is shown, the errors are listed. */
+static void
+test_syntax_errors (void)
+{
+  g_autofree char *orti = fixture ("e-syntax.orti");
+  int status = 0;
+  g_autofree char *err = NULL;
+  g_autofree char *out = run_inspect (&status, &err, "--orti", orti, "--json", NULL);
+  g_assert_cmpint (status, ==, 1);
+  g_assert_nonnull (strstr (err, "inspect: "));
+  g_assert_nonnull (strstr (err, "has 2 errors"));
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *root = parse_json (parser, out);
+  g_assert_cmpint (json_object_get_int_member (root, "n_errors"), ==, 2);
+  JsonObject *rt = watch_attr (root, 0, "RUNNINGTASK");
+  g_assert_nonnull (rt);
+  g_assert_cmpstr (json_object_get_string_member (rt, "formula"), ==, "current_task_id");
+  JsonArray *diags = json_object_get_array_member (root, "diagnostics");
+  g_assert_cmpuint (json_array_get_length (diags), ==, 2);
+  g_assert_nonnull (strstr (json_array_get_string_element (diags, 0), "e-syntax.orti:10:21: error:"));
+
+  /* the text form ends with the diagnostics */
+  g_autofree char *err2 = NULL;
+  g_autofree char *text = run_inspect (&status, &err2, "--orti", orti, NULL);
+  g_assert_cmpint (status, ==, 1);
+  const char *diag = strstr (text, "Diagnostics (2):");
+  g_assert_nonnull (diag);
+  g_assert_nonnull (strstr (diag, "e-syntax.orti:15:17: error: syntax error"));
+}
+
+/* Several OS objects: one watch section per object; constant values need no ELF. */
+static void
+test_several_os (void)
+{
+  g_autofree char *orti = fixture ("t11-several-os.orti");
+  int status = 0;
+  g_autofree char *err = NULL;
+  g_autofree char *out = run_inspect (&status, &err, "--orti", orti, "--json", NULL);
+  g_assert_cmpint (status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *root = parse_json (parser, out);
+  g_assert_cmpint (json_object_get_int_member (root, "n_cores"), ==, 3);
+  JsonArray *os = json_object_get_array_member (root, "os");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (os, 2), "name"),
+                   ==, "Core2");
+  JsonObject *rt = watch_attr (root, 2, "RUNNINGTASK");
+  g_assert_cmpstr (json_object_get_string_member (rt, "formula"), ==, "core2_running");
+  JsonArray *values = json_object_get_array_member (rt, "values");
+  JsonObject *idle = json_array_get_object_element (values, 0);
+  g_assert_cmpstr (json_object_get_string_member (idle, "name"), ==, "IDLE");
+  g_assert_cmpint (json_object_get_int_member (idle, "value"), ==, 255);
+  g_assert_null (watch_attr (root, 1, "RUNNINGISR2"));
+}
+
+static void
+test_usage (void)
+{
+  int status = 0;
+  g_autofree char *err = NULL;
+  g_autofree char *out = run_inspect (&status, &err, NULL);
+  g_assert_cmpint (status, ==, 2);
+  g_assert_cmpstr (out, ==, "");
+  g_autofree char *err2 = NULL;
+  g_autofree char *out2 = run_inspect (&status, &err2, "--orti", "/nonexistent/x.orti", NULL);
+  g_assert_cmpint (status, ==, 1);
+  g_assert_cmpstr (out2, ==, "");
+  g_assert_true (g_str_has_prefix (err2, "inspect: "));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  if (argc < 2) {
+    g_printerr ("usage: %s PATH-TO-orti-profd\n", argv[0]);
+    return 2;
+  }
+  orti_profd = argv[1];
+  const char *shared = g_getenv ("ORTI_SHARED_DIR");
+  if (shared != NULL) {
+    char *files = g_build_filename (shared, "orti-corpus", "files", NULL);
+    char *elf = g_build_filename (shared, "orti-corpus", "elf", "assignment_ECU__tc29x_multicore.elf",
+                                  NULL);
+    if (g_file_test (files, G_FILE_TEST_IS_DIR) && g_file_test (elf, G_FILE_TEST_IS_REGULAR)) {
+      shared_files = files;
+      shared_elf = elf;
+    } else {
+      g_free (files);
+      g_free (elf);
+    }
+  }
+  g_test_add_func ("/inspect/usage", test_usage);
+  g_test_add_func ("/inspect/no-os", test_no_os);
+  g_test_add_func ("/inspect/syntax-errors", test_syntax_errors);
+  g_test_add_func ("/inspect/several-os", test_several_os);
+  g_test_add_func ("/inspect/erika-master", test_erika_master);
+  g_test_add_func ("/inspect/erika-slave1", test_erika_slave1);
+  g_test_add_func ("/inspect/erika-ambiguous", test_erika_ambiguous);
+  g_test_add_func ("/inspect/erika-text", test_erika_text);
+  g_test_add_func ("/inspect/isoft-cores", test_isoft_cores);
+  int ret = g_test_run ();
+  g_free (shared_files);
+  g_free (shared_elf);
+  return ret;
+}

@@ -1,0 +1,366 @@
+/* test-orti-watch.c — what a profiler watches (orti.h section 4): value maps and per-core
+ * RUNNINGTASK / RUNNINGISR2 / SERVICETRACE resolution.
+ *
+ * Our own ORTI fixtures (inline below) run against test-orti-target (a linked ELF with DWARF
+ * built by meson); the ERIKA master/slave1 corpus files run against the merged TriCore image
+ * of ../shared (skipped when $ORTI_SHARED_DIR is absent). */
+#include <string.h>
+
+#include "orti.h"
+#include "test-orti-target.h"
+
+static OrtiElf *target;
+
+static OrtiDoc *
+parse (const char *text)
+{
+  g_autoptr (GError) error = NULL;
+  OrtiDoc *doc = orti_doc_parse_data (text, strlen (text), "fixture.orti", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (orti_doc_get_n_errors (doc), ==, 0);
+  return doc;
+}
+
+static guint64
+sym (OrtiElf *elf, const char *name, int core)
+{
+  g_autoptr (GError) error = NULL;
+  const OrtiSymbol *s = orti_elf_lookup_symbol (elf, name, core, &error);
+  g_assert_no_error (error);
+  return s->address;
+}
+
+static const OrtiValueName *
+find_name (OrtiValueMap *map, const char *name)
+{
+  for (guint i = 0; i < orti_value_map_get_size (map); i++)
+    if (strcmp (orti_value_map_get (map, i)->name, name) == 0)
+      return orti_value_map_get (map, i);
+  g_error ("no element %s", name);
+  return NULL;
+}
+
+/* A two-core SMP-style file (ATTR[] arrays) whose RUNNINGTASK values are TCB addresses. */
+static const char smp_orti[] =
+  "VERSION { KOIL = \"2.2\"; OSSEMANTICS = \"ORTI\", \"2.2\"; };\n"
+  "IMPLEMENTATION Test {\n"
+  "  OS {\n"
+  "    TOTRACE ENUM \"OS_TaskType *\" [\n"
+  "      \"NO_TASK\" = 0x0,\n"
+  "      \"Init\" : Init = \"&OS_taskTable[0]\",\n"
+  "      \"Ui\" = \"&OS_taskTable[1]\",\n"
+  "      \"Can\" = \"&OS_taskTable[2]\",\n"
+  "      \"Idle\" = \"&OS_taskTable[3]\"\n"
+  "    ] RUNNINGTASK[], \"Running task\";\n"
+  "    ENUM [ \"NO_ISR\" = 0, \"DecrIsr\" = DecrIsr, \"Stack\" = \"&__USTACK\",\n"
+  "           \"Mem\" = \"EE_stkfirst\" ] RUNNINGISR, \"ORTI 2.1 name\";\n"
+  "    TOTRACE ENUM [ \"NoService\" = \"0x44\", \"ActivateTask\" = 0x2, \"Raw\" = \"0xDF\" ]\n"
+  "      SERVICETRACE, \"raw ids\";\n"
+  "    CTYPE \"int\" vs_SMP_NUMCPU;\n"
+  "  }, \"OS\";\n"
+  "};\n"
+  "OS os {\n"
+  "  RUNNINGTASK[0] = \"OS_kernel_ptr[0]->taskCurrent\";\n"
+  "  RUNNINGTASK[1] = \"OS_kernel_ptr[1]->taskCurrent\";\n"
+  "  RUNNINGISR = \"DecrIsr\";\n"
+  "  SERVICETRACE = \"(unsigned char)OS_kernel0.lastErr\";\n"
+  "  vs_SMP_NUMCPU = \"2\";\n"
+  "};\n";
+
+/* Reads OS_kernel_ptr as pointing at OS_kernel0/1 (whatever the linker left in the file) and
+ * everything else from the ELF's initial data, where every taskCurrent is NULL except the one
+ * the test patches. */
+static guint64 patched_addr, patched_value;
+
+static gboolean
+target_read (guint64 address, guint size, guint8 *buf, gpointer user_data, GError **error)
+{
+  guint64 kptr = sym (target, "OS_kernel_ptr", -1);
+  if (size == sizeof (void *) && (address == kptr || address == kptr + sizeof (void *))) {
+    guint64 v = sym (target, address == kptr ? "OS_kernel0" : "OS_kernel1", -1);
+    memcpy (buf, &v, sizeof v);
+    return TRUE;
+  }
+  if (size == sizeof (void *) && address == patched_addr) {
+    memcpy (buf, &patched_value, sizeof patched_value);
+    return TRUE;
+  }
+  return orti_elf_read_initial (address, size, buf, target, error);
+}
+
+static void
+test_smp_fixture (void)
+{
+  g_autoptr (OrtiDoc) doc = parse (smp_orti);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (OrtiWatch) watch = orti_watch_resolve (doc, target, -1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (orti_watch_get_n_cores (watch), ==, 2);
+  guint64 table = sym (target, "OS_taskTable", -1);
+
+  for (guint core = 0; core < 2; core++) {
+    const OrtiWatchAttr *rt = orti_watch_get (watch, core, "RUNNINGTASK");
+    g_assert_nonnull (rt);
+    g_assert_cmpstr (rt->attr, ==, "RUNNINGTASK");
+    g_assert_cmpuint (rt->core, ==, core);
+    g_assert_null (rt->error);
+    g_assert_cmpint (rt->error_code, ==, -1);
+    g_assert_nonnull (rt->plan);
+    g_assert_cmpuint (orti_plan_get_n_reads (rt->plan), ==, 2);
+    g_assert_cmpint (orti_plan_get_read (rt->plan, 1)->depends_on, ==, 0);
+    g_assert_cmpuint (orti_plan_get_width (rt->plan), ==, sizeof (void *));
+    g_assert_cmpstr (rt->loc.file, ==, "fixture.orti");
+    g_assert_cmpuint (rt->loc.line, ==, 19 + core);
+
+    /* element formulas evaluated once to addresses (TRAPS 15) */
+    g_assert_cmpuint (orti_value_map_get_size (rt->values), ==, 5);
+    const OrtiValueName *idle = find_name (rt->values, "Idle");
+    g_assert_true (idle->resolved);
+    g_assert_cmpint (idle->value, ==, table + 3 * sizeof (OS_TaskType));
+    g_assert_true (idle->is_none); /* the idle task: nothing else is running */
+    g_assert_false (find_name (rt->values, "Can")->is_none);
+    const OrtiValueName *none = find_name (rt->values, "NO_TASK");
+    g_assert_true (none->is_none);
+    g_assert_cmpstr (find_name (rt->values, "Init")->ref, ==, "Init");
+
+    /* live value → name: nothing running, then task Can on this core */
+    gint64 v = -1;
+    patched_addr = 0;
+    g_assert_true (orti_plan_eval (rt->plan, target_read, NULL, &v, &error));
+    g_assert_no_error (error);
+    g_assert_true (orti_value_map_lookup (rt->values, v) == none);
+    patched_addr = sym (target, core == 0 ? "OS_kernel0" : "OS_kernel1", -1) +
+                   G_STRUCT_OFFSET (KernelType, taskCurrent);
+    patched_value = table + 2 * sizeof (OS_TaskType);
+    g_assert_true (orti_plan_eval (rt->plan, target_read, NULL, &v, &error));
+    g_assert_cmpstr (orti_value_map_lookup (rt->values, v)->name, ==, "Can");
+
+    /* RUNNINGISR2 falls back to RUNNINGISR; elements fail one by one, never the map */
+    const OrtiWatchAttr *isr = orti_watch_get (watch, core, "RUNNINGISR2");
+    g_assert_nonnull (isr);
+    g_assert_cmpstr (isr->attr, ==, "RUNNINGISR");
+    g_assert_true (orti_plan_is_constant (isr->plan));
+    g_assert_cmpint (find_name (isr->values, "DecrIsr")->value, ==, sym (target, "DecrIsr", -1));
+    g_assert_true (find_name (isr->values, "NO_ISR")->is_none);
+    const OrtiValueName *stack = find_name (isr->values, "Stack");
+    g_assert_false (stack->resolved);
+    g_assert_nonnull (strstr (stack->error, "'__USTACK'"));
+    const OrtiValueName *mem = find_name (isr->values, "Mem");
+    g_assert_false (mem->resolved);
+    g_assert_nonnull (strstr (mem->error, "reads target memory"));
+
+    /* raw service ids (iSoft style): odd values, so no entry bit (TRAPS 20–21) */
+    const OrtiWatchAttr *st = orti_watch_get (watch, core, "SERVICETRACE");
+    g_assert_nonnull (st);
+    g_assert_false (st->service_entry_bit);
+    g_assert_true (find_name (st->values, "NoService")->is_none);
+    g_assert_cmpint (find_name (st->values, "Raw")->value, ==, 0xDF);
+    g_assert_cmpuint (orti_plan_get_width (st->plan), ==, 1);
+  }
+  g_assert_null (orti_watch_get (watch, 2, "RUNNINGTASK"));
+}
+
+static void
+test_value_rules (void)
+{
+  static const char text[] =
+    "VERSION { KOIL = \"2.1\"; OSSEMANTICS = \"ORTI\", \"2.1\"; };\n"
+    "IMPLEMENTATION T {\n"
+    "  OS {\n"
+    "    ENUM [ \"NO_TASK\" = \"-1\", \"Alias\" = 0xFFFF, \"T1\" = \"(1)\", \"All\" = \"~0\",\n"
+    "           \"idle_2\" = 7, \"OsTask_Idle_Core0\" = 8, \"INVALID_TASK\" = 9,\n"
+    "           \"Div\" = \"1/0\" ] RUNNINGTASK;\n"
+    "    ENUM [ \"Activate\" = 2, \"Terminate\" = 4, \"Bad\" = \"nosym\" ] SERVICETRACE;\n"
+    "    STRING RUNNINGISR2;\n"
+    "  };\n"
+    "};\n"
+    "OS o { RUNNINGTASK = \"(unsigned short)neg_short\"; SERVICETRACE = \"OS_kernel1.lastErr\";\n"
+    "       RUNNINGISR2 = \"DecrIsr\"; };\n";
+  g_autoptr (OrtiDoc) doc = parse (text);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (OrtiWatch) watch = orti_watch_resolve (doc, target, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (orti_watch_get_n_cores (watch), ==, 1);
+
+  const OrtiWatchAttr *rt = orti_watch_get (watch, 0, "RUNNINGTASK");
+  g_assert_cmpuint (orti_plan_get_width (rt->plan), ==, 2);
+  g_assert_false (orti_plan_is_signed (rt->plan));
+  /* values wrapped to the plan's 2-byte unsigned type */
+  g_assert_cmpint (find_name (rt->values, "NO_TASK")->value, ==, 0xFFFF);
+  g_assert_cmpint (find_name (rt->values, "All")->value, ==, 0xFFFF);
+  g_assert_true (find_name (rt->values, "Alias")->is_none); /* the "no task" value */
+  g_assert_true (find_name (rt->values, "All")->is_none);
+  g_assert_false (find_name (rt->values, "T1")->is_none);
+  g_assert_cmpint (find_name (rt->values, "T1")->value, ==, 1);
+  g_assert_true (find_name (rt->values, "idle_2")->is_none);
+  g_assert_false (find_name (rt->values, "OsTask_Idle_Core0")->is_none);
+  g_assert_true (find_name (rt->values, "INVALID_TASK")->is_none);
+  g_assert_false (find_name (rt->values, "Div")->resolved);
+  g_assert_nonnull (strstr (find_name (rt->values, "Div")->error, "division by zero"));
+  g_assert_true (orti_value_map_lookup (rt->values, 0xFFFF) == find_name (rt->values, "NO_TASK"));
+  g_assert_null (orti_value_map_lookup (rt->values, 12345));
+  gint64 v = 0;
+  g_assert_true (orti_plan_eval (rt->plan, orti_elf_read_initial, target, &v, &error));
+  g_assert_cmpint (v, ==, (guint16) -3);
+
+  /* all resolved SERVICETRACE values even: standard entry/exit encoding */
+  const OrtiWatchAttr *st = orti_watch_get (watch, 0, "SERVICETRACE");
+  g_assert_true (st->service_entry_bit);
+  g_assert_false (find_name (st->values, "Bad")->resolved);
+  g_assert_true (orti_plan_is_signed (st->plan)); /* signed char */
+
+  /* a STRING declaration is not evaluated: the attribute reports it, nothing else fails */
+  const OrtiWatchAttr *isr = orti_watch_get (watch, 0, "RUNNINGISR2");
+  g_assert_null (isr->plan);
+  g_assert_nonnull (strstr (isr->error, "STRING"));
+
+  /* the plain constructor keeps values as written */
+  OrtiDecl *decl = orti_doc_lookup_decl (doc, "OS", "RUNNINGTASK");
+  g_autoptr (OrtiValueMap) raw = orti_value_map_new (decl, NULL, -1);
+  g_assert_cmpint (find_name (raw, "NO_TASK")->value, ==, -1);
+  g_assert_cmpint (find_name (raw, "Alias")->value, ==, 0xFFFF);
+  g_assert_false (find_name (raw, "Alias")->is_none);
+}
+
+static void
+test_no_os (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (OrtiDoc) none = parse ("VERSION { KOIL = \"2.1\"; OSSEMANTICS = \"ORTI\", \"2.1\"; };\n"
+                                    "IMPLEMENTATION T { TASK { CTYPE PRIORITY; }; };\n"
+                                    "TASK t { PRIORITY = \"1\"; };\n");
+  g_assert_null (orti_watch_resolve (none, target, -1, &error));
+  g_assert_error (error, ORTI_ERROR, ORTI_ERROR_NO_OS);
+  g_assert_cmpstr (error->message, ==, "no running-task information in fixture.orti");
+  g_clear_error (&error);
+
+  g_autoptr (OrtiDoc) no_rt = parse ("VERSION { KOIL = \"2.1\"; OSSEMANTICS = \"ORTI\", \"2.1\"; };\n"
+                                     "IMPLEMENTATION T { OS { CTYPE LASTERROR; }; };\n"
+                                     "OS o { LASTERROR = \"1\"; };\n");
+  g_assert_null (orti_watch_resolve (no_rt, target, -1, &error));
+  g_assert_error (error, ORTI_ERROR, ORTI_ERROR_NO_OS);
+  g_clear_error (&error);
+
+  /* an unresolvable RUNNINGTASK fails that attribute only; without ELF only constants work */
+  g_autoptr (OrtiDoc) bad = parse ("VERSION { KOIL = \"2.1\"; OSSEMANTICS = \"ORTI\", \"2.1\"; };\n"
+                                   "IMPLEMENTATION T { OS { CTYPE RUNNINGTASK; CTYPE SERVICETRACE; }; };\n"
+                                   "OS o { RUNNINGTASK = \"no_such_var\"; SERVICETRACE = \"4\"; };\n");
+  g_autoptr (OrtiWatch) w = orti_watch_resolve (bad, NULL, -1, &error);
+  g_assert_no_error (error);
+  const OrtiWatchAttr *rt = orti_watch_get (w, 0, "RUNNINGTASK");
+  g_assert_null (rt->plan);
+  g_assert_null (rt->values);
+  g_assert_cmpint (rt->error_code, ==, ORTI_ERROR_SYMBOL);
+  g_assert_nonnull (strstr (rt->error, "RUNNINGTASK = \"no_such_var\": column 1: symbol "
+                                       "'no_such_var' needs an ELF file"));
+  g_assert_nonnull (orti_watch_get (w, 0, "SERVICETRACE")->plan);
+  g_assert_null (orti_watch_get (w, 0, "RUNNINGISR2"));
+}
+
+/* ---- the ERIKA corpus files on the merged TriCore image ---------------------------------- */
+
+static char *shared_dir;
+
+static void
+check_erika (const char *file, int core, guint64 stkfirst)
+{
+  g_autofree char *orti = g_build_filename (shared_dir, "orti-corpus", "files", file, NULL);
+  g_autofree char *elfp = g_build_filename (shared_dir, "orti-corpus", "elf",
+                                            "assignment_ECU__tc29x_multicore.elf", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (OrtiDoc) doc = orti_doc_parse_file (orti, &error);
+  g_assert_no_error (error);
+  g_autoptr (OrtiElf) elf = orti_elf_open (elfp, &error);
+  g_assert_no_error (error);
+
+  g_autoptr (OrtiWatch) watch = orti_watch_resolve (doc, elf, core, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (orti_watch_get_n_cores (watch), ==, 1);
+  const OrtiWatchAttr *rt = orti_watch_get (watch, 0, "RUNNINGTASK");
+  g_assert_cmpstr (rt->formula, ==, "EE_stkfirst");
+  g_assert_null (rt->error);
+  g_assert_true (orti_plan_is_simple_read (rt->plan));
+  g_assert_cmpuint (orti_plan_get_read (rt->plan, 0)->address, ==, stkfirst);
+  g_assert_cmpuint (orti_plan_get_width (rt->plan), ==, 4);
+  g_assert_true (orti_plan_is_signed (rt->plan));
+  g_assert_true (orti_decl_is_totrace (rt->decl));
+  gint64 v = 0;
+  g_assert_true (orti_plan_eval (rt->plan, orti_elf_read_initial, elf, &v, &error));
+  const OrtiValueName *vn = orti_value_map_lookup (rt->values, v);
+  g_assert_nonnull (vn);
+  g_assert_cmpstr (vn->name, ==, "NO_TASK");
+  g_assert_true (vn->is_none);
+
+  /* RUNNINGISR2: "void *" enum whose values are ISR function addresses of this core */
+  const OrtiWatchAttr *isr = orti_watch_get (watch, 0, "RUNNINGISR2");
+  g_assert_cmpstr (isr->attr, ==, "RUNNINGISR2");
+  g_assert_null (isr->error);
+  g_assert_cmpuint (orti_plan_get_read (isr->plan, 0)->address, ==,
+                    sym (elf, "EE_ORTI_runningisr2", core));
+  if (core == 0) { /* only the master's ORTI lists the system timer ISR */
+    const OrtiValueName *timer = find_name (isr->values, "system_timer");
+    g_assert_true (timer->resolved);
+    g_assert_cmpint (timer->value, ==, sym (elf, "EE_tc_system_timer_handler", core));
+  }
+  g_assert_true (find_name (isr->values, "NO_ISR2")->is_none);
+
+  const OrtiWatchAttr *st = orti_watch_get (watch, 0, "SERVICETRACE");
+  g_assert_true (st->service_entry_bit);
+  g_assert_cmpuint (orti_plan_get_width (st->plan), ==, 1);
+  g_assert_cmpuint (orti_plan_get_read (st->plan, 0)->address, ==,
+                    sym (elf, "EE_ORTI_servicetrace", core));
+
+  /* no core chosen on the merged image: ambiguous, candidates listed, the watch survives */
+  g_autoptr (OrtiWatch) any = orti_watch_resolve (doc, elf, -1, &error);
+  g_assert_no_error (error);
+  rt = orti_watch_get (any, 0, "RUNNINGTASK");
+  g_assert_null (rt->plan);
+  g_assert_cmpint (rt->error_code, ==, ORTI_ERROR_AMBIGUOUS);
+  g_assert_nonnull (strstr (rt->error, "core 0 at 0x70012ed0"));
+  g_assert_nonnull (strstr (rt->error, "core 1 at 0x60000398"));
+  g_assert_nonnull (strstr (rt->error, "core 2 at 0x500001a8"));
+}
+
+static void
+test_erika_master (void)
+{
+  check_erika ("embedded_automotive_software__Base_ECU_master_system.orti", 0, 0x70012ed0);
+}
+
+static void
+test_erika_slave1 (void)
+{
+  check_erika ("embedded_automotive_software__Base_ECU_slave1_system.orti", 1, 0x60000398);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  const char *build = g_getenv ("ORTI_BUILD_DIR");
+  const char *shared = g_getenv ("ORTI_SHARED_DIR");
+  g_autofree char *path = build != NULL ? g_build_filename (build, "orti", "test-orti-target", NULL)
+                                        : NULL;
+  if (path == NULL || !g_file_test (path, G_FILE_TEST_EXISTS)) {
+    g_printerr ("test-orti-target not found (set ORTI_BUILD_DIR)\n");
+    return 77;
+  }
+  g_autoptr (GError) error = NULL;
+  target = orti_elf_open (path, &error);
+  g_assert_no_error (error);
+  g_test_add_func ("/orti/watch/smp-fixture", test_smp_fixture);
+  g_test_add_func ("/orti/watch/value-rules", test_value_rules);
+  g_test_add_func ("/orti/watch/no-os", test_no_os);
+  if (shared != NULL) {
+    shared_dir = g_strdup (shared);
+    g_autofree char *corpus = g_build_filename (shared, "orti-corpus", NULL);
+    if (g_file_test (corpus, G_FILE_TEST_IS_DIR)) {
+      g_test_add_func ("/orti/watch/erika-master", test_erika_master);
+      g_test_add_func ("/orti/watch/erika-slave1", test_erika_slave1);
+    }
+  }
+  int rc = g_test_run ();
+  g_clear_pointer (&target, orti_elf_unref);
+  g_free (shared_dir);
+  return rc;
+}

@@ -15,3 +15,4 @@ typedef struct {
 } OrtiCommand;
 
 int cmd_inspect (int argc, char **argv);
+int cmd_slice (int argc, char **argv);

@@ -9,6 +9,7 @@
 
 static const OrtiCommand commands[] = {
   { "inspect", cmd_inspect, "show what an ORTI file says to watch, resolved on the ELF" },
+  { "slice", cmd_slice, "re-slice a text file of events per task, with suspend periods and statistics" },
 };
 
 static void

@@ -1,0 +1,146 @@
+/* slicer-stats.c — streaming accumulators and the bounded log-linear histogram of the slicer
+ * (see slicer-stats.h). The histogram is on the hot path (one add per finished call), so an
+ * add is a count-leading-zeros, a shift and an increment; memory moves only when a sample
+ * falls outside the magnitudes seen so far, which happens a handful of times per histogram. */
+#include "slicer-stats.h"
+
+#include <math.h>
+#include <string.h>
+
+void
+slicer_acc_measure (const SlicerAcc *acc, SlicerMeasure *out)
+{
+  out->count = acc->count;
+  out->total = acc->total;
+  out->min = acc->count ? acc->min : 0;
+  out->max = acc->count ? acc->max : 0;
+  out->avg = acc->count ? (double) acc->total / (double) acc->count : 0.0;
+}
+
+void
+slicer_hist_init (SlicerHist *h, guint bits)
+{
+  memset (h, 0, sizeof *h);
+  h->bits = (guint8) CLAMP (bits, 1, 10);
+  h->min = G_MAXUINT64;
+}
+
+void
+slicer_hist_clear (SlicerHist *h)
+{
+  guint bits = h->bits;
+  g_free (h->counts);
+  slicer_hist_init (h, bits);
+}
+
+static inline guint
+hist_row (guint bits, guint64 v, guint *sub)
+{
+  guint64 s = (guint64) 1 << bits;
+  if (v < s) {
+    *sub = (guint) v;
+    return 0;
+  }
+  guint msb = 63 - (guint) __builtin_clzll (v);
+  guint r = msb - bits + 1;
+  *sub = (guint) ((v >> (r - 1)) - s);
+  return r;
+}
+
+static guint64
+hist_upper (guint bits, guint row, guint sub)
+{
+  if (row == 0)
+    return sub;
+  guint64 lower = (((guint64) 1 << bits) + sub) << (row - 1);
+  return lower + (((guint64) 1 << (row - 1)) - 1);
+}
+
+static void hist_cover (SlicerHist *h, guint lo, guint hi);
+
+void
+slicer_hist_add (SlicerHist *h, guint64 v)
+{
+  guint sub;
+  guint row = hist_row (h->bits, v, &sub);
+  gsize width = (gsize) 1 << h->bits;
+
+  if (G_UNLIKELY (h->counts == NULL || row < h->lo_row || row >= (guint) h->lo_row + h->n_rows))
+    hist_cover (h, row, row + 1);
+  guint32 *c = &h->counts[(row - h->lo_row) * width + sub];
+  if (G_LIKELY (*c != G_MAXUINT32))
+    (*c)++;
+  h->total++;
+  if (v < h->min)
+    h->min = v;
+  if (v > h->max)
+    h->max = v;
+}
+
+/* Makes rows [lo, hi) exist in @h. */
+static void
+hist_cover (SlicerHist *h, guint lo, guint hi)
+{
+  gsize width = (gsize) 1 << h->bits;
+  if (h->counts == NULL) {
+    h->counts = g_new0 (guint32, (hi - lo) * width);
+    h->lo_row = (guint8) lo;
+    h->n_rows = (guint8) (hi - lo);
+    return;
+  }
+  if (lo >= h->lo_row && hi <= (guint) h->lo_row + h->n_rows)
+    return;
+  lo = MIN (lo, h->lo_row);
+  hi = MAX (hi, (guint) h->lo_row + h->n_rows);
+  guint32 *counts = g_new0 (guint32, (hi - lo) * width);
+  memcpy (counts + (h->lo_row - lo) * width, h->counts, h->n_rows * width * sizeof (guint32));
+  g_free (h->counts);
+  h->counts = counts;
+  h->lo_row = (guint8) lo;
+  h->n_rows = (guint8) (hi - lo);
+}
+
+void
+slicer_hist_merge (SlicerHist *dst, const SlicerHist *src)
+{
+  g_return_if_fail (dst->bits == src->bits);
+  if (src->total == 0)
+    return;
+  gsize width = (gsize) 1 << src->bits;
+  hist_cover (dst, src->lo_row, (guint) src->lo_row + src->n_rows);
+  guint32 *d = dst->counts + (src->lo_row - dst->lo_row) * width;
+  for (gsize i = 0; i < src->n_rows * width; i++)
+    d[i] = (guint32) MIN ((guint64) d[i] + src->counts[i], G_MAXUINT32);
+  dst->total += src->total;
+  dst->min = MIN (dst->min, src->min);
+  dst->max = MAX (dst->max, src->max);
+}
+
+guint64
+slicer_hist_percentile (const SlicerHist *h, double pct)
+{
+  if (h->total == 0)
+    return 0;
+  guint64 rank = (guint64) ceil (pct / 100.0 * (double) h->total);
+  rank = CLAMP (rank, 1, h->total);
+  gsize width = (gsize) 1 << h->bits;
+  guint64 seen = 0;
+  for (guint r = 0; r < h->n_rows; r++)
+    for (gsize s = 0; s < width; s++) {
+      seen += h->counts[r * width + s];
+      if (seen >= rank) {
+        guint64 u = hist_upper (h->bits, h->lo_row + r, (guint) s);
+        return CLAMP (u, h->min, h->max);
+      }
+    }
+  return h->max;
+}
+
+void
+slicer_hist_percentiles (const SlicerHist *h, SlicerPercentiles *out)
+{
+  out->p50 = slicer_hist_percentile (h, 50.0);
+  out->p90 = slicer_hist_percentile (h, 90.0);
+  out->p99 = slicer_hist_percentile (h, 99.0);
+  out->max = h->total ? h->max : 0;
+}

@@ -1,0 +1,1450 @@
+/* slicer.c — the slicer engine: per-core context state machine, per-context call stacks with
+ * suspend-aware (net) timing, statistics and anomaly repair. The model, the preemption rule
+ * and every repair rule are documented in slicer.h.
+ *
+ * Workload facts that shaped it: tens of millions of events per second must go through one
+ * thread, most of them FUNC_ENTER/FUNC_EXIT. So: ids are translated to dense indices once
+ * (slicer-idmap), all state lives in flat arrays indexed by those, a frame is pushed and
+ * popped in place, a context's net time is O(1) (each context keeps its accumulated execution
+ * time; a frame remembers the value at entry), and nothing is allocated per event once the
+ * tables have grown to the program's set of ids. */
+#include "slicer.h"
+
+#include <string.h>
+
+#include "slicer-idmap.h"
+#include "slicer-stats.h"
+
+#define FRAME_CHILD (1u << 16)       /* the call has had a child call */
+#define FRAME_INTERRUPTED (1u << 17) /* the context was paused and resumed since entry */
+#define FRAME_FLAGS_PUBLIC 0xFFFFu
+
+#define NONE G_MAXUINT32
+
+typedef enum { CAT_TASK, CAT_ISR, CAT_IDLE, CAT_UNKNOWN } CoreCategory;
+
+typedef enum { OUT_SWITCH, OUT_MIGRATE, OUT_GAP, OUT_END } SwitchOutReason;
+
+typedef struct {
+  guint64 id;        /* call id */
+  guint64 start;     /* entry ts */
+  guint64 exec0;     /* context execution time at entry */
+  guint64 child_net; /* sum of the direct children's net */
+  guint32 func;      /* function/service id as in the events */
+  guint32 site;      /* call site */
+  guint32 fidx;      /* index into functions (or services) */
+  guint32 tfidx;     /* index into context×function, NONE for services */
+  guint32 fl;        /* SlicerFlags | FRAME_* */
+  guint16 core;      /* core at entry */
+} Frame;
+
+typedef struct {
+  Frame *v;          /* frames, root first */
+  guint32 depth;     /* open frames */
+  guint32 cap;       /* allocated */
+} Stack;
+
+typedef struct {
+  guint32 point;     /* index into points */
+  guint64 exec0;     /* context execution time at Begin */
+  guint64 child;     /* time of inner points (excluded) */
+} PointFrame;
+
+typedef struct {
+  guint32 id, ctx;   /* function/service/ISR id; context index (NONE when not per context) */
+  guint32 link;      /* functions: first context×function index; context×function: next of
+                      * the same function (NONE ends) */
+  guint64 entries;   /* entries */
+  guint64 incomplete;/* closed INCOMPLETE */
+  SlicerAcc gross, net, self, period;
+  guint64 last_entry;/* ts of the previous entry (valid when entries > 0) */
+  SlicerHist hist;   /* of net */
+} CallAcc;
+
+typedef struct {
+  CallAcc *v;
+  guint32 n, cap;
+} CallAccArray;
+
+typedef struct {
+  guint8 kind;       /* SlicerContextKind */
+  guint32 id;        /* task/ISR id, core for idle */
+  guint32 index;     /* index into Slicer.ctxs */
+  guint32 sub;       /* index into tasks / isrs */
+  Stack calls;       /* open function calls */
+  Stack svcs;        /* open services */
+  PointFrame *pp;    /* open profile points */
+  guint32 pp_depth, pp_cap;
+  guint32 overflow;  /* entries dropped by the depth limit, still to be exited */
+  guint64 exec;      /* execution time accumulated while not running */
+  guint64 resumed_at;/* ts when it last started executing */
+  gboolean running;  /* executing now */
+  gint core;         /* task: core it is switched in on; ISR: core it is active on; −1 */
+  guint32 *tf;       /* function index → context×function index + 1 (0: none yet) */
+  guint32 tf_len;
+  SlicerLogEntry *log; /* ring of log_size entries (lazily allocated) */
+  guint32 log_head, log_n;
+  /* tasks */
+  guint64 slice_start, slice_exec0; /* current slice */
+  gboolean suspended;               /* switched out, not terminated */
+  guint64 suspend_start;
+  gboolean suspend_preempted;
+  gboolean terminated;              /* TERMINATE since its last switch-in */
+  gboolean ever_in, last_out_preempted;
+  guint64 activations, terminations, preemptions;
+  SlicerAcc run_interval, period, response;
+  SlicerHist run_hist;
+  guint64 last_job;
+  gboolean has_job;
+  guint64 activated_at;
+  gboolean pending_activation;
+  /* ISR2 instance */
+  guint64 isr_start, isr_exec0;
+  guint32 isr_flags;
+} Ctx;
+
+typedef struct {
+  Ctx *base;         /* task context, or idle */
+  Ctx *idle;         /* this core's idle/unknown context */
+  gboolean known;    /* FALSE before the first switch and after a gap */
+  Ctx **isr;         /* active ISR2 instances, outermost first */
+  guint32 isr_depth, isr_cap;
+  gboolean seen;     /* has had an event */
+  guint64 first_ts, last_ts;
+  guint64 cat_since; /* when the current category began */
+  guint8 cat;        /* CoreCategory */
+  guint64 cat_time[4];
+} Core;
+
+typedef struct {
+  guint32 id;
+  gboolean disabled, inside;
+  guint32 ctx;       /* context holding the open measurement */
+  guint64 ends_outside, latched;
+  guint64 partial;   /* latched partial sum */
+  SlicerAcc value;
+  SlicerHist hist;
+} Point;
+
+typedef struct {
+  guint32 var, value;
+  guint64 count, last_entry;
+  SlicerAcc duration, period;
+} DataValue;
+
+typedef struct {
+  guint32 id;
+  gboolean has;      /* a value is known */
+  guint32 value;
+  guint64 since;
+  guint32 stat;      /* DataValue index or NONE */
+} DataVar;
+
+struct _Slicer {
+  SlicerConfig cfg;
+  Core **cores;
+  guint32 n_cores;
+  GPtrArray *ctxs;   /* Ctx*, all contexts */
+  GPtrArray *tasks;  /* Ctx*, tasks in order of appearance */
+  GPtrArray *isrs;   /* Ctx*, ISR2s in order of appearance */
+  SlicerIdMap task_map, isr_map, func_map, svc_map, point_map, var_map, data_map;
+  CallAccArray funcs, tfs, svcs, isr_acc;
+  GArray *points;    /* Point */
+  GArray *vars;      /* DataVar */
+  GArray *data;      /* DataValue */
+  guint64 next_call_id;
+  gboolean seen_terminate, seen_activate, finished, any_event;
+  guint64 first_ts, last_ts;
+  guint64 anomalies[SLICER_ANOMALY_KIND_COUNT];
+};
+
+/* ---------------------------------------------------------------- helpers */
+
+static void
+call_acc_init (CallAcc *a, guint32 id, guint32 ctx, guint bits)
+{
+  memset (a, 0, sizeof *a);
+  a->id = id;
+  a->ctx = ctx;
+  a->link = NONE;
+  a->gross = a->net = a->self = a->period = (SlicerAcc) SLICER_ACC_INIT;
+  slicer_hist_init (&a->hist, bits);
+}
+
+static guint32
+call_acc_append (CallAccArray *arr, guint32 id, guint32 ctx, guint bits)
+{
+  if (arr->n == arr->cap) {
+    arr->cap = MAX (16, arr->cap * 2);
+    arr->v = g_renew (CallAcc, arr->v, arr->cap);
+  }
+  call_acc_init (&arr->v[arr->n], id, ctx, bits);
+  return arr->n++;
+}
+
+static void
+call_acc_array_clear (CallAccArray *arr)
+{
+  for (guint32 i = 0; i < arr->n; i++)
+    g_free (arr->v[i].hist.counts);
+  g_clear_pointer (&arr->v, g_free);
+  arr->n = arr->cap = 0;
+}
+
+static inline void
+call_acc_entry (CallAcc *a, guint64 ts)
+{
+  if (a->entries > 0)
+    slicer_acc_add (&a->period, ts - a->last_entry);
+  a->entries++;
+  a->last_entry = ts;
+}
+
+static inline void
+call_acc_close (CallAcc *a, guint64 gross, guint64 net, guint64 self, guint32 flags)
+{
+  if (flags & SLICER_FLAG_INCOMPLETE) {
+    a->incomplete++;
+    return;
+  }
+  slicer_acc_add (&a->gross, gross);
+  slicer_acc_add (&a->net, net);
+  slicer_acc_add (&a->self, self);
+  slicer_hist_add (&a->hist, net);
+}
+
+static void
+call_acc_stats (const CallAcc *a, const Slicer *s, SlicerCallStats *out)
+{
+  memset (out, 0, sizeof *out);
+  out->id = a->id;
+  if (a->ctx != NONE) {
+    const Ctx *c = g_ptr_array_index (s->ctxs, a->ctx);
+    out->ctx_id = c->id;
+    out->ctx_kind = c->kind;
+  }
+  out->count = a->net.count;
+  out->incomplete = a->incomplete;
+  out->entries = a->entries;
+  slicer_acc_measure (&a->gross, &out->gross);
+  slicer_acc_measure (&a->net, &out->net);
+  slicer_acc_measure (&a->self, &out->self);
+  slicer_acc_measure (&a->period, &out->period);
+  slicer_hist_percentiles (&a->hist, &out->net_pct);
+}
+
+static inline guint64
+ctx_exec_now (const Ctx *c, guint64 ts)
+{
+  return c->exec + (c->running ? ts - c->resumed_at : 0);
+}
+
+static inline Frame *
+stack_push (Stack *st)
+{
+  if (G_UNLIKELY (st->depth == st->cap)) {
+    st->cap = MAX (8, st->cap * 2);
+    st->v = g_renew (Frame, st->v, st->cap);
+  }
+  return &st->v[st->depth++];
+}
+
+static void
+anomaly (Slicer *s, SlicerAnomalyKind kind, guint core, guint64 ts, const Ctx *c, guint32 value,
+         guint32 value2)
+{
+  s->anomalies[kind]++;
+  if (s->cfg.sink.on_anomaly == NULL)
+    return;
+  SlicerAnomaly a = {
+    .kind = kind, .ts = ts, .ctx_id = c ? c->id : 0, .value = value, .value2 = value2,
+    .core = (guint16) core, .ctx_kind = c ? c->kind : SLICER_CONTEXT_IDLE,
+  };
+  s->cfg.sink.on_anomaly (&a, s->cfg.sink.user_data);
+}
+
+static Ctx *
+ctx_new (Slicer *s, SlicerContextKind kind, guint32 id)
+{
+  Ctx *c = g_new0 (Ctx, 1);
+  c->kind = (guint8) kind;
+  c->id = id;
+  c->index = s->ctxs->len;
+  c->core = -1;
+  c->run_interval = c->period = c->response = (SlicerAcc) SLICER_ACC_INIT;
+  slicer_hist_init (&c->run_hist, s->cfg.hist_bits);
+  g_ptr_array_add (s->ctxs, c);
+  return c;
+}
+
+static void
+ctx_free (gpointer p)
+{
+  Ctx *c = p;
+  g_free (c->calls.v);
+  g_free (c->svcs.v);
+  g_free (c->pp);
+  g_free (c->tf);
+  g_free (c->log);
+  g_free (c->run_hist.counts);
+  g_free (c);
+}
+
+static Ctx *
+task_ctx (Slicer *s, guint32 id)
+{
+  guint32 i = slicer_idmap_lookup (&s->task_map, id);
+  if (G_LIKELY (i != NONE))
+    return g_ptr_array_index (s->tasks, i);
+  Ctx *c = ctx_new (s, SLICER_CONTEXT_TASK, id);
+  c->sub = s->tasks->len;
+  slicer_idmap_insert (&s->task_map, id, s->tasks->len);
+  g_ptr_array_add (s->tasks, c);
+  return c;
+}
+
+static Ctx *
+isr_ctx (Slicer *s, guint32 id)
+{
+  guint32 i = slicer_idmap_lookup (&s->isr_map, id);
+  if (G_LIKELY (i != NONE))
+    return g_ptr_array_index (s->isrs, i);
+  Ctx *c = ctx_new (s, SLICER_CONTEXT_ISR, id);
+  c->sub = s->isrs->len;
+  slicer_idmap_insert (&s->isr_map, id, s->isrs->len);
+  g_ptr_array_add (s->isrs, c);
+  call_acc_append (&s->isr_acc, id, NONE, s->cfg.hist_bits);
+  return c;
+}
+
+static Core *
+get_core (Slicer *s, guint16 core)
+{
+  if (G_UNLIKELY (core >= s->n_cores)) {
+    guint32 n = (guint32) core + 1;
+    s->cores = g_renew (Core *, s->cores, n);
+    for (guint32 i = s->n_cores; i < n; i++) {
+      Core *c = g_new0 (Core, 1);
+      c->idle = ctx_new (s, SLICER_CONTEXT_IDLE, i);
+      c->base = c->idle;
+      c->cat = CAT_UNKNOWN;
+      s->cores[i] = c;
+    }
+    s->n_cores = n;
+  }
+  return s->cores[core];
+}
+
+static inline Ctx *
+core_running (const Core *c)
+{
+  return c->isr_depth ? c->isr[c->isr_depth - 1] : c->base;
+}
+
+static inline guint8
+core_category (const Core *c)
+{
+  if (c->isr_depth)
+    return CAT_ISR;
+  if (c->base->kind == SLICER_CONTEXT_TASK)
+    return CAT_TASK;
+  return c->known ? CAT_IDLE : CAT_UNKNOWN;
+}
+
+/* core_leave: the running context stops executing at @ts. */
+static void
+core_leave (Core *core, guint64 ts)
+{
+  Ctx *r = core_running (core);
+  if (r->running) {
+    r->exec += ts - r->resumed_at;
+    r->running = FALSE;
+  }
+  core->cat_time[core->cat] += ts - core->cat_since;
+  core->cat_since = ts;
+}
+
+/* core_enter: the (new) running context resumes at @ts. */
+static void
+core_enter (Core *core, guint64 ts)
+{
+  Ctx *r = core_running (core);
+  r->running = TRUE;
+  r->resumed_at = ts;
+  if (r->calls.depth)
+    r->calls.v[r->calls.depth - 1].fl |= FRAME_INTERRUPTED;
+  core->cat = core_category (core);
+  core->cat_since = ts;
+}
+
+/* ---------------------------------------------------------------- calls */
+
+static void
+frame_close (Slicer *s, Ctx *c, gboolean service, guint64 ts, guint32 flags)
+{
+  Stack *st = service ? &c->svcs : &c->calls;
+  Frame *f = &st->v[st->depth - 1];
+  guint32 fl = (f->fl | flags) & FRAME_FLAGS_PUBLIC;
+  if (G_UNLIKELY (ts < f->start))
+    ts = f->start; /* closing by a gap stamped on another core */
+  guint64 gross = ts - f->start;
+  guint64 net = ctx_exec_now (c, ts) - f->exec0;
+  if (G_UNLIKELY (net > gross))
+    net = gross; /* only when a gap on one core closes a context of a core ahead in time */
+  guint64 self = net >= f->child_net ? net - f->child_net : 0;
+
+  if (service) {
+    call_acc_close (&s->svcs.v[f->fidx], gross, net, self, fl);
+  } else {
+    /* the per-function durations are merged from the context×function ones on query */
+    call_acc_close (&s->tfs.v[f->tfidx], gross, net, self, fl);
+  }
+  if (st->depth > 1)
+    st->v[st->depth - 2].child_net += net;
+  if (s->cfg.sink.on_call) {
+    SlicerCall call = {
+      .id = f->id, .parent_id = st->depth > 1 ? st->v[st->depth - 2].id : 0,
+      .start = f->start, .end = ts, .gross = gross, .net = net, .self = self,
+      .function = f->func, .call_site = f->site, .ctx_id = c->id, .depth = st->depth - 1,
+      .flags = fl, .core = f->core, .ctx_kind = c->kind,
+      .kind = service ? SLICER_CALL_SERVICE : SLICER_CALL_FUNCTION,
+    };
+    s->cfg.sink.on_call (&call, s->cfg.sink.user_data);
+  }
+  st->depth--;
+}
+
+/* Closes every open call and service of @c at @ts with @flags (no anomalies counted). */
+static void
+ctx_close_all (Slicer *s, Ctx *c, guint64 ts, guint32 flags)
+{
+  while (c->calls.depth)
+    frame_close (s, c, FALSE, ts, flags);
+  while (c->svcs.depth)
+    frame_close (s, c, TRUE, ts, flags);
+  c->overflow = 0;
+}
+
+static guint32
+ctx_tf (Slicer *s, Ctx *c, guint32 fidx)
+{
+  if (G_UNLIKELY (fidx >= c->tf_len)) {
+    guint32 n = MAX (fidx + 1, c->tf_len * 2);
+    c->tf = g_renew (guint32, c->tf, n);
+    memset (c->tf + c->tf_len, 0, (n - c->tf_len) * sizeof (guint32));
+    c->tf_len = n;
+  }
+  if (G_UNLIKELY (c->tf[fidx] == 0)) {
+    guint32 i = call_acc_append (&s->tfs, s->funcs.v[fidx].id, c->index, s->cfg.hist_bits);
+    s->tfs.v[i].link = s->funcs.v[fidx].link;
+    s->funcs.v[fidx].link = i;
+    c->tf[fidx] = i + 1;
+  }
+  return c->tf[fidx] - 1;
+}
+
+static void
+func_enter (Slicer *s, Core *core, guint16 coreno, guint64 ts, guint32 func, guint32 site,
+            gboolean service)
+{
+  Ctx *c = core_running (core);
+  Stack *st = service ? &c->svcs : &c->calls;
+
+  if (G_UNLIKELY (st->depth >= s->cfg.max_depth)) {
+    anomaly (s, SLICER_ANOMALY_DEPTH_LIMIT, coreno, ts, c, func, st->depth);
+    if (!service)
+      c->overflow++;
+    return;
+  }
+  if (!service && st->depth) {
+    Frame *top = &st->v[st->depth - 1];
+    if (G_UNLIKELY (top->func == func && !(top->fl & FRAME_CHILD) && (top->fl & FRAME_INTERRUPTED) &&
+                    (site == 0 || top->site == 0 || site == top->site))) {
+      anomaly (s, SLICER_ANOMALY_REFETCH, coreno, ts, c, func, 0);
+      top->fl |= SLICER_FLAG_REPAIRED;
+      return;
+    }
+  }
+
+  guint32 fidx;
+  if (service) {
+    fidx = slicer_idmap_lookup (&s->svc_map, func);
+    if (G_UNLIKELY (fidx == NONE)) {
+      fidx = call_acc_append (&s->svcs, func, NONE, s->cfg.hist_bits);
+      slicer_idmap_insert (&s->svc_map, func, fidx);
+    }
+    call_acc_entry (&s->svcs.v[fidx], ts);
+  } else {
+    fidx = slicer_idmap_lookup (&s->func_map, func);
+    if (G_UNLIKELY (fidx == NONE)) {
+      fidx = call_acc_append (&s->funcs, func, NONE, s->cfg.hist_bits);
+      slicer_idmap_insert (&s->func_map, func, fidx);
+    }
+    call_acc_entry (&s->funcs.v[fidx], ts);
+  }
+  guint32 tfidx = NONE;
+  if (!service) {
+    tfidx = ctx_tf (s, c, fidx);
+    call_acc_entry (&s->tfs.v[tfidx], ts);
+  }
+
+  guint64 parent = 0;
+  if (st->depth) {
+    st->v[st->depth - 1].fl |= FRAME_CHILD;
+    parent = st->v[st->depth - 1].id;
+  }
+  Frame *f = stack_push (st);
+  f->id = ++s->next_call_id;
+  f->start = ts;
+  f->exec0 = ctx_exec_now (c, ts);
+  f->child_net = 0;
+  f->func = func;
+  f->site = site;
+  f->fidx = fidx;
+  f->tfidx = tfidx;
+  f->fl = 0;
+  f->core = coreno;
+
+  if (!service && s->cfg.log_size) {
+    if (G_UNLIKELY (c->log == NULL))
+      c->log = g_new0 (SlicerLogEntry, s->cfg.log_size);
+    SlicerLogEntry *e = &c->log[c->log_head];
+    e->id = f->id;
+    e->start = ts;
+    e->function = func;
+    e->depth = st->depth - 1;
+    if (++c->log_head == s->cfg.log_size)
+      c->log_head = 0;
+    if (c->log_n < s->cfg.log_size)
+      c->log_n++;
+  }
+  if (s->cfg.sink.on_enter) {
+    SlicerCall call = {
+      .id = f->id, .parent_id = parent, .start = ts, .function = func, .call_site = site,
+      .ctx_id = c->id, .depth = st->depth - 1, .core = coreno, .ctx_kind = c->kind,
+      .kind = service ? SLICER_CALL_SERVICE : SLICER_CALL_FUNCTION,
+    };
+    s->cfg.sink.on_enter (&call, s->cfg.sink.user_data);
+  }
+}
+
+static void
+func_exit (Slicer *s, Core *core, guint16 coreno, guint64 ts, guint32 func, gboolean service)
+{
+  Ctx *c = core_running (core);
+  Stack *st = service ? &c->svcs : &c->calls;
+
+  if (!service && G_UNLIKELY (c->overflow)) {
+    c->overflow--;
+    return;
+  }
+  if (G_UNLIKELY (st->depth == 0)) {
+    anomaly (s, service ? SLICER_ANOMALY_SERVICE_MISMATCH : SLICER_ANOMALY_EXIT_WITHOUT_ENTRY,
+             coreno, ts, c, func, PROBE_ID_ANY);
+    return;
+  }
+  Frame *top = &st->v[st->depth - 1];
+  if (G_LIKELY (top->func == func || func == PROBE_ID_ANY)) {
+    frame_close (s, c, service, ts, 0);
+    return;
+  }
+  guint32 k = st->depth - 1;
+  while (k > 0 && st->v[k - 1].func != func)
+    k--;
+  if (k == 0) {
+    anomaly (s, service ? SLICER_ANOMALY_SERVICE_MISMATCH : SLICER_ANOMALY_EXIT_UNMATCHED,
+             coreno, ts, c, func, top->func);
+    return;
+  }
+  /* st->v[k - 1] is the exited call; the ones above it lost their exits */
+  while (st->depth > k) {
+    anomaly (s, service ? SLICER_ANOMALY_SERVICE_MISMATCH : SLICER_ANOMALY_MISSING_EXIT,
+             coreno, ts, c, st->v[st->depth - 1].func, func);
+    frame_close (s, c, service, ts, SLICER_FLAG_INCOMPLETE | SLICER_FLAG_REPAIRED);
+  }
+  frame_close (s, c, service, ts, 0);
+}
+
+/* ---------------------------------------------------------------- tasks */
+
+static void
+job_start (Ctx *t, guint64 ts)
+{
+  if (t->has_job)
+    slicer_acc_add (&t->period, ts - t->last_job);
+  t->has_job = TRUE;
+  t->last_job = ts;
+}
+
+static void
+suspend_close (Slicer *s, Ctx *t, guint64 ts, guint32 flags)
+{
+  if (!t->suspended)
+    return;
+  t->suspended = FALSE;
+  if (ts < t->suspend_start)
+    ts = t->suspend_start;
+  if (s->cfg.sink.on_suspend) {
+    SlicerSuspend sus = {
+      .start = t->suspend_start, .end = ts, .task = t->id,
+      .flags = flags | (t->suspend_preempted ? SLICER_FLAG_PREEMPTED : 0),
+    };
+    s->cfg.sink.on_suspend (&sus, s->cfg.sink.user_data);
+  }
+}
+
+/* The base task @t of @core is switched out at @ts; the caller handles the running state. */
+static void
+task_switch_out (Slicer *s, Ctx *t, guint64 ts, SwitchOutReason why, Ctx *next)
+{
+  gboolean preempted = FALSE;
+  guint32 flags = 0;
+
+  if (why == OUT_SWITCH && next->kind == SLICER_CONTEXT_TASK) {
+    if (s->cfg.terminate_events || s->seen_terminate)
+      preempted = !t->terminated;
+    else
+      preempted = t->calls.depth || t->svcs.depth || t->pp_depth || !next->last_out_preempted ||
+                  !next->ever_in;
+  }
+  if (preempted) {
+    t->preemptions++;
+    flags |= SLICER_FLAG_PREEMPTED;
+  }
+  if (why == OUT_GAP)
+    flags |= SLICER_FLAG_GAP | SLICER_FLAG_INCOMPLETE;
+  if (why == OUT_END)
+    flags |= SLICER_FLAG_OPEN_AT_END | SLICER_FLAG_INCOMPLETE;
+  if (why == OUT_MIGRATE)
+    flags |= SLICER_FLAG_REPAIRED;
+
+  if (!(flags & SLICER_FLAG_INCOMPLETE)) {
+    slicer_acc_add (&t->run_interval, ts - t->slice_start);
+    slicer_hist_add (&t->run_hist, ts - t->slice_start);
+  }
+  if (s->cfg.sink.on_slice) {
+    SlicerSlice sl = {
+      .start = t->slice_start, .end = ts, .net = ctx_exec_now (t, ts) - t->slice_exec0,
+      .ctx_id = t->id, .flags = flags, .core = (guint16) t->core, .ctx_kind = SLICER_CONTEXT_TASK,
+    };
+    s->cfg.sink.on_slice (&sl, s->cfg.sink.user_data);
+  }
+  t->last_out_preempted = preempted;
+  t->core = -1;
+  if (why == OUT_SWITCH && !t->terminated) {
+    t->suspended = TRUE;
+    t->suspend_start = ts;
+    t->suspend_preempted = preempted;
+  }
+}
+
+static void
+task_switch_in (Slicer *s, guint16 coreno, Ctx *t, guint64 ts)
+{
+  suspend_close (s, t, ts, 0);
+  if (!s->seen_activate && (!t->ever_in || !t->last_out_preempted))
+    job_start (t, ts);
+  t->ever_in = TRUE;
+  t->terminated = FALSE;
+  t->core = coreno;
+  t->slice_start = ts;
+  t->slice_exec0 = ctx_exec_now (t, ts);
+}
+
+/* Replaces the base context of @core at @ts (ISR2s above it keep running). */
+static void
+core_set_base (Slicer *s, Core *core, guint16 coreno, Ctx *next, gboolean known, guint64 ts,
+               SwitchOutReason why)
+{
+  gboolean base_runs = core->isr_depth == 0;
+  if (base_runs)
+    core_leave (core, ts);
+  if (core->base->kind == SLICER_CONTEXT_TASK)
+    task_switch_out (s, core->base, ts, why, next);
+  core->base = next;
+  core->known = known;
+  if (next->kind == SLICER_CONTEXT_TASK)
+    task_switch_in (s, coreno, next, ts);
+  if (base_runs)
+    core_enter (core, ts);
+}
+
+static void
+task_switch (Slicer *s, Core *core, guint16 coreno, guint64 ts, guint32 task)
+{
+  Ctx *next;
+  if (task == PROBE_TASK_IDLE) {
+    next = core->idle;
+  } else {
+    next = task_ctx (s, task);
+    if (G_UNLIKELY (next->core >= 0 && next->core != coreno)) {
+      Core *other = s->cores[next->core];
+      guint64 ots = MAX (other->last_ts, ts);
+      anomaly (s, SLICER_ANOMALY_TASK_ON_TWO_CORES, coreno, ts, next, task, (guint32) next->core);
+      other->last_ts = ots;
+      core_set_base (s, other, (guint16) next->core, other->idle, FALSE, ots, OUT_MIGRATE);
+    }
+  }
+  if (next == core->base) {
+    if (next == core->idle && !core->known) {
+      gboolean base_runs = core->isr_depth == 0;
+      if (base_runs)
+        core_leave (core, ts);
+      core->known = TRUE;
+      if (base_runs)
+        core_enter (core, ts);
+    }
+    return;
+  }
+  core_set_base (s, core, coreno, next, TRUE, ts, OUT_SWITCH);
+}
+
+static void
+task_terminate (Slicer *s, guint64 ts, guint32 task)
+{
+  Ctx *t = task_ctx (s, task);
+  t->terminations++;
+  s->seen_terminate = TRUE;
+  if (t->pending_activation) {
+    slicer_acc_add (&t->response, ts - t->activated_at);
+    t->pending_activation = FALSE;
+  }
+  ctx_close_all (s, t, ts, SLICER_FLAG_UNWOUND);
+  t->terminated = TRUE;
+  suspend_close (s, t, ts, 0);
+}
+
+static void
+task_activate (Slicer *s, guint64 ts, guint32 task)
+{
+  Ctx *t = task_ctx (s, task);
+  t->activations++;
+  s->seen_activate = TRUE;
+  job_start (t, ts);
+  t->activated_at = ts;
+  t->pending_activation = TRUE;
+}
+
+/* ---------------------------------------------------------------- ISR2 */
+
+/* Ends the innermost ISR2 instance of @core at @ts with @flags. @repair: count the calls it
+ * leaves open as MISSING_EXIT. */
+static void
+isr_close_top (Slicer *s, Core *core, guint16 coreno, guint64 ts, guint32 flags, gboolean repair)
+{
+  Ctx *c = core_running (core);
+  core_leave (core, ts);
+  while (c->calls.depth) {
+    if (repair)
+      anomaly (s, SLICER_ANOMALY_MISSING_EXIT, coreno, ts, c, c->calls.v[c->calls.depth - 1].func,
+               c->id);
+    frame_close (s, c, FALSE, ts, repair ? SLICER_FLAG_INCOMPLETE | SLICER_FLAG_REPAIRED : flags);
+  }
+  while (c->svcs.depth)
+    frame_close (s, c, TRUE, ts, repair ? SLICER_FLAG_INCOMPLETE | SLICER_FLAG_REPAIRED : flags);
+  c->overflow = 0;
+  guint64 gross = ts - c->isr_start;
+  guint64 net = c->exec - c->isr_exec0;
+  guint32 fl = flags | c->isr_flags;
+  call_acc_close (&s->isr_acc.v[c->sub], gross, net, net, fl);
+  if (s->cfg.sink.on_slice) {
+    SlicerSlice sl = {
+      .start = c->isr_start, .end = ts, .net = net, .ctx_id = c->id, .flags = fl,
+      .core = coreno, .ctx_kind = SLICER_CONTEXT_ISR,
+    };
+    s->cfg.sink.on_slice (&sl, s->cfg.sink.user_data);
+  }
+  c->core = -1;
+  core->isr_depth--;
+  core_enter (core, ts);
+}
+
+static void
+isr_enter (Slicer *s, Core *core, guint16 coreno, guint64 ts, guint32 isr)
+{
+  Ctx *c = isr_ctx (s, isr);
+  if (G_UNLIKELY (c->core >= 0)) {
+    Core *other = s->cores[c->core];
+    guint16 ocore = (guint16) c->core;
+    guint64 ots = MAX (other->last_ts, ts);
+    anomaly (s, SLICER_ANOMALY_ISR_REENTERED, coreno, ts, c, isr, ocore);
+    other->last_ts = ots;
+    while (c->core >= 0)
+      isr_close_top (s, other, ocore, ots, SLICER_FLAG_INCOMPLETE | SLICER_FLAG_REPAIRED, TRUE);
+  }
+  core_leave (core, ts);
+  if (core->isr_depth == core->isr_cap) {
+    core->isr_cap = MAX (4, core->isr_cap * 2);
+    core->isr = g_renew (Ctx *, core->isr, core->isr_cap);
+  }
+  core->isr[core->isr_depth++] = c;
+  c->core = coreno;
+  c->isr_start = ts;
+  c->isr_exec0 = c->exec;
+  c->isr_flags = 0;
+  call_acc_entry (&s->isr_acc.v[c->sub], ts);
+  core_enter (core, ts);
+}
+
+static void
+isr_exit (Slicer *s, Core *core, guint16 coreno, guint64 ts, guint32 isr)
+{
+  if (core->isr_depth == 0) {
+    anomaly (s, SLICER_ANOMALY_ISR_EXIT_WITHOUT_ENTER, coreno, ts, core->base, isr, PROBE_ID_ANY);
+    return;
+  }
+  Ctx *top = core->isr[core->isr_depth - 1];
+  if (isr == PROBE_ID_ANY || top->id == isr) {
+    isr_close_top (s, core, coreno, ts, 0, TRUE);
+    return;
+  }
+  guint32 k = core->isr_depth - 1;
+  while (k > 0 && core->isr[k - 1]->id != isr)
+    k--;
+  if (k == 0) {
+    anomaly (s, SLICER_ANOMALY_ISR_EXIT_WITHOUT_ENTER, coreno, ts, top, isr, top->id);
+    return;
+  }
+  while (core->isr_depth > k) {
+    anomaly (s, SLICER_ANOMALY_ISR_EXIT_MISMATCH, coreno, ts, core_running (core), isr,
+             core_running (core)->id);
+    isr_close_top (s, core, coreno, ts, SLICER_FLAG_INCOMPLETE | SLICER_FLAG_REPAIRED, TRUE);
+  }
+  isr_close_top (s, core, coreno, ts, 0, TRUE);
+}
+
+/* ---------------------------------------------------------------- profile points */
+
+static Point *
+point_get (Slicer *s, guint32 id)
+{
+  guint32 i = slicer_idmap_lookup (&s->point_map, id);
+  if (i == NONE) {
+    Point p = { .id = id, .value = SLICER_ACC_INIT, .ctx = NONE };
+    slicer_hist_init (&p.hist, s->cfg.hist_bits);
+    i = s->points->len;
+    g_array_append_val (s->points, p);
+    slicer_idmap_insert (&s->point_map, id, i);
+  }
+  return &g_array_index (s->points, Point, i);
+}
+
+static void
+pp_remove (Slicer *s, Ctx *c, guint32 pos)
+{
+  g_array_index (s->points, Point, c->pp[pos].point).inside = FALSE;
+  memmove (c->pp + pos, c->pp + pos + 1, (c->pp_depth - pos - 1) * sizeof (PointFrame));
+  c->pp_depth--;
+}
+
+static void
+pp_begin (Slicer *s, Core *core, guint16 coreno, guint64 ts, guint32 id)
+{
+  Ctx *c = core_running (core);
+  Point *p = point_get (s, id);
+  guint32 pidx = (guint32) (p - &g_array_index (s->points, Point, 0));
+  if (p->disabled)
+    return;
+  if (p->inside) {
+    anomaly (s, SLICER_ANOMALY_PP_INVALID, coreno, ts, c, id, 0);
+    Ctx *holder = g_ptr_array_index (s->ctxs, p->ctx);
+    for (guint32 i = 0; i < holder->pp_depth; i++)
+      if (holder->pp[i].point == pidx) {
+        pp_remove (s, holder, i);
+        break;
+      }
+    p->disabled = TRUE;
+    p->inside = FALSE;
+    return;
+  }
+  if (c->pp_depth == c->pp_cap) {
+    c->pp_cap = MAX (4, c->pp_cap * 2);
+    c->pp = g_renew (PointFrame, c->pp, c->pp_cap);
+  }
+  c->pp[c->pp_depth++] = (PointFrame) { .point = pidx, .exec0 = ctx_exec_now (c, ts), .child = 0 };
+  p->inside = TRUE;
+  p->ctx = c->index;
+}
+
+static void
+pp_end (Slicer *s, Core *core, guint16 coreno, guint64 ts, guint32 id, gboolean latch)
+{
+  Ctx *c = core_running (core);
+  Point *p = point_get (s, id);
+  guint32 pidx = (guint32) (p - &g_array_index (s->points, Point, 0));
+  if (p->disabled)
+    return;
+  if (!p->inside) {
+    p->ends_outside++;
+    return;
+  }
+  if (p->ctx != c->index) {
+    anomaly (s, SLICER_ANOMALY_PP_MISMATCH, coreno, ts, c, id, 0);
+    return;
+  }
+  while (c->pp_depth && c->pp[c->pp_depth - 1].point != pidx) {
+    anomaly (s, SLICER_ANOMALY_PP_MISMATCH, coreno, ts, c, id,
+             g_array_index (s->points, Point, c->pp[c->pp_depth - 1].point).id);
+    pp_remove (s, c, c->pp_depth - 1);
+  }
+  PointFrame *f = &c->pp[c->pp_depth - 1];
+  guint64 elapsed = ctx_exec_now (c, ts) - f->exec0;
+  guint64 value = elapsed >= f->child ? elapsed - f->child : 0;
+  if (c->pp_depth > 1)
+    c->pp[c->pp_depth - 2].child += elapsed;
+  c->pp_depth--;
+  p = &g_array_index (s->points, Point, pidx);
+  p->inside = FALSE;
+  if (latch) {
+    p->partial += value;
+    p->latched++;
+  } else {
+    slicer_acc_add (&p->value, p->partial + value);
+    slicer_hist_add (&p->hist, p->partial + value);
+    p->partial = 0;
+  }
+}
+
+/* ---------------------------------------------------------------- data values */
+
+static void
+data_write (Slicer *s, guint16 coreno, guint64 ts, guint32 var, guint32 value)
+{
+  guint32 vi = slicer_idmap_lookup (&s->var_map, var);
+  if (vi == NONE) {
+    DataVar v = { .id = var, .stat = NONE };
+    vi = s->vars->len;
+    g_array_append_val (s->vars, v);
+    slicer_idmap_insert (&s->var_map, var, vi);
+  }
+  DataVar *v = &g_array_index (s->vars, DataVar, vi);
+  if (v->has && v->value == value)
+    return;
+  if (v->has && v->stat != NONE)
+    slicer_acc_add (&g_array_index (s->data, DataValue, v->stat).duration, ts - v->since);
+  guint64 key = ((guint64) var << 32) | value;
+  guint32 di = slicer_idmap_lookup (&s->data_map, key);
+  if (di == NONE) {
+    if (s->data->len >= s->cfg.max_data_values) {
+      anomaly (s, SLICER_ANOMALY_TABLE_LIMIT, coreno, ts, NULL, var, value);
+    } else {
+      DataValue d = { .var = var, .value = value, .duration = SLICER_ACC_INIT, .period = SLICER_ACC_INIT };
+      di = s->data->len;
+      g_array_append_val (s->data, d);
+      slicer_idmap_insert (&s->data_map, key, di);
+    }
+  }
+  if (di != NONE) {
+    DataValue *d = &g_array_index (s->data, DataValue, di);
+    if (d->count)
+      slicer_acc_add (&d->period, ts - d->last_entry);
+    d->count++;
+    d->last_entry = ts;
+  }
+  v->has = TRUE;
+  v->value = value;
+  v->since = ts;
+  v->stat = di;
+}
+
+/* ---------------------------------------------------------------- gap, end */
+
+static void
+close_everything (Slicer *s, guint64 ts, gboolean gap)
+{
+  guint32 flags = SLICER_FLAG_INCOMPLETE | (gap ? SLICER_FLAG_REPAIRED | SLICER_FLAG_GAP : SLICER_FLAG_OPEN_AT_END);
+  for (guint32 i = 0; i < s->n_cores; i++) {
+    Core *core = s->cores[i];
+    if (!core->seen)
+      continue;
+    guint64 cts = MAX (core->last_ts, ts);
+    core->last_ts = cts;
+    while (core->isr_depth)
+      isr_close_top (s, core, (guint16) i, cts, flags, FALSE);
+    if (core->base->kind == SLICER_CONTEXT_TASK || core->known)
+      core_set_base (s, core, (guint16) i, core->idle, FALSE, cts, gap ? OUT_GAP : OUT_END);
+    if (!gap)
+      core_leave (core, cts);
+  }
+  for (guint32 i = 0; i < s->ctxs->len; i++) {
+    Ctx *c = g_ptr_array_index (s->ctxs, i);
+    suspend_close (s, c, ts, gap ? SLICER_FLAG_GAP : SLICER_FLAG_OPEN_AT_END);
+    ctx_close_all (s, c, ts, flags);
+    if (gap) {
+      while (c->pp_depth)
+        pp_remove (s, c, c->pp_depth - 1);
+    }
+  }
+  if (gap) {
+    for (guint32 i = 0; i < s->vars->len; i++)
+      g_array_index (s->vars, DataVar, i).has = FALSE;
+  }
+}
+
+void
+slicer_finish (Slicer *self, guint64 end_ts)
+{
+  g_return_if_fail (self != NULL);
+  if (self->finished)
+    return;
+  if (self->any_event && end_ts < self->last_ts)
+    end_ts = self->last_ts;
+  close_everything (self, end_ts, FALSE);
+  if (self->any_event)
+    self->last_ts = end_ts;
+  self->finished = TRUE;
+}
+
+/* ---------------------------------------------------------------- feed */
+
+void
+slicer_feed (Slicer *self, const ProbeEvent *events, gsize n)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (n == 0 || events != NULL);
+
+  for (gsize i = 0; i < n; i++) {
+    const ProbeEvent *ev = &events[i];
+    guint64 ts = ev->ts;
+    guint16 coreno = ev->core;
+
+    if (G_UNLIKELY (self->finished)) {
+      anomaly (self, SLICER_ANOMALY_AFTER_END, coreno, ts, NULL, ev->kind, 0);
+      continue;
+    }
+    if (G_UNLIKELY (ev->kind == PROBE_EVENT_NONE || ev->kind >= PROBE_EVENT_KIND_COUNT)) {
+      anomaly (self, SLICER_ANOMALY_UNKNOWN_EVENT, coreno, ts, NULL, ev->kind, 0);
+      continue;
+    }
+    Core *core = get_core (self, coreno);
+    if (G_UNLIKELY (!core->seen)) {
+      core->seen = TRUE;
+      core->first_ts = core->last_ts = core->cat_since = ts;
+      core->cat = CAT_UNKNOWN;
+      core->idle->running = TRUE;
+      core->idle->resumed_at = ts;
+      if (!self->any_event || ts < self->first_ts)
+        self->first_ts = ts;
+      if (!self->any_event)
+        self->last_ts = ts;
+      self->any_event = TRUE;
+    } else if (G_UNLIKELY (ts < core->last_ts)) {
+      anomaly (self, SLICER_ANOMALY_TIME_BACKWARDS, coreno, ts, core_running (core), 0, 0);
+      ts = core->last_ts;
+    }
+    core->last_ts = ts;
+    if (ts > self->last_ts)
+      self->last_ts = ts;
+
+    switch ((ProbeEventKind) ev->kind) {
+    case PROBE_EVENT_FUNC_ENTER:
+      func_enter (self, core, coreno, ts, ev->a, ev->b, FALSE);
+      break;
+    case PROBE_EVENT_FUNC_EXIT:
+      func_exit (self, core, coreno, ts, ev->a, FALSE);
+      break;
+    case PROBE_EVENT_TASK_SWITCH:
+      task_switch (self, core, coreno, ts, ev->a);
+      break;
+    case PROBE_EVENT_TASK_ACTIVATE:
+      task_activate (self, ts, ev->a);
+      break;
+    case PROBE_EVENT_TASK_TERMINATE:
+      task_terminate (self, ts, ev->a);
+      break;
+    case PROBE_EVENT_ISR_ENTER:
+      isr_enter (self, core, coreno, ts, ev->a);
+      break;
+    case PROBE_EVENT_ISR_EXIT:
+      isr_exit (self, core, coreno, ts, ev->a);
+      break;
+    case PROBE_EVENT_SERVICE_ENTER:
+      func_enter (self, core, coreno, ts, ev->a, 0, TRUE);
+      break;
+    case PROBE_EVENT_SERVICE_EXIT:
+      func_exit (self, core, coreno, ts, ev->a, TRUE);
+      break;
+    case PROBE_EVENT_PP_BEGIN:
+      pp_begin (self, core, coreno, ts, ev->a);
+      break;
+    case PROBE_EVENT_PP_END:
+      pp_end (self, core, coreno, ts, ev->a, ev->b != 0);
+      break;
+    case PROBE_EVENT_DATA:
+      data_write (self, coreno, ts, ev->a, ev->b);
+      break;
+    case PROBE_EVENT_TARGET_STATE:
+      if (ev->a != PROBE_TARGET_RESET)
+        break;
+      G_GNUC_FALLTHROUGH;
+    case PROBE_EVENT_GAP:
+      anomaly (self, SLICER_ANOMALY_GAP, coreno, ts, core_running (core), ev->a, ev->b);
+      close_everything (self, ts, TRUE);
+      break;
+    case PROBE_EVENT_END:
+      slicer_finish (self, ts);
+      break;
+    case PROBE_EVENT_NONE:
+    case PROBE_EVENT_KIND_COUNT:
+    default:
+      break;
+    }
+  }
+}
+
+/* ---------------------------------------------------------------- life cycle */
+
+Slicer *
+slicer_new (const SlicerConfig *cfg)
+{
+  static const SlicerConfig defaults = SLICER_CONFIG_INIT;
+  Slicer *s = g_new0 (Slicer, 1);
+  s->cfg = cfg ? *cfg : defaults;
+  s->cfg.hist_bits = CLAMP (s->cfg.hist_bits, 1, 10);
+  s->cfg.max_depth = MAX (s->cfg.max_depth, 1);
+  s->ctxs = g_ptr_array_new_with_free_func (ctx_free);
+  s->tasks = g_ptr_array_new ();
+  s->isrs = g_ptr_array_new ();
+  s->points = g_array_new (FALSE, FALSE, sizeof (Point));
+  s->vars = g_array_new (FALSE, FALSE, sizeof (DataVar));
+  s->data = g_array_new (FALSE, FALSE, sizeof (DataValue));
+  slicer_idmap_init (&s->task_map);
+  slicer_idmap_init (&s->isr_map);
+  slicer_idmap_init (&s->func_map);
+  slicer_idmap_init (&s->svc_map);
+  slicer_idmap_init (&s->point_map);
+  slicer_idmap_init (&s->var_map);
+  slicer_idmap_init (&s->data_map);
+  get_core (s, (guint16) (MAX (s->cfg.n_cores, 1) - 1));
+  return s;
+}
+
+void
+slicer_free (Slicer *self)
+{
+  if (self == NULL)
+    return;
+  for (guint32 i = 0; i < self->n_cores; i++) {
+    g_free (self->cores[i]->isr);
+    g_free (self->cores[i]);
+  }
+  g_free (self->cores);
+  g_ptr_array_unref (self->tasks);
+  g_ptr_array_unref (self->isrs);
+  g_ptr_array_unref (self->ctxs);
+  for (guint i = 0; i < self->points->len; i++)
+    g_free (g_array_index (self->points, Point, i).hist.counts);
+  g_array_unref (self->points);
+  g_array_unref (self->vars);
+  g_array_unref (self->data);
+  call_acc_array_clear (&self->funcs);
+  call_acc_array_clear (&self->tfs);
+  call_acc_array_clear (&self->svcs);
+  call_acc_array_clear (&self->isr_acc);
+  slicer_idmap_clear (&self->task_map);
+  slicer_idmap_clear (&self->isr_map);
+  slicer_idmap_clear (&self->func_map);
+  slicer_idmap_clear (&self->svc_map);
+  slicer_idmap_clear (&self->point_map);
+  slicer_idmap_clear (&self->var_map);
+  slicer_idmap_clear (&self->data_map);
+  g_free (self);
+}
+
+/* ---------------------------------------------------------------- queries */
+
+static const char *const anomaly_names[SLICER_ANOMALY_KIND_COUNT] = {
+  [SLICER_ANOMALY_EXIT_WITHOUT_ENTRY] = "exit_without_entry",
+  [SLICER_ANOMALY_EXIT_UNMATCHED] = "exit_unmatched",
+  [SLICER_ANOMALY_MISSING_EXIT] = "missing_exit",
+  [SLICER_ANOMALY_REFETCH] = "refetch",
+  [SLICER_ANOMALY_GAP] = "gap",
+  [SLICER_ANOMALY_ISR_EXIT_WITHOUT_ENTER] = "isr_exit_without_enter",
+  [SLICER_ANOMALY_ISR_EXIT_MISMATCH] = "isr_exit_mismatch",
+  [SLICER_ANOMALY_ISR_REENTERED] = "isr_reentered",
+  [SLICER_ANOMALY_TIME_BACKWARDS] = "time_backwards",
+  [SLICER_ANOMALY_TASK_ON_TWO_CORES] = "task_on_two_cores",
+  [SLICER_ANOMALY_SERVICE_MISMATCH] = "service_mismatch",
+  [SLICER_ANOMALY_PP_INVALID] = "pp_invalid",
+  [SLICER_ANOMALY_PP_MISMATCH] = "pp_mismatch",
+  [SLICER_ANOMALY_DEPTH_LIMIT] = "depth_limit",
+  [SLICER_ANOMALY_TABLE_LIMIT] = "table_limit",
+  [SLICER_ANOMALY_AFTER_END] = "after_end",
+  [SLICER_ANOMALY_UNKNOWN_EVENT] = "unknown_event",
+};
+
+const char *
+slicer_anomaly_kind_name (SlicerAnomalyKind kind)
+{
+  if ((guint) kind >= SLICER_ANOMALY_KIND_COUNT)
+    return NULL;
+  return anomaly_names[kind];
+}
+
+guint64
+slicer_anomaly_count (const Slicer *self, SlicerAnomalyKind kind)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  if ((guint) kind >= SLICER_ANOMALY_KIND_COUNT)
+    return 0;
+  return self->anomalies[kind];
+}
+
+gboolean
+slicer_get_span (const Slicer *self, guint64 *start, guint64 *end)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  if (start)
+    *start = self->any_event ? self->first_ts : 0;
+  if (end)
+    *end = self->any_event ? self->last_ts : 0;
+  return self->any_event;
+}
+
+/* Execution time of @c up to the latest event of the core it runs on. */
+static guint64
+ctx_exec_latest (const Slicer *s, const Ctx *c)
+{
+  guint64 now = 0;
+  if (c->running) {
+    for (guint32 i = 0; i < s->n_cores; i++)
+      if (core_running (s->cores[i]) == c)
+        now = s->cores[i]->last_ts;
+  }
+  return c->running ? ctx_exec_now (c, now) : c->exec;
+}
+
+gsize
+slicer_n_tasks (const Slicer *self)
+{
+  return self->tasks->len;
+}
+
+gboolean
+slicer_get_task_stats (const Slicer *self, gsize index, SlicerTaskStats *out)
+{
+  memset (out, 0, sizeof *out);
+  if (index >= self->tasks->len)
+    return FALSE;
+  const Ctx *t = g_ptr_array_index (self->tasks, index);
+  out->task = t->id;
+  out->activations = t->activations;
+  out->terminations = t->terminations;
+  out->preemptions = t->preemptions;
+  out->run_time = ctx_exec_latest (self, t);
+  if (self->any_event && self->last_ts > self->first_ts)
+    out->load_pct = 100.0 * (double) out->run_time / (double) (self->last_ts - self->first_ts);
+  slicer_acc_measure (&t->run_interval, &out->run_interval);
+  slicer_hist_percentiles (&t->run_hist, &out->run_pct);
+  slicer_acc_measure (&t->period, &out->period);
+  slicer_acc_measure (&t->response, &out->response);
+  return TRUE;
+}
+
+static gboolean
+call_stats_at (const Slicer *s, const CallAccArray *arr, gsize index, SlicerCallStats *out)
+{
+  memset (out, 0, sizeof *out);
+  if (index >= arr->n)
+    return FALSE;
+  call_acc_stats (&arr->v[index], s, out);
+  return TRUE;
+}
+
+gsize
+slicer_n_functions (const Slicer *self)
+{
+  return self->funcs.n;
+}
+
+gboolean
+slicer_get_function_stats (const Slicer *self, gsize index, SlicerCallStats *out)
+{
+  memset (out, 0, sizeof *out);
+  if (index >= self->funcs.n)
+    return FALSE;
+  /* entries and period are the function's own; durations merge its contexts' */
+  CallAcc m = self->funcs.v[index];
+  slicer_hist_init (&m.hist, self->cfg.hist_bits);
+  for (guint32 i = m.link; i != NONE; i = self->tfs.v[i].link) {
+    const CallAcc *t = &self->tfs.v[i];
+    m.incomplete += t->incomplete;
+    slicer_acc_merge (&m.gross, &t->gross);
+    slicer_acc_merge (&m.net, &t->net);
+    slicer_acc_merge (&m.self, &t->self);
+    slicer_hist_merge (&m.hist, &t->hist);
+  }
+  call_acc_stats (&m, self, out);
+  g_free (m.hist.counts);
+  return TRUE;
+}
+
+gsize
+slicer_n_context_functions (const Slicer *self)
+{
+  return self->tfs.n;
+}
+
+gboolean
+slicer_get_context_function_stats (const Slicer *self, gsize index, SlicerCallStats *out)
+{
+  return call_stats_at (self, &self->tfs, index, out);
+}
+
+gsize
+slicer_n_isrs (const Slicer *self)
+{
+  return self->isr_acc.n;
+}
+
+gboolean
+slicer_get_isr_stats (const Slicer *self, gsize index, SlicerCallStats *out)
+{
+  return call_stats_at (self, &self->isr_acc, index, out);
+}
+
+gsize
+slicer_n_services (const Slicer *self)
+{
+  return self->svcs.n;
+}
+
+gboolean
+slicer_get_service_stats (const Slicer *self, gsize index, SlicerCallStats *out)
+{
+  return call_stats_at (self, &self->svcs, index, out);
+}
+
+gsize
+slicer_n_points (const Slicer *self)
+{
+  return self->points->len;
+}
+
+gboolean
+slicer_get_point_stats (const Slicer *self, gsize index, SlicerPointStats *out)
+{
+  memset (out, 0, sizeof *out);
+  if (index >= self->points->len)
+    return FALSE;
+  const Point *p = &g_array_index (self->points, Point, index);
+  out->id = p->id;
+  out->disabled = p->disabled;
+  out->ends_outside = p->ends_outside;
+  out->latched = p->latched;
+  slicer_acc_measure (&p->value, &out->value);
+  slicer_hist_percentiles (&p->hist, &out->pct);
+  return TRUE;
+}
+
+gsize
+slicer_n_data_values (const Slicer *self)
+{
+  return self->data->len;
+}
+
+gboolean
+slicer_get_data_stats (const Slicer *self, gsize index, SlicerDataStats *out)
+{
+  memset (out, 0, sizeof *out);
+  if (index >= self->data->len)
+    return FALSE;
+  const DataValue *d = &g_array_index (self->data, DataValue, index);
+  out->variable = d->var;
+  out->value = d->value;
+  out->count = d->count;
+  slicer_acc_measure (&d->duration, &out->duration);
+  slicer_acc_measure (&d->period, &out->period);
+  return TRUE;
+}
+
+gsize
+slicer_n_cores (const Slicer *self)
+{
+  return self->n_cores;
+}
+
+gboolean
+slicer_get_core_stats (const Slicer *self, gsize index, SlicerCoreStats *out)
+{
+  memset (out, 0, sizeof *out);
+  if (index >= self->n_cores)
+    return FALSE;
+  const Core *c = self->cores[index];
+  out->core = (guint16) index;
+  if (!c->seen)
+    return TRUE;
+  out->start = c->first_ts;
+  out->end = c->last_ts;
+  guint64 t[4];
+  memcpy (t, c->cat_time, sizeof t);
+  if (!self->finished)
+    t[c->cat] += c->last_ts - c->cat_since;
+  out->task_time = t[CAT_TASK];
+  out->isr_time = t[CAT_ISR];
+  out->idle_time = t[CAT_IDLE];
+  out->unknown_time = t[CAT_UNKNOWN];
+  return TRUE;
+}
+
+static const Ctx *
+find_ctx (const Slicer *s, SlicerContextKind kind, guint32 id)
+{
+  guint32 i;
+  switch (kind) {
+  case SLICER_CONTEXT_TASK:
+    i = slicer_idmap_lookup (&s->task_map, id);
+    return i == NONE ? NULL : g_ptr_array_index (s->tasks, i);
+  case SLICER_CONTEXT_ISR:
+    i = slicer_idmap_lookup (&s->isr_map, id);
+    return i == NONE ? NULL : g_ptr_array_index (s->isrs, i);
+  case SLICER_CONTEXT_IDLE:
+    return id < s->n_cores ? s->cores[id]->idle : NULL;
+  default:
+    return NULL;
+  }
+}
+
+gsize
+slicer_get_stack (const Slicer *self, SlicerContextKind kind, guint32 id, SlicerFrame *out,
+                  gsize max)
+{
+  const Ctx *c = find_ctx (self, kind, id);
+  if (c == NULL)
+    return 0;
+  for (gsize i = 0; i < c->calls.depth && i < max; i++) {
+    const Frame *f = &c->calls.v[i];
+    out[i] = (SlicerFrame) { .id = f->id, .start = f->start, .function = f->func, .call_site = f->site };
+  }
+  return c->calls.depth;
+}
+
+gsize
+slicer_get_log (const Slicer *self, SlicerContextKind kind, guint32 id, guint64 before_ts,
+                SlicerLogEntry *out, gsize max)
+{
+  const Ctx *c = find_ctx (self, kind, id);
+  if (c == NULL || c->log == NULL || max == 0)
+    return 0;
+  guint32 size = self->cfg.log_size;
+  /* newest with start ≤ before_ts, walking back */
+  gsize n = 0;
+  gsize last = 0;
+  gboolean found = FALSE;
+  for (guint32 k = 0; k < c->log_n; k++) {
+    guint32 pos = (c->log_head + size - 1 - k) % size;
+    if (c->log[pos].start <= before_ts) {
+      last = k;
+      found = TRUE;
+      break;
+    }
+  }
+  if (!found)
+    return 0;
+  n = MIN (max, (gsize) c->log_n - last);
+  for (gsize j = 0; j < n; j++) {
+    guint32 pos = (guint32) ((c->log_head + size - 1 - last - (n - 1 - j)) % size);
+    out[j] = c->log[pos];
+  }
+  return n;
+}

@@ -1,0 +1,366 @@
+/* slicer.h — the slicer: re-slices a stream of Events per core and per task, with the time a
+ * task was suspended cut out (seed 002 §4.3, seed 000 §4, seed 003 profile points).
+ *
+ * Input is only the ProbeEvent of probe.h; the slicer knows nothing of OpenOCD or SQLite.
+ * It is a streaming engine: feed events in order (any chunking gives identical results), read
+ * statistics at any time, and receive finished items (task slices, suspend intervals, calls,
+ * anomalies) through a sink of callbacks. Memory is constant per open context (call stack
+ * depth is bounded by SlicerConfig.max_depth) plus one statistics record per distinct id
+ * (task, function, task×function, ISR2, service, profile point, data value); nothing grows
+ * with the length of the stream. History belongs to the store, not here.
+ *
+ * The model.
+ * - Per core the running context is a task, an ISR2 nested over the task (or over idle), or
+ *   idle. Before the first TASK_SWITCH of a core, and after a GAP, the core's state is
+ *   "unknown"; events then run in the core's idle context and the time counts as unknown.
+ * - Every context (task, ISR2, per-core idle) has its own call stack, OS service stack and
+ *   profile point stack. Function/service/profile point events are attributed to the context
+ *   running on the event's core. A context not running (switched out, or interrupted by an
+ *   ISR2) does not accumulate execution time: net = gross − time not executing.
+ *   self = net − sum of the direct children's net.
+ * - A TASK_SWITCH that happens while an ISR2 is active changes the task beneath the ISR2
+ *   (OSEK switches in the ISR epilogue); the new task runs when the ISR2 returns.
+ * - Task slices: switch-in to switch-out on one core (ISR2 time inside is included in the
+ *   slice but not in the task's run_time). Suspend intervals: switch-out to next switch-in of
+ *   the same task; none after the task TERMINATEd (it is then inactive, not suspended).
+ * - Preemption rule: a switch away from task T to idle is never a preemption (nothing else
+ *   was ready: T finished or blocked). A switch from T to another task U is a preemption of T
+ *   when T's job is not finished: once the stream has carried any TASK_TERMINATE (or
+ *   SlicerConfig.terminate_events is set), exactly when T has not terminated since its
+ *   switch-in; before that (no terminate events), when T still has open calls, services or
+ *   profile points, or else when U does not resume a job that was itself preempted (a
+ *   preempted task resumes only when the tasks above it are done). Seed 003's PFP example
+ *   (Task 0 period 10 ms; Task 1, higher priority, period 10 ms at phase 1.5 ms) gives Task 0
+ *   preempted once per period by Task 1 and Task 1 never preempted; seed 002 §4.3 gives
+ *   Task 0 two preemptions and Task 1 one. An ISR2 is not a preemption (the task stays
+ *   switched in; its time is cut out of the task's run time and its calls' net).
+ * - Job starts (for the task period): ACTIVATE events when the stream has them; otherwise a
+ *   switch-in of a task whose previous switch-out was not a preemption (or its first run).
+ *   Response time = ACTIVATE → TERMINATE of the same task (only with those events).
+ * - Profile points (seed 003): Begin/End pairs per context; nested points are exclusive (an
+ *   outer point's measurement excludes its inner points' time); they pause while the context
+ *   is switched out or interrupted. End with latch=1 adds the measurement to a partial sum; the
+ *   next End with latch=0 records partial + measurement as one sample. An End of a point that
+ *   is not inside a measurement is ignored (valid in loops, seed 003) and counted per point.
+ * - Data values (seed 002 §2.3.1): per (variable, value) the count of writes that changed the
+ *   variable to that value, the duration the variable kept it (completed states only) and
+ *   the period between consecutive entries into it. Rewriting the same value is no event.
+ * - TARGET_STATE RESET acts as a GAP; HALTED/RUNNING are ignored. END (or slicer_finish)
+ *   closes everything still open at its timestamp; events after END are anomalies.
+ *
+ * Anomalies never abort; each is repaired by the rule documented at SlicerAnomalyKind,
+ * counted per kind, and reported through SlicerSink.on_anomaly.
+ *
+ * Queries: slicer_get_stack() returns a context's open calls *now* (seed 000 "stack mode")
+ * and slicer_get_log() the last SlicerConfig.log_size entries of a context before a time T
+ * (seed 000 "log mode"). The slicer cannot answer "stack at an arbitrary past T": for that,
+ * the calls it emitted (each with start, end, depth and parent id) are queried in the store.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "probe.h"
+
+G_BEGIN_DECLS
+
+typedef struct _Slicer Slicer;
+
+/* What kind of context something ran in. */
+typedef enum {
+  SLICER_CONTEXT_TASK = 0, /* id = task id of the events */
+  SLICER_CONTEXT_ISR = 1,  /* id = ISR2 id */
+  SLICER_CONTEXT_IDLE = 2, /* id = core index (idle, or unknown state) */
+} SlicerContextKind;
+
+/* Flags of calls, slices, suspends and ISR instances. */
+typedef enum {
+  SLICER_FLAG_INCOMPLETE = 1 << 0, /* no regular end seen: closed by a repair, a gap or the end
+                                    * of the stream; excluded from duration statistics */
+  SLICER_FLAG_REPAIRED = 1 << 1,   /* touched by an anomaly repair */
+  SLICER_FLAG_OPEN_AT_END = 1 << 2,/* still open when the stream ended */
+  SLICER_FLAG_PREEMPTED = 1 << 3,  /* slice/suspend: the switch-out was a preemption */
+  SLICER_FLAG_UNWOUND = 1 << 4,    /* call closed by TASK_TERMINATE (the OS dropped the
+                                    * stack); its end is exact, it counts as complete */
+  SLICER_FLAG_GAP = 1 << 5,        /* closed by a GAP (data lost) */
+} SlicerFlags;
+
+typedef enum {
+  SLICER_CALL_FUNCTION = 0, /* FUNC_ENTER/FUNC_EXIT */
+  SLICER_CALL_SERVICE = 1,  /* SERVICE_ENTER/SERVICE_EXIT */
+} SlicerCallKind;
+
+/* Anomaly kinds and their repair rules. */
+typedef enum {
+  SLICER_ANOMALY_EXIT_WITHOUT_ENTRY = 0, /* function exit while the context's call stack is
+                                          * empty: the exit is ignored */
+  SLICER_ANOMALY_EXIT_UNMATCHED,         /* exit of a function that is not open in the context
+                                          * (stack not empty): ignored, stack unchanged */
+  SLICER_ANOMALY_MISSING_EXIT,           /* an open call lost its exit: an exit of an outer open
+                                          * function (seed 002 §3.3.2 "f g f_EXIT_"), or its ISR2
+                                          * instance ended. Each inner call is closed at that
+                                          * time, INCOMPLETE|REPAIRED; counted once per call */
+  SLICER_ANOMALY_REFETCH,                /* entry of F while the innermost open call is F with
+                                          * no child yet, the context was interrupted since, and
+                                          * the call sites are equal (or either is 0): an
+                                          * op-code refetch (seed 002 §3.3.3.2). The entry is
+                                          * dropped; the open call is flagged REPAIRED */
+  SLICER_ANOMALY_GAP,                    /* GAP event (or target reset): every open call, service,
+                                          * ISR2 instance, slice and suspend of every core is
+                                          * closed at the gap (INCOMPLETE|REPAIRED|GAP); open
+                                          * profile point measurements are dropped; every core
+                                          * is in the unknown state until its next TASK_SWITCH */
+  SLICER_ANOMALY_ISR_EXIT_WITHOUT_ENTER, /* ISR2 exit with no ISR2 active on the core, or of an
+                                          * ISR2 that is not active there: ignored */
+  SLICER_ANOMALY_ISR_EXIT_MISMATCH,      /* exit of an active ISR2 that is not the innermost: the
+                                          * inner instances are closed first (REPAIRED) */
+  SLICER_ANOMALY_ISR_REENTERED,          /* enter of an ISR2 already active: the old instance
+                                          * (and any nested over it) is closed (REPAIRED), then
+                                          * the new one starts */
+  SLICER_ANOMALY_TIME_BACKWARDS,         /* timestamp earlier than the previous event of the
+                                          * same core: clamped to that previous timestamp */
+  SLICER_ANOMALY_TASK_ON_TWO_CORES,      /* switch-in of a task running on another core: it is
+                                          * switched out there first; that core becomes unknown */
+  SLICER_ANOMALY_SERVICE_MISMATCH,       /* service exit with no such open service: ignored; of
+                                          * an open service that is not the innermost: inner
+                                          * services closed INCOMPLETE|REPAIRED */
+  SLICER_ANOMALY_PP_INVALID,             /* Begin of a profile point already inside a
+                                          * measurement (seed 003 Begin-Begin-End): the point is
+                                          * disabled for the rest of the stream and its open
+                                          * measurement dropped */
+  SLICER_ANOMALY_PP_MISMATCH,            /* End of a point open in another context, or open but
+                                          * not innermost: in the first case ignored, in the
+                                          * second the inner open points are dropped */
+  SLICER_ANOMALY_DEPTH_LIMIT,            /* entry beyond SlicerConfig.max_depth: dropped; the
+                                          * matching exit is consumed silently */
+  SLICER_ANOMALY_TABLE_LIMIT,            /* a new data value beyond max_data_values: ignored */
+  SLICER_ANOMALY_AFTER_END,              /* event after END: ignored */
+  SLICER_ANOMALY_UNKNOWN_EVENT,          /* kind NONE or unknown: ignored */
+  SLICER_ANOMALY_KIND_COUNT
+} SlicerAnomalyKind;
+
+/* A finished call (function or OS service). Times in ticks. Services have their own stack
+ * per context: their depth and parent_id refer to enclosing services, and a function's net
+ * includes the services it called. */
+typedef struct {
+  guint64 id;              /* 1-based sequence number assigned at entry, unique per slicer */
+  guint64 parent_id;       /* id of the enclosing open call at entry; 0 for a root call */
+  guint64 start;           /* entry timestamp */
+  guint64 end;             /* exit timestamp (or the repair/end time when INCOMPLETE) */
+  guint64 gross;           /* end − start */
+  guint64 net;             /* gross − time the context was not executing */
+  guint64 self;            /* net − the direct children's net */
+  guint32 function;        /* function address/id (or service id) */
+  guint32 call_site;       /* b of FUNC_ENTER (0 when unknown) */
+  guint32 ctx_id;          /* task / ISR2 id, or core for idle */
+  guint32 depth;           /* 0 for a root call */
+  guint32 flags;           /* SlicerFlags */
+  guint16 core;            /* core of the entry */
+  guint8 ctx_kind;         /* SlicerContextKind */
+  guint8 kind;             /* SlicerCallKind */
+} SlicerCall;
+
+/* A task run interval on a core, or one ISR2 instance. */
+typedef struct {
+  guint64 start, end;      /* ticks */
+  guint64 net;             /* time the context executed within (ISR2 time excluded) */
+  guint32 ctx_id;          /* task or ISR2 id */
+  guint32 flags;           /* SlicerFlags */
+  guint16 core;            /* core */
+  guint8 ctx_kind;         /* SLICER_CONTEXT_TASK or SLICER_CONTEXT_ISR */
+} SlicerSlice;
+
+/* A task's switched-out interval (seed 002 "Suspend from 15-25"). */
+typedef struct {
+  guint64 start, end;      /* switch-out, next switch-in (or the closing time) */
+  guint32 task;            /* task id */
+  guint32 flags;           /* PREEMPTED, OPEN_AT_END, GAP */
+} SlicerSuspend;
+
+typedef struct {
+  SlicerAnomalyKind kind;  /* what went wrong */
+  guint64 ts;              /* timestamp of the event that revealed it */
+  guint32 ctx_id;          /* context it happened in */
+  guint32 value;           /* offending id (function, ISR2, service, point, task) */
+  guint32 value2;          /* second id: the innermost open one, the other core, … */
+  guint16 core;            /* core of the event */
+  guint8 ctx_kind;         /* SlicerContextKind */
+} SlicerAnomaly;
+
+/* Where finished items go. Any callback may be NULL. Called synchronously from
+ * slicer_feed()/slicer_finish(); the pointers are valid only during the call. */
+typedef struct {
+  void (*on_enter) (const SlicerCall *call, gpointer user_data);     /* at entry: id, parent_id,
+                                                                      * start, function, depth,
+                                                                      * context set; end, gross,
+                                                                      * net, self 0 */
+  void (*on_call) (const SlicerCall *call, gpointer user_data);      /* call finished */
+  void (*on_slice) (const SlicerSlice *slice, gpointer user_data);   /* slice/ISR2 closed */
+  void (*on_suspend) (const SlicerSuspend *s, gpointer user_data);   /* suspend closed */
+  void (*on_anomaly) (const SlicerAnomaly *a, gpointer user_data);   /* anomaly repaired */
+  gpointer user_data;
+} SlicerSink;
+
+typedef struct {
+  guint64 tick_hz;          /* ticks per second (0: unknown); informational */
+  guint n_cores;            /* cores expected (more are added on demand) */
+  guint hist_bits;          /* histogram precision: 2^bits sub-buckets per power of two,
+                             * relative error ≤ 2^-bits (values < 2^bits exact); 1..10 */
+  guint max_depth;          /* call stack depth limit per context */
+  guint log_size;           /* call log ring entries per context (0: no log) */
+  guint max_data_values;    /* distinct (variable, value) pairs tracked */
+  gboolean terminate_events;/* the source emits TASK_TERMINATE (selects the preemption rule
+                             * from the start instead of from the first TERMINATE) */
+  SlicerSink sink;          /* outputs */
+} SlicerConfig;
+
+/* Defaults: tick_hz 0, 1 core, hist_bits 5, max_depth 256, log_size 32,
+ * max_data_values 65536, no sink. */
+#define SLICER_CONFIG_INIT { 0, 1, 5, 256, 32, 65536, FALSE, { NULL, NULL, NULL, NULL, NULL, NULL } }
+
+/* Count, sum and extremes of one measure. */
+typedef struct {
+  guint64 count;            /* samples */
+  guint64 total;            /* sum */
+  guint64 min;              /* 0 when count is 0 */
+  guint64 max;              /* 0 when count is 0 */
+  double avg;               /* total / count, 0 when count is 0 */
+} SlicerMeasure;
+
+/* Percentiles of a measure from the bounded histogram: the upper bound of the bucket holding
+ * the rank, clamped to [min, max]; exact below 2^hist_bits. */
+typedef struct {
+  guint64 p50, p90, p99, max;
+} SlicerPercentiles;
+
+/* Statistics of calls of one function/service/ISR2 (optionally within one context). */
+typedef struct {
+  guint32 id;               /* function address/id, service id or ISR2 id */
+  guint32 ctx_id;           /* context id (task×function only) */
+  guint8 ctx_kind;          /* SlicerContextKind (task×function only) */
+  guint64 count;            /* complete calls (entries that got their exit) */
+  guint64 incomplete;       /* calls closed INCOMPLETE */
+  guint64 entries;          /* all entries */
+  SlicerMeasure gross, net, self; /* of complete calls */
+  SlicerMeasure period;     /* between consecutive entries */
+  SlicerPercentiles net_pct;/* of net */
+} SlicerCallStats;
+
+typedef struct {
+  guint32 task;             /* task id */
+  guint64 activations;      /* ACTIVATE events */
+  guint64 terminations;     /* TERMINATE events */
+  guint64 preemptions;      /* see the preemption rule above */
+  guint64 run_time;         /* ticks executing (ISR2 time excluded), up to the last event */
+  double load_pct;          /* run_time / session span × 100 */
+  SlicerMeasure run_interval; /* closed slices, switch-in → switch-out */
+  SlicerPercentiles run_pct;  /* of run_interval */
+  SlicerMeasure period;     /* between consecutive job starts */
+  SlicerMeasure response;   /* ACTIVATE → TERMINATE */
+} SlicerTaskStats;
+
+typedef struct {
+  guint16 core;             /* core index */
+  guint64 start, end;       /* first event and last event (or end) of this core */
+  guint64 task_time;        /* a task was running */
+  guint64 isr_time;         /* an ISR2 was running */
+  guint64 idle_time;        /* idle (NO_TASK) */
+  guint64 unknown_time;     /* before the first switch, after a gap */
+} SlicerCoreStats;
+
+typedef struct {
+  guint32 id;               /* profile point id */
+  gboolean disabled;        /* disabled by invalid usage (SLICER_ANOMALY_PP_INVALID) */
+  guint64 ends_outside;     /* End calls outside a measurement (ignored) */
+  guint64 latched;          /* partial measurements latched */
+  SlicerMeasure value;      /* recorded measurements */
+  SlicerPercentiles pct;    /* of value */
+} SlicerPointStats;
+
+typedef struct {
+  guint32 variable;         /* variable id */
+  guint32 value;            /* value */
+  guint64 count;            /* transitions into this value */
+  SlicerMeasure duration;   /* completed stays in this value */
+  SlicerMeasure period;     /* between consecutive transitions into it */
+} SlicerDataStats;
+
+/* An open call as seen by slicer_get_stack(). */
+typedef struct {
+  guint64 id;               /* call id */
+  guint64 start;            /* entry timestamp */
+  guint32 function;         /* function id */
+  guint32 call_site;        /* call site */
+} SlicerFrame;
+
+/* An entry of the call log ring (seed 000 log mode). */
+typedef struct {
+  guint64 id;               /* call id */
+  guint64 start;            /* entry timestamp */
+  guint32 function;         /* function id */
+  guint32 depth;            /* depth at entry */
+} SlicerLogEntry;
+
+/* slicer_new:
+ * Creates a slicer. @cfg may be NULL for defaults; it is copied (the sink's user_data is
+ * borrowed). Out-of-range hist_bits are clamped to 1..10, max_depth to ≥ 1. Never NULL. */
+Slicer *slicer_new (const SlicerConfig *cfg);
+
+/* slicer_free: frees @self (NULL is fine). Does not call the sink. */
+void slicer_free (Slicer *self);
+
+/* slicer_feed:
+ * Processes @n events in order (@events may be NULL when @n is 0). Results do not depend on
+ * how the stream is cut into calls. Never fails: bad input becomes counted anomalies. */
+void slicer_feed (Slicer *self, const ProbeEvent *events, gsize n);
+
+/* slicer_finish:
+ * Closes every open call, slice, ISR2 instance, suspend and data state at @end_ts (raised to
+ * the latest timestamp seen when smaller) as OPEN_AT_END; incomplete calls are emitted. Later
+ * feeds count AFTER_END anomalies. Calling it again (or after an END event) does nothing. */
+void slicer_finish (Slicer *self, guint64 end_ts);
+
+/* Counts of anomalies of @kind so far (0 for an unknown kind). */
+guint64 slicer_anomaly_count (const Slicer *self, SlicerAnomalyKind kind);
+
+/* slicer_anomaly_kind_name: static snake_case name ("missing_exit"), NULL if unknown. */
+const char *slicer_anomaly_kind_name (SlicerAnomalyKind kind);
+
+/* slicer_get_span: first timestamp and latest timestamp (or end) seen; FALSE before any event. */
+gboolean slicer_get_span (const Slicer *self, guint64 *start, guint64 *end);
+
+/* Statistics, by index 0..n−1 in order of first appearance. Each getter fills @out and
+ * returns FALSE (leaving @out zeroed) when @index is out of range. Read at any time; O(1)
+ * except slicer_get_function_stats(), which merges the function's context×function records
+ * (durations and percentiles are kept per context only, to keep the hot path short). */
+gsize slicer_n_tasks (const Slicer *self);
+gboolean slicer_get_task_stats (const Slicer *self, gsize index, SlicerTaskStats *out);
+gsize slicer_n_functions (const Slicer *self);
+gboolean slicer_get_function_stats (const Slicer *self, gsize index, SlicerCallStats *out);
+gsize slicer_n_context_functions (const Slicer *self); /* task×function (any context) */
+gboolean slicer_get_context_function_stats (const Slicer *self, gsize index, SlicerCallStats *out);
+gsize slicer_n_isrs (const Slicer *self);
+gboolean slicer_get_isr_stats (const Slicer *self, gsize index, SlicerCallStats *out);
+gsize slicer_n_services (const Slicer *self);
+gboolean slicer_get_service_stats (const Slicer *self, gsize index, SlicerCallStats *out);
+gsize slicer_n_points (const Slicer *self);
+gboolean slicer_get_point_stats (const Slicer *self, gsize index, SlicerPointStats *out);
+gsize slicer_n_data_values (const Slicer *self);
+gboolean slicer_get_data_stats (const Slicer *self, gsize index, SlicerDataStats *out);
+gsize slicer_n_cores (const Slicer *self);
+gboolean slicer_get_core_stats (const Slicer *self, gsize index, SlicerCoreStats *out);
+
+/* slicer_get_stack:
+ * The open calls of context (@kind, @id) *now* (after the last fed event), root first, at most
+ * @max into @out. Returns the full depth (may exceed @max), 0 for an unknown context. */
+gsize slicer_get_stack (const Slicer *self, SlicerContextKind kind, guint32 id,
+                        SlicerFrame *out, gsize max);
+
+/* slicer_get_log:
+ * The last calls entered in context (@kind, @id) with start ≤ @before_ts, oldest first, at
+ * most @max (and at most SlicerConfig.log_size: older entries are gone). Returns the number
+ * written. */
+gsize slicer_get_log (const Slicer *self, SlicerContextKind kind, guint32 id, guint64 before_ts,
+                      SlicerLogEntry *out, gsize max);
+
+G_END_DECLS

@@ -1,0 +1,779 @@
+/* test-slicer.c — golden tests of the slicer with exact numbers from the seeds (002 §4.3
+ * re-slicing, 000 call trace stack/log mode and function cost, 003 profile points), the
+ * context model (ISR2, terminate/activate, services, data values) and one test per anomaly
+ * kind (repaired as documented in slicer.h, counted). */
+#include <glib.h>
+#include <string.h>
+
+#include "slicer-stats.h"
+#include "test-slicer-util.h"
+
+#define TASK(r, n) rec_id ((r), EVENTS_TEXT_TASK, (n))
+
+static guint64
+total_anomalies (Rec *r)
+{
+  guint64 n = 0;
+  for (guint k = 0; k < SLICER_ANOMALY_KIND_COUNT; k++)
+    n += slicer_anomaly_count (r->slicer, k);
+  g_assert_cmpuint (n, ==, r->anomalies->len);
+  return n;
+}
+
+static void
+assert_call (const SlicerCall *c, guint64 start, guint64 end, guint64 gross, guint64 net, guint64 self,
+             guint32 depth, guint32 flags)
+{
+  g_assert_cmpuint (c->start, ==, start);
+  g_assert_cmpuint (c->end, ==, end);
+  g_assert_cmpuint (c->gross, ==, gross);
+  g_assert_cmpuint (c->net, ==, net);
+  g_assert_cmpuint (c->self, ==, self);
+  g_assert_cmpuint (c->depth, ==, depth);
+  g_assert_cmphex (c->flags, ==, flags);
+}
+
+/* ---------------------------------------------------------------- seed 002 */
+
+static const char seed002[] =
+  "5 TASK: 0 // ID of the main task\n"
+  "10 DoMainWork\n"
+  "15 TASK: 1 // ID of Task1ControlFunc's task as it got activated\n"
+  "20 DoTaskWork\n"
+  "25 TASK: 0 // ID of the main task\n"
+  "30 DoMainWork_EXIT_\n"
+  "40 DoMainWork\n"
+  "45 TASK: 1 // ID of Task1ControlFunc\n"
+  "50 DoTaskWork_EXIT\n";
+
+static void
+test_seed002_multitask (void)
+{
+  Rec *r = rec_new (NULL);
+  rec_feed (r, seed002);
+  slicer_finish (r->slicer, 0); /* raised to the last event, 50 */
+
+  /* TASK 0: 10 DoMainWork, suspend 15-25, 30 exit: gross 20, net 10 */
+  const SlicerCall *c = rec_call (r, "DoMainWork", 0);
+  assert_call (c, 10, 30, 20, 10, 10, 0, 0);
+  g_assert_cmpuint (c->ctx_kind, ==, SLICER_CONTEXT_TASK);
+  g_assert_cmpuint (c->ctx_id, ==, 0);
+  /* TASK 1: 20 DoTaskWork, suspend 25-45, exit 50: gross 30, net 10 */
+  c = rec_call (r, "DoTaskWork", 0);
+  assert_call (c, 20, 50, 30, 10, 10, 0, 0);
+  g_assert_cmpuint (c->ctx_id, ==, 1);
+  /* TASK 0: 40 DoMainWork, suspended from 45 to the end */
+  c = rec_call (r, "DoMainWork", 1);
+  assert_call (c, 40, 50, 10, 5, 5, 0, SLICER_FLAG_INCOMPLETE | SLICER_FLAG_OPEN_AT_END);
+  g_assert_cmpuint (r->calls->len, ==, 3);
+
+  g_assert_cmpuint (r->suspends->len, ==, 3);
+  const SlicerSuspend *s = &g_array_index (r->suspends, SlicerSuspend, 0);
+  g_assert_cmpuint (s->task, ==, 0);
+  g_assert_cmpuint (s->start, ==, 15);
+  g_assert_cmpuint (s->end, ==, 25);
+  g_assert_cmphex (s->flags, ==, SLICER_FLAG_PREEMPTED);
+  s = &g_array_index (r->suspends, SlicerSuspend, 1);
+  g_assert_cmpuint (s->task, ==, 1);
+  g_assert_cmpuint (s->start, ==, 25);
+  g_assert_cmpuint (s->end, ==, 45);
+  s = &g_array_index (r->suspends, SlicerSuspend, 2);
+  g_assert_cmpuint (s->task, ==, 0);
+  g_assert_cmpuint (s->start, ==, 45);
+  g_assert_cmphex (s->flags, ==, SLICER_FLAG_PREEMPTED | SLICER_FLAG_OPEN_AT_END);
+
+  static const guint64 slices[][3] = { { 0, 5, 15 }, { 1, 15, 25 }, { 0, 25, 45 }, { 1, 45, 50 } };
+  g_assert_cmpuint (r->slices->len, ==, 4);
+  for (guint i = 0; i < 4; i++) {
+    const SlicerSlice *sl = &g_array_index (r->slices, SlicerSlice, i);
+    g_assert_cmpuint (sl->ctx_id, ==, slices[i][0]);
+    g_assert_cmpuint (sl->start, ==, slices[i][1]);
+    g_assert_cmpuint (sl->end, ==, slices[i][2]);
+  }
+
+  SlicerTaskStats ts;
+  rec_task_stats (r, 0, &ts);
+  g_assert_cmpuint (ts.run_time, ==, 30);
+  g_assert_cmpuint (ts.preemptions, ==, 2);
+  g_assert_cmpuint (ts.run_interval.count, ==, 2);
+  g_assert_cmpuint (ts.run_interval.min, ==, 10);
+  g_assert_cmpuint (ts.run_interval.max, ==, 20);
+  g_assert_cmpfloat_with_epsilon (ts.load_pct, 100.0 * 30 / 45, 1e-9);
+  rec_task_stats (r, 1, &ts);
+  g_assert_cmpuint (ts.run_time, ==, 15);
+  g_assert_cmpuint (ts.preemptions, ==, 1);
+
+  SlicerCallStats fs;
+  rec_ctx_func (r, SLICER_CONTEXT_TASK, 0, "DoMainWork", &fs);
+  g_assert_cmpuint (fs.count, ==, 1);
+  g_assert_cmpuint (fs.incomplete, ==, 1);
+  g_assert_cmpuint (fs.entries, ==, 2);
+  g_assert_cmpuint (fs.gross.total, ==, 20);
+  g_assert_cmpuint (fs.net.total, ==, 10);
+  g_assert_cmpuint (fs.period.count, ==, 1);
+  g_assert_cmpuint (fs.period.min, ==, 30);
+  g_assert_cmpuint (fs.net_pct.p50, ==, 10);
+
+  SlicerCoreStats cs;
+  g_assert_true (slicer_get_core_stats (r->slicer, 0, &cs));
+  g_assert_cmpuint (cs.start, ==, 5);
+  g_assert_cmpuint (cs.end, ==, 50);
+  g_assert_cmpuint (cs.task_time, ==, 45);
+  g_assert_cmpuint (cs.idle_time + cs.isr_time + cs.unknown_time, ==, 0);
+  g_assert_cmpuint (total_anomalies (r), ==, 0);
+  rec_free (r);
+}
+
+/* The same entries and exits without the task switches: what makes a multitasking-unaware
+ * profiler abort. We carry on, repair and count. */
+static void
+test_seed002_unaware (void)
+{
+  Rec *r = rec_new (NULL);
+  rec_feed (r, "10 DoMainWork\n20 DoTaskWork\n30 DoMainWork_EXIT_\n40 DoMainWork\n50 DoTaskWork_EXIT\n");
+  slicer_finish (r->slicer, 50);
+  g_assert_cmpuint (slicer_anomaly_count (r->slicer, SLICER_ANOMALY_MISSING_EXIT), ==, 1);
+  g_assert_cmpuint (slicer_anomaly_count (r->slicer, SLICER_ANOMALY_EXIT_UNMATCHED), ==, 1);
+  g_assert_cmpuint (total_anomalies (r), ==, 2);
+  assert_call (rec_call (r, "DoTaskWork", 0), 20, 30, 10, 10, 10, 1,
+               SLICER_FLAG_INCOMPLETE | SLICER_FLAG_REPAIRED);
+  assert_call (rec_call (r, "DoMainWork", 0), 10, 30, 20, 20, 10, 0, 0);
+  assert_call (rec_call (r, "DoMainWork", 1), 40, 50, 10, 10, 10, 0,
+               SLICER_FLAG_INCOMPLETE | SLICER_FLAG_OPEN_AT_END);
+  SlicerCoreStats cs;
+  slicer_get_core_stats (r->slicer, 0, &cs);
+  g_assert_cmpuint (cs.unknown_time, ==, 40);
+  rec_free (r);
+}
+
+/* ---------------------------------------------------------------- seed 000 */
+
+static void
+test_seed000_call_trace (void)
+{
+  SlicerConfig cfg = SLICER_CONFIG_INIT;
+  Rec *r = rec_new (&cfg);
+  rec_feed (r, "100 test1\n110 test2\n120 test3\n");
+
+  /* stack mode: at the time test3 runs the stack is test1, test2, test3 */
+  SlicerFrame frames[8];
+  gsize depth = slicer_get_stack (r->slicer, SLICER_CONTEXT_IDLE, 0, frames, G_N_ELEMENTS (frames));
+  g_assert_cmpuint (depth, ==, 3);
+  const char *names[] = { "test1", "test2", "test3" };
+  for (guint i = 0; i < 3; i++) {
+    g_assert_cmpuint (frames[i].function, ==, rec_id (r, EVENTS_TEXT_FUNCTION, names[i]));
+    g_assert_cmpuint (frames[i].start, ==, 100 + 10 * i);
+    g_assert_cmpuint (frames[i].id, ==, i + 1);
+  }
+  g_assert_cmpuint (slicer_get_stack (r->slicer, SLICER_CONTEXT_IDLE, 0, frames, 1), ==, 3);
+  g_assert_cmpuint (slicer_get_stack (r->slicer, SLICER_CONTEXT_TASK, 7, frames, 8), ==, 0);
+
+  rec_feed (r, "125 test3_EXIT_\n130 test2_EXIT_\n140 test1_EXIT_\n"
+               "200 test1\n205 test2\n210 test3\n215 test3_EXIT_\n220 test2_EXIT_\n230 test1_EXIT_\n");
+  g_assert_cmpuint (slicer_get_stack (r->slicer, SLICER_CONTEXT_IDLE, 0, frames, 8), ==, 0);
+
+  /* log mode: test1, test2, test3, test1, test2, test3 with their nesting */
+  SlicerLogEntry log[16];
+  gsize n = slicer_get_log (r->slicer, SLICER_CONTEXT_IDLE, 0, 1000, log, G_N_ELEMENTS (log));
+  g_assert_cmpuint (n, ==, 6);
+  static const guint64 starts[] = { 100, 110, 120, 200, 205, 210 };
+  for (guint i = 0; i < 6; i++) {
+    g_assert_cmpuint (log[i].function, ==, rec_id (r, EVENTS_TEXT_FUNCTION, names[i % 3]));
+    g_assert_cmpuint (log[i].depth, ==, i % 3);
+    g_assert_cmpuint (log[i].start, ==, starts[i]);
+  }
+  n = slicer_get_log (r->slicer, SLICER_CONTEXT_IDLE, 0, 150, log, G_N_ELEMENTS (log));
+  g_assert_cmpuint (n, ==, 3);
+  g_assert_cmpuint (log[2].start, ==, 120);
+  n = slicer_get_log (r->slicer, SLICER_CONTEXT_IDLE, 0, 1000, log, 2);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpuint (log[0].start, ==, 205);
+  g_assert_cmpuint (log[1].start, ==, 210);
+  g_assert_cmpuint (slicer_get_log (r->slicer, SLICER_CONTEXT_IDLE, 0, 99, log, 16), ==, 0);
+
+  /* function cost (seed 000 §4.5 style): count and total per function */
+  SlicerCallStats st;
+  rec_ctx_func (r, SLICER_CONTEXT_IDLE, 0, "test1", &st);
+  g_assert_cmpuint (st.count, ==, 2);
+  g_assert_cmpuint (st.gross.total, ==, 70);
+  g_assert_cmpuint (st.self.total, ==, 35);
+  rec_ctx_func (r, SLICER_CONTEXT_IDLE, 0, "test2", &st);
+  g_assert_cmpuint (st.gross.total, ==, 35);
+  rec_ctx_func (r, SLICER_CONTEXT_IDLE, 0, "test3", &st);
+  g_assert_cmpuint (st.gross.total, ==, 10);
+  g_assert_cmpuint (st.period.min, ==, 90);
+  g_assert_cmpuint (total_anomalies (r), ==, 0);
+  rec_free (r);
+
+  /* a ring of 4: only the last four entries are kept */
+  cfg.log_size = 4;
+  r = rec_new (&cfg);
+  rec_feed (r, "100 test1\n110 test2\n120 test3\n125 test3_EXIT_\n130 test2_EXIT_\n140 test1_EXIT_\n"
+               "200 test1\n205 test2\n210 test3\n");
+  n = slicer_get_log (r->slicer, SLICER_CONTEXT_IDLE, 0, 1000, log, 16);
+  g_assert_cmpuint (n, ==, 4);
+  g_assert_cmpuint (log[0].start, ==, 120);
+  g_assert_cmpuint (log[3].start, ==, 210);
+  rec_free (r);
+}
+
+/* seed 000 §4.3: "the mechanism subtracts the time required to switch execution from one
+ * thread to another": function() 30 → 45 with a 7-tick thread switch costs 8. */
+static void
+test_seed000_function_cost (void)
+{
+  Rec *r = rec_new (NULL);
+  rec_feed (r, "0 TASK: 1\n30 function\n36 TASK: 2\n43 TASK: 1\n45 function_EXIT_\n");
+  assert_call (rec_call (r, "function", 0), 30, 45, 15, 8, 8, 0, 0);
+  rec_free (r);
+}
+
+/* ---------------------------------------------------------------- seed 003 */
+
+static void
+test_seed003_nested (void)
+{
+  Rec *r = rec_new (NULL);
+  rec_feed (r, "0 TASK: Task0\n"
+               "0 PP_BEGIN: TASK0_2\n"  /* work1: 10 */
+               "10 PP_BEGIN: TASK0_1\n" /* work2: 40 */
+               "50 PP_END: TASK0_1\n"
+               "60 PP_END: TASK0_2\n"); /* work after the inner: 10 */
+  SlicerPointStats p;
+  rec_point (r, "TASK0_1", &p);
+  g_assert_cmpuint (p.value.count, ==, 1);
+  g_assert_cmpuint (p.value.total, ==, 40);
+  rec_point (r, "TASK0_2", &p);
+  g_assert_cmpuint (p.value.count, ==, 1);
+  g_assert_cmpuint (p.value.total, ==, 20); /* outer excludes inner */
+  rec_free (r);
+}
+
+static void
+test_seed003_latched (void)
+{
+  Rec *r = rec_new (NULL);
+  rec_feed (r, "0 TASK: Task1\n"
+               "0 PP_BEGIN: TASK1_2\n10 PP_END: TASK1_2 latch\n" /* work1: 10 */
+               "15 TASK: Task2\n18 TASK: Task1\n"                /* not measured */
+               "20 PP_BEGIN: TASK1_2\n25 TASK: Task2\n30 TASK: Task1\n40 PP_END: TASK1_2 0\n"); /* work2: 15 */
+  SlicerPointStats p;
+  rec_point (r, "TASK1_2", &p);
+  g_assert_cmpuint (p.value.count, ==, 1);
+  g_assert_cmpuint (p.value.total, ==, 25);
+  g_assert_cmpuint (p.latched, ==, 1);
+  g_assert_false (p.disabled);
+  rec_free (r);
+}
+
+/* Seed 003's loop with task blocking, in the timing of its measured example (Task 0 and
+ * Task 1 of period 10 ms, Task 1 at phase 1.5 ms and higher priority; 1 tick = 0.1 ms). */
+static void
+test_seed003_loop_blocking (void)
+{
+  Rec *r = rec_new (NULL);
+  GString *s = g_string_new ("0 TASK: Task0\n0 PP_END: TASK0_2\n0 PP_BEGIN: TASK0_2\n1 TASK: idle\n");
+  for (guint k = 1; k <= 5; k++) {
+    guint p = 100 * k;
+    g_string_append_printf (s,
+                            "%u TASK: Task0\n"        /* woken from Semaphore_pend */
+                            "%u PP_BEGIN: TASK0_1\n"
+                            "%u TASK: Task1\n"        /* Task 1 preempts */
+                            "%u PP_BEGIN: TASK1\n"
+                            "%u PP_END: TASK1\n"
+                            "%u TASK: Task0\n"
+                            "%u PP_END: TASK0_1\n"
+                            "%u PP_END: TASK0_2\n"
+                            "%u PP_BEGIN: TASK0_2\n"
+                            "%u TASK: idle\n",        /* Semaphore_pend blocks */
+                            p, p + 2, p + 15, p + 15, p + 28, p + 28, p + 55, p + 60, p + 61, p + 62);
+  }
+  rec_feed (r, s->str);
+  g_string_free (s, TRUE);
+  slicer_finish (r->slicer, 0);
+
+  SlicerPointStats p;
+  rec_point (r, "TASK0_1", &p); /* the work, with Task 1's 13 ticks cut out */
+  g_assert_cmpuint (p.value.count, ==, 5);
+  g_assert_cmpuint (p.value.min, ==, 40);
+  g_assert_cmpuint (p.value.max, ==, 40);
+  rec_point (r, "TASK0_2", &p); /* the rest of the loop, blocked time and inner excluded */
+  g_assert_cmpuint (p.value.count, ==, 5);
+  g_assert_cmpuint (p.value.min, ==, 8);
+  g_assert_cmpuint (p.value.max, ==, 8);
+  g_assert_cmpuint (p.ends_outside, ==, 1); /* the first loop top: End before Begin */
+  rec_point (r, "TASK1", &p);
+  g_assert_cmpuint (p.value.total, ==, 65);
+
+  SlicerTaskStats t;
+  rec_task_stats (r, TASK (r, "Task0"), &t);
+  g_assert_cmpuint (t.preemptions, ==, 5); /* once per period, by Task 1 */
+  g_assert_cmpuint (t.run_time, ==, 246);
+  g_assert_cmpuint (t.period.count, ==, 5);
+  g_assert_cmpuint (t.period.min, ==, 100);
+  g_assert_cmpuint (t.period.max, ==, 100);
+  rec_task_stats (r, TASK (r, "Task1"), &t);
+  g_assert_cmpuint (t.preemptions, ==, 0);
+  g_assert_cmpuint (t.run_time, ==, 65);
+  g_assert_cmpuint (t.period.count, ==, 4);
+  g_assert_cmpuint (t.run_interval.min, ==, 13);
+
+  SlicerCoreStats cs;
+  slicer_get_core_stats (r->slicer, 0, &cs);
+  g_assert_cmpuint (cs.task_time, ==, 311);
+  g_assert_cmpuint (cs.idle_time, ==, 251);
+  g_assert_cmpuint (cs.end - cs.start, ==, 562);
+  g_assert_cmpuint (total_anomalies (r), ==, 0);
+  rec_free (r);
+}
+
+static void
+test_seed003_invalid (void)
+{
+  Rec *r = rec_new (NULL);
+  rec_feed (r, "0 TASK: T\n0 PP_BEGIN: P\n5 PP_BEGIN: P\n10 PP_END: P\n20 PP_BEGIN: P\n30 PP_END: P\n");
+  SlicerPointStats p;
+  rec_point (r, "P", &p);
+  g_assert_true (p.disabled);
+  g_assert_cmpuint (p.value.count, ==, 0);
+  g_assert_cmpuint (slicer_anomaly_count (r->slicer, SLICER_ANOMALY_PP_INVALID), ==, 1);
+  g_assert_cmpuint (total_anomalies (r), ==, 1);
+  rec_free (r);
+}
+
+/* ---------------------------------------------------------------- contexts */
+
+static void
+test_isr (void)
+{
+  Rec *r = rec_new (NULL);
+  rec_feed (r, "0 TASK: A\n10 f\n20 ISR: Timer\n22 tick\n23 ISR: Can\n26 ISR_END\n28 tick_EXIT_\n"
+               "30 ISR_END: Timer\n40 f_EXIT_\n50 TASK: idle\n60 ISR: Timer\n65 ISR_END\n70 END\n");
+  assert_call (rec_call (r, "f", 0), 10, 40, 30, 20, 20, 0, 0);
+  const SlicerCall *tick = rec_call (r, "tick", 0);
+  assert_call (tick, 22, 28, 6, 3, 3, 0, 0);
+  g_assert_cmpuint (tick->ctx_kind, ==, SLICER_CONTEXT_ISR);
+
+  guint32 timer = rec_id (r, EVENTS_TEXT_ISR, "Timer");
+  SlicerCallStats st;
+  g_assert_cmpuint (slicer_n_isrs (r->slicer), ==, 2);
+  slicer_get_isr_stats (r->slicer, 0, &st);
+  g_assert_cmpuint (st.id, ==, timer);
+  g_assert_cmpuint (st.count, ==, 2);
+  g_assert_cmpuint (st.gross.total, ==, 15);
+  g_assert_cmpuint (st.net.total, ==, 12);
+  g_assert_cmpuint (st.net.min, ==, 5);
+  g_assert_cmpuint (st.period.min, ==, 40);
+  slicer_get_isr_stats (r->slicer, 1, &st);
+  g_assert_cmpuint (st.net.total, ==, 3);
+
+  SlicerTaskStats t;
+  rec_task_stats (r, TASK (r, "A"), &t);
+  g_assert_cmpuint (t.run_time, ==, 40);
+  g_assert_cmpuint (t.preemptions, ==, 0);
+  SlicerCoreStats cs;
+  slicer_get_core_stats (r->slicer, 0, &cs);
+  g_assert_cmpuint (cs.task_time, ==, 40);
+  g_assert_cmpuint (cs.isr_time, ==, 15);
+  g_assert_cmpuint (cs.idle_time, ==, 15);
+  g_assert_cmpuint (cs.end, ==, 70);
+  g_assert_cmpuint (total_anomalies (r), ==, 0);
+  rec_free (r);
+
+  /* a task switch inside an ISR2 (OSEK switches in the ISR epilogue) */
+  r = rec_new (NULL);
+  rec_feed (r, "0 TASK: A\n10 ISR: Timer\n12 TASK: B\n15 ISR_END\n20 END\n");
+  g_assert_cmpuint (r->slices->len, ==, 3);
+  const SlicerSlice *sl = &g_array_index (r->slices, SlicerSlice, 0);
+  g_assert_cmpuint (sl->ctx_id, ==, TASK (r, "A"));
+  g_assert_cmpuint (sl->end, ==, 12);
+  g_assert_cmpuint (sl->net, ==, 10);
+  sl = &g_array_index (r->slices, SlicerSlice, 1);
+  g_assert_cmpuint (sl->ctx_kind, ==, SLICER_CONTEXT_ISR);
+  g_assert_cmpuint (sl->net, ==, 5);
+  sl = &g_array_index (r->slices, SlicerSlice, 2);
+  g_assert_cmpuint (sl->ctx_id, ==, TASK (r, "B"));
+  g_assert_cmpuint (sl->start, ==, 12);
+  g_assert_cmpuint (sl->net, ==, 5);
+  rec_task_stats (r, TASK (r, "A"), &t);
+  g_assert_cmpuint (t.preemptions, ==, 1);
+  rec_free (r);
+}
+
+static void
+test_activate_terminate (void)
+{
+  Rec *r = rec_new (NULL);
+  rec_feed (r, "0 ACTIVATE: A\n0 TASK: A\n0 body\n5 helper\n8 TERMINATE: A\n8 TASK: idle\n"
+               "100 ACTIVATE: A\n102 TASK: A\n102 body\n110 body_EXIT_\n111 TERMINATE: A\n111 TASK: idle\n"
+               "150 ACTIVATE: B\n150 TASK: B\n160 ACTIVATE: A\n170 TERMINATE: B\n170 TASK: A\n"
+               "180 TERMINATE: A\n180 TASK: idle\n"
+               "200 ACTIVATE: A\n200 TASK: A\n210 ACTIVATE: B\n210 TASK: B\n220 TERMINATE: B\n"
+               "220 TASK: A\n230 TERMINATE: A\n230 TASK: idle\n240 END\n");
+  /* TerminateTask from inside helper: the OS dropped the stack, the calls end there */
+  assert_call (rec_call (r, "helper", 0), 5, 8, 3, 3, 3, 1, SLICER_FLAG_UNWOUND);
+  assert_call (rec_call (r, "body", 0), 0, 8, 8, 8, 5, 0, SLICER_FLAG_UNWOUND);
+  assert_call (rec_call (r, "body", 1), 102, 110, 8, 8, 8, 0, 0);
+
+  SlicerTaskStats t;
+  rec_task_stats (r, TASK (r, "A"), &t);
+  g_assert_cmpuint (t.activations, ==, 4);
+  g_assert_cmpuint (t.terminations, ==, 4);
+  g_assert_cmpuint (t.response.count, ==, 4);
+  g_assert_cmpuint (t.response.min, ==, 8);
+  g_assert_cmpuint (t.response.max, ==, 30);
+  g_assert_cmpuint (t.response.total, ==, 69);
+  g_assert_cmpuint (t.period.count, ==, 3);
+  g_assert_cmpuint (t.period.min, ==, 40);
+  g_assert_cmpuint (t.period.max, ==, 100);
+  g_assert_cmpuint (t.preemptions, ==, 1);
+  g_assert_cmpuint (t.run_time, ==, 47);
+  rec_task_stats (r, TASK (r, "B"), &t);
+  g_assert_cmpuint (t.preemptions, ==, 0);
+  g_assert_cmpuint (t.response.max, ==, 20);
+  SlicerCallStats st;
+  rec_ctx_func (r, SLICER_CONTEXT_TASK, TASK (r, "A"), "helper", &st);
+  g_assert_cmpuint (st.count, ==, 1);
+  /* only the preempted switch-out of A leaves a suspend interval */
+  g_assert_cmpuint (r->suspends->len, ==, 1);
+  g_assert_cmpuint (g_array_index (r->suspends, SlicerSuspend, 0).start, ==, 210);
+  g_assert_cmpuint (g_array_index (r->suspends, SlicerSuspend, 0).end, ==, 220);
+  g_assert_cmpuint (total_anomalies (r), ==, 0);
+  rec_free (r);
+}
+
+static void
+test_services (void)
+{
+  Rec *r = rec_new (NULL);
+  rec_feed (r, "0 TASK: A\n10 SERVICE: WaitEvent\n12 TASK: B\n20 TASK: A\n22 SERVICE_END\n30 END\n");
+  g_assert_cmpuint (r->calls->len, ==, 1);
+  const SlicerCall *c = &g_array_index (r->calls, SlicerCall, 0);
+  g_assert_cmpuint (c->kind, ==, SLICER_CALL_SERVICE);
+  assert_call (c, 10, 22, 12, 4, 4, 0, 0);
+  SlicerCallStats st;
+  g_assert_true (slicer_get_service_stats (r->slicer, 0, &st));
+  g_assert_cmpuint (st.count, ==, 1);
+  g_assert_cmpuint (st.net.total, ==, 4);
+  g_assert_false (slicer_get_service_stats (r->slicer, 1, &st));
+  rec_free (r);
+}
+
+static void
+test_data_values (void)
+{
+  Rec *r = rec_new (NULL);
+  rec_feed (r, "0 DATA: light 1\n10 DATA: light 2\n15 DATA: light 2\n30 DATA: light 1\n"
+               "35 DATA: light 3\n50 DATA: light 0x1\n60 END\n");
+  g_assert_cmpuint (slicer_n_data_values (r->slicer), ==, 3);
+  SlicerDataStats d;
+  slicer_get_data_stats (r->slicer, 0, &d);
+  g_assert_cmpuint (d.value, ==, 1);
+  g_assert_cmpuint (d.count, ==, 3);
+  g_assert_cmpuint (d.duration.count, ==, 2);
+  g_assert_cmpuint (d.duration.total, ==, 15);
+  g_assert_cmpuint (d.period.min, ==, 20);
+  g_assert_cmpuint (d.period.max, ==, 30);
+  slicer_get_data_stats (r->slicer, 1, &d);
+  g_assert_cmpuint (d.value, ==, 2);
+  g_assert_cmpuint (d.count, ==, 1);
+  g_assert_cmpuint (d.duration.total, ==, 20);
+  slicer_get_data_stats (r->slicer, 2, &d);
+  g_assert_cmpuint (d.duration.total, ==, 15);
+  rec_free (r);
+}
+
+/* Per-function statistics merge the contexts' calls; the period is across all contexts. */
+static void
+test_function_across_tasks (void)
+{
+  Rec *r = rec_new (NULL);
+  rec_feed (r, "0 TASK: A\n0 f\n10 f_EXIT_\n20 TASK: B\n20 f\n25 TASK: A\n30 TASK: B\n40 f_EXIT_\n");
+  g_assert_cmpuint (slicer_n_functions (r->slicer), ==, 1);
+  g_assert_cmpuint (slicer_n_context_functions (r->slicer), ==, 2);
+  SlicerCallStats st;
+  g_assert_false (slicer_get_function_stats (r->slicer, 1, &st));
+  g_assert_true (slicer_get_function_stats (r->slicer, 0, &st));
+  g_assert_cmpuint (st.count, ==, 2);
+  g_assert_cmpuint (st.entries, ==, 2);
+  g_assert_cmpuint (st.gross.total, ==, 30);
+  g_assert_cmpuint (st.net.total, ==, 25);
+  g_assert_cmpuint (st.net.min, ==, 10);
+  g_assert_cmpuint (st.net.max, ==, 15);
+  g_assert_cmpfloat (st.net.avg, ==, 12.5);
+  g_assert_cmpuint (st.period.count, ==, 1);
+  g_assert_cmpuint (st.period.min, ==, 20);
+  g_assert_cmpuint (st.net_pct.p50, ==, 10);
+  g_assert_cmpuint (st.net_pct.p99, ==, 15);
+  g_assert_cmpuint (st.net_pct.max, ==, 15);
+  rec_ctx_func (r, SLICER_CONTEXT_TASK, TASK (r, "B"), "f", &st);
+  g_assert_cmpuint (st.count, ==, 1);
+  g_assert_cmpuint (st.net.total, ==, 15);
+  g_assert_cmpuint (st.period.count, ==, 0);
+  rec_free (r);
+}
+
+/* ---------------------------------------------------------------- anomalies */
+
+typedef struct {
+  const char *name;       /* test path */
+  const char *events;     /* text input */
+  SlicerAnomalyKind kind; /* expected kind */
+  guint64 count;          /* expected count (and no other anomaly) */
+} AnomalyCase;
+
+static const AnomalyCase anomaly_cases[] = {
+  { "exit-without-entry", "0 TASK: A\n5 f_EXIT_\n", SLICER_ANOMALY_EXIT_WITHOUT_ENTRY, 1 },
+  { "exit-unmatched", "0 TASK: A\n1 f\n2 g_EXIT_\n3 f_EXIT_\n", SLICER_ANOMALY_EXIT_UNMATCHED, 1 },
+  { "missing-exit", "0 TASK: A\n1 f\n2 g\n3 h\n5 f_EXIT_\n", SLICER_ANOMALY_MISSING_EXIT, 2 },
+  { "refetch", "0 TASK: A\n10 min\n11 ISR: IRQ\n15 ISR_END\n15 min\n20 min_EXIT_\n", SLICER_ANOMALY_REFETCH, 1 },
+  { "gap", "0 TASK: A\n1 f\n5 GAP 3\n7 TASK: A\n8 g\n9 g_EXIT_\n", SLICER_ANOMALY_GAP, 1 },
+  { "isr-exit-without-enter", "0 TASK: A\n5 ISR_END\n6 ISR: X\n7 ISR_END: Y\n8 ISR_END\n",
+    SLICER_ANOMALY_ISR_EXIT_WITHOUT_ENTER, 2 },
+  { "isr-exit-mismatch", "0 TASK: A\n1 ISR: X\n2 ISR: Y\n5 ISR_END: X\n", SLICER_ANOMALY_ISR_EXIT_MISMATCH, 1 },
+  { "isr-reentered", "0 TASK: A\n1 ISR: X\n3 ISR: X\n6 ISR_END\n", SLICER_ANOMALY_ISR_REENTERED, 1 },
+  { "time-backwards", "0 TASK: A\n10 f\n5 f_EXIT_\n", SLICER_ANOMALY_TIME_BACKWARDS, 1 },
+  { "task-on-two-cores", "0 @0 TASK: A\n5 @1 TASK: A\n10 @1 TASK: idle\n", SLICER_ANOMALY_TASK_ON_TWO_CORES, 1 },
+  { "service-mismatch", "0 TASK: A\n1 SERVICE_END: X\n2 SERVICE: Y\n3 SERVICE: Z\n4 SERVICE_END: Y\n",
+    SLICER_ANOMALY_SERVICE_MISMATCH, 2 },
+  { "pp-invalid", "0 TASK: A\n0 PP_BEGIN: P\n5 PP_BEGIN: P\n10 PP_END: P\n", SLICER_ANOMALY_PP_INVALID, 1 },
+  { "pp-mismatch", "0 TASK: A\n0 PP_BEGIN: O\n1 PP_BEGIN: I\n5 PP_END: O\n6 TASK: B\n7 PP_BEGIN: Q\n"
+    "8 TASK: A\n9 PP_END: Q\n", SLICER_ANOMALY_PP_MISMATCH, 2 },
+  { "after-end", "0 TASK: A\n5 END\n6 f\n", SLICER_ANOMALY_AFTER_END, 1 },
+};
+
+static void
+test_anomaly_case (gconstpointer data)
+{
+  const AnomalyCase *ac = data;
+  Rec *r = rec_new (NULL);
+  rec_feed (r, ac->events);
+  slicer_finish (r->slicer, 0);
+  g_assert_cmpuint (slicer_anomaly_count (r->slicer, ac->kind), ==, ac->count);
+  g_assert_cmpuint (total_anomalies (r), ==, ac->count);
+  for (guint i = 0; i < r->anomalies->len; i++)
+    g_assert_cmpint (g_array_index (r->anomalies, SlicerAnomaly, i).kind, ==, ac->kind);
+
+  /* the repairs, as documented in slicer.h */
+  SlicerCoreStats cs;
+  slicer_get_core_stats (r->slicer, 0, &cs);
+  switch (ac->kind) {
+  case SLICER_ANOMALY_EXIT_UNMATCHED:
+    assert_call (rec_call (r, "f", 0), 1, 3, 2, 2, 2, 0, 0);
+    break;
+  case SLICER_ANOMALY_MISSING_EXIT:
+    assert_call (rec_call (r, "h", 0), 3, 5, 2, 2, 2, 2, SLICER_FLAG_INCOMPLETE | SLICER_FLAG_REPAIRED);
+    assert_call (rec_call (r, "g", 0), 2, 5, 3, 3, 1, 1, SLICER_FLAG_INCOMPLETE | SLICER_FLAG_REPAIRED);
+    assert_call (rec_call (r, "f", 0), 1, 5, 4, 4, 1, 0, 0);
+    break;
+  case SLICER_ANOMALY_REFETCH:
+    g_assert_cmpuint (r->calls->len, ==, 1);
+    assert_call (rec_call (r, "min", 0), 10, 20, 10, 6, 6, 0, SLICER_FLAG_REPAIRED);
+    break;
+  case SLICER_ANOMALY_GAP: {
+    assert_call (rec_call (r, "f", 0), 1, 5, 4, 4, 4, 0,
+                 SLICER_FLAG_INCOMPLETE | SLICER_FLAG_REPAIRED | SLICER_FLAG_GAP);
+    assert_call (rec_call (r, "g", 0), 8, 9, 1, 1, 1, 0, 0);
+    const SlicerSlice *sl = &g_array_index (r->slices, SlicerSlice, 0);
+    g_assert_cmphex (sl->flags, ==, SLICER_FLAG_GAP | SLICER_FLAG_INCOMPLETE);
+    g_assert_cmpuint (cs.unknown_time, ==, 2);
+    g_assert_cmpuint (cs.task_time, ==, 7);
+    break;
+  }
+  case SLICER_ANOMALY_ISR_EXIT_MISMATCH: {
+    SlicerCallStats st;
+    slicer_get_isr_stats (r->slicer, 0, &st); /* X: complete, 4 gross, 1 net */
+    g_assert_cmpuint (st.count, ==, 1);
+    g_assert_cmpuint (st.gross.total, ==, 4);
+    g_assert_cmpuint (st.net.total, ==, 1);
+    slicer_get_isr_stats (r->slicer, 1, &st); /* Y: closed, incomplete */
+    g_assert_cmpuint (st.count, ==, 0);
+    g_assert_cmpuint (st.incomplete, ==, 1);
+    break;
+  }
+  case SLICER_ANOMALY_ISR_REENTERED: {
+    SlicerCallStats st;
+    slicer_get_isr_stats (r->slicer, 0, &st);
+    g_assert_cmpuint (st.count, ==, 1);
+    g_assert_cmpuint (st.incomplete, ==, 1);
+    g_assert_cmpuint (st.gross.total, ==, 3);
+    break;
+  }
+  case SLICER_ANOMALY_TIME_BACKWARDS:
+    assert_call (rec_call (r, "f", 0), 10, 10, 0, 0, 0, 0, 0);
+    break;
+  case SLICER_ANOMALY_TASK_ON_TWO_CORES: {
+    g_assert_cmpuint (cs.task_time, ==, 5);
+    g_assert_cmpuint (cs.unknown_time, ==, 5);
+    SlicerCoreStats c1;
+    slicer_get_core_stats (r->slicer, 1, &c1);
+    g_assert_cmpuint (c1.task_time, ==, 5);
+    const SlicerSlice *sl = &g_array_index (r->slices, SlicerSlice, 0);
+    g_assert_cmpuint (sl->core, ==, 0);
+    g_assert_cmpuint (sl->end, ==, 5);
+    g_assert_cmphex (sl->flags, ==, SLICER_FLAG_REPAIRED);
+    break;
+  }
+  case SLICER_ANOMALY_SERVICE_MISMATCH: {
+    SlicerCallStats st;
+    slicer_get_service_stats (r->slicer, 0, &st); /* Y: complete */
+    g_assert_cmpuint (st.count, ==, 1);
+    g_assert_cmpuint (st.gross.total, ==, 2);
+    slicer_get_service_stats (r->slicer, 1, &st); /* Z: closed */
+    g_assert_cmpuint (st.incomplete, ==, 1);
+    break;
+  }
+  case SLICER_ANOMALY_PP_MISMATCH: {
+    SlicerPointStats p;
+    rec_point (r, "O", &p);
+    g_assert_cmpuint (p.value.total, ==, 5); /* the dropped inner point is not excluded */
+    rec_point (r, "I", &p);
+    g_assert_cmpuint (p.value.count, ==, 0);
+    rec_point (r, "Q", &p);
+    g_assert_cmpuint (p.value.count, ==, 0); /* ended in another context: ignored */
+    break;
+  }
+  case SLICER_ANOMALY_AFTER_END:
+    g_assert_cmpuint (r->enters->len, ==, 0);
+    break;
+  default:
+    break;
+  }
+  rec_free (r);
+}
+
+static void
+test_anomaly_gap_exit (void)
+{
+  /* after a gap the stacks are empty: the exit of the call lost in the gap is reported */
+  Rec *r = rec_new (NULL);
+  rec_feed (r, "0 TASK: A\n1 f\n5 GAP\n6 TASK: A\n7 f_EXIT_\n");
+  g_assert_cmpuint (slicer_anomaly_count (r->slicer, SLICER_ANOMALY_GAP), ==, 1);
+  g_assert_cmpuint (slicer_anomaly_count (r->slicer, SLICER_ANOMALY_EXIT_WITHOUT_ENTRY), ==, 1);
+  rec_free (r);
+}
+
+static void
+test_anomaly_limits (void)
+{
+  SlicerConfig cfg = SLICER_CONFIG_INIT;
+  cfg.max_depth = 2;
+  cfg.max_data_values = 2;
+  Rec *r = rec_new (&cfg);
+  rec_feed (r, "0 TASK: A\n1 a\n2 b\n3 c\n4 c_EXIT_\n5 b_EXIT_\n6 a_EXIT_\n"
+               "7 DATA: v 1\n8 DATA: v 2\n9 DATA: v 3\n10 DATA: v 1\n");
+  g_assert_cmpuint (slicer_anomaly_count (r->slicer, SLICER_ANOMALY_DEPTH_LIMIT), ==, 1);
+  g_assert_cmpuint (slicer_anomaly_count (r->slicer, SLICER_ANOMALY_TABLE_LIMIT), ==, 1);
+  g_assert_cmpuint (total_anomalies (r), ==, 2);
+  assert_call (rec_call (r, "b", 0), 2, 5, 3, 3, 3, 1, 0);
+  assert_call (rec_call (r, "a", 0), 1, 6, 5, 5, 2, 0, 0);
+  SlicerDataStats d;
+  slicer_get_data_stats (r->slicer, 0, &d);
+  g_assert_cmpuint (d.count, ==, 2);
+  g_assert_cmpuint (d.duration.total, ==, 1);
+  slicer_get_data_stats (r->slicer, 1, &d);
+  g_assert_cmpuint (d.duration.total, ==, 1); /* 8 → 9, the untracked value 3 ends it */
+  rec_free (r);
+}
+
+static void
+test_anomaly_unknown_event (void)
+{
+  Rec *r = rec_new (NULL);
+  ProbeEvent ev[] = {
+    { .ts = 1, .kind = PROBE_EVENT_TASK_SWITCH, .a = 1 },
+    { .ts = 2, .kind = 99 },
+    { .ts = 3, .kind = PROBE_EVENT_NONE },
+    { .ts = 4, .kind = PROBE_EVENT_TARGET_STATE, .a = PROBE_TARGET_HALTED },
+  };
+  slicer_feed (r->slicer, ev, G_N_ELEMENTS (ev));
+  g_assert_cmpuint (slicer_anomaly_count (r->slicer, SLICER_ANOMALY_UNKNOWN_EVENT), ==, 2);
+  g_assert_cmpuint (total_anomalies (r), ==, 2);
+  for (guint k = 0; k < SLICER_ANOMALY_KIND_COUNT; k++)
+    g_assert_nonnull (slicer_anomaly_kind_name (k));
+  g_assert_null (slicer_anomaly_kind_name (SLICER_ANOMALY_KIND_COUNT));
+  /* a target reset acts as a gap */
+  ProbeEvent reset = { .ts = 5, .kind = PROBE_EVENT_TARGET_STATE, .a = PROBE_TARGET_RESET };
+  slicer_feed (r->slicer, &reset, 1);
+  g_assert_cmpuint (slicer_anomaly_count (r->slicer, SLICER_ANOMALY_GAP), ==, 1);
+  rec_free (r);
+}
+
+static void
+test_recursion_is_not_refetch (void)
+{
+  Rec *r = rec_new (NULL);
+  rec_feed (r, "0 TASK: A\n10 f\n12 f\n14 f_EXIT_\n16 f_EXIT_\n");
+  /* interrupted, but entered again from another call site: recursion */
+  ProbeEvent ev[] = {
+    { .ts = 20, .kind = PROBE_EVENT_FUNC_ENTER, .a = 7, .b = 100 },
+    { .ts = 21, .kind = PROBE_EVENT_ISR_ENTER, .a = 1 },
+    { .ts = 22, .kind = PROBE_EVENT_ISR_EXIT, .a = 1 },
+    { .ts = 23, .kind = PROBE_EVENT_FUNC_ENTER, .a = 7, .b = 200 },
+    { .ts = 24, .kind = PROBE_EVENT_FUNC_EXIT, .a = 7 },
+    { .ts = 25, .kind = PROBE_EVENT_FUNC_EXIT, .a = 7 },
+  };
+  slicer_feed (r->slicer, ev, G_N_ELEMENTS (ev));
+  g_assert_cmpuint (total_anomalies (r), ==, 0);
+  g_assert_cmpuint (r->calls->len, ==, 4);
+  rec_free (r);
+}
+
+/* ---------------------------------------------------------------- histogram */
+
+static void
+test_histogram (void)
+{
+  SlicerHist h;
+  slicer_hist_init (&h, 5);
+  for (guint64 v = 1; v <= 100; v++)
+    slicer_hist_add (&h, v);
+  /* exact below 32; above, the bucket's upper bound within 1/32 */
+  g_assert_cmpuint (slicer_hist_percentile (&h, 10.0), ==, 10);
+  guint64 p50 = slicer_hist_percentile (&h, 50.0);
+  g_assert_cmpuint (p50, >=, 50);
+  g_assert_cmpuint (p50, <=, 50 + 50 / 32 + 1);
+  g_assert_cmpuint (slicer_hist_percentile (&h, 100.0), ==, 100);
+  slicer_hist_add (&h, G_MAXUINT64);
+  g_assert_cmpuint (slicer_hist_percentile (&h, 100.0), ==, G_MAXUINT64);
+  guint64 big = G_GUINT64_CONSTANT (1) << 40;
+  slicer_hist_clear (&h);
+  slicer_hist_add (&h, big + 12345);
+  slicer_hist_add (&h, 3);
+  g_assert_cmpuint (slicer_hist_percentile (&h, 50.0), ==, 3);
+  g_assert_cmpuint (slicer_hist_percentile (&h, 99.0), ==, big + 12345); /* clamped to max */
+  SlicerPercentiles pc;
+  slicer_hist_percentiles (&h, &pc);
+  g_assert_cmpuint (pc.max, ==, big + 12345);
+  slicer_hist_clear (&h);
+  g_assert_cmpuint (slicer_hist_percentile (&h, 50.0), ==, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/slicer/seed002/multitask", test_seed002_multitask);
+  g_test_add_func ("/slicer/seed002/unaware", test_seed002_unaware);
+  g_test_add_func ("/slicer/seed000/call-trace", test_seed000_call_trace);
+  g_test_add_func ("/slicer/seed000/function-cost", test_seed000_function_cost);
+  g_test_add_func ("/slicer/seed003/nested", test_seed003_nested);
+  g_test_add_func ("/slicer/seed003/latched", test_seed003_latched);
+  g_test_add_func ("/slicer/seed003/loop-blocking", test_seed003_loop_blocking);
+  g_test_add_func ("/slicer/seed003/invalid", test_seed003_invalid);
+  g_test_add_func ("/slicer/isr", test_isr);
+  g_test_add_func ("/slicer/activate-terminate", test_activate_terminate);
+  g_test_add_func ("/slicer/services", test_services);
+  g_test_add_func ("/slicer/data-values", test_data_values);
+  g_test_add_func ("/slicer/function-across-tasks", test_function_across_tasks);
+  g_test_add_func ("/slicer/recursion-is-not-refetch", test_recursion_is_not_refetch);
+  for (guint i = 0; i < G_N_ELEMENTS (anomaly_cases); i++) {
+    g_autofree char *path = g_strdup_printf ("/slicer/anomaly/%s", anomaly_cases[i].name);
+    g_test_add_data_func (path, &anomaly_cases[i], test_anomaly_case);
+  }
+  g_test_add_func ("/slicer/anomaly/gap-exit", test_anomaly_gap_exit);
+  g_test_add_func ("/slicer/anomaly/limits", test_anomaly_limits);
+  g_test_add_func ("/slicer/anomaly/unknown-event", test_anomaly_unknown_event);
+  g_test_add_func ("/slicer/histogram", test_histogram);
+  return g_test_run ();
+}

@@ -15,4 +15,7 @@ typedef struct {
 } OrtiCommand;
 
 int cmd_inspect (int argc, char **argv);
+int cmd_sql (int argc, char **argv);
+int cmd_sessions (int argc, char **argv);
+int cmd_delete_session (int argc, char **argv);
 int cmd_slice (int argc, char **argv);

@@ -9,6 +9,9 @@
 
 static const OrtiCommand commands[] = {
   { "inspect", cmd_inspect, "show what an ORTI file says to watch, resolved on the ELF" },
+  { "sql", cmd_sql, "run read-only SQL over the stored sessions (table, --json or --csv)" },
+  { "sessions", cmd_sessions, "list the stored profiling sessions" },
+  { "delete-session", cmd_delete_session, "remove a stored session and all its rows" },
   { "slice", cmd_slice, "re-slice a text file of events per task, with suspend periods and statistics" },
 };
 

@@ -1,0 +1,436 @@
+/* store-db.c — opening a store database safely, recovering crashed sessions, deleting one.
+ *
+ * A user's --db may point at anything: another program's SQLite file, a damaged one, a
+ * text file. Opening therefore checks the header by hand, then reads the schema with plain
+ * reads, and refuses (leaving the file byte-identical) before anything could be written:
+ * no WAL switch, no migration, no recovery until the file is known to be ours (or empty).
+ *
+ * A writer that dies (kill -9, power loss) leaves its session 'running'. Each session row
+ * records the writer's pid and process start time; a read-write open marks 'running'
+ * sessions whose writer process no longer exists as 'incomplete'.
+ */
+#include "store-private.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct _StoreDb {
+  sqlite3 *db;        /* the connection, owned */
+  StoreOpenMode mode; /* read-only connections have the authorizer installed */
+  guint recovered;    /* crashed sessions marked incomplete by the open */
+};
+
+G_DEFINE_QUARK (store-error-quark, store_error)
+
+void
+store__error_from_sqlite (GError **error, sqlite3 *db, int rc, const char *what)
+{
+  int code;
+  switch (rc & 0xff) {
+  case SQLITE_FULL:
+  case SQLITE_IOERR:
+  case SQLITE_CANTOPEN:
+  case SQLITE_READONLY:
+  case SQLITE_PERM:
+  case SQLITE_BUSY:
+  case SQLITE_LOCKED:
+    code = STORE_ERROR_IO;
+    break;
+  case SQLITE_CORRUPT:
+    code = STORE_ERROR_CORRUPT;
+    break;
+  case SQLITE_NOTADB:
+    code = STORE_ERROR_NOT_DATABASE;
+    break;
+  case SQLITE_INTERRUPT:
+    code = STORE_ERROR_TIMEOUT;
+    break;
+  case SQLITE_AUTH:
+    code = STORE_ERROR_DENIED;
+    break;
+  default:
+    code = STORE_ERROR_SQL;
+  }
+  const char *msg = db != NULL ? sqlite3_errmsg (db) : sqlite3_errstr (rc);
+  int sys = db != NULL && code == STORE_ERROR_IO ? sqlite3_system_errno (db) : 0;
+  int ext = db != NULL ? sqlite3_extended_errcode (db) : rc;
+  const char *op = NULL;
+  switch (ext) {
+  case SQLITE_IOERR_WRITE: op = "write"; break;
+  case SQLITE_IOERR_FSYNC: op = "fsync"; break;
+  case SQLITE_IOERR_TRUNCATE: op = "truncate"; break;
+  case SQLITE_IOERR_READ: op = "read"; break;
+  case SQLITE_IOERR_SHORT_READ: op = "short read"; break;
+  case SQLITE_IOERR_SHMSIZE: op = "growing the -shm file"; break;
+  case SQLITE_IOERR_SHMMAP: op = "mapping the -shm file"; break;
+  case SQLITE_IOERR_MMAP: op = "mmap"; break;
+  default: break;
+  }
+  if (sys != 0 && op != NULL)
+    g_set_error (error, STORE_ERROR, code, "%s: %s (%s: %s)", what, msg, op, g_strerror (sys));
+  else if (sys != 0)
+    g_set_error (error, STORE_ERROR, code, "%s: %s (%s)", what, msg, g_strerror (sys));
+  else if (ext == SQLITE_IOERR_WRITE)
+    g_set_error (error, STORE_ERROR, code, "%s: %s (a write failed: disk full, file size "
+                 "limit or device error)", what, msg);
+  else if (code == STORE_ERROR_IO)
+    g_set_error (error, STORE_ERROR, code, "%s: %s (%s, SQLite code %d)", what, msg,
+                 op != NULL ? op : "file system", ext);
+  else
+    g_set_error (error, STORE_ERROR, code, "%s: %s", what, msg);
+}
+
+gboolean
+store__exec (sqlite3 *db, const char *sql, GError **error)
+{
+  int rc = sqlite3_exec (db, sql, NULL, NULL, NULL);
+  if (rc != SQLITE_OK) {
+    g_autofree char *head = g_strndup (sql, 40);
+    g_strdelimit (head, "\n", ' ');
+    g_autofree char *what = g_strdup_printf ("running '%s%s'", head, strlen (sql) > 40 ? "…" : "");
+    store__error_from_sqlite (error, db, rc, what);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+sqlite3_stmt *
+store__prepare (sqlite3 *db, const char *sql, GError **error)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc = sqlite3_prepare_v3 (db, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, NULL);
+  if (rc != SQLITE_OK) {
+    store__error_from_sqlite (error, db, rc, "preparing a statement");
+    return NULL;
+  }
+  return stmt;
+}
+
+guint64
+store__process_start (int pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", pid);
+  g_autofree char *text = NULL;
+  if (pid <= 0 || !g_file_get_contents (path, &text, NULL, NULL))
+    return 0;
+  /* Fields after the ")" closing the command name (which may hold spaces): " S ppid …";
+   * field 3 is the state (a zombie counts as gone), field 22 the start time. */
+  const char *p = strrchr (text, ')');
+  if (p == NULL || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
+    return 0;
+  p++;
+  for (int field = 3; field < 22 && p != NULL; field++)
+    p = strchr (p + 1, ' ');
+  if (p == NULL)
+    return 0;
+  return g_ascii_strtoull (p + 1, NULL, 10);
+}
+
+/* check_header: refuses a non-empty file that does not start with the SQLite magic. */
+static gboolean
+check_header (const char *path, gboolean *exists, GError **error)
+{
+  struct stat st;
+  *exists = stat (path, &st) == 0;
+  if (!*exists)
+    return TRUE;
+  if (!S_ISREG (st.st_mode)) {
+    g_set_error (error, STORE_ERROR, STORE_ERROR_NOT_DATABASE, "%s: not a regular file", path);
+    return FALSE;
+  }
+  if (st.st_size == 0)
+    return TRUE;
+  FILE *f = fopen (path, "rb");
+  if (f == NULL) {
+    int e = errno;
+    g_set_error (error, STORE_ERROR, STORE_ERROR_IO, "%s: %s", path, g_strerror (e));
+    return FALSE;
+  }
+  char magic[16] = { 0 };
+  size_t got = fread (magic, 1, sizeof magic, f);
+  fclose (f);
+  if (got < sizeof magic || memcmp (magic, "SQLite format 3", 16) != 0) {
+    g_set_error (error, STORE_ERROR, STORE_ERROR_NOT_DATABASE,
+                 "%s: not an SQLite database (no SQLite header); refusing to use it", path);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* query_int: the first column of the first row of @sql, or -1 with a GError. */
+static gint64
+query_int (sqlite3 *db, const char *sql, GError **error)
+{
+  g_autoptr (sqlite3_stmt) stmt = NULL;
+  int rc = sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_step (stmt);
+  if (rc != SQLITE_ROW) {
+    store__error_from_sqlite (error, db, rc, "reading the database schema");
+    return -1;
+  }
+  return sqlite3_column_int64 (stmt, 0);
+}
+
+/* recover_sessions: marks 'running' sessions whose writer is gone as incomplete. */
+static gboolean
+recover_sessions (sqlite3 *db, guint *recovered, GError **error)
+{
+  g_autoptr (sqlite3_stmt) sel = store__prepare (
+    db, "SELECT id, writer_pid, writer_start FROM sessions WHERE state = 'running'", error);
+  if (sel == NULL)
+    return FALSE;
+  g_autoptr (GArray) dead = g_array_new (FALSE, FALSE, sizeof (gint64));
+  int rc;
+  while ((rc = sqlite3_step (sel)) == SQLITE_ROW) {
+    gint64 id = sqlite3_column_int64 (sel, 0);
+    int pid = sqlite3_column_int (sel, 1);
+    guint64 start = (guint64) sqlite3_column_int64 (sel, 2);
+    if (store__process_start (pid) != start || start == 0)
+      g_array_append_val (dead, id);
+  }
+  if (rc != SQLITE_DONE) {
+    store__error_from_sqlite (error, db, rc, "looking for crashed sessions");
+    return FALSE;
+  }
+  if (dead->len == 0)
+    return TRUE;
+  g_autoptr (sqlite3_stmt) upd = store__prepare (
+    db, "UPDATE sessions SET state = 'incomplete', "
+        "state_reason = 'the writer stopped without ending the session (crash or kill)' "
+        "WHERE id = ? AND state = 'running'", error);
+  if (upd == NULL)
+    return FALSE;
+  for (guint i = 0; i < dead->len; i++) {
+    sqlite3_bind_int64 (upd, 1, g_array_index (dead, gint64, i));
+    rc = sqlite3_step (upd);
+    sqlite3_reset (upd);
+    if (rc != SQLITE_DONE) {
+      store__error_from_sqlite (error, db, rc, "marking a crashed session incomplete");
+      return FALSE;
+    }
+  }
+  *recovered = dead->len;
+  return TRUE;
+}
+
+sqlite3 *
+store__open_connection (const char *path, StoreOpenMode mode, guint *recovered, GError **error)
+{
+  gboolean exists = FALSE;
+  if (recovered != NULL)
+    *recovered = 0;
+  if (!check_header (path, &exists, error))
+    return NULL;
+  if (!exists && mode == STORE_OPEN_READ_ONLY) {
+    g_set_error (error, STORE_ERROR, STORE_ERROR_IO, "%s: no such database file", path);
+    return NULL;
+  }
+  int flags = mode == STORE_OPEN_READ_ONLY ? SQLITE_OPEN_READONLY
+                                           : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  sqlite3 *raw = NULL;
+  int rc = sqlite3_open_v2 (path, &raw, flags, NULL);
+  g_autoptr (sqlite3) db = raw;
+  if (rc != SQLITE_OK) {
+    g_autofree char *what = g_strdup_printf ("%s: cannot open", path);
+    store__error_from_sqlite (error, db, rc, what);
+    return NULL;
+  }
+  sqlite3_extended_result_codes (db, 1);
+  sqlite3_busy_timeout (db, 5000);
+
+  /* Reads only: the schema table, then the two header fields. */
+  g_autoptr (GError) local = NULL;
+  gint64 tables = query_int (db, "SELECT count(*) FROM sqlite_schema", &local);
+  gint64 app = -1, version = -1;
+  if (tables >= 0)
+    app = query_int (db, "PRAGMA application_id", &local);
+  if (local == NULL)
+    version = query_int (db, "PRAGMA user_version", &local);
+  if (local != NULL) {
+    if (local->code == STORE_ERROR_NOT_DATABASE || local->code == STORE_ERROR_CORRUPT)
+      g_set_error (error, STORE_ERROR, local->code,
+                   "%s: damaged or not an SQLite database (%s); refusing to use it", path,
+                   local->message);
+    else
+      g_set_error (error, STORE_ERROR, local->code, "%s: %s", path, local->message);
+    return NULL;
+  }
+  if (tables > 0 && app != STORE_APPLICATION_ID) {
+    g_set_error (error, STORE_ERROR, STORE_ERROR_FOREIGN,
+                 "%s: an SQLite database of another program (application_id %" G_GINT64_FORMAT
+                 "), not an orti-profd store; refusing to use it", path, app);
+    return NULL;
+  }
+  if (version > STORE_SCHEMA_VERSION) {
+    g_set_error (error, STORE_ERROR, STORE_ERROR_TOO_NEW,
+                 "%s: schema version %" G_GINT64_FORMAT " is newer than this orti-profd "
+                 "understands (%d); use a newer orti-profd", path, version, STORE_SCHEMA_VERSION);
+    return NULL;
+  }
+  if (mode == STORE_OPEN_READ_ONLY) {
+    if (version < STORE_SCHEMA_VERSION) {
+      g_set_error (error, STORE_ERROR, STORE_ERROR_TOO_OLD,
+                   "%s: schema version %" G_GINT64_FORMAT " needs migrating to %d; open it "
+                   "once read-write (e.g. start a session) first", path, version,
+                   STORE_SCHEMA_VERSION);
+      return NULL;
+    }
+    return g_steal_pointer (&db);
+  }
+
+  /* Ours or empty: now it may be written. */
+  if (tables == 0 && !store__exec (db, "PRAGMA page_size = 8192", error))
+    return NULL;
+  g_autoptr (GError) wal_error = NULL;
+  gint64 wal_ok = query_int (db, "PRAGMA journal_mode = WAL", &wal_error);
+  if (wal_ok < 0) {
+    g_propagate_prefixed_error (error, g_steal_pointer (&wal_error), "%s: ", path);
+    return NULL;
+  }
+  if (!store__exec (db, "PRAGMA synchronous = FULL", error) ||
+      !store__schema_upgrade (db, error)) {
+    g_prefix_error (error, "%s: ", path);
+    return NULL;
+  }
+  guint n = 0;
+  if (!recover_sessions (db, &n, error)) {
+    g_prefix_error (error, "%s: ", path);
+    return NULL;
+  }
+  if (recovered != NULL)
+    *recovered = n;
+  return g_steal_pointer (&db);
+}
+
+/* Read-only connections: what the authorizer lets through. */
+static const char *const pragmas_any[] = {
+  "table_info", "table_xinfo", "index_list", "index_info", "index_xinfo", "foreign_key_list",
+  "integrity_check", "quick_check", "collation_list", "function_list", "module_list",
+  "pragma_list", "table_list", "database_list", "compile_options", NULL,
+};
+static const char *const pragmas_query_only[] = {
+  "user_version", "schema_version", "application_id", "page_count", "page_size",
+  "freelist_count", "journal_mode", "encoding", "auto_vacuum", "data_version",
+  "foreign_keys", NULL,
+};
+
+static gboolean
+in_list (const char *const *list, const char *name)
+{
+  for (; *list != NULL; list++)
+    if (g_ascii_strcasecmp (*list, name) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static int
+authorize_read_only (void *user_data, int action, const char *arg1, const char *arg2,
+                     const char *db_name, const char *trigger)
+{
+  switch (action) {
+  case SQLITE_SELECT:
+  case SQLITE_READ:
+  case SQLITE_FUNCTION:
+  case SQLITE_RECURSIVE:
+    return SQLITE_OK;
+  case SQLITE_UPDATE:
+    /* Declaring an eponymous virtual table (pragma_table_info(…)) checks column access
+     * on sqlite_master as an UPDATE. The connection is opened SQLITE_OPEN_READONLY and
+     * store_db_query refuses statements that are not sqlite3_stmt_readonly(), so this
+     * cannot become a write. */
+    return arg1 != NULL && g_str_equal (arg1, "sqlite_master") && trigger == NULL
+             ? SQLITE_OK : SQLITE_DENY;
+  case SQLITE_PRAGMA:
+    if (arg1 != NULL && (in_list (pragmas_any, arg1) ||
+                         (arg2 == NULL && in_list (pragmas_query_only, arg1))))
+      return SQLITE_OK;
+    return SQLITE_DENY;
+  default: /* writes, ATTACH/DETACH, DDL, transactions, ANALYZE, … */
+    return SQLITE_DENY;
+  }
+}
+
+StoreDb *
+store_db_open (const char *path, StoreOpenMode mode, GError **error)
+{
+  guint recovered = 0;
+  sqlite3 *db = store__open_connection (path, mode, &recovered, error);
+  if (db == NULL)
+    return NULL;
+  StoreDb *self = g_new0 (StoreDb, 1);
+  self->db = db;
+  self->mode = mode;
+  self->recovered = recovered;
+  if (mode == STORE_OPEN_READ_ONLY)
+    sqlite3_set_authorizer (db, authorize_read_only, self);
+  return self;
+}
+
+void
+store_db_close (StoreDb *db)
+{
+  if (db == NULL)
+    return;
+  sqlite3_close_v2 (db->db);
+  g_free (db);
+}
+
+sqlite3 *
+store_db_handle (StoreDb *db)
+{
+  return db->db;
+}
+
+guint
+store_db_recovered_sessions (StoreDb *db)
+{
+  return db->recovered;
+}
+
+gboolean
+store__db_read_only (StoreDb *db)
+{
+  return db->mode == STORE_OPEN_READ_ONLY;
+}
+
+/* Every table holding rows of a session (column session_id), and the sessions row last. */
+static const char *const session_tables[] = {
+  "cores", "tasks", "isrs", "services", "functions", "event_chunks", "slices",
+  "timeline_buckets", "calls", "task_stat", "function_stat", "task_function_stat",
+  "anomalies", "gaps", NULL,
+};
+
+gboolean
+store_db_delete_session (StoreDb *db, gint64 id, GError **error)
+{
+  if (db->mode == STORE_OPEN_READ_ONLY) {
+    g_set_error_literal (error, STORE_ERROR, STORE_ERROR_DENIED,
+                         "deleting a session needs a read-write database");
+    return FALSE;
+  }
+  if (!store__exec (db->db, "BEGIN IMMEDIATE", error))
+    return FALSE;
+  for (const char *const *t = session_tables; *t != NULL; t++) {
+    g_autofree char *sql = g_strdup_printf ("DELETE FROM %s WHERE session_id = %" G_GINT64_FORMAT,
+                                            *t, id);
+    if (!store__exec (db->db, sql, error)) {
+      store__exec (db->db, "ROLLBACK", NULL);
+      return FALSE;
+    }
+  }
+  g_autofree char *sql = g_strdup_printf ("DELETE FROM sessions WHERE id = %" G_GINT64_FORMAT, id);
+  if (!store__exec (db->db, sql, error)) {
+    store__exec (db->db, "ROLLBACK", NULL);
+    return FALSE;
+  }
+  if (sqlite3_changes (db->db) == 0) {
+    store__exec (db->db, "ROLLBACK", NULL);
+    g_set_error (error, STORE_ERROR, STORE_ERROR_NOT_FOUND, "no session with id %" G_GINT64_FORMAT,
+                 id);
+    return FALSE;
+  }
+  return store__exec (db->db, "COMMIT", error);
+}

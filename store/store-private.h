@@ -1,0 +1,66 @@
+/* store-private.h — helpers shared by the store's files; not part of the public API.
+ *
+ * Packed event chunk format (table event_chunks, decoded in SQL by the `events` view):
+ * events of one session and one core, in arrival order, at most STORE_CHUNK_MAX_EVENTS and
+ * about STORE_CHUNK_MAX_BYTES so a row stays inside one page. Each event is
+ *   h0 = kind (bits 0-3) | ts width code (bits 4-5) | a width code (bits 6-7)
+ *   h1 = b width code (bits 0-1), other bits 0
+ *   ts delta from the previous event of the chunk (the first event: 0; chunk.t0 is its ts),
+ *   a, b — each big-endian in 0, 1, 2 or 4 bytes for width codes 0, 1, 2, 3.
+ * A chunk ends where the next ts would go backwards or jump 2^32 ticks or more.
+ */
+#pragma once
+
+#include "store.h"
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (sqlite3_stmt, sqlite3_finalize)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (sqlite3, sqlite3_close_v2)
+
+#define STORE_CHUNK_MAX_EVENTS 128
+#define STORE_CHUNK_MAX_BYTES 1024
+#define STORE_EVENT_MAX_BYTES 14 /* 2 header bytes + 3 × 4 */
+
+/* Timeline levels: level L aggregates slices into buckets of STORE_LEVEL_WIDTH (L) ticks. */
+#define STORE_LEVEL_COUNT 8
+#define STORE_LEVEL_WIDTH(L) ((gint64) 1 << (14 + 3 * (L)))
+
+/* application_id marking our databases ('ORTI'). */
+#define STORE_APPLICATION_ID 0x4F525449
+
+/* store__error_from_sqlite: sets @error from @db's last error with context @what; the code
+ * is STORE_ERROR_IO for full-disk and I/O failures, CORRUPT/NOT_DATABASE for damaged files,
+ * TIMEOUT for interrupts, DENIED for authorizer refusals, else SQL. */
+void store__error_from_sqlite (GError **error, sqlite3 *db, int rc, const char *what);
+
+/* store__exec: runs @sql (one or more statements, no rows). FALSE with a GError. */
+gboolean store__exec (sqlite3 *db, const char *sql, GError **error);
+
+/* store__prepare: prepares one statement; NULL with a GError. */
+sqlite3_stmt *store__prepare (sqlite3 *db, const char *sql, GError **error);
+
+/* store__schema_upgrade: brings an opened read-write connection to STORE_SCHEMA_VERSION,
+ * each migration and its version bump in one transaction (rolled back on failure). */
+gboolean store__schema_upgrade (sqlite3 *db, GError **error);
+
+/* store__schema_version: user_version of @db, or -1 with a GError. */
+int store__schema_version (sqlite3 *db, GError **error);
+
+/* store__open_connection: opens @path and validates it (see store_db_open); the file is
+ * never written before validation. Read-write connections are migrated and in WAL mode. */
+sqlite3 *store__open_connection (const char *path, StoreOpenMode mode, guint *recovered,
+                                 GError **error);
+
+/* store__db_read_only: whether @db was opened STORE_OPEN_READ_ONLY. */
+gboolean store__db_read_only (StoreDb *db);
+
+/* store__process_start: start time of process @pid (clock ticks since boot), 0 if none. */
+guint64 store__process_start (int pid);
+
+/* store__encode_event: appends @ev to @out at *@len (room for STORE_EVENT_MAX_BYTES),
+ * @delta being its tick distance to the previous event of the chunk (< 2^32). */
+void store__encode_event (guint8 *out, gsize *len, const ProbeEvent *ev, guint64 delta);
+
+/* store__decode_event: decodes the event at *@pos of @data (of @len bytes) after one at
+ * tick *@ts; advances both. FALSE when the data is truncated. */
+gboolean store__decode_event (const guint8 *data, gsize len, gsize *pos, guint64 *ts,
+                              guint16 core, ProbeEvent *ev);

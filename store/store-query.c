@@ -1,0 +1,440 @@
+/* store-query.c — reading the store: user SQL with a time limit, result formatting (aligned
+ * table, JSON, CSV), and timeline windows.
+ *
+ * User SQL runs on a read-only connection (store-db.c installs the authorizer); on top of
+ * that a statement SQLite itself considers writing (VACUUM INTO, …) is refused, and a
+ * progress handler interrupts it past the time limit.
+ *
+ * Timeline windows must answer in well under 50 ms at any zoom on sessions of millions of
+ * slices. Zoomed in, few slices begin in the window and they come from the
+ * (session_id, core, start) index; zoomed out, the window is answered from
+ * timeline_buckets, where the writer summed busy time per task into buckets of
+ * 2^14, 2^17, … ticks, choosing the level that gives at most 1024 buckets per core.
+ */
+#include "store-private.h"
+
+#include <string.h>
+
+#define TIMELINE_MAX_BUCKETS 1024
+
+typedef struct {
+  gint64 deadline; /* monotonic µs; 0: none */
+} Progress;
+
+static int
+progress_cb (void *data)
+{
+  Progress *p = data;
+  return p->deadline != 0 && g_get_monotonic_time () > p->deadline;
+}
+
+static void
+cell_clear (gpointer p)
+{
+  g_free (((StoreCell *) p)->text);
+}
+
+void
+store_result_free (StoreResult *result)
+{
+  if (result == NULL)
+    return;
+  g_ptr_array_unref (result->columns);
+  g_ptr_array_unref (result->rows);
+  g_free (result);
+}
+
+StoreResult *
+store_db_query (StoreDb *db, const char *sql, guint timeout_ms, GError **error)
+{
+  sqlite3 *h = store_db_handle (db);
+  gboolean ro = store__db_read_only (db);
+  g_autoptr (sqlite3_stmt) stmt = NULL;
+  const char *tail = NULL;
+  int rc = sqlite3_prepare_v2 (h, sql, -1, &stmt, &tail);
+  if (rc != SQLITE_OK) {
+    if ((rc & 0xff) == SQLITE_AUTH)
+      g_set_error_literal (error, STORE_ERROR, STORE_ERROR_DENIED,
+                           "SQL: not authorized: read-only access (no writes, ATTACH, DDL, "
+                           "transactions or writing pragmas)");
+    else
+      store__error_from_sqlite (error, h, rc, "SQL");
+    return NULL;
+  }
+  if (stmt == NULL) {
+    g_set_error_literal (error, STORE_ERROR, STORE_ERROR_SQL, "SQL: empty statement");
+    return NULL;
+  }
+  for (; tail != NULL && *tail != '\0'; tail++)
+    if (!g_ascii_isspace (*tail) && *tail != ';') {
+      g_set_error (error, STORE_ERROR, STORE_ERROR_SQL,
+                   "SQL: only one statement is allowed; extra text at '%.30s'", tail);
+      return NULL;
+    }
+  if (ro && !sqlite3_stmt_readonly (stmt)) {
+    g_set_error_literal (error, STORE_ERROR, STORE_ERROR_DENIED,
+                         "SQL: not authorized: read-only access (the statement would write)");
+    return NULL;
+  }
+  Progress progress = { timeout_ms > 0 ? g_get_monotonic_time () + (gint64) timeout_ms * 1000 : 0 };
+  sqlite3_progress_handler (h, 10000, progress_cb, &progress);
+
+  g_autoptr (StoreResult) result = g_new0 (StoreResult, 1);
+  result->columns = g_ptr_array_new_with_free_func (g_free);
+  result->rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  int ncol = sqlite3_column_count (stmt);
+  for (int i = 0; i < ncol; i++)
+    g_ptr_array_add (result->columns, g_strdup (sqlite3_column_name (stmt, i)));
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW) {
+    GArray *row = g_array_sized_new (FALSE, TRUE, sizeof (StoreCell), (guint) ncol);
+    g_array_set_clear_func (row, cell_clear);
+    for (int i = 0; i < ncol; i++) {
+      StoreCell c = { sqlite3_column_type (stmt, i), NULL };
+      if (c.type == SQLITE_BLOB) {
+        const guint8 *b = sqlite3_column_blob (stmt, i);
+        int n = sqlite3_column_bytes (stmt, i);
+        GString *hex = g_string_sized_new ((gsize) n * 2 + 3);
+        g_string_append (hex, "x'");
+        for (int k = 0; k < n; k++)
+          g_string_append_printf (hex, "%02x", b[k]);
+        g_string_append_c (hex, '\'');
+        c.text = g_string_free (hex, FALSE);
+      } else if (c.type != SQLITE_NULL) {
+        c.text = g_strdup ((const char *) sqlite3_column_text (stmt, i));
+      }
+      g_array_append_val (row, c);
+    }
+    g_ptr_array_add (result->rows, row);
+  }
+  sqlite3_progress_handler (h, 0, NULL, NULL);
+  if (rc != SQLITE_DONE) {
+    if ((rc & 0xff) == SQLITE_INTERRUPT)
+      g_set_error (error, STORE_ERROR, STORE_ERROR_TIMEOUT,
+                   "SQL: stopped after the time limit of %u ms", timeout_ms);
+    else
+      store__error_from_sqlite (error, h, rc, "SQL");
+    return NULL;
+  }
+  return g_steal_pointer (&result);
+}
+
+static const StoreCell *
+cell (const StoreResult *r, guint row, guint col)
+{
+  return &g_array_index ((GArray *) g_ptr_array_index (r->rows, row), StoreCell, col);
+}
+
+char *
+store_result_to_table (const StoreResult *result)
+{
+  guint nc = result->columns->len, nr = result->rows->len;
+  g_autofree glong *width = g_new0 (glong, MAX (nc, 1));
+  for (guint c = 0; c < nc; c++) {
+    width[c] = g_utf8_strlen (g_ptr_array_index (result->columns, c), -1);
+    for (guint r = 0; r < nr; r++) {
+      const char *t = cell (result, r, c)->text;
+      width[c] = MAX (width[c], g_utf8_strlen (t != NULL ? t : "NULL", -1));
+    }
+  }
+  GString *out = g_string_new (NULL);
+  for (guint c = 0; c < nc; c++) {
+    const char *name = g_ptr_array_index (result->columns, c);
+    g_string_append_printf (out, "%s%s", c ? "  " : "", name);
+    if (c + 1 < nc)
+      for (glong k = g_utf8_strlen (name, -1); k < width[c]; k++)
+        g_string_append_c (out, ' ');
+  }
+  g_string_append_c (out, '\n');
+  for (guint c = 0; c < nc; c++) {
+    g_string_append (out, c ? "  " : "");
+    for (glong k = 0; k < width[c]; k++)
+      g_string_append_c (out, '-');
+  }
+  g_string_append_c (out, '\n');
+  for (guint r = 0; r < nr; r++) {
+    for (guint c = 0; c < nc; c++) {
+      const StoreCell *x = cell (result, r, c);
+      const char *t = x->text != NULL ? x->text : "NULL";
+      glong pad = width[c] - g_utf8_strlen (t, -1);
+      gboolean right = x->type == SQLITE_INTEGER || x->type == SQLITE_FLOAT;
+      g_string_append (out, c ? "  " : "");
+      if (right)
+        for (glong k = 0; k < pad; k++)
+          g_string_append_c (out, ' ');
+      g_string_append (out, t);
+      if (!right && c + 1 < nc)
+        for (glong k = 0; k < pad; k++)
+          g_string_append_c (out, ' ');
+    }
+    g_string_append_c (out, '\n');
+  }
+  g_string_append_printf (out, "(%u row%s)\n", nr, nr == 1 ? "" : "s");
+  return g_string_free (out, FALSE);
+}
+
+static void
+json_string (GString *out, const char *s)
+{
+  g_string_append_c (out, '"');
+  for (const guchar *p = (const guchar *) s; *p != '\0'; p++) {
+    switch (*p) {
+    case '"': g_string_append (out, "\\\""); break;
+    case '\\': g_string_append (out, "\\\\"); break;
+    case '\n': g_string_append (out, "\\n"); break;
+    case '\r': g_string_append (out, "\\r"); break;
+    case '\t': g_string_append (out, "\\t"); break;
+    default:
+      if (*p < 0x20)
+        g_string_append_printf (out, "\\u%04x", *p);
+      else
+        g_string_append_c (out, (char) *p);
+    }
+  }
+  g_string_append_c (out, '"');
+}
+
+char *
+store_result_to_json (const StoreResult *result)
+{
+  GString *out = g_string_new ("[");
+  for (guint r = 0; r < result->rows->len; r++) {
+    g_string_append (out, r ? ",\n {" : "\n {");
+    for (guint c = 0; c < result->columns->len; c++) {
+      const StoreCell *x = cell (result, r, c);
+      if (c)
+        g_string_append (out, ", ");
+      json_string (out, g_ptr_array_index (result->columns, c));
+      g_string_append (out, ": ");
+      /* SQLite prints non-finite reals as Inf/NaN, which JSON cannot hold. */
+      gboolean number = x->type == SQLITE_INTEGER ||
+                        (x->type == SQLITE_FLOAT && strpbrk (x->text, "IiNn") == NULL);
+      if (x->text == NULL)
+        g_string_append (out, "null");
+      else if (number)
+        g_string_append (out, x->text);
+      else
+        json_string (out, x->text);
+    }
+    g_string_append_c (out, '}');
+  }
+  g_string_append (out, result->rows->len ? "\n]\n" : "]\n");
+  return g_string_free (out, FALSE);
+}
+
+static void
+csv_field (GString *out, const char *s)
+{
+  if (s == NULL)
+    return;
+  if (strpbrk (s, ",\"\r\n") == NULL) {
+    g_string_append (out, s);
+    return;
+  }
+  g_string_append_c (out, '"');
+  for (const char *p = s; *p != '\0'; p++) {
+    if (*p == '"')
+      g_string_append_c (out, '"');
+    g_string_append_c (out, *p);
+  }
+  g_string_append_c (out, '"');
+}
+
+char *
+store_result_to_csv (const StoreResult *result)
+{
+  GString *out = g_string_new (NULL);
+  for (guint c = 0; c < result->columns->len; c++) {
+    if (c)
+      g_string_append_c (out, ',');
+    csv_field (out, g_ptr_array_index (result->columns, c));
+  }
+  g_string_append (out, "\r\n");
+  for (guint r = 0; r < result->rows->len; r++) {
+    for (guint c = 0; c < result->columns->len; c++) {
+      if (c)
+        g_string_append_c (out, ',');
+      csv_field (out, cell (result, r, c)->text);
+    }
+    g_string_append (out, "\r\n");
+  }
+  return g_string_free (out, FALSE);
+}
+
+/* --- timeline --------------------------------------------------------------------------- */
+
+void
+store_timeline_free (StoreTimeline *timeline)
+{
+  if (timeline == NULL)
+    return;
+  g_array_unref (timeline->items);
+  g_free (timeline);
+}
+
+static gint
+item_cmp (gconstpointer pa, gconstpointer pb)
+{
+  const StoreTimelineItem *a = pa, *b = pb;
+  if (a->core != b->core)
+    return a->core < b->core ? -1 : 1;
+  if (a->start != b->start)
+    return a->start < b->start ? -1 : 1;
+  if (a->flags != b->flags)
+    return a->flags < b->flags ? -1 : 1;
+  return a->task < b->task ? -1 : a->task > b->task;
+}
+
+static gboolean
+step_error (sqlite3 *h, int rc, GError **error)
+{
+  if (rc == SQLITE_DONE || rc == SQLITE_ROW)
+    return TRUE;
+  store__error_from_sqlite (error, h, rc, "timeline");
+  return FALSE;
+}
+
+/* read_buckets: turns the bucket rows @st yields (bucket, task, isr, busy, count,
+ * full_until) into items for buckets @first..@last of width @w: the row's own bucket when
+ * inside, and the wholly covered buckets its full_until names. Adds slices begun to @began. */
+static gboolean
+read_buckets (sqlite3 *h, sqlite3_stmt *st, guint32 core, gint64 w, gint64 first, gint64 last,
+              GArray *items, gint64 *began, GError **error)
+{
+  int rc;
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW) {
+    gint64 b = sqlite3_column_int64 (st, 0);
+    StoreTimelineItem it = {
+      .core = core,
+      .task = (guint32) sqlite3_column_int64 (st, 1),
+      .flags = sqlite3_column_int (st, 2) ? STORE_SLICE_ISR : 0,
+      .busy = sqlite3_column_int64 (st, 3),
+      .count = sqlite3_column_int64 (st, 4),
+      .start = b * w,
+      .end = (b + 1) * w,
+    };
+    if (b >= first) {
+      *began += it.count;
+      g_array_append_val (items, it);
+    }
+    gint64 full_until = MIN (sqlite3_column_int64 (st, 5), last);
+    for (gint64 k = MAX (b + 1, first); k <= full_until; k++) {
+      StoreTimelineItem f = it;
+      f.start = k * w;
+      f.end = (k + 1) * w;
+      f.busy = w;
+      f.count = 0;
+      g_array_append_val (items, f);
+    }
+  }
+  return step_error (h, rc, error);
+}
+
+StoreTimeline *
+store_db_timeline (StoreDb *db, gint64 session, gint64 t0, gint64 t1, guint max_slices,
+                   GError **error)
+{
+  sqlite3 *h = store_db_handle (db);
+  if (t1 <= t0) {
+    g_set_error (error, STORE_ERROR, STORE_ERROR_SQL,
+                 "timeline window [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ") is empty", t0, t1);
+    return NULL;
+  }
+  int level = 0;
+  while (level + 1 < STORE_LEVEL_COUNT &&
+         (t1 - t0 + STORE_LEVEL_WIDTH (level) - 1) / STORE_LEVEL_WIDTH (level) > TIMELINE_MAX_BUCKETS)
+    level++;
+  gint64 w = STORE_LEVEL_WIDTH (level);
+
+  /* The cores: from the coarsest level, which has few rows. */
+  g_autoptr (sqlite3_stmt) cores = store__prepare (
+    h, "SELECT DISTINCT core FROM timeline_buckets WHERE session_id = ? AND level = ?", error);
+  /* Rows of buckets in the window, and of the last bucket before it (a slice from there
+   * may cover buckets of the window wholly: its full_until says up to where). */
+  g_autoptr (sqlite3_stmt) carry = store__prepare (
+    h, "SELECT bucket, task, isr, busy, count, full_until FROM timeline_buckets "
+       "WHERE session_id = ?1 AND level = ?2 AND core = ?3 AND bucket = "
+       "(SELECT max(bucket) FROM timeline_buckets WHERE session_id = ?1 AND level = ?2 "
+       "AND core = ?3 AND bucket < ?4)", error);
+  g_autoptr (sqlite3_stmt) in_window = store__prepare (
+    h, "SELECT bucket, task, isr, busy, count, full_until FROM timeline_buckets "
+       "WHERE session_id = ?1 AND level = ?2 AND core = ?3 AND bucket BETWEEN ?4 AND ?5", error);
+  if (cores == NULL || carry == NULL || in_window == NULL)
+    return NULL;
+  sqlite3_bind_int64 (cores, 1, session);
+  sqlite3_bind_int (cores, 2, STORE_LEVEL_COUNT - 1);
+  g_autoptr (GArray) core_list = g_array_new (FALSE, FALSE, sizeof (guint32));
+  int rc;
+  while ((rc = sqlite3_step (cores)) == SQLITE_ROW) {
+    guint32 c = (guint32) sqlite3_column_int64 (cores, 0);
+    g_array_append_val (core_list, c);
+  }
+  if (!step_error (h, rc, error))
+    return NULL;
+
+  g_autoptr (StoreTimeline) tl = g_new0 (StoreTimeline, 1);
+  tl->items = g_array_new (FALSE, FALSE, sizeof (StoreTimelineItem));
+  tl->level = level;
+  tl->bucket = w;
+  gint64 began = 0;
+  gint64 first = t0 / w, last = (t1 - 1) / w;
+  for (guint i = 0; i < core_list->len; i++) {
+    guint32 core = g_array_index (core_list, guint32, i);
+    sqlite3_stmt *q[2] = { carry, in_window };
+    for (int k = 0; k < 2; k++) {
+      sqlite3_reset (q[k]);
+      sqlite3_bind_int64 (q[k], 1, session);
+      sqlite3_bind_int (q[k], 2, level);
+      sqlite3_bind_int64 (q[k], 3, core);
+      sqlite3_bind_int64 (q[k], 4, first);
+      if (k == 1)
+        sqlite3_bind_int64 (q[k], 5, last);
+      if (!read_buckets (h, q[k], core, w, first, last, tl->items, &began, error))
+        return NULL;
+    }
+  }
+  if (began > (gint64) max_slices) {
+    g_array_sort (tl->items, item_cmp);
+    return g_steal_pointer (&tl);
+  }
+
+  /* Few slices: return them. */
+  g_array_set_size (tl->items, 0);
+  tl->level = -1;
+  tl->bucket = 0;
+  g_autoptr (sqlite3_stmt) before = store__prepare (
+    h, "SELECT task, start, \"end\", flags FROM slices WHERE session_id = ? AND core = ? "
+       "AND start < ? ORDER BY start DESC LIMIT 1", error);
+  g_autoptr (sqlite3_stmt) inside = store__prepare (
+    h, "SELECT task, start, \"end\", flags FROM slices WHERE session_id = ? AND core = ? "
+       "AND start >= ? AND start < ? ORDER BY start", error);
+  if (before == NULL || inside == NULL)
+    return NULL;
+  for (guint i = 0; i < core_list->len; i++) {
+    guint32 core = g_array_index (core_list, guint32, i);
+    sqlite3_stmt *q[2] = { before, inside };
+    for (int k = 0; k < 2; k++) {
+      sqlite3_reset (q[k]);
+      sqlite3_bind_int64 (q[k], 1, session);
+      sqlite3_bind_int64 (q[k], 2, core);
+      sqlite3_bind_int64 (q[k], 3, t0);
+      if (k == 1)
+        sqlite3_bind_int64 (q[k], 4, t1);
+      while ((rc = sqlite3_step (q[k])) == SQLITE_ROW) {
+        StoreTimelineItem it = {
+          .core = core,
+          .task = (guint32) sqlite3_column_int64 (q[k], 0),
+          .start = sqlite3_column_int64 (q[k], 1),
+          .end = sqlite3_column_int64 (q[k], 2),
+          .flags = (guint32) sqlite3_column_int64 (q[k], 3),
+          .count = 1,
+        };
+        it.busy = it.end - it.start;
+        if (k == 1 || it.end > t0)
+          g_array_append_val (tl->items, it);
+      }
+      if (!step_error (h, rc, error))
+        return NULL;
+    }
+  }
+  return g_steal_pointer (&tl);
+}

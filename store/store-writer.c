@@ -1,0 +1,1213 @@
+/* store-writer.c — the store's one writer thread: a bounded queue in, batched commits out.
+ *
+ * Producers (the probe worker, the slicer) copy rows into messages on a GAsyncQueue and
+ * return; the writer thread, owning its own connection, applies them with prepared
+ * statements inside one long transaction that it commits when the commit interval (100 ms)
+ * has passed or a caller waits for it (begin/end session, flush). A crash therefore loses at
+ * most one interval. Events are packed per (session, core) into chunks (store-private.h),
+ * and slices are also summed into the timeline_buckets levels as they arrive.
+ *
+ * Backpressure: every message weighs its row count; a producer blocks while the queue
+ * holds more than queue_capacity units, so a slow disk slows the source instead of
+ * growing memory. After a failed write (disk full, I/O error) the transaction is rolled
+ * back, the writer's running sessions are marked incomplete if the disk allows it (else
+ * the next open does it), and every later call fails with the first error.
+ */
+#include "store-private.h"
+
+#include <string.h>
+#include <unistd.h>
+
+typedef enum {
+  MSG_BEGIN,
+  MSG_NAME,
+  MSG_EVENTS,
+  MSG_SLICES,
+  MSG_CALLS,
+  MSG_ANOMALIES,
+  MSG_GAPS,
+  MSG_TASK_STATS,
+  MSG_FUNCTION_STATS,
+  MSG_QUALITY,
+  MSG_END,
+  MSG_FLUSH,
+  MSG_QUIT,
+} MsgType;
+
+typedef enum { NAME_CORE, NAME_TASK, NAME_ISR, NAME_SERVICE, NAME_FUNCTION } NameTable;
+
+enum { INFO_NAME, INFO_TARGET, INFO_OPENOCD, INFO_SOURCE, INFO_CLOCK, INFO_ORTI, INFO_ORTI_SHA,
+       INFO_ELF, INFO_ELF_SHA, INFO_CMDLINE, INFO_COUNT };
+
+/* A caller waiting for the writer thread (begin, end, flush, quit). */
+typedef struct {
+  GMutex lock;
+  GCond cond;
+  gboolean done;  /* set by the writer thread */
+  gint64 id;      /* MSG_BEGIN: the new session id */
+  GError *error;  /* failure, owned by the waiter once done */
+} Reply;
+
+typedef struct {
+  MsgType type;
+  gint64 session;
+  gpointer rows;       /* copied rows, g_free'd */
+  gsize n;             /* rows */
+  guint64 units;       /* weight against the queue capacity */
+  NameTable table;     /* MSG_NAME */
+  guint32 value, size; /* MSG_NAME */
+  char *text;          /* MSG_NAME name, MSG_END reason */
+  char *info[INFO_COUNT];      /* MSG_BEGIN: copied StoreSessionInfo strings (INFO_*) */
+  double rate;         /* MSG_BEGIN: tick rate */
+  StoreSessionQuality quality; /* MSG_QUALITY */
+  StoreSessionState state;     /* MSG_END */
+  Reply *reply;                /* sync messages */
+} Msg;
+
+
+/* Events of one (session, core) being packed. */
+typedef struct {
+  guint8 data[STORE_CHUNK_MAX_BYTES + STORE_EVENT_MAX_BYTES];
+  gsize len;    /* bytes used */
+  guint n;      /* events */
+  guint64 t0;   /* ts of the first event */
+  guint64 last; /* ts of the last event */
+} Chunk;
+
+/* Busy time of one task (or ISR) in the open bucket of a level. */
+typedef struct {
+  guint32 task;
+  guint32 isr;        /* 1 for ISR slices */
+  gint64 busy;        /* ticks within this bucket */
+  gint64 count;       /* slices that began in it */
+  gint64 full_until;  /* last bucket a slice from here covers entirely (else this one) */
+} BucketAcc;
+
+typedef struct {
+  gint64 bucket; /* index of the open bucket, -1: none */
+  GArray *acc;   /* BucketAcc */
+} Level;
+
+typedef struct {
+  guint32 core;
+  Chunk chunk;
+  Level levels[STORE_LEVEL_COUNT];
+} CoreState;
+
+/* Writer-thread state of one open session. */
+typedef struct {
+  gint64 id;
+  GPtrArray *cores;     /* CoreState, few */
+  gint64 txn_events;    /* events written in the open transaction */
+  gint64 txn_first;     /* smallest / largest ts written in it (txn_events > 0) */
+  gint64 txn_last;
+  gboolean quality_set; /* an MSG_QUALITY arrived */
+} Session;
+
+enum {
+  ST_BEGIN, ST_COMMIT, ST_ROLLBACK, ST_SESSION, ST_CORE, ST_TASK, ST_ISR, ST_SERVICE,
+  ST_FUNCTION, ST_CHUNK, ST_SLICE, ST_BUCKET, ST_CALL, ST_ANOMALY, ST_GAP, ST_TASK_STAT,
+  ST_FUNCTION_STAT, ST_TASK_FUNCTION_STAT, ST_QUALITY, ST_EVENT_COUNT, ST_END, ST_COUNT
+};
+
+static const char *const statement_sql[ST_COUNT] = {
+  [ST_BEGIN] = "BEGIN IMMEDIATE",
+  [ST_COMMIT] = "COMMIT",
+  [ST_ROLLBACK] = "ROLLBACK",
+  [ST_SESSION] = "INSERT INTO sessions (name, started_at, target, openocd_version, source_kind, "
+                 "clock, tick_rate_hz, orti_path, orti_sha256, elf_path, elf_sha256, "
+                 "command_line, state, writer_pid, writer_start) "
+                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)",
+  [ST_CORE] = "INSERT OR REPLACE INTO cores (session_id, core, name) VALUES (?, ?, ?)",
+  [ST_TASK] = "INSERT OR REPLACE INTO tasks (session_id, task, name) VALUES (?, ?, ?)",
+  [ST_ISR] = "INSERT OR REPLACE INTO isrs (session_id, isr, name) VALUES (?, ?, ?)",
+  [ST_SERVICE] = "INSERT OR REPLACE INTO services (session_id, service, name) VALUES (?, ?, ?)",
+  [ST_FUNCTION] = "INSERT OR REPLACE INTO functions (session_id, address, size, name) "
+                  "VALUES (?, ?, ?, ?)",
+  [ST_CHUNK] = "INSERT INTO event_chunks (session_id, core, t0, t1, n, data) "
+               "VALUES (?, ?, ?, ?, ?, ?)",
+  [ST_SLICE] = "INSERT INTO slices (session_id, core, task, start, \"end\", flags) "
+               "VALUES (?, ?, ?, ?, ?, ?)",
+  [ST_BUCKET] = "INSERT INTO timeline_buckets (session_id, level, core, bucket, task, isr, "
+                "busy, count, full_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (session_id, level, core, bucket, task, isr) DO UPDATE SET "
+                "busy = busy + excluded.busy, count = count + excluded.count, "
+                "full_until = max(full_until, excluded.full_until)",
+  [ST_CALL] = "INSERT OR REPLACE INTO calls (session_id, id, parent, core, task, function, "
+              "start, \"end\", gross, net, self, depth, flags) "
+              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  [ST_ANOMALY] = "INSERT INTO anomalies (session_id, ts, core, task, kind, value, detail) "
+                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
+  [ST_GAP] = "INSERT INTO gaps (session_id, start, \"end\", core, lost, reason) "
+             "VALUES (?, ?, ?, ?, ?, ?)",
+  [ST_TASK_STAT] = "INSERT OR REPLACE INTO task_stat (session_id, task, activations, runs, "
+                   "preemptions, run_total, load, run_min, run_max, run_avg, run_p50, run_p90, "
+                   "run_p99, period_min, period_max, period_avg, response_min, response_max, "
+                   "response_avg) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  [ST_FUNCTION_STAT] = "INSERT OR REPLACE INTO function_stat (session_id, function, count, "
+                       "gross_total, net_total, self_total, net_min, net_max, net_avg, "
+                       "net_p50, net_p90, net_p99, period_min, period_max, period_avg) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  [ST_TASK_FUNCTION_STAT] = "INSERT OR REPLACE INTO task_function_stat (session_id, task, "
+                            "function, count, gross_total, net_total, self_total, net_min, "
+                            "net_max, net_avg, net_p50, net_p90, net_p99, period_min, "
+                            "period_max, period_avg) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  [ST_QUALITY] = "UPDATE sessions SET sample_rate_hz = ?, gap_count = ?, dropped_events = ?, "
+                 "anomaly_count = ? WHERE id = ?",
+  [ST_EVENT_COUNT] = "UPDATE sessions SET event_count = event_count + ?, "
+                     "first_tick = min(COALESCE(first_tick, ?1 + ?2), ?2), "
+                     "last_tick = max(COALESCE(last_tick, ?3), ?3) WHERE id = ?4",
+  [ST_END] = "UPDATE sessions SET state = ?, state_reason = ?, ended_at = ? WHERE id = ?",
+};
+
+struct _StoreWriter {
+  GThread *thread;
+  GAsyncQueue *queue;         /* Msg */
+  StoreWriterOptions options;
+  GMutex lock;                /* guards the fields down to committed_events */
+  GCond space;                /* signalled when pending drops */
+  guint64 pending;            /* queued units */
+  GError *failure;            /* first write failure */
+  GHashTable *open_sessions;  /* gint64 id set: sessions begun and not ended */
+  guint64 committed_events;
+  /* Writer thread only, after store_writer_new returns: */
+  sqlite3 *db;
+  sqlite3_stmt *stmt[ST_COUNT];
+  GHashTable *sessions;       /* gint64 id → Session */
+  gboolean in_txn;
+  gint64 txn_start;           /* monotonic µs */
+  gint64 txn_events;          /* events in the open transaction, all sessions */
+  gboolean failed;            /* stop writing */
+  int pid;
+  guint64 pid_start;
+};
+
+/* --- event packing -------------------------------------------------------------------- */
+
+static inline guint
+width_code (guint32 v)
+{
+  return v == 0 ? 0 : v <= 0xff ? 1 : v <= 0xffff ? 2 : 3;
+}
+
+static inline void
+put_be (guint8 *out, gsize *len, guint32 v, guint code)
+{
+  switch (code) {
+  case 3:
+    out[(*len)++] = (guint8) (v >> 24);
+    out[(*len)++] = (guint8) (v >> 16);
+    /* fall through */
+  case 2:
+    out[(*len)++] = (guint8) (v >> 8);
+    /* fall through */
+  case 1:
+    out[(*len)++] = (guint8) v;
+    break;
+  default:
+    break;
+  }
+}
+
+void
+store__encode_event (guint8 *out, gsize *len, const ProbeEvent *ev, guint64 delta)
+{
+  guint32 d = (guint32) delta;
+  guint tw = width_code (d), aw = width_code (ev->a), bw = width_code (ev->b);
+  out[(*len)++] = (guint8) ((ev->kind & 15) | tw << 4 | aw << 6);
+  out[(*len)++] = (guint8) bw;
+  put_be (out, len, d, tw);
+  put_be (out, len, ev->a, aw);
+  put_be (out, len, ev->b, bw);
+}
+
+static gboolean
+get_be (const guint8 *data, gsize len, gsize *pos, guint code, guint32 *v)
+{
+  guint bytes = code + (code == 3);
+  if (*pos + bytes > len)
+    return FALSE;
+  *v = 0;
+  for (guint i = 0; i < bytes; i++)
+    *v = *v << 8 | data[(*pos)++];
+  return TRUE;
+}
+
+gboolean
+store__decode_event (const guint8 *data, gsize len, gsize *pos, guint64 *ts, guint16 core,
+                     ProbeEvent *ev)
+{
+  if (*pos + 2 > len)
+    return FALSE;
+  guint h0 = data[*pos], h1 = data[*pos + 1];
+  *pos += 2;
+  guint32 d = 0;
+  if (!get_be (data, len, pos, (h0 >> 4) & 3, &d) || !get_be (data, len, pos, h0 >> 6, &ev->a) ||
+      !get_be (data, len, pos, h1 & 3, &ev->b))
+    return FALSE;
+  *ts += d;
+  ev->ts = *ts;
+  ev->kind = (guint16) (h0 & 15);
+  ev->core = core;
+  return TRUE;
+}
+
+/* --- writer thread ---------------------------------------------------------------------- */
+
+static char *
+now_iso (void)
+{
+  g_autoptr (GDateTime) now = g_date_time_new_now_utc ();
+  return g_date_time_format_iso8601 (now);
+}
+
+/* step: runs a bound statement to completion and resets it. */
+static gboolean
+step (StoreWriter *self, int which, GError **error)
+{
+  sqlite3_stmt *st = self->stmt[which];
+  int rc = sqlite3_step (st);
+  sqlite3_reset (st);
+  sqlite3_clear_bindings (st);
+  if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+    store__error_from_sqlite (error, self->db, rc, "writing to the database");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+bind_text_or_null (sqlite3_stmt *st, int i, const char *s)
+{
+  if (s != NULL)
+    sqlite3_bind_text (st, i, s, -1, SQLITE_TRANSIENT);
+  else
+    sqlite3_bind_null (st, i);
+}
+
+static void
+core_state_free (gpointer p)
+{
+  CoreState *c = p;
+  for (int l = 0; l < STORE_LEVEL_COUNT; l++)
+    g_array_unref (c->levels[l].acc);
+  g_free (c);
+}
+
+static void
+session_free (gpointer p)
+{
+  Session *s = p;
+  g_ptr_array_unref (s->cores);
+  g_free (s);
+}
+
+static Session *
+session_new (gint64 id)
+{
+  Session *s = g_new0 (Session, 1);
+  s->id = id;
+  s->cores = g_ptr_array_new_with_free_func (core_state_free);
+  return s;
+}
+
+static CoreState *
+core_state (Session *s, guint32 core)
+{
+  for (guint i = 0; i < s->cores->len; i++) {
+    CoreState *c = g_ptr_array_index (s->cores, i);
+    if (c->core == core)
+      return c;
+  }
+  CoreState *c = g_new0 (CoreState, 1);
+  c->core = core;
+  for (int l = 0; l < STORE_LEVEL_COUNT; l++) {
+    c->levels[l].bucket = -1;
+    c->levels[l].acc = g_array_new (FALSE, FALSE, sizeof (BucketAcc));
+  }
+  g_ptr_array_add (s->cores, c);
+  return c;
+}
+
+static gboolean
+write_chunk (StoreWriter *self, Session *s, CoreState *c, GError **error)
+{
+  Chunk *k = &c->chunk;
+  if (k->n == 0)
+    return TRUE;
+  sqlite3_stmt *st = self->stmt[ST_CHUNK];
+  sqlite3_bind_int64 (st, 1, s->id);
+  sqlite3_bind_int64 (st, 2, c->core);
+  sqlite3_bind_int64 (st, 3, (gint64) k->t0);
+  sqlite3_bind_int64 (st, 4, (gint64) k->last);
+  sqlite3_bind_int64 (st, 5, k->n);
+  sqlite3_bind_blob (st, 6, k->data, (int) k->len, SQLITE_STATIC);
+  if (!step (self, ST_CHUNK, error))
+    return FALSE;
+  if (s->txn_events == 0 || (gint64) k->t0 < s->txn_first)
+    s->txn_first = (gint64) k->t0;
+  if (s->txn_events == 0 || (gint64) k->last > s->txn_last)
+    s->txn_last = (gint64) k->last;
+  s->txn_events += k->n;
+  self->txn_events += k->n;
+  k->n = 0;
+  k->len = 0;
+  return TRUE;
+}
+
+static gboolean
+add_events (StoreWriter *self, Session *s, const ProbeEvent *ev, gsize n, GError **error)
+{
+  CoreState *c = NULL;
+  for (gsize i = 0; i < n; i++) {
+    if (c == NULL || c->core != ev[i].core)
+      c = core_state (s, ev[i].core);
+    Chunk *k = &c->chunk;
+    if (k->n > 0 && (ev[i].ts < k->last || ev[i].ts - k->last > G_MAXUINT32 ||
+                     k->n >= STORE_CHUNK_MAX_EVENTS || k->len >= STORE_CHUNK_MAX_BYTES))
+      if (!write_chunk (self, s, c, error))
+        return FALSE;
+    if (k->n == 0)
+      k->t0 = k->last = ev[i].ts;
+    store__encode_event (k->data, &k->len, &ev[i], ev[i].ts - k->last);
+    k->last = ev[i].ts;
+    k->n++;
+  }
+  return TRUE;
+}
+
+static gboolean
+flush_level (StoreWriter *self, Session *s, CoreState *c, int level, GError **error)
+{
+  Level *lv = &c->levels[level];
+  sqlite3_stmt *st = self->stmt[ST_BUCKET];
+  for (guint i = 0; i < lv->acc->len; i++) {
+    BucketAcc *a = &g_array_index (lv->acc, BucketAcc, i);
+    sqlite3_bind_int64 (st, 1, s->id);
+    sqlite3_bind_int (st, 2, level);
+    sqlite3_bind_int64 (st, 3, c->core);
+    sqlite3_bind_int64 (st, 4, lv->bucket);
+    sqlite3_bind_int64 (st, 5, a->task);
+    sqlite3_bind_int (st, 6, (int) a->isr);
+    sqlite3_bind_int64 (st, 7, a->busy);
+    sqlite3_bind_int64 (st, 8, a->count);
+    sqlite3_bind_int64 (st, 9, MAX (a->full_until, lv->bucket));
+    if (!step (self, ST_BUCKET, error))
+      return FALSE;
+  }
+  g_array_set_size (lv->acc, 0);
+  return TRUE;
+}
+
+static gboolean
+add_to_levels (StoreWriter *self, Session *s, const StoreSlice *sl, GError **error)
+{
+  CoreState *c = core_state (s, sl->core);
+  guint32 isr = (sl->flags & STORE_SLICE_ISR) != 0;
+  gint64 end = MAX (sl->end, sl->start);
+  for (int l = 0; l < STORE_LEVEL_COUNT; l++) {
+    gint64 w = STORE_LEVEL_WIDTH (l);
+    gint64 b0 = sl->start / w, b1 = end > sl->start ? (end - 1) / w : b0;
+    Level *lv = &c->levels[l];
+    /* The first and last bucket get rows; buckets between them are wholly covered, which
+     * the first bucket's row records as full_until (rows stay ~2 per slice, not per tick). */
+    for (gint64 b = b0; b <= b1; b = b == b0 && b1 > b0 ? b1 : b + 1) {
+      if (lv->bucket != b) {
+        if (!flush_level (self, s, c, l, error))
+          return FALSE;
+        lv->bucket = b;
+      }
+      gint64 busy = MIN (end, (b + 1) * w) - MAX (sl->start, b * w);
+      BucketAcc *a = NULL;
+      for (guint i = 0; i < lv->acc->len && a == NULL; i++) {
+        BucketAcc *x = &g_array_index (lv->acc, BucketAcc, i);
+        if (x->task == sl->task && x->isr == isr)
+          a = x;
+      }
+      if (a == NULL) {
+        BucketAcc z = { sl->task, isr, 0, 0, 0 };
+        g_array_append_val (lv->acc, z);
+        a = &g_array_index (lv->acc, BucketAcc, lv->acc->len - 1);
+      }
+      a->busy += busy;
+      a->count += b == b0;
+      if (b == b0 && b1 - 1 > b0)
+        a->full_until = MAX (a->full_until, b1 - 1);
+    }
+  }
+  return TRUE;
+}
+
+/* flush_session: writes packed chunks and open buckets, and the session's event count. */
+static gboolean
+flush_session (StoreWriter *self, Session *s, GError **error)
+{
+  for (guint i = 0; i < s->cores->len; i++) {
+    CoreState *c = g_ptr_array_index (s->cores, i);
+    if (!write_chunk (self, s, c, error))
+      return FALSE;
+    for (int l = 0; l < STORE_LEVEL_COUNT; l++)
+      if (!flush_level (self, s, c, l, error))
+        return FALSE;
+  }
+  if (s->txn_events > 0) {
+    sqlite3_stmt *st = self->stmt[ST_EVENT_COUNT];
+    sqlite3_bind_int64 (st, 1, s->txn_events);
+    sqlite3_bind_int64 (st, 2, s->txn_first);
+    sqlite3_bind_int64 (st, 3, s->txn_last);
+    sqlite3_bind_int64 (st, 4, s->id);
+    if (!step (self, ST_EVENT_COUNT, error))
+      return FALSE;
+    s->txn_events = 0;
+  }
+  return TRUE;
+}
+
+static gboolean
+ensure_txn (StoreWriter *self, GError **error)
+{
+  if (self->in_txn)
+    return TRUE;
+  if (!step (self, ST_BEGIN, error))
+    return FALSE;
+  self->in_txn = TRUE;
+  self->txn_start = g_get_monotonic_time ();
+  self->txn_events = 0;
+  return TRUE;
+}
+
+static gboolean
+commit (StoreWriter *self, GError **error)
+{
+  if (!self->in_txn)
+    return TRUE;
+  GHashTableIter it;
+  gpointer v;
+  g_hash_table_iter_init (&it, self->sessions);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    if (!flush_session (self, v, error))
+      return FALSE;
+  if (!step (self, ST_COMMIT, error))
+    return FALSE;
+  self->in_txn = FALSE;
+  g_mutex_lock (&self->lock);
+  self->committed_events += (guint64) self->txn_events;
+  g_mutex_unlock (&self->lock);
+  self->txn_events = 0;
+  return TRUE;
+}
+
+/* fail: records the first failure, rolls back, and tries to close this writer's sessions
+ * as incomplete (on a full disk this may fail too; the next open then does it). */
+static void
+fail (StoreWriter *self, GError *error)
+{
+  g_mutex_lock (&self->lock);
+  if (self->failure == NULL)
+    self->failure = g_error_copy (error);
+  g_cond_broadcast (&self->space);
+  g_mutex_unlock (&self->lock);
+  self->failed = TRUE;
+  if (self->in_txn)
+    sqlite3_exec (self->db, "ROLLBACK", NULL, NULL, NULL);
+  self->in_txn = FALSE;
+  g_autofree char *ended = now_iso ();
+  g_autoptr (sqlite3_stmt) st = NULL;
+  if (sqlite3_prepare_v2 (self->db, "UPDATE sessions SET state = 'incomplete', "
+                                    "state_reason = ?, ended_at = ? "
+                                    "WHERE state = 'running' AND writer_pid = ?",
+                          -1, &st, NULL) == SQLITE_OK) {
+    sqlite3_bind_text (st, 1, error->message, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text (st, 2, ended, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int (st, 3, self->pid);
+    sqlite3_step (st);
+  }
+  g_hash_table_remove_all (self->sessions);
+}
+
+static void
+reply (Msg *m, gint64 id, const GError *error)
+{
+  if (m->reply == NULL)
+    return;
+  g_mutex_lock (&m->reply->lock);
+  m->reply->id = id;
+  m->reply->error = error != NULL ? g_error_copy (error) : NULL;
+  m->reply->done = TRUE;
+  g_cond_signal (&m->reply->cond);
+  g_mutex_unlock (&m->reply->lock);
+}
+
+static gboolean
+do_begin (StoreWriter *self, Msg *m, gint64 *id, GError **error)
+{
+  if (!ensure_txn (self, error))
+    return FALSE;
+  sqlite3_stmt *st = self->stmt[ST_SESSION];
+  g_autofree char *started = now_iso ();
+  bind_text_or_null (st, 1, m->info[INFO_NAME] != NULL ? m->info[INFO_NAME] : "session");
+  bind_text_or_null (st, 2, started);
+  bind_text_or_null (st, 3, m->info[INFO_TARGET]);
+  bind_text_or_null (st, 4, m->info[INFO_OPENOCD]);
+  bind_text_or_null (st, 5, m->info[INFO_SOURCE]);
+  bind_text_or_null (st, 6, m->info[INFO_CLOCK]);
+  sqlite3_bind_double (st, 7, m->rate);
+  bind_text_or_null (st, 8, m->info[INFO_ORTI]);
+  bind_text_or_null (st, 9, m->info[INFO_ORTI_SHA]);
+  bind_text_or_null (st, 10, m->info[INFO_ELF]);
+  bind_text_or_null (st, 11, m->info[INFO_ELF_SHA]);
+  bind_text_or_null (st, 12, m->info[INFO_CMDLINE]);
+  sqlite3_bind_int (st, 13, self->pid);
+  sqlite3_bind_int64 (st, 14, (gint64) self->pid_start);
+  if (!step (self, ST_SESSION, error))
+    return FALSE;
+  *id = sqlite3_last_insert_rowid (self->db);
+  if (!commit (self, error))
+    return FALSE;
+  g_hash_table_insert (self->sessions, g_memdup2 (id, sizeof *id), session_new (*id));
+  return TRUE;
+}
+
+static gboolean
+do_name (StoreWriter *self, Msg *m, GError **error)
+{
+  static const int which[] = { ST_CORE, ST_TASK, ST_ISR, ST_SERVICE, ST_FUNCTION };
+  int w = which[m->table];
+  sqlite3_stmt *st = self->stmt[w];
+  sqlite3_bind_int64 (st, 1, m->session);
+  sqlite3_bind_int64 (st, 2, m->value);
+  if (m->table == NAME_FUNCTION) {
+    sqlite3_bind_int64 (st, 3, m->size);
+    bind_text_or_null (st, 4, m->text);
+  } else {
+    bind_text_or_null (st, 3, m->text);
+  }
+  return step (self, w, error);
+}
+
+static gboolean
+do_rows (StoreWriter *self, Session *s, Msg *m, GError **error)
+{
+  switch (m->type) {
+  case MSG_EVENTS:
+    return add_events (self, s, m->rows, m->n, error);
+  case MSG_SLICES:
+    for (gsize i = 0; i < m->n; i++) {
+      const StoreSlice *r = (const StoreSlice *) m->rows + i;
+      sqlite3_stmt *st = self->stmt[ST_SLICE];
+      sqlite3_bind_int64 (st, 1, s->id);
+      sqlite3_bind_int64 (st, 2, r->core);
+      sqlite3_bind_int64 (st, 3, r->task);
+      sqlite3_bind_int64 (st, 4, r->start);
+      sqlite3_bind_int64 (st, 5, r->end);
+      sqlite3_bind_int64 (st, 6, r->flags);
+      if (!step (self, ST_SLICE, error) || !add_to_levels (self, s, r, error))
+        return FALSE;
+    }
+    return TRUE;
+  case MSG_CALLS:
+    for (gsize i = 0; i < m->n; i++) {
+      const StoreCall *r = (const StoreCall *) m->rows + i;
+      sqlite3_stmt *st = self->stmt[ST_CALL];
+      sqlite3_bind_int64 (st, 1, s->id);
+      sqlite3_bind_int64 (st, 2, r->id);
+      if (r->parent >= 0)
+        sqlite3_bind_int64 (st, 3, r->parent);
+      else
+        sqlite3_bind_null (st, 3);
+      sqlite3_bind_int64 (st, 4, r->core);
+      sqlite3_bind_int64 (st, 5, r->task);
+      sqlite3_bind_int64 (st, 6, r->function);
+      sqlite3_bind_int64 (st, 7, r->start);
+      sqlite3_bind_int64 (st, 8, r->end);
+      sqlite3_bind_int64 (st, 9, r->gross);
+      sqlite3_bind_int64 (st, 10, r->net);
+      sqlite3_bind_int64 (st, 11, r->self);
+      sqlite3_bind_int64 (st, 12, r->depth);
+      sqlite3_bind_int64 (st, 13, r->flags);
+      if (!step (self, ST_CALL, error))
+        return FALSE;
+    }
+    return TRUE;
+  case MSG_ANOMALIES:
+    for (gsize i = 0; i < m->n; i++) {
+      const StoreAnomaly *r = (const StoreAnomaly *) m->rows + i;
+      sqlite3_stmt *st = self->stmt[ST_ANOMALY];
+      sqlite3_bind_int64 (st, 1, s->id);
+      sqlite3_bind_int64 (st, 2, r->ts);
+      sqlite3_bind_int64 (st, 3, r->core);
+      if (r->task >= 0)
+        sqlite3_bind_int64 (st, 4, r->task);
+      else
+        sqlite3_bind_null (st, 4);
+      bind_text_or_null (st, 5, r->kind != NULL ? r->kind : "unknown");
+      sqlite3_bind_int64 (st, 6, r->value);
+      bind_text_or_null (st, 7, r->detail);
+      if (!step (self, ST_ANOMALY, error))
+        return FALSE;
+    }
+    return TRUE;
+  case MSG_GAPS:
+    for (gsize i = 0; i < m->n; i++) {
+      const StoreGap *r = (const StoreGap *) m->rows + i;
+      sqlite3_stmt *st = self->stmt[ST_GAP];
+      sqlite3_bind_int64 (st, 1, s->id);
+      sqlite3_bind_int64 (st, 2, r->start);
+      sqlite3_bind_int64 (st, 3, r->end);
+      sqlite3_bind_int64 (st, 4, r->core);
+      sqlite3_bind_int64 (st, 5, r->lost);
+      sqlite3_bind_int64 (st, 6, r->reason);
+      if (!step (self, ST_GAP, error))
+        return FALSE;
+    }
+    return TRUE;
+  case MSG_TASK_STATS:
+    for (gsize i = 0; i < m->n; i++) {
+      const StoreTaskStat *r = (const StoreTaskStat *) m->rows + i;
+      sqlite3_stmt *st = self->stmt[ST_TASK_STAT];
+      int k = 1;
+      sqlite3_bind_int64 (st, k++, s->id);
+      sqlite3_bind_int64 (st, k++, r->task);
+      sqlite3_bind_int64 (st, k++, r->activations);
+      sqlite3_bind_int64 (st, k++, r->runs);
+      sqlite3_bind_int64 (st, k++, r->preemptions);
+      sqlite3_bind_int64 (st, k++, r->run_total);
+      sqlite3_bind_double (st, k++, r->load);
+      sqlite3_bind_int64 (st, k++, r->run_min);
+      sqlite3_bind_int64 (st, k++, r->run_max);
+      sqlite3_bind_double (st, k++, r->run_avg);
+      sqlite3_bind_int64 (st, k++, r->run_p50);
+      sqlite3_bind_int64 (st, k++, r->run_p90);
+      sqlite3_bind_int64 (st, k++, r->run_p99);
+      sqlite3_bind_int64 (st, k++, r->period_min);
+      sqlite3_bind_int64 (st, k++, r->period_max);
+      sqlite3_bind_double (st, k++, r->period_avg);
+      sqlite3_bind_int64 (st, k++, r->response_min);
+      sqlite3_bind_int64 (st, k++, r->response_max);
+      sqlite3_bind_double (st, k++, r->response_avg);
+      if (!step (self, ST_TASK_STAT, error))
+        return FALSE;
+    }
+    return TRUE;
+  case MSG_FUNCTION_STATS:
+    for (gsize i = 0; i < m->n; i++) {
+      const StoreFunctionStat *r = (const StoreFunctionStat *) m->rows + i;
+      int w = r->task < 0 ? ST_FUNCTION_STAT : ST_TASK_FUNCTION_STAT;
+      sqlite3_stmt *st = self->stmt[w];
+      int k = 1;
+      sqlite3_bind_int64 (st, k++, s->id);
+      if (r->task >= 0)
+        sqlite3_bind_int64 (st, k++, r->task);
+      sqlite3_bind_int64 (st, k++, r->function);
+      sqlite3_bind_int64 (st, k++, r->count);
+      sqlite3_bind_int64 (st, k++, r->gross_total);
+      sqlite3_bind_int64 (st, k++, r->net_total);
+      sqlite3_bind_int64 (st, k++, r->self_total);
+      sqlite3_bind_int64 (st, k++, r->net_min);
+      sqlite3_bind_int64 (st, k++, r->net_max);
+      sqlite3_bind_double (st, k++, r->net_avg);
+      sqlite3_bind_int64 (st, k++, r->net_p50);
+      sqlite3_bind_int64 (st, k++, r->net_p90);
+      sqlite3_bind_int64 (st, k++, r->net_p99);
+      sqlite3_bind_int64 (st, k++, r->period_min);
+      sqlite3_bind_int64 (st, k++, r->period_max);
+      sqlite3_bind_double (st, k++, r->period_avg);
+      if (!step (self, w, error))
+        return FALSE;
+    }
+    return TRUE;
+  case MSG_QUALITY: {
+    sqlite3_stmt *st = self->stmt[ST_QUALITY];
+    sqlite3_bind_double (st, 1, m->quality.sample_rate_hz);
+    sqlite3_bind_int64 (st, 2, m->quality.gap_count);
+    sqlite3_bind_int64 (st, 3, m->quality.dropped_events);
+    sqlite3_bind_int64 (st, 4, m->quality.anomaly_count);
+    sqlite3_bind_int64 (st, 5, s->id);
+    return step (self, ST_QUALITY, error);
+  }
+  default:
+    g_assert_not_reached ();
+  }
+}
+
+static gboolean
+do_end (StoreWriter *self, Session *s, StoreSessionState state, const char *reason,
+        GError **error)
+{
+  if (!ensure_txn (self, error) || !flush_session (self, s, error))
+    return FALSE;
+  sqlite3_stmt *st = self->stmt[ST_END];
+  g_autofree char *ended = now_iso ();
+  bind_text_or_null (st, 1, state == STORE_SESSION_COMPLETE ? "complete" : "incomplete");
+  bind_text_or_null (st, 2, reason);
+  bind_text_or_null (st, 3, ended);
+  sqlite3_bind_int64 (st, 4, s->id);
+  if (!step (self, ST_END, error))
+    return FALSE;
+  return commit (self, error);
+}
+
+/* handle: applies one message; TRUE when the thread should stop. */
+static gboolean
+handle (StoreWriter *self, Msg *m)
+{
+  g_autoptr (GError) error = NULL;
+  gint64 id = -1;
+  gboolean quit = m->type == MSG_QUIT;
+  if (self->failed) {
+    g_mutex_lock (&self->lock);
+    error = g_error_copy (self->failure);
+    g_mutex_unlock (&self->lock);
+    reply (m, -1, error);
+    return quit;
+  }
+  Session *s = m->session > 0 ? g_hash_table_lookup (self->sessions, &m->session) : NULL;
+  gboolean ok = TRUE;
+  switch (m->type) {
+  case MSG_BEGIN:
+    ok = do_begin (self, m, &id, &error);
+    break;
+  case MSG_NAME:
+    ok = ensure_txn (self, &error) && do_name (self, m, &error);
+    break;
+  case MSG_END:
+    ok = s == NULL || do_end (self, s, m->state, m->text, &error);
+    if (s != NULL)
+      g_hash_table_remove (self->sessions, &m->session);
+    break;
+  case MSG_FLUSH:
+    ok = commit (self, &error);
+    break;
+  case MSG_QUIT: {
+    GHashTableIter it;
+    gpointer v;
+    g_hash_table_iter_init (&it, self->sessions);
+    while (ok && g_hash_table_iter_next (&it, NULL, &v))
+      ok = do_end (self, v, STORE_SESSION_INCOMPLETE,
+                   "the writer was closed without ending the session", &error);
+    ok = ok && commit (self, &error);
+    g_hash_table_remove_all (self->sessions);
+    break;
+  }
+  default:
+    ok = s == NULL || (ensure_txn (self, &error) && do_rows (self, s, m, &error));
+    break;
+  }
+  if (!ok) {
+    g_prefix_error (&error, "store: ");
+    fail (self, error);
+  }
+  reply (m, id, ok ? NULL : error);
+  return quit;
+}
+
+static void
+msg_free (Msg *m)
+{
+  if (m->type == MSG_ANOMALIES) {
+    StoreAnomaly *a = m->rows;
+    for (gsize i = 0; i < m->n; i++) {
+      g_free ((char *) a[i].kind);
+      g_free ((char *) a[i].detail);
+    }
+  }
+  g_free (m->rows);
+  g_free (m->text);
+  for (int i = 0; i < INFO_COUNT; i++)
+    g_free (m->info[i]);
+  g_free (m);
+}
+
+static gpointer
+writer_thread (gpointer data)
+{
+  StoreWriter *self = data;
+  gint64 interval = (gint64) self->options.commit_interval_ms * 1000;
+  for (;;) {
+    Msg *m;
+    if (self->in_txn) {
+      gint64 left = self->txn_start + interval - g_get_monotonic_time ();
+      m = left > 0 ? g_async_queue_timeout_pop (self->queue, (guint64) left) : NULL;
+      if (m == NULL) {
+        g_autoptr (GError) error = NULL;
+        if (!commit (self, &error)) {
+          g_prefix_error (&error, "store: ");
+          fail (self, error);
+        }
+        continue;
+      }
+    } else {
+      m = g_async_queue_pop (self->queue);
+    }
+    gboolean quit = handle (self, m);
+    g_mutex_lock (&self->lock);
+    self->pending -= m->units;
+    g_cond_broadcast (&self->space);
+    g_mutex_unlock (&self->lock);
+    msg_free (m);
+    if (quit)
+      return NULL;
+    if (self->in_txn && g_get_monotonic_time () - self->txn_start >= interval) {
+      g_autoptr (GError) error = NULL;
+      if (!commit (self, &error)) {
+        g_prefix_error (&error, "store: ");
+        fail (self, error);
+      }
+    }
+  }
+}
+
+/* --- producer side ---------------------------------------------------------------------- */
+
+StoreWriter *
+store_writer_new (const char *path, const StoreWriterOptions *options, GError **error)
+{
+  static const StoreWriterOptions defaults = STORE_WRITER_OPTIONS_INIT;
+  g_autoptr (sqlite3) db = store__open_connection (path, STORE_OPEN_READ_WRITE, NULL, error);
+  if (db == NULL)
+    return NULL;
+  sqlite3_stmt *stmt[ST_COUNT] = { NULL };
+  for (int i = 0; i < ST_COUNT; i++) {
+    stmt[i] = store__prepare (db, statement_sql[i], error);
+    if (stmt[i] == NULL) {
+      for (int j = 0; j < i; j++)
+        sqlite3_finalize (stmt[j]);
+      g_prefix_error (error, "%s: ", path);
+      return NULL;
+    }
+  }
+  StoreWriter *self = g_new0 (StoreWriter, 1);
+  self->options = options != NULL ? *options : defaults;
+  if (self->options.queue_capacity == 0)
+    self->options.queue_capacity = defaults.queue_capacity;
+  if (self->options.commit_interval_ms == 0)
+    self->options.commit_interval_ms = defaults.commit_interval_ms;
+  self->db = g_steal_pointer (&db);
+  memcpy (self->stmt, stmt, sizeof stmt);
+  self->queue = g_async_queue_new ();
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->space);
+  self->open_sessions = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  self->sessions = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, session_free);
+  self->pid = getpid ();
+  self->pid_start = store__process_start (self->pid);
+  self->thread = g_thread_new ("store-writer", writer_thread, self);
+  return self;
+}
+
+/* failed_error: sets @error from the writer's failure, if any (call with lock held). */
+static gboolean
+check_failed (StoreWriter *self, GError **error)
+{
+  if (self->failure == NULL)
+    return TRUE;
+  g_set_error (error, STORE_ERROR, STORE_ERROR_CLOSED, "%s", self->failure->message);
+  return FALSE;
+}
+
+/* enqueue: waits for room for @m->units, then queues it. FALSE (and frees @m) when the
+ * writer failed or @session is not open. */
+static gboolean
+enqueue (StoreWriter *self, Msg *m, GError **error)
+{
+  g_mutex_lock (&self->lock);
+  while (self->failure == NULL && self->pending > 0 &&
+         self->pending + m->units > self->options.queue_capacity)
+    g_cond_wait (&self->space, &self->lock);
+  gboolean ok = check_failed (self, error);
+  if (ok && m->type != MSG_BEGIN && m->type != MSG_FLUSH && m->type != MSG_QUIT &&
+      !g_hash_table_contains (self->open_sessions, &m->session)) {
+    g_set_error (error, STORE_ERROR, STORE_ERROR_NOT_FOUND,
+                 "session %" G_GINT64_FORMAT " is not open in this writer", m->session);
+    ok = FALSE;
+  }
+  if (ok) {
+    if (m->type == MSG_END)
+      g_hash_table_remove (self->open_sessions, &m->session);
+    self->pending += m->units;
+  }
+  g_mutex_unlock (&self->lock);
+  if (!ok) {
+    msg_free (m);
+    return FALSE;
+  }
+  g_async_queue_push (self->queue, m);
+  return TRUE;
+}
+
+/* call_sync: queues @m and waits for the writer thread's reply. */
+static gboolean
+call_sync (StoreWriter *self, Msg *m, gint64 *id, GError **error)
+{
+  Reply r = { 0 };
+  g_mutex_init (&r.lock);
+  g_cond_init (&r.cond);
+  m->reply = &r;
+  gboolean ok = enqueue (self, m, error);
+  if (ok) {
+    g_mutex_lock (&r.lock);
+    while (!r.done)
+      g_cond_wait (&r.cond, &r.lock);
+    g_mutex_unlock (&r.lock);
+    if (id != NULL)
+      *id = r.id;
+    if (r.error != NULL) {
+      g_propagate_error (error, r.error);
+      ok = FALSE;
+    }
+  }
+  g_mutex_clear (&r.lock);
+  g_cond_clear (&r.cond);
+  return ok;
+}
+
+static Msg *
+msg_new (MsgType type, gint64 session, guint64 units)
+{
+  Msg *m = g_new0 (Msg, 1);
+  m->type = type;
+  m->session = session;
+  m->units = MAX (units, 1);
+  return m;
+}
+
+gint64
+store_writer_begin_session (StoreWriter *writer, const StoreSessionInfo *info, GError **error)
+{
+  if (!(info->tick_rate_hz > 0)) {
+    g_set_error (error, STORE_ERROR, STORE_ERROR_SQL, "tick rate %g Hz: must be positive",
+                 info->tick_rate_hz);
+    return -1;
+  }
+  Msg *m = msg_new (MSG_BEGIN, 0, 1);
+  const char *src[INFO_COUNT] = {
+    [INFO_NAME] = info->name, [INFO_TARGET] = info->target,
+    [INFO_OPENOCD] = info->openocd_version, [INFO_SOURCE] = info->source_kind,
+    [INFO_CLOCK] = info->clock, [INFO_ORTI] = info->orti_path,
+    [INFO_ORTI_SHA] = info->orti_sha256, [INFO_ELF] = info->elf_path,
+    [INFO_ELF_SHA] = info->elf_sha256, [INFO_CMDLINE] = info->command_line,
+  };
+  for (int i = 0; i < INFO_COUNT; i++)
+    m->info[i] = g_strdup (src[i]);
+  m->rate = info->tick_rate_hz;
+  gint64 id = -1;
+  if (!call_sync (writer, m, &id, error))
+    return -1;
+  g_mutex_lock (&writer->lock);
+  g_hash_table_add (writer->open_sessions, g_memdup2 (&id, sizeof id));
+  g_mutex_unlock (&writer->lock);
+  return id;
+}
+
+static gboolean
+add_name (StoreWriter *writer, gint64 session, NameTable table, guint32 value, guint32 size,
+          const char *name, GError **error)
+{
+  Msg *m = msg_new (MSG_NAME, session, 1);
+  m->table = table;
+  m->value = value;
+  m->size = size;
+  m->text = g_strdup (name != NULL ? name : "");
+  return enqueue (writer, m, error);
+}
+
+gboolean
+store_writer_add_core (StoreWriter *writer, gint64 session, guint32 core, const char *name,
+                       GError **error)
+{
+  return add_name (writer, session, NAME_CORE, core, 0, name, error);
+}
+
+gboolean
+store_writer_add_task (StoreWriter *writer, gint64 session, guint32 value, const char *name,
+                       GError **error)
+{
+  return add_name (writer, session, NAME_TASK, value, 0, name, error);
+}
+
+gboolean
+store_writer_add_isr (StoreWriter *writer, gint64 session, guint32 value, const char *name,
+                      GError **error)
+{
+  return add_name (writer, session, NAME_ISR, value, 0, name, error);
+}
+
+gboolean
+store_writer_add_service (StoreWriter *writer, gint64 session, guint32 value,
+                          const char *name, GError **error)
+{
+  return add_name (writer, session, NAME_SERVICE, value, 0, name, error);
+}
+
+gboolean
+store_writer_add_function (StoreWriter *writer, gint64 session, guint32 address, guint32 size,
+                           const char *name, GError **error)
+{
+  return add_name (writer, session, NAME_FUNCTION, address, size, name, error);
+}
+
+static gboolean
+push_rows (StoreWriter *writer, MsgType type, gint64 session, gconstpointer rows, gsize n,
+           gsize row_size, GError **error)
+{
+  if (n == 0)
+    return TRUE;
+  Msg *m = msg_new (type, session, n);
+  m->rows = g_memdup2 (rows, n * row_size);
+  m->n = n;
+  return enqueue (writer, m, error);
+}
+
+gboolean
+store_writer_push_events (StoreWriter *writer, gint64 session, const ProbeEvent *events,
+                          gsize n, GError **error)
+{
+  for (gsize i = 0; i < n; i++)
+    if (events[i].kind >= PROBE_EVENT_KIND_COUNT) {
+      g_set_error (error, STORE_ERROR, STORE_ERROR_SQL,
+                   "event %" G_GSIZE_FORMAT " (ts %" G_GUINT64_FORMAT "): kind %u is not an "
+                   "event kind", i, events[i].ts, events[i].kind);
+      return FALSE;
+    }
+  return push_rows (writer, MSG_EVENTS, session, events, n, sizeof *events, error);
+}
+
+gboolean
+store_writer_push_slices (StoreWriter *writer, gint64 session, const StoreSlice *slices,
+                          gsize n, GError **error)
+{
+  return push_rows (writer, MSG_SLICES, session, slices, n, sizeof *slices, error);
+}
+
+gboolean
+store_writer_push_calls (StoreWriter *writer, gint64 session, const StoreCall *calls, gsize n,
+                         GError **error)
+{
+  return push_rows (writer, MSG_CALLS, session, calls, n, sizeof *calls, error);
+}
+
+gboolean
+store_writer_push_anomalies (StoreWriter *writer, gint64 session, const StoreAnomaly *anomalies,
+                             gsize n, GError **error)
+{
+  if (n == 0)
+    return TRUE;
+  Msg *m = msg_new (MSG_ANOMALIES, session, n);
+  StoreAnomaly *copy = g_memdup2 (anomalies, n * sizeof *anomalies);
+  for (gsize i = 0; i < n; i++) {
+    copy[i].kind = g_strdup (anomalies[i].kind);
+    copy[i].detail = g_strdup (anomalies[i].detail);
+  }
+  m->rows = copy;
+  m->n = n;
+  return enqueue (writer, m, error);
+}
+
+gboolean
+store_writer_push_gaps (StoreWriter *writer, gint64 session, const StoreGap *gaps, gsize n,
+                        GError **error)
+{
+  return push_rows (writer, MSG_GAPS, session, gaps, n, sizeof *gaps, error);
+}
+
+gboolean
+store_writer_put_task_stats (StoreWriter *writer, gint64 session, const StoreTaskStat *stats,
+                             gsize n, GError **error)
+{
+  return push_rows (writer, MSG_TASK_STATS, session, stats, n, sizeof *stats, error);
+}
+
+gboolean
+store_writer_put_function_stats (StoreWriter *writer, gint64 session,
+                                 const StoreFunctionStat *stats, gsize n, GError **error)
+{
+  return push_rows (writer, MSG_FUNCTION_STATS, session, stats, n, sizeof *stats, error);
+}
+
+gboolean
+store_writer_set_quality (StoreWriter *writer, gint64 session,
+                          const StoreSessionQuality *quality, GError **error)
+{
+  Msg *m = msg_new (MSG_QUALITY, session, 1);
+  m->quality = *quality;
+  return enqueue (writer, m, error);
+}
+
+gboolean
+store_writer_end_session (StoreWriter *writer, gint64 session, StoreSessionState state,
+                          const char *reason, GError **error)
+{
+  Msg *m = msg_new (MSG_END, session, 1);
+  m->state = state == STORE_SESSION_COMPLETE ? STORE_SESSION_COMPLETE : STORE_SESSION_INCOMPLETE;
+  m->text = g_strdup (reason);
+  return call_sync (writer, m, NULL, error);
+}
+
+gboolean
+store_writer_flush (StoreWriter *writer, GError **error)
+{
+  return call_sync (writer, msg_new (MSG_FLUSH, 0, 1), NULL, error);
+}
+
+guint64
+store_writer_committed_events (StoreWriter *writer)
+{
+  g_mutex_lock (&writer->lock);
+  guint64 n = writer->committed_events;
+  g_mutex_unlock (&writer->lock);
+  return n;
+}
+
+guint64
+store_writer_queued (StoreWriter *writer)
+{
+  g_mutex_lock (&writer->lock);
+  guint64 n = writer->pending;
+  g_mutex_unlock (&writer->lock);
+  return n;
+}
+
+gboolean
+store_writer_close (StoreWriter *writer, GError **error)
+{
+  if (writer == NULL)
+    return TRUE;
+  /* The quit message is always queued, even after a failure, so the thread ends. */
+  Reply r = { 0 };
+  g_mutex_init (&r.lock);
+  g_cond_init (&r.cond);
+  Msg *m = msg_new (MSG_QUIT, 0, 1);
+  m->reply = &r;
+  g_mutex_lock (&writer->lock);
+  writer->pending += m->units;
+  g_mutex_unlock (&writer->lock);
+  g_async_queue_push (writer->queue, m);
+  g_thread_join (writer->thread);
+  g_mutex_clear (&r.lock);
+  g_cond_clear (&r.cond);
+  gboolean ok = TRUE;
+  g_mutex_lock (&writer->lock);
+  if (writer->failure != NULL) {
+    g_propagate_error (error, g_steal_pointer (&writer->failure));
+    ok = FALSE;
+  }
+  g_mutex_unlock (&writer->lock);
+  g_clear_error (&r.error);
+  for (int i = 0; i < ST_COUNT; i++)
+    sqlite3_finalize (writer->stmt[i]);
+  int rc = sqlite3_close (writer->db);
+  if (rc != SQLITE_OK) {
+    if (ok)
+      store__error_from_sqlite (error, writer->db, rc, "closing the database");
+    ok = FALSE;
+    sqlite3_close_v2 (writer->db);
+  }
+  g_async_queue_unref (writer->queue);
+  g_hash_table_unref (writer->open_sessions);
+  g_hash_table_unref (writer->sessions);
+  g_mutex_clear (&writer->lock);
+  g_cond_clear (&writer->space);
+  g_free (writer);
+  return ok;
+}

@@ -31,6 +31,7 @@ typedef enum {
   PROBE_ERROR_OPENOCD,  /* OpenOCD ran the command and it failed (message has its code) */
   PROBE_ERROR_FORMAT,   /* a stream or capture file we cannot decode (unknown version, …) */
   PROBE_ERROR_READ,     /* a target memory read faulted (message names the address) */
+  PROBE_ERROR_FORMAT_VERSION, /* a stream's format version is not one we decode */
 } ProbeError;
 
 /* Payload value meaning "no task is running" (NO_TASK / idle) in PROBE_EVENT_TASK_SWITCH.
@@ -249,6 +250,75 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbeCaptureReader, probe_capture_reader_free)
 /* probe_sha256_file: SHA-256 of a file's contents. */
 gboolean probe_sha256_file (const char *path, guint8 digest[32], GError **error);
 
+/* ---- RTT stream decoder ----------------------------------------------------------------
+ * Decodes the orti-trace byte stream (docs/event-format.md; written by probe/target/) into
+ * Events. A pure byte pump: bytes in, Events out through a callback, no I/O. Any split of
+ * the input gives the same Events. It joins a stream mid-way at the next sync record,
+ * resynchronises after corrupt bytes (PROBE_EVENT_GAP, b = PROBE_GAP_DECODE), turns the
+ * target's drop records into PROBE_EVENT_GAP (a = records lost, b = PROBE_GAP_TARGET_DROP),
+ * keeps a shadow call stack per task to name the function of each exit, and extends the
+ * target's 32-bit tick counter to 64 bits. */
+
+/* Errors: PROBE_ERROR (top of this header), PROBE_ERROR_FORMAT_VERSION for streams of an
+ * unknown format version. */
+
+/* Highest orti-trace format version probe_decoder_feed() accepts. */
+#define PROBE_DECODER_FORMAT_VERSION 1
+
+typedef struct {
+  guint16 core;        /* core for Events until a stream header names one (0) */
+  guint32 max_depth;   /* shadow stack depth kept per task (0: 256) */
+} ProbeDecoderOptions;
+
+#define PROBE_DECODER_OPTIONS_INIT { 0, 0 }
+
+/* Counters since probe_decoder_new(); plain data. */
+typedef struct {
+  guint64 bytes;            /* bytes fed */
+  guint64 records;          /* records decoded (including headers and syncs) */
+  guint64 events;           /* Events delivered */
+  guint64 headers;          /* stream header records accepted */
+  guint64 syncs;            /* sync records accepted */
+  guint64 sync_mismatches;  /* syncs that contradicted the decoded state (gap emitted) */
+  guint64 resyncs;          /* times the decoder lost sync on an invalid record */
+  guint64 skipped_bytes;    /* bytes discarded while hunting for a sync */
+  guint64 target_drops;     /* records the target reported as dropped (ring full) */
+  guint64 exits_unmatched;  /* function exits with no known entry (a = PROBE_ID_ANY) */
+} ProbeDecoderStats;
+
+typedef struct _ProbeDecoder ProbeDecoder;
+
+/* Receives @n_events (> 0) Events; the array is only valid during the call. */
+typedef void (*ProbeEventsFunc) (const ProbeEvent *events, gsize n_events, gpointer user_data);
+
+/* probe_decoder_new:
+ * Returns a decoder waiting for a stream header or sync record. @options may be NULL
+ * (defaults). Free with probe_decoder_free(). */
+ProbeDecoder *probe_decoder_new (const ProbeDecoderOptions *options);
+
+/* probe_decoder_free: frees @decoder (NULL is ignored). */
+void probe_decoder_free (ProbeDecoder *decoder);
+
+/* probe_decoder_feed:
+ * Decodes @len bytes at @data (a record may span calls) and delivers the resulting Events to
+ * @func in order, in batches, before returning. Returns FALSE with PROBE_ERROR_FORMAT_VERSION
+ * when a valid header or sync names a format version other than PROBE_DECODER_FORMAT_VERSION;
+ * the decoder then stays failed and every later call fails the same way. */
+gboolean probe_decoder_feed (ProbeDecoder *decoder, const guint8 *data, gsize len,
+                             ProbeEventsFunc func, gpointer user_data, GError **error);
+
+/* probe_decoder_get_stats: the counters so far (never NULL). */
+const ProbeDecoderStats *probe_decoder_get_stats (ProbeDecoder *decoder);
+
+/* probe_decoder_get_stream_info:
+ * Returns TRUE and the tick rate (Hz, 0 if the target did not say), core and format version
+ * of the last stream header seen; FALSE (outputs untouched) when none was seen yet. Any
+ * output pointer may be NULL. */
+gboolean probe_decoder_get_stream_info (ProbeDecoder *decoder, guint32 *tick_hz, guint16 *core,
+                                        guint *version);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbeDecoder, probe_decoder_free)
+
 /* ---------------------------------------------------------------------------------------- */
 /* Poll source (poll.c: sampler over OpenOCD; poll-decoder.c: samples → Events).            */
 
@@ -360,5 +430,6 @@ gboolean probe_poll_sampler_check_target (ProbePollSampler *s, ProbeTargetState 
 const ProbePollQuality *probe_poll_sampler_get_quality (ProbePollSampler *s);
 /* After the last step: `poll on` again. */
 gboolean probe_poll_sampler_finish (ProbePollSampler *s, GError **error);
+
 
 G_END_DECLS

@@ -18,4 +18,5 @@ int cmd_inspect (int argc, char **argv);
 int cmd_sql (int argc, char **argv);
 int cmd_sessions (int argc, char **argv);
 int cmd_delete_session (int argc, char **argv);
+int cmd_run (int argc, char **argv);
 int cmd_slice (int argc, char **argv);

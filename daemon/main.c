@@ -8,6 +8,7 @@
 #include <string.h>
 
 static const OrtiCommand commands[] = {
+  { "run", cmd_run, "profile the target OpenOCD is attached to (also: orti-profd --orti FILE …)" },
   { "inspect", cmd_inspect, "show what an ORTI file says to watch, resolved on the ELF" },
   { "sql", cmd_sql, "run read-only SQL over the stored sessions (table, --json or --csv)" },
   { "sessions", cmd_sessions, "list the stored profiling sessions" },
@@ -18,7 +19,8 @@ static const OrtiCommand commands[] = {
 static void
 print_usage (FILE *out)
 {
-  fprintf (out, "Usage: orti-profd COMMAND [OPTION…]\n\n"
+  fprintf (out, "Usage: orti-profd --orti FILE [--elf ELF] [OPTION…]   profile a live target\n"
+                "       orti-profd COMMAND [OPTION…]\n\n"
                 "ORTI-aware task profiler for OSEK/AUTOSAR-OS firmware, through OpenOCD.\n\n"
                 "Commands:\n");
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
@@ -42,6 +44,9 @@ main (int argc, char **argv)
     printf ("orti-profd %s\n", ORTI_PROFD_VERSION);
     return 0;
   }
+  /* `orti-profd --orti app.ort …` is the main job: options without a command mean `run` */
+  if (argv[1][0] == '-' && strcmp (argv[1], "--help-all") != 0)
+    return cmd_run (argc, argv);
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
     if (strcmp (argv[1], commands[i].name) == 0)
       return commands[i].func (argc - 1, argv + 1);

@@ -143,7 +143,7 @@ static char *
 read_answer (ProbeOpenocd *oc, GError **error)
 {
   for (;;) {
-    guint8 *sep = memchr (oc->inbuf->data, 0x1a, oc->inbuf->len);
+    guint8 *sep = oc->inbuf->len ? memchr (oc->inbuf->data, 0x1a, oc->inbuf->len) : NULL;
     if (sep != NULL) {
       gsize len = (gsize) (sep - oc->inbuf->data);
       char *msg = g_strndup ((const char *) oc->inbuf->data, len);

@@ -201,6 +201,17 @@ probe_poll_sampler_get_tick_hz (ProbePollSampler *s)
   return s->cfg.timestamp_address ? s->cfg.timestamp_hz : 1000000;
 }
 
+void
+probe_poll_sampler_inherit_clock (ProbePollSampler *s, ProbePollSampler *from)
+{
+  s->have_t0 = from->have_t0;
+  s->t0 = from->t0;
+  s->last_raw32 = from->last_raw32;
+  s->wraps = from->wraps;
+  s->last_ts = from->last_ts;
+  s->q.samples_before = from->q.samples_before + from->q.samples;
+}
+
 gboolean
 probe_poll_sampler_prepare (ProbePollSampler *s, GError **error)
 {

@@ -32,6 +32,7 @@ typedef enum {
   PROBE_ERROR_FORMAT,   /* a stream or capture file we cannot decode (unknown version, …) */
   PROBE_ERROR_READ,     /* a target memory read faulted (message names the address) */
   PROBE_ERROR_FORMAT_VERSION, /* a stream's format version is not one we decode */
+  PROBE_ERROR_NOT_FOUND, /* something on the target is not there (yet): RTT control block */
 } ProbeError;
 
 /* Payload value meaning "no task is running" (NO_TASK / idle) in PROBE_EVENT_TASK_SWITCH.
@@ -408,6 +409,7 @@ typedef struct {
   double rate_batch;      /* … and with BATCH */
   ProbePollMode mode;     /* the mode in use */
   GPtrArray *messages;    /* char*: channels disabled and why (owned by the sampler) */
+  guint64 samples_before; /* samples of the samplers this one inherited its clock from */
 } ProbePollQuality;
 
 typedef struct _ProbePollSampler ProbePollSampler;
@@ -417,6 +419,9 @@ ProbePollSampler *probe_poll_sampler_new (ProbeOpenocd *oc, const ProbePollConfi
                                           GError **error);
 void probe_poll_sampler_free (ProbePollSampler *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbePollSampler, probe_poll_sampler_free)
+/* After a reconnect: continue @from's timeline (epoch, timer wraps, last timestamp), so
+ * timestamps never restart at 0 within a session. Call before the first step. */
+void probe_poll_sampler_inherit_clock (ProbePollSampler *s, ProbePollSampler *from);
 /* Ticks per second of the sample timestamps. */
 guint64 probe_poll_sampler_get_tick_hz (ProbePollSampler *s);
 /* Before the first step: `poll off` (OpenOCD's own periodic poll). */
@@ -431,5 +436,44 @@ const ProbePollQuality *probe_poll_sampler_get_quality (ProbePollSampler *s);
 /* After the last step: `poll on` again. */
 gboolean probe_poll_sampler_finish (ProbePollSampler *s, GError **error);
 
+/* ---------------------------------------------------------------------------------------- */
+/* RTT source (rtt-source.c): the target library's up-channel, through OpenOCD.             */
+
+typedef enum {
+  PROBE_RTT_AUTO,   /* DRAIN, falling back to SERVER when DRAIN cannot work */
+  PROBE_RTT_DRAIN,  /* read_memory/write_memory of the ring ourselves: one round trip a drain */
+  PROBE_RTT_SERVER, /* OpenOCD's `rtt server` TCP port (capped at 1 KiB per channel per poll) */
+} ProbeRttMethod;
+
+typedef struct {
+  ProbeRttMethod method;
+  const char *target;          /* OpenOCD target, NULL: current */
+  guint64 cb_address;          /* control block address when known (ELF symbol), else 0 … */
+  guint64 search_start;        /* … search for the ID in this range */
+  guint64 search_size;
+  guint channel;               /* up channel carrying the event stream */
+  const char *host;            /* SERVER: OpenOCD host (NULL: 127.0.0.1) */
+  guint16 server_port;         /* SERVER: port for `rtt server start` */
+  guint polling_interval_ms;   /* SERVER: `rtt polling_interval` (0: 1 ms) */
+} ProbeRttConfig;
+
+typedef struct _ProbeRttSource ProbeRttSource;
+/* @oc is borrowed and must outlive the source. */
+ProbeRttSource *probe_rtt_source_new (ProbeOpenocd *oc, const ProbeRttConfig *cfg);
+void probe_rtt_source_free (ProbeRttSource *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbeRttSource, probe_rtt_source_free)
+/* Find the control block and the channel's buffer. PROBE_ERROR_NOT_FOUND while the firmware
+ * has not initialised it (retry later); call again after a target reset. */
+gboolean probe_rtt_source_locate (ProbeRttSource *r, GError **error);
+/* Locate if needed and start (SERVER: setup, start, server start, connect). */
+gboolean probe_rtt_source_start (ProbeRttSource *r, GError **error);
+/* Append newly arrived bytes to @out (SERVER waits up to @wait_ms for data; DRAIN does one
+ * round trip). PROBE_ERROR_NOT_FOUND: the block went away (reset): locate again. */
+gboolean probe_rtt_source_step (ProbeRttSource *r, GByteArray *out, guint wait_ms,
+                                GError **error);
+gboolean probe_rtt_source_stop (ProbeRttSource *r, GError **error);
+ProbeRttMethod probe_rtt_source_get_method (ProbeRttSource *r);
+guint64 probe_rtt_source_get_control_block (ProbeRttSource *r);
+guint64 probe_rtt_source_get_bytes (ProbeRttSource *r);
 
 G_END_DECLS

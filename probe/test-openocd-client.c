@@ -5,7 +5,9 @@
 
 #include <gio/gio.h>
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 static guint16
 free_port (void)
@@ -17,6 +19,13 @@ free_port (void)
   g_assert_true (g_socket_bind (s, any, FALSE, NULL));
   g_autoptr (GSocketAddress) bound = g_socket_get_local_address (s, NULL);
   return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+}
+
+/* OpenOCD must not outlive a test that aborts. */
+static void
+die_with_parent (gpointer data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
 }
 
 typedef struct {
@@ -41,8 +50,10 @@ ocd_start (Ocd *ocd)
                                           ocd->port, ocd->dir);
   g_autofree char *cfg_path = g_build_filename (ocd->dir, "ocd.cfg", NULL);
   g_assert_true (g_file_set_contents (cfg_path, cfg, -1, NULL));
-  ocd->proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
-                                &error, "openocd", "-f", cfg_path, NULL);
+  g_autoptr (GSubprocessLauncher) l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
+                                                                 G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+  g_subprocess_launcher_set_child_setup (l, die_with_parent, NULL, NULL);
+  ocd->proc = g_subprocess_launcher_spawn (l, &error, "openocd", "-f", cfg_path, NULL);
   g_assert_no_error (error);
   /* wait until it listens */
   for (int i = 0; i < 200; i++) {

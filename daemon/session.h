@@ -1,0 +1,115 @@
+/* session.h — one profiling session, end to end: ORTI + ELF → what to watch; a source (poll,
+ * RTT, replay) through OpenOCD → Events → the slicer → the store.
+ *
+ * A Session resolves everything it can before touching the target (ORTI errors, unresolvable
+ * RUNNINGTASK, a missing capture file fail session_new), then session_start() connects and
+ * only then begins the store session — so "OpenOCD not running" leaves no empty session
+ * behind. The source runs on its own worker thread (blocking OpenOCD I/O never runs on the
+ * main loop); the worker owns the slicer, hands rows to the StoreWriter (which has its own
+ * thread and connection), and publishes a small live snapshot under a mutex for the progress
+ * line, REST and /metrics.
+ *
+ * Faults: a link failure mid-session becomes a GAP (reason LINK) and the worker reconnects
+ * with backoff until stopped; a target halt or reset seen by the explicit target poll becomes
+ * a TARGET_STATE event and a GAP (reason HALT); a read that faults disables that channel and
+ * is recorded; a corrupt capture is reported with its byte offset after everything before it
+ * was stored. Nothing collected before a fault is lost: the store commits every 100 ms.
+ */
+#pragma once
+
+#include "orti.h"
+#include "probe.h"
+#include "store.h"
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define SESSION_ERROR (session_error_quark ())
+GQuark session_error_quark (void);
+
+typedef enum {
+  SESSION_ERROR_CONFIG, /* a bad option value (message names it) */
+  SESSION_ERROR_FAILED, /* the session could not run or ended by an error */
+} SessionError;
+
+typedef enum {
+  SESSION_SOURCE_AUTO,   /* RTT when the firmware has a control block, else poll */
+  SESSION_SOURCE_POLL,
+  SESSION_SOURCE_RTT,
+  SESSION_SOURCE_REPLAY, /* a capture file */
+} SessionSourceKind;
+
+typedef struct {
+  const char *orti_path;         /* ORTI file (required) */
+  const char *elf_path;          /* firmware ELF (NULL: only constant formulas) */
+  int core;                      /* only this core's symbols (-1: all cores) */
+  const char *openocd_host;      /* default 127.0.0.1 */
+  guint16 openocd_port;          /* TCL RPC port, default 6666 */
+  SessionSourceKind source;
+  const char *name;              /* session name (NULL: from the ORTI file name) */
+  const char *record_path;       /* write a capture (NULL: none) */
+  const char *replay_path;       /* SESSION_SOURCE_REPLAY: the capture to play */
+  guint64 duration_ms;           /* stop after this long (0: until session_request_stop) */
+  guint64 timestamp_address;     /* poll: free-running target timer (0: OpenOCD's µs clock) */
+  guint64 timestamp_hz;          /* its rate */
+  gboolean timestamp_down;       /* it counts down */
+  ProbeRttMethod rtt_method;     /* RTT: drain, server or auto */
+  guint16 rtt_server_port;       /* RTT server method: port for `rtt server start` */
+  const char *command_line;      /* recorded in the session */
+} SessionConfig;
+
+typedef enum {
+  SESSION_STATE_NEW,
+  SESSION_STATE_RUNNING,
+  SESSION_STATE_RECONNECTING,
+  SESSION_STATE_COMPLETE,
+  SESSION_STATE_INCOMPLETE,
+} SessionState;
+
+/* What the progress line, REST and /metrics show while a session runs. */
+typedef struct {
+  gint64 id;               /* store session id (-1 before start) */
+  SessionState state;
+  const char *source;      /* "poll", "rtt-drain", "rtt-server", "replay" (static) */
+  guint64 tick_hz;
+  guint64 events;          /* Events decoded */
+  guint64 events_stored;   /* Events handed to the store */
+  double rate;             /* samples/s (poll) or events/s (other sources), recent */
+  guint64 samples;         /* poll samples */
+  guint64 gaps;
+  guint64 drops;           /* records the target reported lost */
+  guint64 anomalies;
+  guint64 span;            /* ticks from the first to the latest event */
+  guint n_cores;
+  guint32 running[8];      /* task value running per core (PROBE_TASK_IDLE: none) */
+} SessionLive;
+
+typedef struct _Session Session;
+
+/* session_new: resolves the ORTI file on the ELF and prepares the source. Fails (file:line:col
+ * for ORTI errors, "no running-task information in FILE", bad capture header) before any
+ * connection is made. */
+Session *session_new (const SessionConfig *cfg, GError **error);
+void session_free (Session *s);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Session, session_free)
+
+/* session_start: connects to OpenOCD (not for replay) and fails with "cannot connect to
+ * OpenOCD at HOST:PORT: …" without creating a store session; otherwise begins the store
+ * session on @writer (borrowed; must outlive the session) and starts the worker thread. */
+gboolean session_start (Session *s, StoreWriter *writer, GError **error);
+/* Ask the worker to stop (thread safe, idempotent; also from a signal handler's idle). */
+void session_request_stop (Session *s);
+/* TRUE once the worker has finished (thread safe). */
+gboolean session_is_finished (Session *s);
+/* session_wait: joins the worker; writes the final statistics and ends the store session.
+ * Returns TRUE when it completed, FALSE with the error that ended it (the session is then
+ * stored as incomplete). */
+gboolean session_wait (Session *s, GError **error);
+gint64 session_get_id (Session *s);
+/* A consistent snapshot of the live counters (thread safe). */
+void session_get_live (Session *s, SessionLive *live);
+/* Name of a task value (for progress lines), or NULL. */
+const char *session_task_name (Session *s, guint32 value);
+
+G_END_DECLS

@@ -1,0 +1,1036 @@
+/* web-server.c — REST API, /metrics, /api/live and the dashboard over libsoup-3 (web.h;
+ * the API is specified in docs/rest-api.md).
+ *
+ * Request flow: the libsoup handler runs on the main loop, checks the token and the request
+ * shape, and either answers at once (live data, static files, control) or pauses the message
+ * and runs the route on a worker thread (GTask) with a fresh read-only StoreDb; the worker
+ * builds the whole JSON body, and the completion on the main loop sets it and unpauses.
+ * Values taken from the request go into SQL only as integers or through sqlite3_mprintf's
+ * %Q quoting.
+ */
+#include "web.h"
+
+#include "store.h"
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+#include <libsoup/soup.h>
+#include <math.h>
+#include <string.h>
+
+G_DEFINE_QUARK (web-error-quark, web_error)
+
+#define MAX_QUERY_LEN 4096       /* longer query strings are refused (414) */
+#define MAX_BODY_LEN 65536       /* longer request bodies are refused (413) */
+#define LIVE_INTERVAL_MS 500     /* /api/live period */
+#define MAX_LIVE_CLIENTS 32
+#define MAX_FLAME_CALLS 4000000  /* calls a flame graph folds */
+
+struct _WebServer {
+  SoupServer *server;
+  char *db_path;
+  char *token;
+  guint query_timeout_ms;
+  WebControl control;
+  char *url;
+  GPtrArray *live_clients; /* SoupServerMessage* being streamed /api/live */
+  guint live_timer;
+};
+
+/* ---- replies ------------------------------------------------------------------------------ */
+
+typedef struct {
+  guint status;
+  char *body;
+  const char *content_type;
+} Reply;
+
+static void
+reply_error (Reply *r, guint status, const char *code, const char *fmt, ...) G_GNUC_PRINTF (4, 5);
+
+static void
+reply_error (Reply *r, guint status, const char *code, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "error");
+  json_builder_add_string_value (b, code);
+  json_builder_set_member_name (b, "message");
+  json_builder_add_string_value (b, msg);
+  json_builder_end_object (b);
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  g_free (r->body);
+  r->body = json_to_string (root, FALSE);
+  r->status = status;
+  r->content_type = "application/json";
+}
+
+static void
+reply_json (Reply *r, char *body)
+{
+  g_free (r->body);
+  r->body = body;
+  r->status = SOUP_STATUS_OK;
+  r->content_type = "application/json";
+}
+
+static void
+send_reply (SoupServerMessage *msg, Reply *r)
+{
+  soup_server_message_set_status (msg, r->status, NULL);
+  SoupMessageHeaders *h = soup_server_message_get_response_headers (msg);
+  soup_message_headers_replace (h, "Cache-Control", "no-store");
+  char *body = g_steal_pointer (&r->body);
+  if (body == NULL)
+    body = g_strdup ("");
+  soup_server_message_set_response (msg, r->content_type ? r->content_type : "application/json",
+                                    SOUP_MEMORY_TAKE, body, strlen (body));
+}
+
+/* Map a store error to an HTTP reply. */
+static void
+reply_from_error (Reply *r, const GError *e)
+{
+  if (g_error_matches (e, STORE_ERROR, STORE_ERROR_TIMEOUT))
+    reply_error (r, SOUP_STATUS_SERVICE_UNAVAILABLE, "timeout", "%s", e->message);
+  else if (g_error_matches (e, STORE_ERROR, STORE_ERROR_NOT_FOUND) ||
+           g_error_matches (e, WEB_ERROR, WEB_ERROR_NOT_FOUND))
+    reply_error (r, SOUP_STATUS_NOT_FOUND, "not_found", "%s", e->message);
+  else if (g_error_matches (e, WEB_ERROR, WEB_ERROR_CONFLICT))
+    reply_error (r, SOUP_STATUS_CONFLICT, "conflict", "%s", e->message);
+  else
+    reply_error (r, SOUP_STATUS_INTERNAL_SERVER_ERROR, "internal", "%s", e->message);
+}
+
+/* ---- JSON from query results -------------------------------------------------------------- */
+
+static void
+json_str (GString *out, const char *s)
+{
+  g_autoptr (JsonNode) n = json_node_new (JSON_NODE_VALUE);
+  json_node_set_string (n, s);
+  g_autofree char *t = json_to_string (n, FALSE);
+  g_string_append (out, t);
+}
+
+/* One row of @res as a JSON object (typed like store_result_to_json). */
+static void
+row_json (GString *out, const StoreResult *res, guint r)
+{
+  GArray *row = g_ptr_array_index (res->rows, r);
+  g_string_append_c (out, '{');
+  for (guint c = 0; c < res->columns->len; c++) {
+    const StoreCell *x = &g_array_index (row, StoreCell, c);
+    if (c)
+      g_string_append_c (out, ',');
+    json_str (out, g_ptr_array_index (res->columns, c));
+    g_string_append_c (out, ':');
+    gboolean number = x->type == SQLITE_INTEGER ||
+                      (x->type == SQLITE_FLOAT && x->text && strpbrk (x->text, "IiNn") == NULL);
+    if (x->text == NULL)
+      g_string_append (out, "null");
+    else if (number)
+      g_string_append (out, x->text);
+    else
+      json_str (out, x->text);
+  }
+  g_string_append_c (out, '}');
+}
+
+static const char *
+cell_text (const StoreResult *res, guint r, guint c)
+{
+  GArray *row = g_ptr_array_index (res->rows, r);
+  return g_array_index (row, StoreCell, c).text;
+}
+
+/* ---- the worker side ---------------------------------------------------------------------- */
+
+typedef struct {
+  WebServer *ws;
+  SoupServerMessage *msg; /* reffed; touched on the main loop only */
+  char *method;
+  char **parts;           /* path split after /api/ */
+  GHashTable *query;      /* copy */
+  gboolean write;         /* needs a read-write connection */
+  char *db_path;
+  guint timeout_ms;
+  Reply reply;
+} Job;
+
+static void
+job_free (Job *j)
+{
+  g_clear_object (&j->msg);
+  g_free (j->method);
+  g_strfreev (j->parts);
+  g_clear_pointer (&j->query, g_hash_table_unref);
+  g_free (j->db_path);
+  g_free (j->reply.body);
+  g_free (j);
+}
+
+static const char *
+qparam (Job *j, const char *name)
+{
+  return j->query ? g_hash_table_lookup (j->query, name) : NULL;
+}
+
+/* Parse a non-negative integer id from a path part. */
+static gboolean
+parse_id (const char *s, gint64 *id)
+{
+  char *end = NULL;
+  if (s == NULL || !g_ascii_isdigit (*s))
+    return FALSE;
+  guint64 v = g_ascii_strtoull (s, &end, 10);
+  if (*end || v > G_MAXINT64)
+    return FALSE;
+  *id = (gint64) v;
+  return TRUE;
+}
+
+/* Parse a number query parameter (µs); FALSE when present but malformed. */
+static gboolean
+parse_number (const char *s, double *v)
+{
+  if (s == NULL)
+    return TRUE;
+  char *end = NULL;
+  *v = g_ascii_strtod (s, &end);
+  return end != s && *end == '\0' && isfinite (*v);
+}
+
+static StoreResult *
+run_sql (Job *j, StoreDb *db, GError **error, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  char *sql = sqlite3_vmprintf (fmt, ap);
+  va_end (ap);
+  StoreResult *res = store_db_query (db, sql, j->timeout_ms, error);
+  sqlite3_free (sql);
+  return res;
+}
+
+/* The array answer of a query. */
+static void
+answer_rows (Job *j, StoreDb *db, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  char *sql = sqlite3_vmprintf (fmt, ap);
+  va_end (ap);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (StoreResult) res = store_db_query (db, sql, j->timeout_ms, &error);
+  sqlite3_free (sql);
+  if (res == NULL)
+    reply_from_error (&j->reply, error);
+  else
+    reply_json (&j->reply, store_result_to_json (res));
+}
+
+/* The session's tick rate; FALSE with a 404 reply when it does not exist. */
+static gboolean
+session_tick_rate (Job *j, StoreDb *db, gint64 id, double *rate)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (StoreResult) res =
+      run_sql (j, db, &error, "SELECT tick_rate_hz FROM sessions WHERE id = %lld", (long long) id);
+  if (res == NULL) {
+    reply_from_error (&j->reply, error);
+    return FALSE;
+  }
+  if (res->rows->len == 0) {
+    reply_error (&j->reply, SOUP_STATUS_NOT_FOUND, "not_found", "no session %" G_GINT64_FORMAT, id);
+    return FALSE;
+  }
+  *rate = g_ascii_strtod (cell_text (res, 0, 0), NULL);
+  return TRUE;
+}
+
+/* SQL condition on a task column: by name (tasks table) or by value. */
+static char *
+task_condition (const char *task, const char *name_col, const char *value_col)
+{
+  char *end = NULL;
+  guint64 v = g_ascii_strtoull (task, &end, 0);
+  if (end != task && *end == '\0')
+    return sqlite3_mprintf ("(%s = %Q OR %s = %lld)", name_col, task, value_col, (long long) v);
+  return sqlite3_mprintf ("%s = %Q", name_col, task);
+}
+
+static void
+route_timeline (Job *j, StoreDb *db, gint64 id)
+{
+  double rate;
+  if (!session_tick_rate (j, db, id, &rate))
+    return;
+  double from_us = 0, to_us = -1, max_points = 2000;
+  if (!parse_number (qparam (j, "from"), &from_us) || !parse_number (qparam (j, "to"), &to_us) ||
+      !parse_number (qparam (j, "max_points"), &max_points) || max_points < 1 ||
+      max_points > 1e6 || from_us < 0) {
+    reply_error (&j->reply, SOUP_STATUS_BAD_REQUEST, "bad_request",
+                 "from, to and max_points must be numbers (µs, µs, 1…1000000)");
+    return;
+  }
+  g_autoptr (GError) error = NULL;
+  if (to_us < 0) {
+    g_autoptr (StoreResult) span = run_sql (j, db, &error,
+        "SELECT coalesce(max(\"end\"), 0) FROM slices WHERE session_id = %lld", (long long) id);
+    if (span == NULL) {
+      reply_from_error (&j->reply, error);
+      return;
+    }
+    to_us = g_ascii_strtod (cell_text (span, 0, 0), NULL) * 1e6 / rate;
+  }
+  if (to_us < from_us) {
+    reply_error (&j->reply, SOUP_STATUS_BAD_REQUEST, "bad_request", "to is before from");
+    return;
+  }
+  gint64 t0 = (gint64) floor (from_us * rate / 1e6), t1 = (gint64) ceil (to_us * rate / 1e6) + 1;
+  g_autoptr (StoreTimeline) tl = store_db_timeline (db, id, t0, t1, (guint) max_points, &error);
+  if (tl == NULL) {
+    reply_from_error (&j->reply, error);
+    return;
+  }
+  g_autoptr (StoreResult) names = run_sql (j, db, &error,
+      "SELECT 0, task, name FROM tasks WHERE session_id = %lld "
+      "UNION ALL SELECT 1, isr, name FROM isrs WHERE session_id = %lld",
+      (long long) id, (long long) id);
+  if (names == NULL) {
+    reply_from_error (&j->reply, error);
+    return;
+  }
+  g_autoptr (GHashTable) tnames = g_hash_table_new (NULL, NULL);
+  g_autoptr (GHashTable) inames = g_hash_table_new (NULL, NULL);
+  for (guint r = 0; r < names->rows->len; r++) {
+    guint32 v = (guint32) g_ascii_strtoull (cell_text (names, r, 1), NULL, 10);
+    g_hash_table_insert (cell_text (names, r, 0)[0] == '1' ? inames : tnames,
+                         GUINT_TO_POINTER (v), (gpointer) cell_text (names, r, 2));
+  }
+  GString *out = g_string_new (NULL);
+  g_string_append_printf (out, "{\"from_us\":%.3f,\"to_us\":%.3f,\"level\":%d,\"bucket_us\":%.3f,"
+                          "\"items\":[", from_us, to_us, tl->level, (double) tl->bucket * 1e6 / rate);
+  for (guint i = 0; i < tl->items->len; i++) {
+    const StoreTimelineItem *it = &g_array_index (tl->items, StoreTimelineItem, i);
+    gboolean isr = it->flags & STORE_SLICE_ISR;
+    const char *name = g_hash_table_lookup (isr ? inames : tnames, GUINT_TO_POINTER (it->task));
+    g_string_append_printf (out, "%s{\"core\":%u,\"kind\":\"%s\",\"value\":%u,\"name\":", i ? "," : "",
+                            it->core, isr ? "isr" : "task", it->task);
+    if (name)
+      json_str (out, name);
+    else
+      g_string_append_printf (out, "\"0x%x\"", it->task);
+    g_string_append_printf (out, ",\"start_us\":%.3f,\"end_us\":%.3f,\"busy_us\":%.3f,"
+                            "\"count\":%" G_GINT64_FORMAT ",\"flags\":%u}",
+                            (double) it->start * 1e6 / rate, (double) it->end * 1e6 / rate,
+                            (double) it->busy * 1e6 / rate, it->count, it->flags);
+  }
+  g_string_append (out, "],\"gaps\":");
+  g_autoptr (StoreResult) gaps = run_sql (j, db, &error,
+      "SELECT core, start * 1e6 / %.17g AS start_us, \"end\" * 1e6 / %.17g AS end_us, lost "
+      "FROM gaps WHERE session_id = %lld AND \"end\" >= %lld AND start <= %lld ORDER BY start "
+      "LIMIT 1000", rate, rate, (long long) id, (long long) t0, (long long) t1);
+  g_autoptr (StoreResult) anomalies = gaps ? run_sql (j, db, &error,
+      "SELECT ts * 1e6 / %.17g AS ts_us, core, kind FROM anomalies WHERE session_id = %lld AND "
+      "ts >= %lld AND ts <= %lld ORDER BY ts LIMIT 1000", rate, (long long) id, (long long) t0,
+      (long long) t1) : NULL;
+  if (gaps == NULL || anomalies == NULL) {
+    g_string_free (out, TRUE);
+    reply_from_error (&j->reply, error);
+    return;
+  }
+  g_autofree char *gj = store_result_to_json (gaps);
+  g_autofree char *aj = store_result_to_json (anomalies);
+  g_string_append_printf (out, "%s,\"anomalies\":%s}", g_strstrip (gj), g_strstrip (aj));
+  reply_json (&j->reply, g_string_free (out, FALSE));
+}
+
+/* Folded stacks: each call's self time under its path (task;outer;…;function). Parents have
+ * smaller ids than their children (ids are given at entry), so one pass in id order builds
+ * every path from its parent's. */
+static void
+route_flame (Job *j, StoreDb *db, gint64 id)
+{
+  double rate;
+  if (!session_tick_rate (j, db, id, &rate))
+    return;
+  const char *task = qparam (j, "task");
+  g_autofree char *cond = NULL;
+  if (task) {
+    char *c = task_condition (task, "t.name", "c.task");
+    cond = g_strdup (c);
+    sqlite3_free (c);
+  }
+  g_autoptr (GError) error = NULL;
+  g_autoptr (StoreResult) res = run_sql (j, db, &error,
+      "SELECT c.id, c.parent, coalesce(t.name, printf('0x%%x', c.task)), "
+      "coalesce(f.name, printf('0x%%x', c.function)), c.self FROM calls c "
+      "LEFT JOIN tasks t ON t.session_id = c.session_id AND t.task = c.task "
+      "LEFT JOIN functions f ON f.session_id = c.session_id AND f.address = c.function "
+      "WHERE c.session_id = %lld %s%s ORDER BY c.id LIMIT %d",
+      (long long) id, cond ? "AND " : "", cond ? cond : "", MAX_FLAME_CALLS);
+  if (res == NULL) {
+    reply_from_error (&j->reply, error);
+    return;
+  }
+  g_autoptr (GHashTable) path_of = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  g_autoptr (GHashTable) self_of = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  g_autoptr (GStringChunk) paths = g_string_chunk_new (1 << 16);
+  GPtrArray *order = g_ptr_array_new ();
+  for (guint r = 0; r < res->rows->len; r++) {
+    gint64 cid = g_ascii_strtoll (cell_text (res, r, 0), NULL, 10);
+    const char *ptext = cell_text (res, r, 1);
+    gint64 parent = ptext ? g_ascii_strtoll (ptext, NULL, 10) : -1;
+    const char *pp = parent >= 0 ? g_hash_table_lookup (path_of, &parent) : NULL;
+    g_autofree char *path = pp ? g_strconcat (pp, ";", cell_text (res, r, 3), NULL)
+                               : g_strconcat (cell_text (res, r, 2), ";", cell_text (res, r, 3), NULL);
+    const char *interned = g_string_chunk_insert_const (paths, path);
+    g_hash_table_insert (path_of, g_memdup2 (&cid, sizeof cid), (gpointer) interned);
+    double *self = g_hash_table_lookup (self_of, interned);
+    if (self == NULL) {
+      self = g_new0 (double, 1);
+      g_hash_table_insert (self_of, (gpointer) interned, self);
+      g_ptr_array_add (order, (gpointer) interned);
+    }
+    *self += g_ascii_strtod (cell_text (res, r, 4), NULL);
+  }
+  GString *out = g_string_new ("[");
+  for (guint i = 0; i < order->len; i++) {
+    const char *p = g_ptr_array_index (order, i);
+    double *self = g_hash_table_lookup (self_of, p);
+    g_string_append (out, i ? ",{\"stack\":" : "{\"stack\":");
+    json_str (out, p);
+    g_string_append_printf (out, ",\"self_us\":%.3f}", *self * 1e6 / rate);
+  }
+  g_string_append_c (out, ']');
+  g_ptr_array_unref (order);
+  reply_json (&j->reply, g_string_free (out, FALSE));
+}
+
+static void
+route_session (Job *j, StoreDb *db, gint64 id, const char *what)
+{
+  double rate;
+  if (what == NULL) {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (StoreResult) res = run_sql (j, db, &error,
+        "SELECT * FROM sessions_overview WHERE id = %lld", (long long) id);
+    if (res == NULL)
+      reply_from_error (&j->reply, error);
+    else if (res->rows->len == 0)
+      reply_error (&j->reply, SOUP_STATUS_NOT_FOUND, "not_found", "no session %" G_GINT64_FORMAT, id);
+    else {
+      GString *out = g_string_new (NULL);
+      row_json (out, res, 0);
+      reply_json (&j->reply, g_string_free (out, FALSE));
+    }
+    return;
+  }
+  if (!session_tick_rate (j, db, id, &rate))
+    return;
+  const char *task = qparam (j, "task");
+  if (strcmp (what, "tasks") == 0)
+    answer_rows (j, db, "SELECT * FROM task_stats WHERE session_id = %lld ORDER BY task", (long long) id);
+  else if (strcmp (what, "functions") == 0 && task == NULL)
+    answer_rows (j, db, "SELECT * FROM function_stats WHERE session_id = %lld ORDER BY net_total_us DESC",
+                 (long long) id);
+  else if (strcmp (what, "functions") == 0) {
+    char *cond = task_condition (task, "task", "task_value");
+    answer_rows (j, db, "SELECT * FROM task_function_stats WHERE session_id = %lld AND %s "
+                 "ORDER BY net_total_us DESC", (long long) id, cond);
+    sqlite3_free (cond);
+  } else if (strcmp (what, "isrs") == 0)
+    answer_rows (j, db, "SELECT name AS isr, value, count(*) AS count, sum(duration_us) AS total_us, "
+                 "min(duration_us) AS min_us, avg(duration_us) AS avg_us, max(duration_us) AS max_us "
+                 "FROM timeline WHERE session_id = %lld AND kind = 'isr' GROUP BY value ORDER BY name",
+                 (long long) id);
+  else if (strcmp (what, "anomalies") == 0)
+    answer_rows (j, db, "SELECT ts * 1e6 / %.17g AS ts_us, core, task, kind, value, detail FROM "
+                 "anomalies WHERE session_id = %lld ORDER BY ts LIMIT 10000", rate, (long long) id);
+  else if (strcmp (what, "gaps") == 0)
+    answer_rows (j, db, "SELECT start * 1e6 / %.17g AS start_us, \"end\" * 1e6 / %.17g AS end_us, "
+                 "core, lost, reason FROM gaps WHERE session_id = %lld ORDER BY start LIMIT 10000",
+                 rate, rate, (long long) id);
+  else if (strcmp (what, "timeline") == 0)
+    route_timeline (j, db, id);
+  else if (strcmp (what, "flame") == 0)
+    route_flame (j, db, id);
+  else if (strcmp (what, "callstack") == 0) {
+    double t_us = -1;
+    if (task == NULL || !parse_number (qparam (j, "t"), &t_us) || t_us < 0) {
+      reply_error (&j->reply, SOUP_STATUS_BAD_REQUEST, "bad_request",
+                   "callstack needs task=NAME|VALUE and t=MICROSECONDS");
+      return;
+    }
+    char *cond = task_condition (task, "t.name", "c.task");
+    gint64 tick = (gint64) (t_us * rate / 1e6);
+    answer_rows (j, db, "SELECT c.depth, coalesce(f.name, printf('0x%%x', c.function)) AS function, "
+                 "c.function AS address, c.start * 1e6 / %.17g AS start_us, c.\"end\" * 1e6 / %.17g "
+                 "AS end_us, c.net * 1e6 / %.17g AS net_us FROM calls c "
+                 "LEFT JOIN tasks t ON t.session_id = c.session_id AND t.task = c.task "
+                 "LEFT JOIN functions f ON f.session_id = c.session_id AND f.address = c.function "
+                 "WHERE c.session_id = %lld AND %s AND c.start <= %lld AND c.\"end\" > %lld "
+                 "ORDER BY c.depth", rate, rate, rate, (long long) id, cond, (long long) tick,
+                 (long long) tick);
+    sqlite3_free (cond);
+  } else
+    reply_error (&j->reply, SOUP_STATUS_NOT_FOUND, "not_found", "no such resource \"%s\"", what);
+}
+
+static void
+route_compare (Job *j, StoreDb *db)
+{
+  gint64 a, b;
+  if (!parse_id (qparam (j, "a"), &a) || !parse_id (qparam (j, "b"), &b)) {
+    reply_error (&j->reply, SOUP_STATUS_BAD_REQUEST, "bad_request", "compare needs a=ID and b=ID");
+    return;
+  }
+  double rate;
+  if (!session_tick_rate (j, db, a, &rate) || !session_tick_rate (j, db, b, &rate))
+    return;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (StoreResult) res = run_sql (j, db, &error,
+      "SELECT json_object("
+      " 'tasks', (SELECT json_group_array(json_object('task', x.task,"
+      "   'a', (SELECT json_object('load_percent', load_percent, 'run_avg_us', run_avg_us, "
+      "         'run_p99_us', run_p99_us, 'preemptions', preemptions) FROM task_stats WHERE session_id = %lld AND task = x.task),"
+      "   'b', (SELECT json_object('load_percent', load_percent, 'run_avg_us', run_avg_us, "
+      "         'run_p99_us', run_p99_us, 'preemptions', preemptions) FROM task_stats WHERE session_id = %lld AND task = x.task),"
+      "   'delta_load_percent', (SELECT load_percent FROM task_stats WHERE session_id = %lld AND task = x.task) -"
+      "                         (SELECT load_percent FROM task_stats WHERE session_id = %lld AND task = x.task),"
+      "   'delta_run_avg_us', (SELECT run_avg_us FROM task_stats WHERE session_id = %lld AND task = x.task) -"
+      "                       (SELECT run_avg_us FROM task_stats WHERE session_id = %lld AND task = x.task),"
+      "   'delta_run_p99_us', (SELECT run_p99_us FROM task_stats WHERE session_id = %lld AND task = x.task) -"
+      "                       (SELECT run_p99_us FROM task_stats WHERE session_id = %lld AND task = x.task)))"
+      "   FROM (SELECT DISTINCT task FROM task_stats WHERE session_id IN (%lld, %lld) ORDER BY task) x),"
+      " 'functions', (SELECT json_group_array(json_object('function', y.function,"
+      "   'a', (SELECT json_object('count', count, 'net_avg_us', net_avg_us, 'net_p99_us', net_p99_us) FROM function_stats WHERE session_id = %lld AND function = y.function),"
+      "   'b', (SELECT json_object('count', count, 'net_avg_us', net_avg_us, 'net_p99_us', net_p99_us) FROM function_stats WHERE session_id = %lld AND function = y.function),"
+      "   'delta_net_avg_us', (SELECT net_avg_us FROM function_stats WHERE session_id = %lld AND function = y.function) -"
+      "                       (SELECT net_avg_us FROM function_stats WHERE session_id = %lld AND function = y.function),"
+      "   'delta_net_p99_us', (SELECT net_p99_us FROM function_stats WHERE session_id = %lld AND function = y.function) -"
+      "                       (SELECT net_p99_us FROM function_stats WHERE session_id = %lld AND function = y.function)))"
+      "   FROM (SELECT DISTINCT function FROM function_stats WHERE session_id IN (%lld, %lld) ORDER BY function) y))",
+      (long long) a, (long long) b, (long long) b, (long long) a, (long long) b, (long long) a,
+      (long long) b, (long long) a, (long long) a, (long long) b,
+      (long long) a, (long long) b, (long long) b, (long long) a, (long long) b, (long long) a,
+      (long long) a, (long long) b);
+  if (res == NULL)
+    reply_from_error (&j->reply, error);
+  else
+    reply_json (&j->reply, g_strdup (cell_text (res, 0, 0)));
+}
+
+static void
+job_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel)
+{
+  Job *j = data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (StoreDb) db = store_db_open (j->db_path, j->write ? STORE_OPEN_READ_WRITE
+                                                               : STORE_OPEN_READ_ONLY, &error);
+  if (db == NULL) {
+    reply_from_error (&j->reply, error);
+    return;
+  }
+  guint n = g_strv_length (j->parts);
+  gint64 id;
+  if (strcmp (j->parts[0], "sessions") == 0 && n == 1)
+    answer_rows (j, db, "SELECT * FROM sessions_overview ORDER BY id");
+  else if (strcmp (j->parts[0], "sessions") == 0 && parse_id (j->parts[1], &id) && j->write) {
+    if (!store_db_delete_session (db, id, &error))
+      reply_from_error (&j->reply, error);
+    else {
+      j->reply.status = SOUP_STATUS_NO_CONTENT;
+      j->reply.body = g_strdup ("");
+    }
+  } else if (strcmp (j->parts[0], "sessions") == 0 && parse_id (j->parts[1], &id) && n <= 3)
+    route_session (j, db, id, n == 3 ? j->parts[2] : NULL);
+  else if (strcmp (j->parts[0], "compare") == 0 && n == 1)
+    route_compare (j, db);
+  else
+    reply_error (&j->reply, SOUP_STATUS_NOT_FOUND, "not_found", "no such resource");
+}
+
+static void
+job_done (GObject *source, GAsyncResult *res, gpointer data)
+{
+  Job *j = data;
+  send_reply (j->msg, &j->reply);
+  soup_server_message_unpause (j->msg);
+  job_free (j);
+}
+
+static void
+start_job (WebServer *ws, SoupServerMessage *msg, char **parts, GHashTable *query, gboolean write)
+{
+  Job *j = g_new0 (Job, 1);
+  j->ws = ws;
+  j->msg = g_object_ref (msg);
+  j->parts = g_strdupv (parts);
+  j->write = write;
+  j->db_path = g_strdup (ws->db_path);
+  j->timeout_ms = ws->query_timeout_ms;
+  if (query) {
+    j->query = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+    GHashTableIter it;
+    gpointer k, v;
+    g_hash_table_iter_init (&it, query);
+    while (g_hash_table_iter_next (&it, &k, &v))
+      g_hash_table_insert (j->query, g_strdup (k), g_strdup (v));
+  }
+  soup_server_message_pause (msg);
+  g_autoptr (GTask) task = g_task_new (NULL, NULL, job_done, j);
+  g_task_set_task_data (task, j, NULL);
+  g_task_run_in_thread (task, job_thread);
+}
+
+/* ---- live, metrics, control (main loop) --------------------------------------------------- */
+
+static char *
+live_json (WebServer *ws)
+{
+  WebLive l = { 0 };
+  if (ws->control.get_live == NULL || !ws->control.get_live (ws->control.user_data, &l))
+    return g_strdup ("{\"session\":null}");
+  GString *out = g_string_new (NULL);
+  double span_us = l.tick_hz ? (double) l.span * 1e6 / (double) l.tick_hz : 0;
+  g_string_append_printf (out, "{\"session\":%" G_GINT64_FORMAT ",\"state\":", l.id);
+  json_str (out, l.state ? l.state : "");
+  g_string_append (out, ",\"source\":");
+  json_str (out, l.source ? l.source : "");
+  g_string_append_printf (out, ",\"events\":%" G_GUINT64_FORMAT ",\"events_stored\":%" G_GUINT64_FORMAT
+                          ",\"rate\":%.1f,\"samples\":%" G_GUINT64_FORMAT ",\"gaps\":%" G_GUINT64_FORMAT
+                          ",\"drops\":%" G_GUINT64_FORMAT ",\"anomalies\":%" G_GUINT64_FORMAT
+                          ",\"span_us\":%.1f,\"running\":[",
+                          l.events, l.events_stored, l.rate, l.samples, l.gaps, l.drops,
+                          l.anomalies, span_us);
+  for (guint c = 0; c < MIN (l.n_cores, G_N_ELEMENTS (l.running)); c++) {
+    g_string_append_printf (out, "%s{\"core\":%u,\"task\":", c ? "," : "", c);
+    if (l.running[c])
+      json_str (out, l.running[c]);
+    else
+      g_string_append_printf (out, "\"0x%x\"", l.running_value[c]);
+    g_string_append_c (out, '}');
+  }
+  g_string_append (out, "]}");
+  return g_string_free (out, FALSE);
+}
+
+static gboolean
+live_tick (gpointer data)
+{
+  WebServer *ws = data;
+  if (ws->live_clients->len == 0) {
+    ws->live_timer = 0;
+    return G_SOURCE_REMOVE;
+  }
+  g_autofree char *json = live_json (ws);
+  g_autofree char *chunk = g_strdup_printf ("event: stats\ndata: %s\n\n", json);
+  for (guint i = 0; i < ws->live_clients->len; i++) {
+    SoupServerMessage *msg = g_ptr_array_index (ws->live_clients, i);
+    soup_message_body_append (soup_server_message_get_response_body (msg), SOUP_MEMORY_COPY,
+                              chunk, strlen (chunk));
+    soup_server_message_unpause (msg);
+  }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+live_gone (SoupServerMessage *msg, gpointer data)
+{
+  WebServer *ws = data;
+  if (g_ptr_array_remove (ws->live_clients, msg))
+    g_object_unref (msg);
+}
+
+static void
+handle_live (WebServer *ws, SoupServerMessage *msg)
+{
+  Reply r = { 0 };
+  if (ws->live_clients->len >= MAX_LIVE_CLIENTS) {
+    reply_error (&r, SOUP_STATUS_SERVICE_UNAVAILABLE, "busy", "too many live clients");
+    send_reply (msg, &r);
+    return;
+  }
+  SoupMessageHeaders *h = soup_server_message_get_response_headers (msg);
+  soup_message_headers_set_encoding (h, SOUP_ENCODING_CHUNKED);
+  soup_message_headers_replace (h, "Content-Type", "text/event-stream");
+  soup_message_headers_replace (h, "Cache-Control", "no-store");
+  soup_server_message_set_status (msg, SOUP_STATUS_OK, NULL);
+  g_ptr_array_add (ws->live_clients, g_object_ref (msg));
+  g_signal_connect (msg, "finished", G_CALLBACK (live_gone), ws);
+  g_signal_connect (msg, "disconnected", G_CALLBACK (live_gone), ws);
+  g_autofree char *json = live_json (ws);
+  g_autofree char *first = g_strdup_printf ("event: stats\ndata: %s\n\n", json);
+  soup_message_body_append (soup_server_message_get_response_body (msg), SOUP_MEMORY_COPY, first,
+                            strlen (first));
+  if (ws->live_timer == 0)
+    ws->live_timer = g_timeout_add (LIVE_INTERVAL_MS, live_tick, ws);
+}
+
+/* Prometheus label value escaping: backslash, quote, newline. */
+static void
+prom_label (GString *out, const char *s)
+{
+  for (const char *p = s; *p; p++) {
+    if (*p == '\\' || *p == '"')
+      g_string_append_c (out, '\\');
+    if (*p == '\n')
+      g_string_append (out, "\\n");
+    else
+      g_string_append_c (out, *p);
+  }
+}
+
+static void
+metrics_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel)
+{
+  Job *j = data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (StoreDb) db = store_db_open (j->db_path, STORE_OPEN_READ_ONLY, &error);
+  GString *out = g_string_new (NULL);
+  g_autoptr (StoreResult) ses = db ? run_sql (j, db, &error,
+      "SELECT id, coalesce(sample_rate_hz, 0), gap_count, dropped_events, event_count, name "
+      "FROM sessions ORDER BY id DESC LIMIT 1") : NULL;
+  g_autoptr (StoreResult) tasks = ses && ses->rows->len ? run_sql (j, db, &error,
+      "SELECT task, load_percent / 100.0, run_total_us / 1e6, preemptions FROM task_stats "
+      "WHERE session_id = %s ORDER BY task", cell_text (ses, 0, 0)) : NULL;
+  if (db == NULL || ses == NULL || (ses->rows->len && tasks == NULL)) {
+    reply_from_error (&j->reply, error);
+    g_string_free (out, TRUE);
+    return;
+  }
+  g_string_append (out, "# HELP orti_task_load_ratio Share of the session's time the task ran (0..1).\n"
+                        "# TYPE orti_task_load_ratio gauge\n");
+  for (guint r = 0; tasks && r < tasks->rows->len; r++) {
+    g_string_append_printf (out, "orti_task_load_ratio{session=\"%s\",task=\"", cell_text (ses, 0, 0));
+    prom_label (out, cell_text (tasks, r, 0));
+    g_string_append_printf (out, "\"} %s\n", cell_text (tasks, r, 1) ? cell_text (tasks, r, 1) : "0");
+  }
+  g_string_append (out, "# HELP orti_task_run_seconds_total Time the task ran.\n"
+                        "# TYPE orti_task_run_seconds_total counter\n");
+  for (guint r = 0; tasks && r < tasks->rows->len; r++) {
+    g_string_append_printf (out, "orti_task_run_seconds_total{session=\"%s\",task=\"", cell_text (ses, 0, 0));
+    prom_label (out, cell_text (tasks, r, 0));
+    g_string_append_printf (out, "\"} %s\n", cell_text (tasks, r, 2) ? cell_text (tasks, r, 2) : "0");
+  }
+  g_string_append (out, "# HELP orti_task_preemptions_total Times the task was preempted.\n"
+                        "# TYPE orti_task_preemptions_total counter\n");
+  for (guint r = 0; tasks && r < tasks->rows->len; r++) {
+    g_string_append_printf (out, "orti_task_preemptions_total{session=\"%s\",task=\"", cell_text (ses, 0, 0));
+    prom_label (out, cell_text (tasks, r, 0));
+    g_string_append_printf (out, "\"} %s\n", cell_text (tasks, r, 3) ? cell_text (tasks, r, 3) : "0");
+  }
+  static const struct { const char *name, *type, *help; int col; } sm[] = {
+    { "orti_session_sample_rate_hz", "gauge", "Achieved poll sample rate.", 1 },
+    { "orti_session_gaps_total", "counter", "Gaps (data lost) in the session.", 2 },
+    { "orti_session_dropped_events_total", "counter", "Records the target reported dropped.", 3 },
+    { "orti_session_events_total", "counter", "Events stored.", 4 },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (sm); i++) {
+    g_string_append_printf (out, "# HELP %s %s\n# TYPE %s %s\n", sm[i].name, sm[i].help, sm[i].name,
+                            sm[i].type);
+    if (ses->rows->len)
+      g_string_append_printf (out, "%s{session=\"%s\"} %s\n", sm[i].name, cell_text (ses, 0, 0),
+                              cell_text (ses, 0, sm[i].col));
+  }
+  j->reply.status = SOUP_STATUS_OK;
+  j->reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
+  j->reply.body = g_string_free (out, FALSE);
+}
+
+static void
+handle_metrics (WebServer *ws, SoupServerMessage *msg)
+{
+  Job *j = g_new0 (Job, 1);
+  j->ws = ws;
+  j->msg = g_object_ref (msg);
+  j->db_path = g_strdup (ws->db_path);
+  j->timeout_ms = ws->query_timeout_ms;
+  soup_server_message_pause (msg);
+  g_autoptr (GTask) task = g_task_new (NULL, NULL, job_done, j);
+  g_task_set_task_data (task, j, NULL);
+  g_task_run_in_thread (task, metrics_thread);
+}
+
+/* POST /api/sessions and POST /api/sessions/{id}/stop. */
+static void
+handle_control (WebServer *ws, SoupServerMessage *msg, char **parts, Reply *r)
+{
+  guint n = g_strv_length (parts);
+  gint64 id;
+  g_autoptr (GError) error = NULL;
+  if (n == 1) {
+    if (ws->control.start_session == NULL) {
+      reply_error (r, SOUP_STATUS_CONFLICT, "conflict", "this daemon cannot start sessions");
+      return;
+    }
+    SoupMessageBody *body = soup_server_message_get_request_body (msg);
+    g_autoptr (GBytes) bytes = soup_message_body_flatten (body);
+    gsize len = 0;
+    const char *data = g_bytes_get_data (bytes, &len);
+    const char *name = NULL;
+    guint64 duration_ms = 0;
+    g_autoptr (JsonParser) parser = json_parser_new ();
+    if (len > 0) {
+      if (!json_parser_load_from_data (parser, data, (gssize) len, &error)) {
+        reply_error (r, SOUP_STATUS_BAD_REQUEST, "bad_request", "invalid JSON body: %s", error->message);
+        return;
+      }
+      JsonNode *root = json_parser_get_root (parser);
+      if (!JSON_NODE_HOLDS_OBJECT (root)) {
+        reply_error (r, SOUP_STATUS_BAD_REQUEST, "bad_request", "the body must be a JSON object");
+        return;
+      }
+      JsonObject *o = json_node_get_object (root);
+      if (json_object_has_member (o, "name")) {
+        JsonNode *nn = json_object_get_member (o, "name");
+        if (json_node_get_value_type (nn) != G_TYPE_STRING) {
+          reply_error (r, SOUP_STATUS_BAD_REQUEST, "bad_request", "\"name\" must be a string");
+          return;
+        }
+        name = json_node_get_string (nn);
+      }
+      if (json_object_has_member (o, "duration_s")) {
+        JsonNode *dn = json_object_get_member (o, "duration_s");
+        double d = JSON_NODE_HOLDS_VALUE (dn) ? json_node_get_double (dn) : -1;
+        if (!(d > 0 && d < 86400 * 365)) {
+          reply_error (r, SOUP_STATUS_BAD_REQUEST, "bad_request", "\"duration_s\" must be a positive number");
+          return;
+        }
+        duration_ms = (guint64) (d * 1000);
+      }
+    }
+    gint64 sid = ws->control.start_session (ws->control.user_data, name, duration_ms, &error);
+    if (sid < 0) {
+      reply_from_error (r, error);
+      return;
+    }
+    r->status = SOUP_STATUS_CREATED;
+    r->body = g_strdup_printf ("{\"id\":%" G_GINT64_FORMAT "}", sid);
+    r->content_type = "application/json";
+  } else if (n == 3 && parse_id (parts[1], &id) && strcmp (parts[2], "stop") == 0) {
+    if (ws->control.stop_session == NULL) {
+      reply_error (r, SOUP_STATUS_CONFLICT, "conflict", "this daemon cannot stop sessions");
+      return;
+    }
+    if (!ws->control.stop_session (ws->control.user_data, id, &error)) {
+      reply_from_error (r, error);
+      return;
+    }
+    r->status = SOUP_STATUS_ACCEPTED;
+    r->body = g_strdup_printf ("{\"id\":%" G_GINT64_FORMAT "}", id);
+    r->content_type = "application/json";
+  } else
+    reply_error (r, SOUP_STATUS_NOT_FOUND, "not_found", "no such resource");
+}
+
+/* ---- static files ------------------------------------------------------------------------- */
+
+static const char *
+content_type_for (const char *path)
+{
+  static const struct { const char *ext, *type; } types[] = {
+    { ".html", "text/html; charset=utf-8" }, { ".js", "text/javascript; charset=utf-8" },
+    { ".mjs", "text/javascript; charset=utf-8" }, { ".css", "text/css; charset=utf-8" },
+    { ".svg", "image/svg+xml" }, { ".png", "image/png" }, { ".json", "application/json" },
+    { ".md", "text/plain; charset=utf-8" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (types); i++)
+    if (g_str_has_suffix (path, types[i].ext))
+      return types[i].type;
+  return "application/octet-stream";
+}
+
+static void
+handle_static (SoupServerMessage *msg, const char *path, Reply *r)
+{
+  const char *rel = strcmp (path, "/") == 0 ? "/static/index.html" : path;
+  if (strstr (rel, "..") || strstr (rel, "//")) {
+    reply_error (r, SOUP_STATUS_BAD_REQUEST, "bad_request", "bad path");
+    return;
+  }
+  g_autofree char *res = g_strconcat ("/org/ortiprofd/dashboard", rel, NULL);
+  g_autoptr (GBytes) data = g_resources_lookup_data (res, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+  if (data == NULL) {
+    reply_error (r, SOUP_STATUS_NOT_FOUND, "not_found", "no such file");
+    return;
+  }
+  r->status = SOUP_STATUS_OK;
+  r->content_type = content_type_for (rel);
+  gsize len;
+  const char *bytes = g_bytes_get_data (data, &len);
+  r->body = g_strndup (bytes, len); /* text assets only */
+}
+
+/* ---- dispatch ----------------------------------------------------------------------------- */
+
+extern const char web_openapi_json[];
+
+static gboolean
+token_ok (WebServer *ws, SoupServerMessage *msg)
+{
+  if (ws->token == NULL)
+    return TRUE;
+  const char *auth = soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
+                                                   "Authorization");
+  if (auth == NULL || !g_str_has_prefix (auth, "Bearer "))
+    return FALSE;
+  const char *given = auth + 7;
+  gsize a = strlen (given), b = strlen (ws->token);
+  guint8 diff = (guint8) (a != b);
+  for (gsize i = 0; i < b; i++) /* constant time in the token's length */
+    diff |= (guint8) ((i < a ? given[i] : 0) ^ ws->token[i]);
+  return diff == 0;
+}
+
+static void
+handler (SoupServer *server, SoupServerMessage *msg, const char *path, GHashTable *query,
+         gpointer data)
+{
+  WebServer *ws = data;
+  Reply r = { 0 };
+  const char *method = soup_server_message_get_method (msg);
+  GUri *uri = soup_server_message_get_uri (msg);
+  const char *q = g_uri_get_query (uri);
+
+  if (q && strlen (q) > MAX_QUERY_LEN) {
+    reply_error (&r, SOUP_STATUS_REQUEST_URI_TOO_LONG, "bad_request", "query string longer than %d bytes",
+                 MAX_QUERY_LEN);
+  } else if (soup_server_message_get_request_body (msg)->length > MAX_BODY_LEN) {
+    reply_error (&r, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, "bad_request", "body too large");
+  } else if (!token_ok (ws, msg)) {
+    reply_error (&r, SOUP_STATUS_UNAUTHORIZED, "unauthorized", "a valid bearer token is required");
+    soup_message_headers_replace (soup_server_message_get_response_headers (msg),
+                                  "WWW-Authenticate", "Bearer");
+  } else if (strcmp (path, "/metrics") == 0 && strcmp (method, "GET") == 0) {
+    handle_metrics (ws, msg);
+    return;
+  } else if (strcmp (path, "/api/live") == 0 && strcmp (method, "GET") == 0) {
+    handle_live (ws, msg);
+    return;
+  } else if (strcmp (path, "/api/openapi.json") == 0 && strcmp (method, "GET") == 0) {
+    reply_json (&r, g_strdup (web_openapi_json));
+  } else if (g_str_has_prefix (path, "/api/")) {
+    g_auto (GStrv) parts = g_strsplit (path + 5, "/", -1);
+    guint n = g_strv_length (parts);
+    for (guint i = 0; i < n; i++)
+      if (parts[i][0] == '\0') {
+        n = 0;
+        break;
+      }
+    gint64 id;
+    if (n == 0)
+      reply_error (&r, SOUP_STATUS_NOT_FOUND, "not_found", "no such resource");
+    else if (strcmp (method, "GET") == 0) {
+      start_job (ws, msg, parts, query, FALSE);
+      return;
+    } else if (strcmp (method, "POST") == 0 && strcmp (parts[0], "sessions") == 0)
+      handle_control (ws, msg, parts, &r);
+    else if (strcmp (method, "DELETE") == 0 && strcmp (parts[0], "sessions") == 0 && n == 2 &&
+             parse_id (parts[1], &id)) {
+      WebLive l = { 0 };
+      if (ws->control.get_live && ws->control.get_live (ws->control.user_data, &l) &&
+          l.id == id && l.state &&
+          (strcmp (l.state, "running") == 0 || strcmp (l.state, "reconnecting") == 0))
+        reply_error (&r, SOUP_STATUS_CONFLICT, "conflict", "session %" G_GINT64_FORMAT " is running; stop it first", id);
+      else {
+        start_job (ws, msg, parts, query, TRUE);
+        return;
+      }
+    } else
+      reply_error (&r, SOUP_STATUS_METHOD_NOT_ALLOWED, "bad_request", "%s is not allowed here", method);
+  } else if (strcmp (method, "GET") == 0 || strcmp (method, "HEAD") == 0) {
+    handle_static (msg, path, &r);
+  } else {
+    reply_error (&r, SOUP_STATUS_METHOD_NOT_ALLOWED, "bad_request", "%s is not allowed here", method);
+  }
+  send_reply (msg, &r);
+}
+
+WebServer *
+web_server_new (const WebConfig *cfg)
+{
+  WebServer *ws = g_new0 (WebServer, 1);
+  ws->db_path = g_strdup (cfg->db_path);
+  ws->token = g_strdup (cfg->token);
+  ws->query_timeout_ms = cfg->query_timeout_ms ? cfg->query_timeout_ms : 5000;
+  ws->control = cfg->control;
+  ws->live_clients = g_ptr_array_new ();
+  ws->server = soup_server_new ("server-header", "orti-profd ", NULL);
+  soup_server_add_handler (ws->server, NULL, handler, ws, NULL);
+  return ws;
+}
+
+void
+web_server_free (WebServer *ws)
+{
+  if (ws == NULL)
+    return;
+  if (ws->live_timer)
+    g_source_remove (ws->live_timer);
+  for (guint i = 0; i < ws->live_clients->len; i++) {
+    SoupServerMessage *msg = g_ptr_array_index (ws->live_clients, i);
+    g_signal_handlers_disconnect_by_data (msg, ws);
+    g_object_unref (msg);
+  }
+  g_ptr_array_unref (ws->live_clients);
+  soup_server_disconnect (ws->server);
+  g_object_unref (ws->server);
+  g_free (ws->db_path);
+  g_free (ws->token);
+  g_free (ws->url);
+  g_free (ws);
+}
+
+gboolean
+web_server_listen (WebServer *ws, const char *address, GError **error)
+{
+  const char *colon = strrchr (address, ':');
+  char *end = NULL;
+  guint64 port = colon ? g_ascii_strtoull (colon + 1, &end, 10) : 0;
+  if (colon == NULL || colon == address || end == colon + 1 || *end || port > 65535) {
+    g_set_error (error, WEB_ERROR, WEB_ERROR_CONFIG, "--http: \"%s\" is not ADDR:PORT", address);
+    return FALSE;
+  }
+  g_autofree char *host = g_strndup (address, colon - address);
+  if (host[0] == '[' && host[strlen (host) - 1] == ']') {
+    memmove (host, host + 1, strlen (host));
+    host[strlen (host) - 1] = '\0';
+  }
+  g_autoptr (GInetAddress) ia = g_inet_address_new_from_string (host);
+  if (ia == NULL) {
+    g_set_error (error, WEB_ERROR, WEB_ERROR_CONFIG, "--http: \"%s\" is not an IP address", host);
+    return FALSE;
+  }
+  if (!g_inet_address_get_is_loopback (ia) && ws->token == NULL) {
+    g_set_error (error, WEB_ERROR, WEB_ERROR_CONFIG,
+                 "--http %s is reachable from other hosts: set a bearer token (--http-token)", address);
+    return FALSE;
+  }
+  g_autoptr (GSocketAddress) sa = g_inet_socket_address_new (ia, (guint16) port);
+  g_autoptr (GError) local = NULL;
+  if (!soup_server_listen (ws->server, sa, 0, &local)) {
+    g_set_error (error, WEB_ERROR, WEB_ERROR_LISTEN, "cannot listen on %s: %s", address, local->message);
+    return FALSE;
+  }
+  GSList *uris = soup_server_get_uris (ws->server);
+  if (uris) {
+    g_free (ws->url);
+    ws->url = g_uri_to_string (uris->data);
+  }
+  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+  return TRUE;
+}
+
+const char *
+web_server_get_url (WebServer *ws)
+{
+  return ws->url;
+}

@@ -1,0 +1,726 @@
+/* jtag-sim.c — a simulated JTAG debug probe for OpenOCD's remote_bitbang adapter, backed by
+ * the demo firmware running in QEMU.
+ *
+ * OpenOCD 0.12 drives remote_bitbang (JTAG only) as ASCII over TCP: '0'..'7' set TCK/TMS/TDI
+ * (bits 2/1/0), 'R' samples TDO (reply '0'/'1'), 'r'..'u' reset lines, 'B'/'b' LED, 'Q' quit.
+ * Behind the wire this program plays, bit by bit:
+ *   - an IEEE 1149.1 TAP (16 states, IR 4 bits captured as 0b0001, IDCODE 0x4BA00477,
+ *     BYPASS), reset to IDCODE in Test-Logic-Reset;
+ *   - an ARM JTAG-DP (ADIv5: DPACC 0xA, APACC 0xB, ABORT 0x8; 35-bit scans
+ *     {data, A[3:2], RnW} in, {previous result, ACK=OK} out; posted reads; CTRL/STAT power-up
+ *     handshake; STICKYERR write-one-to-clear);
+ *   - an AHB-AP (CSW, TAR with auto-increment, DRW, BD0-3, CFG, BASE, IDR 0x24770011);
+ *   - a Cortex-M3 memory map: code memory from the ELF's load segments (0x0-0x3FFFFF), the
+ *     16 MiB PSRAM at 0x21000000 = QEMU's shared RAM file, mapped live (reads see the running
+ *     firmware, writes reach it), and the debug registers OpenOCD uses (CPUID, DHCSR, DCRSR,
+ *     DCRDR, DEMCR, DFSR, AIRCR, FPB, DWT). Anything else is a bus error: the access sets
+ *     STICKYERR, which OpenOCD reports as a failed read or write.
+ * Run control is truthful: C_HALT in DHCSR stops QEMU over QMP and clearing it continues it,
+ * DHCSR reports S_HALT or S_RETIRE_ST from that state, core registers of a halted core come
+ * from QEMU's `info registers`, and AIRCR.SYSRESETREQ resets the machine.
+ *
+ * Facts measured against the real OpenOCD: ../shared/notes/openocd.md (remote_bitbang).
+ * Usage: jtag-sim --ram FILE --elf FILE [--qmp SOCKET] [--port N] [--port-file FILE]
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <gio/gio.h>
+#include <glib.h>
+#include <libelf.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#if G_BYTE_ORDER != G_LITTLE_ENDIAN
+#error "jtag-sim reads the little-endian target RAM directly: little-endian hosts only"
+#endif
+
+#define SIM_CODE_SIZE   (4u << 20)     /* mps2 code memory at 0x0 */
+#define SIM_RAM_BASE    0x21000000u    /* PSRAM, QEMU's machine RAM */
+#define SIM_PPB_BASE    0xE0000000u    /* private peripheral bus (SCS, DWT, FPB, ROM table) */
+#define SIM_PPB_SIZE    0x00100000u
+#define SIM_IDCODE      0x4BA00477u
+#define SIM_ACK_OK      0x2u           /* JTAG-DP OK/FAULT */
+
+/* TAP states, IEEE 1149.1. */
+typedef enum {
+  TAP_TLR, TAP_RTI, TAP_SELDR, TAP_CAPDR, TAP_SHDR, TAP_EX1DR, TAP_PDR, TAP_EX2DR, TAP_UPDR,
+  TAP_SELIR, TAP_CAPIR, TAP_SHIR, TAP_EX1IR, TAP_PIR, TAP_EX2IR, TAP_UPIR,
+} TapState;
+
+static const TapState tap_next[16][2] = {
+  [TAP_TLR] = { TAP_RTI, TAP_TLR },     [TAP_RTI] = { TAP_RTI, TAP_SELDR },
+  [TAP_SELDR] = { TAP_CAPDR, TAP_SELIR }, [TAP_CAPDR] = { TAP_SHDR, TAP_EX1DR },
+  [TAP_SHDR] = { TAP_SHDR, TAP_EX1DR }, [TAP_EX1DR] = { TAP_PDR, TAP_UPDR },
+  [TAP_PDR] = { TAP_PDR, TAP_EX2DR },   [TAP_EX2DR] = { TAP_SHDR, TAP_UPDR },
+  [TAP_UPDR] = { TAP_RTI, TAP_SELDR },  [TAP_SELIR] = { TAP_CAPIR, TAP_TLR },
+  [TAP_CAPIR] = { TAP_SHIR, TAP_EX1IR }, [TAP_SHIR] = { TAP_SHIR, TAP_EX1IR },
+  [TAP_EX1IR] = { TAP_PIR, TAP_UPIR },  [TAP_PIR] = { TAP_PIR, TAP_EX2IR },
+  [TAP_EX2IR] = { TAP_SHIR, TAP_UPIR }, [TAP_UPIR] = { TAP_RTI, TAP_SELDR },
+};
+
+enum { IR_ABORT = 0x8, IR_DPACC = 0xA, IR_APACC = 0xB, IR_IDCODE = 0xE, IR_BYPASS = 0xF };
+
+/* CTRL/STAT bits. */
+#define CS_STICKYORUN (1u << 1)
+#define CS_STICKYCMP  (1u << 4)
+#define CS_STICKYERR  (1u << 5)
+#define CS_WDATAERR   (1u << 7)
+#define CS_STICKY     (CS_STICKYORUN | CS_STICKYCMP | CS_STICKYERR | CS_WDATAERR)
+#define CS_WRITABLE   (0x1u | 0xCu | 0xF00u | (1u << 26) | (1u << 28) | (1u << 30))
+
+/* Debug registers. */
+#define REG_CPUID  0xE000ED00u
+#define REG_AIRCR  0xE000ED0Cu
+#define REG_DFSR   0xE000ED30u
+#define REG_DHCSR  0xE000EDF0u
+#define REG_DCRSR  0xE000EDF4u
+#define REG_DCRDR  0xE000EDF8u
+#define REG_DEMCR  0xE000EDFCu
+#define REG_FP_CTRL 0xE0002000u
+#define REG_DWT_CTRL 0xE0001000u
+#define DHCSR_S_REGRDY (1u << 16)
+#define DHCSR_S_HALT   (1u << 17)
+#define DHCSR_S_RETIRE (1u << 24)
+#define DHCSR_S_RESET  (1u << 25)
+
+typedef struct {
+  /* TAP */
+  TapState state;          /* current TAP state */
+  guint8 ir;               /* instruction register */
+  guint64 sr;              /* shift register (IR or the selected DR) */
+  guint sr_len;            /* its length in bits */
+  gboolean tck;            /* last TCK level written */
+  /* JTAG-DP and AHB-AP */
+  guint32 posted;          /* value captured out by the next DPACC/APACC scan */
+  guint32 rdbuff;          /* last AP read result (RDBUFF) */
+  guint32 ctrl_stat;       /* CTRL/STAT */
+  guint32 select;          /* SELECT: APSEL[31:24], APBANKSEL[7:4] */
+  guint32 csw;             /* AP CSW as written */
+  guint32 tar;             /* AP TAR */
+  /* memory */
+  guint8 *code;            /* SIM_CODE_SIZE bytes from the ELF's load segments */
+  guint8 *ram;             /* the shared RAM file, mapped */
+  gsize ram_size;          /* its size */
+  guint32 *ppb;            /* SIM_PPB_SIZE/4 words of debug register storage */
+  /* core debug state */
+  guint32 dhcsr_ctrl;      /* C_DEBUGEN..C_SNAPSTALL as written */
+  gboolean halted;         /* QEMU stopped by us */
+  gboolean reset_seen;     /* S_RESET_ST: reset since DHCSR was last read */
+  guint32 regs[32];        /* core registers of the halted core (DCRSR REGSEL) */
+  gboolean regs_valid;     /* regs read from QEMU since the last halt */
+  /* QMP */
+  int qmp_fd;              /* -1 without QMP: halt requests are refused */
+  GString *qmp_buf;        /* bytes read but not yet consumed */
+} Sim;
+
+/* ---- QMP ---- */
+
+/* Reads one line (without CR LF) from QMP into `line`; FALSE on EOF or error. */
+static gboolean sim_qmp_read_line(Sim *sim, GString *line)
+{
+  for (;;) {
+    const char *nl = memchr(sim->qmp_buf->str, '\n', sim->qmp_buf->len);
+    if (nl != NULL) {
+      gsize n = (gsize)(nl - sim->qmp_buf->str);
+      g_string_truncate(line, 0);
+      g_string_append_len(line, sim->qmp_buf->str, (gssize)n);
+      if (line->len > 0 && line->str[line->len - 1] == '\r')
+        g_string_truncate(line, line->len - 1);
+      g_string_erase(sim->qmp_buf, 0, (gssize)n + 1);
+      return TRUE;
+    }
+    char buf[4096];
+    ssize_t r = read(sim->qmp_fd, buf, sizeof buf);
+    if (r <= 0)
+      return FALSE;
+    g_string_append_len(sim->qmp_buf, buf, r);
+  }
+}
+
+/* Sends a QMP command and returns its reply line ("return" or "error"), skipping events;
+ * NULL when QMP is gone. */
+static char *sim_qmp(Sim *sim, const char *json)
+{
+  if (sim->qmp_fd < 0)
+    return NULL;
+  gsize len = strlen(json);
+  if (write(sim->qmp_fd, json, len) != (ssize_t)len)
+    return NULL;
+  g_autoptr(GString) line = g_string_new(NULL);
+  while (sim_qmp_read_line(sim, line)) {
+    if (strstr(line->str, "\"return\"") != NULL || strstr(line->str, "\"error\"") != NULL)
+      return g_strdup(line->str);
+  }
+  return NULL;
+}
+
+static gboolean sim_qmp_connect(Sim *sim, const char *path, GError **error)
+{
+  struct sockaddr_un sa = { .sun_family = AF_UNIX };
+  if (strlen(path) >= sizeof sa.sun_path) {
+    g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "QMP path too long: %s", path);
+    return FALSE;
+  }
+  strcpy(sa.sun_path, path);
+  sim->qmp_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (sim->qmp_fd < 0 || connect(sim->qmp_fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno),
+                "cannot connect to QMP socket %s: %s", path, g_strerror(errno));
+    return FALSE;
+  }
+  g_autoptr(GString) greeting = g_string_new(NULL);
+  if (!sim_qmp_read_line(sim, greeting) || strstr(greeting->str, "\"QMP\"") == NULL) {
+    g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: no QMP greeting", path);
+    return FALSE;
+  }
+  g_autofree char *caps = sim_qmp(sim, "{\"execute\":\"qmp_capabilities\"}\n");
+  g_autofree char *status = sim_qmp(sim, "{\"execute\":\"query-status\"}\n");
+  if (caps == NULL || status == NULL || strstr(caps, "\"error\"") != NULL) {
+    g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: QMP handshake failed", path);
+    return FALSE;
+  }
+  sim->halted = strstr(status, "\"running\": true") == NULL &&
+                strstr(status, "\"running\":true") == NULL;
+  return TRUE;
+}
+
+/* Reads the halted core's registers from QEMU's `info registers` (R00..R15, XPSR). */
+static void sim_load_regs(Sim *sim)
+{
+  memset(sim->regs, 0, sizeof sim->regs);
+  sim->regs_valid = TRUE;
+  g_autofree char *reply = sim_qmp(sim,
+    "{\"execute\":\"human-monitor-command\",\"arguments\":{\"command-line\":\"info registers\"}}\n");
+  if (reply == NULL)
+    return;
+  for (guint i = 0; i < 16; i++) {
+    char key[8];
+    g_snprintf(key, sizeof key, "R%02u=", i);
+    const char *p = strstr(reply, key);
+    if (p != NULL)
+      sim->regs[i] = (guint32)g_ascii_strtoull(p + 4, NULL, 16);
+  }
+  const char *x = strstr(reply, "XPSR=");
+  if (x != NULL)
+    sim->regs[16] = (guint32)g_ascii_strtoull(x + 5, NULL, 16);
+  gboolean handler = (sim->regs[16] & 0x1FFu) != 0;
+  sim->regs[handler ? 17 : 18] = sim->regs[13];  /* MSP in handler mode, else the PSP */
+}
+
+static void sim_set_halted(Sim *sim, gboolean halt)
+{
+  if (halt == sim->halted)
+    return;
+  g_autofree char *reply = sim_qmp(sim, halt ? "{\"execute\":\"stop\"}\n"
+                                             : "{\"execute\":\"cont\"}\n");
+  if (reply == NULL || strstr(reply, "\"error\"") != NULL) {
+    g_printerr("jtag-sim: QMP %s failed: %s\n", halt ? "stop" : "cont",
+               reply != NULL ? reply : "no QMP connection");
+    return;
+  }
+  sim->halted = halt;
+  sim->regs_valid = FALSE;
+  if (halt)
+    sim->ppb[(REG_DFSR - SIM_PPB_BASE) / 4] |= 1u;  /* DFSR.HALTED: debug request */
+}
+
+/* ---- memory map ---- */
+
+static guint32 *sim_ppb(Sim *sim, guint32 addr)
+{
+  return &sim->ppb[(addr - SIM_PPB_BASE) / 4];
+}
+
+static guint32 sim_ppb_read(Sim *sim, guint32 addr)
+{
+  switch (addr) {
+  case REG_CPUID:
+    return 0x412FC231u;  /* Cortex-M3 r2p1 */
+  case REG_AIRCR:
+    return 0xFA050000u;
+  case REG_DHCSR: {
+    guint32 v = (sim->dhcsr_ctrl & 0x2Fu) | DHCSR_S_REGRDY;
+    v |= sim->halted ? DHCSR_S_HALT : DHCSR_S_RETIRE;
+    if (sim->reset_seen)
+      v |= DHCSR_S_RESET;
+    sim->reset_seen = FALSE;
+    return v;
+  }
+  case REG_FP_CTRL:
+    return 0x260u | (*sim_ppb(sim, addr) & 1u);  /* 6 code + 2 literal comparators */
+  case REG_DWT_CTRL:
+    return 0x40000000u;                         /* 4 comparators, no cycle counter */
+  default:
+    return *sim_ppb(sim, addr);
+  }
+}
+
+static void sim_ppb_write(Sim *sim, guint32 addr, guint32 v)
+{
+  switch (addr) {
+  case REG_CPUID:
+  case REG_DWT_CTRL:
+    return;
+  case REG_DHCSR:
+    if ((v >> 16) != 0xA05Fu)
+      return;
+    sim->dhcsr_ctrl = v & 0x2Fu;
+    if (sim->qmp_fd >= 0) {
+      gboolean debug = (v & 1u) != 0;
+      sim_set_halted(sim, debug && (v & 2u) != 0);
+      if (debug && (v & 2u) == 0 && (v & 4u) != 0)
+        sim_set_halted(sim, TRUE);  /* C_STEP: no single step in QEMU; stop again at once */
+    }
+    return;
+  case REG_DFSR:
+    *sim_ppb(sim, addr) &= ~v;
+    return;
+  case REG_DCRSR: {
+    guint32 sel = v & 0x7Fu;
+    if (sel >= G_N_ELEMENTS(sim->regs))
+      return;
+    if (sim->halted && !sim->regs_valid)
+      sim_load_regs(sim);
+    if (v & (1u << 16))
+      sim->regs[sel] = *sim_ppb(sim, REG_DCRDR);
+    else
+      *sim_ppb(sim, REG_DCRDR) = sim->regs[sel];
+    return;
+  }
+  case REG_AIRCR:
+    if ((v >> 16) == 0x05FAu && (v & 5u) != 0) {
+      if ((*sim_ppb(sim, REG_DEMCR) & 1u) != 0)
+        sim_set_halted(sim, TRUE);  /* DEMCR.VC_CORERESET: reset into a stopped machine */
+      g_autofree char *r = sim_qmp(sim, "{\"execute\":\"system_reset\"}\n");
+      if (r == NULL || strstr(r, "\"error\"") != NULL) {
+        g_printerr("jtag-sim: QMP system_reset failed: %s\n", r != NULL ? r : "no QMP connection");
+        return;
+      }
+      sim->reset_seen = TRUE;
+      sim->regs_valid = FALSE;
+    }
+    return;
+  default:
+    *sim_ppb(sim, addr) = v;
+    return;
+  }
+}
+
+/* Reads the aligned word holding `addr`; FALSE = bus error. */
+static gboolean sim_read32(Sim *sim, guint32 addr, guint32 *v)
+{
+  addr &= ~3u;
+  if (addr >= SIM_RAM_BASE && addr - SIM_RAM_BASE < sim->ram_size) {
+    memcpy(v, sim->ram + (addr - SIM_RAM_BASE), 4);
+    return TRUE;
+  }
+  if (addr < SIM_CODE_SIZE) {
+    memcpy(v, sim->code + addr, 4);
+    return TRUE;
+  }
+  if (addr >= SIM_PPB_BASE && addr - SIM_PPB_BASE < SIM_PPB_SIZE) {
+    *v = sim_ppb_read(sim, addr);
+    return TRUE;
+  }
+  *v = 0;
+  return FALSE;
+}
+
+/* Writes `size` bytes (1, 2, 4) of the lane-aligned `data` at `addr`; FALSE = bus error.
+ * Code memory is read-only here: QEMU's copy is not reachable from this process. */
+static gboolean sim_write(Sim *sim, guint32 addr, guint size, guint32 data)
+{
+  guint lane = addr & 3u;
+  if (addr >= SIM_RAM_BASE && addr - SIM_RAM_BASE + size <= sim->ram_size) {
+    guint8 *p = sim->ram + (addr - SIM_RAM_BASE);
+    for (guint i = 0; i < size; i++)
+      p[i] = (guint8)(data >> (8u * (lane + i)));
+    return TRUE;
+  }
+  if (addr >= SIM_PPB_BASE && addr - SIM_PPB_BASE < SIM_PPB_SIZE && size == 4) {
+    sim_ppb_write(sim, addr, data);
+    return TRUE;
+  }
+  return FALSE;
+}
+
+/* ---- JTAG-DP and AHB-AP ---- */
+
+static void sim_bus_error(Sim *sim)
+{
+  sim->ctrl_stat |= CS_STICKYERR;
+}
+
+/* Performs an AHB-AP register access; returns the read value (0 for writes). */
+static guint32 sim_ap_access(Sim *sim, guint32 reg, gboolean read, guint32 data)
+{
+  if ((sim->select >> 24) != 0)
+    return 0;  /* only AP 0 exists */
+  guint size = 1u << (sim->csw & 7u);  /* 1, 2, 4 bytes */
+  guint inc = (sim->csw >> 4) & 3u;    /* 0 off, 1 single, 2 packed */
+  if (size > 4)
+    size = 4;
+  switch (reg) {
+  case 0x00:
+    if (!read)
+      sim->csw = data;
+    return sim->csw;
+  case 0x04:
+    if (!read)
+      sim->tar = data;
+    return sim->tar;
+  case 0x0C: {
+    guint32 v = 0;
+    guint units = inc == 2 ? 4u / size : 1u;
+    if (read) {
+      if (!sim_read32(sim, sim->tar, &v))
+        sim_bus_error(sim);
+    } else {
+      for (guint i = 0; i < units; i++)
+        if (!sim_write(sim, sim->tar + i * size, size, data))
+          sim_bus_error(sim);
+    }
+    if (inc != 0)
+      sim->tar += units * size;
+    return v;
+  }
+  case 0x10: case 0x14: case 0x18: case 0x1C: {
+    guint32 addr = (sim->tar & ~0xFu) + (reg - 0x10u);
+    guint32 v = 0;
+    if (read) {
+      if (!sim_read32(sim, addr, &v))
+        sim_bus_error(sim);
+    } else if (!sim_write(sim, addr, 4, data)) {
+      sim_bus_error(sim);
+    }
+    return v;
+  }
+  case 0xF4:
+    return 0;            /* CFG: little-endian, 32-bit */
+  case 0xF8:
+    return 0xE00FF003u;  /* BASE: ROM table present */
+  case 0xFC:
+    return 0x24770011u;  /* IDR: AHB-AP */
+  default:
+    return 0;
+  }
+}
+
+/* Executes a completed 35-bit DPACC/APACC/ABORT scan. */
+static void sim_dp_update(Sim *sim)
+{
+  gboolean read = (sim->sr & 1u) != 0;
+  guint32 a = (guint32)((sim->sr >> 1) & 3u) << 2;
+  guint32 data = (guint32)(sim->sr >> 3);
+  if (sim->ir == IR_ABORT) {
+    if (data & (1u << 2)) sim->ctrl_stat &= ~CS_STICKYERR;
+    if (data & (1u << 1)) sim->ctrl_stat &= ~CS_STICKYCMP;
+    if (data & (1u << 3)) sim->ctrl_stat &= ~CS_WDATAERR;
+    if (data & (1u << 4)) sim->ctrl_stat &= ~CS_STICKYORUN;
+    return;
+  }
+  if (sim->ir == IR_APACC) {
+    guint32 v = sim_ap_access(sim, (sim->select & 0xF0u) | a, read, data);
+    if (read) {
+      sim->posted = v;
+      sim->rdbuff = v;
+    }
+    return;
+  }
+  switch (a) {  /* DPACC */
+  case 0x4:
+    if (read) {
+      sim->posted = sim->ctrl_stat;
+    } else {
+      guint32 sticky = (sim->ctrl_stat & CS_STICKY) & ~(data & CS_STICKY);
+      guint32 v = (data & CS_WRITABLE) | sticky;
+      if (v & (1u << 26)) v |= 1u << 27;  /* CDBGRSTREQ -> ACK */
+      if (v & (1u << 28)) v |= 1u << 29;  /* CDBGPWRUPREQ -> ACK */
+      if (v & (1u << 30)) v |= 1u << 31;  /* CSYSPWRUPREQ -> ACK */
+      sim->ctrl_stat = v;
+    }
+    break;
+  case 0x8:
+    if (read)
+      sim->posted = sim->select;
+    else
+      sim->select = data;
+    break;
+  case 0xC:
+    if (read)
+      sim->posted = sim->rdbuff;
+    break;
+  default:
+    if (read)
+      sim->posted = 0;
+    break;
+  }
+}
+
+static void sim_capture_dr(Sim *sim)
+{
+  switch (sim->ir) {
+  case IR_IDCODE:
+    sim->sr = SIM_IDCODE;
+    sim->sr_len = 32;
+    break;
+  case IR_ABORT:
+  case IR_DPACC:
+  case IR_APACC:
+    sim->sr = ((guint64)sim->posted << 3) | SIM_ACK_OK;
+    sim->sr_len = 35;
+    break;
+  default:
+    sim->sr = 0;
+    sim->sr_len = 1;
+    break;
+  }
+}
+
+/* One rising TCK edge with the given TMS and TDI. The state's action happens on the edge
+ * that leaves it: Capture-xR loads the register so its first bit is on TDO before the first
+ * Shift-xR edge; Update-xR acts before any later capture can see the result. */
+static void sim_clock(Sim *sim, guint tms, guint tdi)
+{
+  switch (sim->state) {
+  case TAP_SHDR:
+  case TAP_SHIR:
+    sim->sr = (sim->sr >> 1) | ((guint64)tdi << (sim->sr_len - 1));
+    break;
+  case TAP_CAPDR:
+    sim_capture_dr(sim);
+    break;
+  case TAP_CAPIR:
+    sim->sr = 0x1u;
+    sim->sr_len = 4;
+    break;
+  case TAP_UPDR:
+    if (sim->ir == IR_DPACC || sim->ir == IR_APACC || sim->ir == IR_ABORT)
+      sim_dp_update(sim);
+    break;
+  case TAP_UPIR:
+    sim->ir = (guint8)(sim->sr & 0xFu);
+    break;
+  default:
+    break;
+  }
+  sim->state = tap_next[sim->state][tms & 1u];
+  if (sim->state == TAP_TLR)
+    sim->ir = IR_IDCODE;
+}
+
+static char sim_tdo(const Sim *sim)
+{
+  if (sim->state == TAP_SHDR || sim->state == TAP_SHIR)
+    return (sim->sr & 1u) ? '1' : '0';
+  return '0';
+}
+
+/* Serves one OpenOCD connection until it closes or sends 'Q'. */
+static void sim_serve(Sim *sim, int fd)
+{
+  guint8 in[65536];
+  char out[65536];
+  for (;;) {
+    ssize_t n = read(fd, in, sizeof in);
+    if (n <= 0)
+      return;
+    gsize o = 0;
+    for (ssize_t i = 0; i < n; i++) {
+      guint8 c = in[i];
+      if (c >= '0' && c <= '7') {
+        guint v = c - '0';
+        gboolean tck = (v & 4u) != 0;
+        if (tck && !sim->tck)
+          sim_clock(sim, (v >> 1) & 1u, v & 1u);
+        sim->tck = tck;
+      } else if (c == 'R') {
+        out[o++] = sim_tdo(sim);
+        if (o == sizeof out) {
+          if (write(fd, out, o) != (ssize_t)o)
+            return;
+          o = 0;
+        }
+      } else if (c >= 'r' && c <= 'u') {
+        if (((c - 'r') & 2) != 0) {  /* TRST asserted */
+          sim->state = TAP_TLR;
+          sim->ir = IR_IDCODE;
+        }
+      } else if (c == 'Q') {
+        if (o > 0 && write(fd, out, o) != (ssize_t)o)
+          return;
+        return;
+      }
+    }
+    if (o > 0 && write(fd, out, o) != (ssize_t)o)
+      return;
+  }
+}
+
+/* ---- set-up ---- */
+
+static gboolean sim_load_elf(Sim *sim, const char *path, GError **error)
+{
+  if (elf_version(EV_CURRENT) == EV_NONE) {
+    g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "libelf: %s", elf_errmsg(-1));
+    return FALSE;
+  }
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "%s: %s", path,
+                g_strerror(errno));
+    return FALSE;
+  }
+  Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+  size_t nph = 0, size = 0;
+  const char *raw = elf != NULL ? elf_rawfile(elf, &size) : NULL;
+  gboolean ok = raw != NULL && elf_kind(elf) == ELF_K_ELF && elf_getphdrnum(elf, &nph) == 0;
+  guint loaded = 0;
+  for (size_t i = 0; ok && i < nph; i++) {
+    GElf_Phdr ph;
+    if (gelf_getphdr(elf, (int)i, &ph) == NULL || ph.p_type != PT_LOAD || ph.p_filesz == 0)
+      continue;
+    if (ph.p_paddr >= SIM_CODE_SIZE)
+      continue;  /* RAM contents come from the live RAM file */
+    if (ph.p_paddr + ph.p_filesz > SIM_CODE_SIZE || ph.p_offset + ph.p_filesz > size) {
+      g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                  "%s: load segment %zu (0x%" G_GINT64_MODIFIER "x) outside code memory",
+                  path, i, (gint64)ph.p_paddr);
+      ok = FALSE;
+      break;
+    }
+    memcpy(sim->code + ph.p_paddr, raw + ph.p_offset, ph.p_filesz);
+    loaded++;
+  }
+  if (ok && loaded == 0)
+    g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                "%s: no load segment in code memory (0x0-0x3FFFFF)", path);
+  else if (!ok && error != NULL && *error == NULL)
+    g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: not an ELF file: %s", path,
+                elf_errmsg(-1));
+  if (elf != NULL)
+    elf_end(elf);
+  close(fd);
+  return ok && loaded > 0;
+}
+
+static gboolean sim_map_ram(Sim *sim, const char *path, GError **error)
+{
+  int fd = open(path, O_RDWR | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) < 0) {
+    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "%s: %s", path,
+                g_strerror(errno));
+    if (fd >= 0)
+      close(fd);
+    return FALSE;
+  }
+  if (st.st_size < 4096) {
+    g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                "%s: %lld bytes is too small for the target RAM", path, (long long)st.st_size);
+    close(fd);
+    return FALSE;
+  }
+  void *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (p == MAP_FAILED) {
+    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "mmap %s: %s", path,
+                g_strerror(errno));
+    return FALSE;
+  }
+  sim->ram = p;
+  sim->ram_size = (gsize)st.st_size;
+  return TRUE;
+}
+
+static int sim_listen(guint16 port, guint16 *bound, GError **error)
+{
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int one = 1;
+  struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+  socklen_t len = sizeof sa;
+  if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
+      bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(fd, 1) < 0 ||
+      getsockname(fd, (struct sockaddr *)&sa, &len) < 0) {
+    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno),
+                "cannot listen on 127.0.0.1:%u: %s", port, g_strerror(errno));
+    if (fd >= 0)
+      close(fd);
+    return -1;
+  }
+  *bound = ntohs(sa.sin_port);
+  return fd;
+}
+
+int main(int argc, char **argv)
+{
+  g_autofree char *ram_path = NULL;
+  g_autofree char *elf_path = NULL;
+  g_autofree char *qmp_path = NULL;
+  g_autofree char *port_file = NULL;
+  int port = 0;
+  GOptionEntry entries[] = {
+    { "ram", 0, 0, G_OPTION_ARG_FILENAME, &ram_path, "QEMU's shared RAM file (PSRAM)", "FILE" },
+    { "elf", 0, 0, G_OPTION_ARG_FILENAME, &elf_path, "firmware ELF (code memory)", "FILE" },
+    { "qmp", 0, 0, G_OPTION_ARG_FILENAME, &qmp_path, "QEMU QMP socket (run control)", "PATH" },
+    { "port", 0, 0, G_OPTION_ARG_INT, &port, "TCP port (0 = any free port)", "N" },
+    { "port-file", 0, 0, G_OPTION_ARG_FILENAME, &port_file, "write the bound port here",
+      "FILE" },
+    { NULL },
+  };
+  g_autoptr(GOptionContext) ctx = g_option_context_new("- simulated JTAG probe for OpenOCD");
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  g_autoptr(GError) error = NULL;
+  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+    g_printerr("jtag-sim: %s\n", error->message);
+    return 2;
+  }
+  if (ram_path == NULL || elf_path == NULL || port < 0 || port > 65535) {
+    g_printerr("jtag-sim: --ram and --elf are required, --port must be 0..65535\n");
+    return 2;
+  }
+
+  Sim sim = { .state = TAP_TLR, .ir = IR_IDCODE, .qmp_fd = -1 };
+  sim.code = g_malloc0(SIM_CODE_SIZE);
+  sim.ppb = g_malloc0(SIM_PPB_SIZE);
+  sim.qmp_buf = g_string_new(NULL);
+  guint16 bound = 0;
+  int lfd = -1;
+  if (!sim_load_elf(&sim, elf_path, &error) || !sim_map_ram(&sim, ram_path, &error) ||
+      (qmp_path != NULL && !sim_qmp_connect(&sim, qmp_path, &error)) ||
+      (lfd = sim_listen((guint16)port, &bound, &error)) < 0) {
+    g_printerr("jtag-sim: %s\n", error->message);
+    return 1;
+  }
+  if (port_file != NULL) {
+    g_autofree char *text = g_strdup_printf("%u\n", bound);
+    if (!g_file_set_contents(port_file, text, -1, &error)) {
+      g_printerr("jtag-sim: %s\n", error->message);
+      return 1;
+    }
+  }
+  g_printerr("jtag-sim: listening on 127.0.0.1:%u\n", bound);
+
+  for (;;) {
+    int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EINTR)
+        continue;
+      g_printerr("jtag-sim: accept: %s\n", g_strerror(errno));
+      return 1;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    sim_serve(&sim, fd);
+    close(fd);
+  }
+}

@@ -1,0 +1,126 @@
+/* rig-truth.c — prints the demo firmware's ground truth (firmware/rig-truth.h) from QEMU's
+ * shared RAM file as JSON, so tests can compare the profiler's answers with what the kernel
+ * measured itself.
+ *
+ * Usage: rig-truth [--wait-ready S] [--wait-snapshot S] [RAMFILE]   (default $ORTI_RIG_RAM)
+ * --wait-snapshot waits until the firmware froze `snap` (system counter == RIG_SNAP_TICK),
+ * which is bit-identical between two runs under QEMU -icount. Exit status 1 when the file
+ * cannot be read, holds no ground truth (bad magic: not started, or the firmware faulted),
+ * or the wait timed out.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "firmware/rig-truth.h"
+
+static const char *const truth_task_names[] = RIG_TASK_NAMES;
+static const char *const truth_isr_names[] = RIG_ISR_NAMES;
+G_STATIC_ASSERT(G_N_ELEMENTS(truth_task_names) == RIG_MAX_TASKS);
+G_STATIC_ASSERT(G_N_ELEMENTS(truth_isr_names) == RIG_MAX_ISRS);
+
+/* Reads the truth block from the RAM file; FALSE with `error` set on I/O failure. */
+static gboolean truth_read(const char *path, RigTruth *t, GError **error)
+{
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "%s: %s", path,
+                g_strerror(errno));
+    return FALSE;
+  }
+  ssize_t n = pread(fd, t, sizeof *t, RIG_TRUTH_ADDR - RIG_PSRAM_BASE);
+  close(fd);
+  if (n != (ssize_t)sizeof *t) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                "%s: too short for the ground truth at offset 0x%x", path,
+                RIG_TRUTH_ADDR - RIG_PSRAM_BASE);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void truth_print_stats(const char *key, const RigStats *s, guint n_tasks, guint n_isrs)
+{
+  printf("  \"%s\": {\n    \"counter\": %" PRIu32 ", \"dispatches\": %" PRIu32
+         ", \"idle_ticks\": %" PRIu64 ", \"kernel_ticks\": %" PRIu64 ",\n    \"tasks\": [\n",
+         key, s->counter, s->dispatches, s->idle_ticks, s->kernel_ticks);
+  for (guint i = 0; i < n_tasks; i++) {
+    const RigTaskTruth *t = &s->task[i];
+    printf("      {\"id\": %u, \"name\": \"%s\", \"activations\": %" PRIu32
+           ", \"terminations\": %" PRIu32 ", \"preemptions\": %" PRIu32 ", \"lost\": %" PRIu32
+           ", \"run_ticks\": %" PRIu64 ", \"response_ticks\": %" PRIu64
+           ", \"response_max\": %" PRIu32 ", \"calls\": %" PRIu32 "}%s\n",
+           i, truth_task_names[i], t->activations, t->terminations, t->preemptions, t->lost,
+           t->run_ticks, t->response_ticks, t->response_max, t->calls,
+           i + 1 < n_tasks ? "," : "");
+  }
+  printf("    ],\n    \"isrs\": [\n");
+  for (guint i = 0; i < n_isrs; i++)
+    printf("      {\"id\": %u, \"name\": \"%s\", \"count\": %" PRIu32 ", \"ticks\": %" PRIu64
+           "}%s\n", i, truth_isr_names[i], s->isr[i].count, s->isr[i].ticks,
+           i + 1 < n_isrs ? "," : "");
+  printf("    ]\n  }");
+}
+
+int main(int argc, char **argv)
+{
+  double wait_ready = 0, wait_snapshot = 0;
+  GOptionEntry entries[] = {
+    { "wait-ready", 0, 0, G_OPTION_ARG_DOUBLE, &wait_ready,
+      "wait up to S seconds for the ready marker", "S" },
+    { "wait-snapshot", 0, 0, G_OPTION_ARG_DOUBLE, &wait_snapshot,
+      "wait up to S seconds for the frozen snapshot", "S" },
+    { NULL },
+  };
+  g_autoptr(GOptionContext) ctx = g_option_context_new("[RAMFILE] - print the ground truth");
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  g_autoptr(GError) error = NULL;
+  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+    g_printerr("rig-truth: %s\n", error->message);
+    return 2;
+  }
+  const char *path = argc > 1 ? argv[1] : g_getenv("ORTI_RIG_RAM");
+  if (path == NULL || argc > 2) {
+    g_printerr("rig-truth: give RAMFILE or set ORTI_RIG_RAM\n");
+    return 2;
+  }
+  gint64 deadline = g_get_monotonic_time() + (gint64)(MAX(wait_ready, wait_snapshot) * 1e6);
+  RigTruth t;
+  for (;;) {
+    if (!truth_read(path, &t, &error)) {
+      g_printerr("rig-truth: %s\n", error->message);
+      return 1;
+    }
+    gboolean ok = t.magic == RIG_TRUTH_MAGIC && (wait_ready <= 0 || t.ready == 1) &&
+                  (wait_snapshot <= 0 || t.snap_valid == 1);
+    if (ok || (wait_ready <= 0 && wait_snapshot <= 0))
+      break;
+    if (g_get_monotonic_time() >= deadline) {
+      g_printerr("rig-truth: %s: timed out (magic 0x%08x, ready %u, snap_valid %u)\n", path,
+                 t.magic, t.ready, t.snap_valid);
+      return 1;
+    }
+    g_usleep(10000);
+  }
+  if (t.magic != RIG_TRUTH_MAGIC || t.version != RIG_TRUTH_VERSION ||
+      t.n_tasks > RIG_MAX_TASKS || t.n_isrs > RIG_MAX_ISRS) {
+    g_printerr("rig-truth: %s: no ground truth at 0x%08x (magic 0x%08x, version %u)%s\n", path,
+               RIG_TRUTH_ADDR, t.magic, t.version,
+               t.magic == 0xDEADDEADu ? ": the firmware took a fault" : "");
+    return 1;
+  }
+  static const char *const workloads[] = { "none", "pfp", "split", "stress" };
+  printf("{\n  \"magic_ok\": true, \"version\": %u, \"ready\": %u, \"workload\": \"%s\",\n"
+         "  \"tick_hz\": %u, \"snap_tick\": %u, \"snap_valid\": %u, \"timestamp\": %u,"
+         " \"start_ts\": %u,\n",
+         t.version, t.ready, t.workload < 4 ? workloads[t.workload] : "unknown", t.tick_hz,
+         t.snap_tick, t.snap_valid, t.timestamp, t.start_ts);
+  truth_print_stats("live", &t.live, t.n_tasks, t.n_isrs);
+  printf(",\n");
+  truth_print_stats("snapshot", &t.snap, t.n_tasks, t.n_isrs);
+  printf("\n}\n");
+  return 0;
+}

@@ -237,7 +237,7 @@ session_new (const SessionConfig *cfg, GError **error)
       return NULL;
     }
   }
-  s->name = g_strdup (cfg->name ? cfg->name : g_path_get_basename (cfg->orti_path));
+  s->name = cfg->name ? g_strdup (cfg->name) : g_path_get_basename (cfg->orti_path);
   return g_steal_pointer (&s);
 }
 
@@ -519,6 +519,19 @@ set_state (Session *s, SessionState st)
   g_mutex_unlock (&s->lock);
 }
 
+/* The RTT control block in the ELF: our trace library's, or SEGGER's own; NULL if none. */
+static const OrtiSymbol *
+rtt_control_block (Session *s)
+{
+  static const char *const names[] = { "orti_trace_rtt", "_SEGGER_RTT" };
+  for (gsize i = 0; s->elf && i < G_N_ELEMENTS (names); i++) {
+    const OrtiSymbol *sym = orti_elf_lookup_symbol (s->elf, names[i], s->cfg.core, NULL);
+    if (sym)
+      return sym;
+  }
+  return NULL;
+}
+
 static gboolean
 open_source (Session *s, GError **error)
 {
@@ -546,11 +559,9 @@ open_source (Session *s, GError **error)
   }
   ProbeRttConfig rc = { .method = s->cfg.rtt_method, .channel = 0,
                         .server_port = s->cfg.rtt_server_port };
-  if (s->elf) {
-    const OrtiSymbol *sym = orti_elf_lookup_symbol (s->elf, "_SEGGER_RTT", s->cfg.core, NULL);
-    if (sym)
-      rc.cb_address = sym->address;
-  }
+  const OrtiSymbol *sym = rtt_control_block (s);
+  if (sym)
+    rc.cb_address = sym->address;
   if (rc.cb_address == 0) {
     rc.search_start = 0x20000000; /* Cortex-M SRAM region */
     rc.search_size = 0x10000;
@@ -848,8 +859,7 @@ session_start (Session *s, StoreWriter *writer, GError **error)
     if (s->oc == NULL)
       return FALSE;
     s->capture_kind = s->cfg.source == SESSION_SOURCE_RTT ? PROBE_SOURCE_RTT : PROBE_SOURCE_POLL;
-    if (s->cfg.source == SESSION_SOURCE_AUTO && s->elf &&
-        orti_elf_lookup_symbol (s->elf, "_SEGGER_RTT", s->cfg.core, NULL))
+    if (s->cfg.source == SESSION_SOURCE_AUTO && rtt_control_block (s))
       s->capture_kind = PROBE_SOURCE_RTT;
     if (!open_source (s, error))
       return FALSE;

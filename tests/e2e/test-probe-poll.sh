@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# test-probe-poll.sh — the poll source on the rig (real OpenOCD, QEMU in real time: under
+# -icount a busy host starves QEMU while OpenOCD samples, so samples bunch in target time):
+#  1. `split`: each task's CPU share measured by polling RUNNINGTASK through OpenOCD is within
+#     2 percentage points of the firmware's own ground truth over the same window (6 points in
+#     a sanitizer build, ORTI_SANITIZED=1: ASan slows the probe, the client and the decoder
+#     several-fold, so far fewer samples average the same 8 s);
+#  2. --record then --replay of that capture gives the identical Event stream (compared with
+#     the sqlite3 client over the events view).
+source "$(dirname "$0")/e2e-common.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+[[ -n ${KEEP_TMP:-} ]] && trap - EXIT && echo "keeping $tmp"
+db=$tmp/profile.db
+
+"$RUN_RIG" --workload split -- bash -c '
+  set -e
+  "$0" >"$1/truth0.json"
+  "$2" --orti "$ORTI_RIG_ORTI" --elf "$ORTI_RIG_ELF" --openocd 127.0.0.1:$ORTI_RIG_TCL_PORT \
+       --source poll --timestamp $ORTI_RIG_TIMESTAMP_ADDR,$ORTI_RIG_TICK_HZ --duration 8s \
+       --record "$1/poll.ocap" --db "$1/profile.db" --http none --name live --quiet
+  "$0" >"$1/truth1.json"
+' "$RIG_TRUTH" "$tmp" "$PROFD" || die "live poll session failed"
+
+# replay needs no target: only the ORTI/ELF it was recorded with
+orti=$ORTI_SOURCE_DIR/tests/rig/firmware/demo.ort
+elf=$ORTI_BUILD_DIR/tests/rig/firmware/demo.elf
+"$PROFD" --orti "$orti" --elf "$elf" --replay "$tmp/poll.ocap" --db "$db" --http none \
+         --name replay --quiet || die "replay failed"
+
+[[ $(sql "$db" "SELECT state FROM sessions WHERE id = 1") == complete ]] || die "live session not complete"
+[[ $(sql "$db" "SELECT state FROM sessions WHERE id = 2") == complete ]] || die "replay session not complete"
+n1=$(sql "$db" "SELECT count(*) FROM events WHERE session_id = 1")
+n2=$(sql "$db" "SELECT count(*) FROM events WHERE session_id = 2")
+(( n1 > 100 )) || die "only $n1 events in 8 s of polling"
+[[ $n1 == "$n2" ]] || die "live session has $n1 events, replay $n2"
+diff=$(sql "$db" "SELECT count(*) FROM (SELECT ts, core, kind, a, b FROM events WHERE session_id = 1
+                  EXCEPT SELECT ts, core, kind, a, b FROM events WHERE session_id = 2)")
+[[ $diff == 0 ]] || die "$diff events differ between the live session and its replay"
+echo "record/replay: $n1 events, identical"
+
+sql "$db" "SELECT task, load_percent FROM task_stats WHERE session_id = 1" >"$tmp/loads.txt"
+python3 - "$tmp" "${ORTI_SANITIZED:+6}" <<'PY'
+import json, sys
+d = sys.argv[1]
+tolerance = float(sys.argv[2] or 2)
+t0 = json.load(open(f"{d}/truth0.json")); t1 = json.load(open(f"{d}/truth1.json"))
+span = (t1["timestamp"] - t0["timestamp"]) % (1 << 32)
+truth = {}
+for a, b in zip(t0["live"]["tasks"], t1["live"]["tasks"]):
+    truth[a["name"]] = 100.0 * (b["run_ticks"] - a["run_ticks"]) / span
+got = {}
+for line in open(f"{d}/loads.txt"):
+    name, load = line.strip().split("|")
+    got[name] = float(load)
+if t1.get("workload") != "split" or sum(truth[n] for n in ("SplitA", "SplitB", "SplitC", "SplitD")) < 50:
+    print("FAIL: the ground truth shows no split workload:", {k: round(v, 2) for k, v in truth.items()})
+    sys.exit(1)
+bad = []
+for name in ("SplitA", "SplitB", "SplitC", "SplitD"):
+    g, t = got.get(name, 0.0), truth[name]
+    print(f"{name}: poll {g:6.2f} %  ground truth {t:6.2f} %  diff {g - t:+.2f} points")
+    if abs(g - t) > tolerance:
+        bad.append(name)
+if bad:
+    print(f"FAIL: more than {tolerance:g} points off:", ", ".join(bad)); sys.exit(1)
+PY

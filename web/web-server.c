@@ -11,6 +11,9 @@
 #include "web.h"
 
 #include "store.h"
+#ifdef WEB_HAVE_DASHBOARD
+#include "web-dashboard.h"
+#endif
 
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
@@ -279,14 +282,19 @@ route_timeline (Job *j, StoreDb *db, gint64 id)
     return;
   }
   g_autoptr (GError) error = NULL;
-  if (to_us < 0) {
+  if (to_us < 0 || qparam (j, "from") == NULL) {
+    /* defaults: the span the session's slices cover (clocks need not start at 0) */
     g_autoptr (StoreResult) span = run_sql (j, db, &error,
-        "SELECT coalesce(max(\"end\"), 0) FROM slices WHERE session_id = %lld", (long long) id);
+        "SELECT coalesce(min(start), 0), coalesce(max(\"end\"), 0) FROM slices "
+        "WHERE session_id = %lld", (long long) id);
     if (span == NULL) {
       reply_from_error (&j->reply, error);
       return;
     }
-    to_us = g_ascii_strtod (cell_text (span, 0, 0), NULL) * 1e6 / rate;
+    if (qparam (j, "from") == NULL)
+      from_us = g_ascii_strtod (cell_text (span, 0, 0), NULL) * 1e6 / rate;
+    if (to_us < 0)
+      to_us = MAX (from_us, g_ascii_strtod (cell_text (span, 0, 1), NULL) * 1e6 / rate);
   }
   if (to_us < from_us) {
     reply_error (&j->reply, SOUP_STATUS_BAD_REQUEST, "bad_request", "to is before from");
@@ -527,13 +535,49 @@ route_compare (Job *j, StoreDb *db)
     reply_json (&j->reply, g_strdup (cell_text (res, 0, 0)));
 }
 
+/* Each worker thread keeps one read-only connection to the store it last served (opening
+ * one per request cost more than most queries). Connections are never shared between
+ * threads; the pool's threads close theirs when they exit. */
+typedef struct {
+  char *path;
+  StoreDb *db;
+} ThreadDb;
+
+static void
+thread_db_free (gpointer p)
+{
+  ThreadDb *t = p;
+  store_db_close (t->db);
+  g_free (t->path);
+  g_free (t);
+}
+
+static GPrivate thread_db_key = G_PRIVATE_INIT (thread_db_free);
+
+static StoreDb *
+thread_db (const char *path, GError **error)
+{
+  ThreadDb *t = g_private_get (&thread_db_key);
+  if (t && g_strcmp0 (t->path, path) == 0)
+    return t->db;
+  StoreDb *db = store_db_open (path, STORE_OPEN_READ_ONLY, error);
+  if (db == NULL)
+    return NULL;
+  t = g_new0 (ThreadDb, 1);
+  t->path = g_strdup (path);
+  t->db = db;
+  g_private_replace (&thread_db_key, t);
+  return db;
+}
+
 static void
 job_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel)
 {
   Job *j = data;
   g_autoptr (GError) error = NULL;
-  g_autoptr (StoreDb) db = store_db_open (j->db_path, j->write ? STORE_OPEN_READ_WRITE
-                                                               : STORE_OPEN_READ_ONLY, &error);
+  g_autoptr (StoreDb) write_db = j->write ? store_db_open (j->db_path, STORE_OPEN_READ_WRITE, &error)
+                                          : NULL;
+  StoreDb *db = j->write ? write_db : thread_db (j->db_path, &error);
   if (db == NULL) {
     reply_from_error (&j->reply, error);
     return;
@@ -693,7 +737,7 @@ metrics_thread (GTask *task, gpointer source, gpointer data, GCancellable *cance
 {
   Job *j = data;
   g_autoptr (GError) error = NULL;
-  g_autoptr (StoreDb) db = store_db_open (j->db_path, STORE_OPEN_READ_ONLY, &error);
+  StoreDb *db = thread_db (j->db_path, &error);
   GString *out = g_string_new (NULL);
   g_autoptr (StoreResult) ses = db ? run_sql (j, db, &error,
       "SELECT id, coalesce(sample_rate_hz, 0), gap_count, dropped_events, event_count, name "
@@ -873,16 +917,23 @@ handle_static (SoupServerMessage *msg, const char *path, Reply *r)
 
 extern const char web_openapi_json[];
 
+/* The dashboard's files hold no data, so they need no token (a browser cannot send a bearer
+ * header when it opens a page). Everything else needs "Authorization: Bearer T"; /api/live
+ * also takes ?access_token=T, because EventSource cannot send headers either. */
 static gboolean
-token_ok (WebServer *ws, SoupServerMessage *msg)
+token_ok (WebServer *ws, SoupServerMessage *msg, const char *path, GHashTable *query)
 {
-  if (ws->token == NULL)
+  if (ws->token == NULL || !(g_str_has_prefix (path, "/api/") || strcmp (path, "/metrics") == 0))
     return TRUE;
   const char *auth = soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
                                                    "Authorization");
-  if (auth == NULL || !g_str_has_prefix (auth, "Bearer "))
+  const char *given = NULL;
+  if (auth && g_str_has_prefix (auth, "Bearer "))
+    given = auth + 7;
+  else if (strcmp (path, "/api/live") == 0 && query)
+    given = g_hash_table_lookup (query, "access_token");
+  if (given == NULL)
     return FALSE;
-  const char *given = auth + 7;
   gsize a = strlen (given), b = strlen (ws->token);
   guint8 diff = (guint8) (a != b);
   for (gsize i = 0; i < b; i++) /* constant time in the token's length */
@@ -905,7 +956,7 @@ handler (SoupServer *server, SoupServerMessage *msg, const char *path, GHashTabl
                  MAX_QUERY_LEN);
   } else if (soup_server_message_get_request_body (msg)->length > MAX_BODY_LEN) {
     reply_error (&r, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, "bad_request", "body too large");
-  } else if (!token_ok (ws, msg)) {
+  } else if (!token_ok (ws, msg, path, query)) {
     reply_error (&r, SOUP_STATUS_UNAUTHORIZED, "unauthorized", "a valid bearer token is required");
     soup_message_headers_replace (soup_server_message_get_response_headers (msg),
                                   "WWW-Authenticate", "Bearer");
@@ -957,6 +1008,14 @@ handler (SoupServer *server, SoupServerMessage *msg, const char *path, GHashTabl
 WebServer *
 web_server_new (const WebConfig *cfg)
 {
+#ifdef WEB_HAVE_DASHBOARD
+  /* the resource lives in a static library: register it explicitly so the linker keeps it */
+  static gsize registered = 0;
+  if (g_once_init_enter (&registered)) {
+    g_resources_register (web_dashboard_get_resource ());
+    g_once_init_leave (&registered, 1);
+  }
+#endif
   WebServer *ws = g_new0 (WebServer, 1);
   ws->db_path = g_strdup (cfg->db_path);
   ws->token = g_strdup (cfg->token);

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # test-probe-poll.sh — the poll source on the rig (real OpenOCD, QEMU in real time: under
-# -icount a busy host starves QEMU while OpenOCD samples, so samples bunch in target time):
+# -icount a busy host starves QEMU while OpenOCD samples, so samples bunch in target time).
+# Samples are timestamped with the firmware's published board-timer copy, which the idle loop
+# keeps fresh with --spin-idle (sleeping in WFI it would go stale, stamping idle starts early
+# and task starts late — a systematic underestimate of every task):
 #  1. `split`: each task's CPU share measured by polling RUNNINGTASK through OpenOCD is within
 #     2 percentage points of the firmware's own ground truth over the same window (6 points in
 #     a sanitizer build, ORTI_SANITIZED=1: ASan slows the probe, the client and the decoder
@@ -13,7 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 [[ -n ${KEEP_TMP:-} ]] && trap - EXIT && echo "keeping $tmp"
 db=$tmp/profile.db
 
-"$RUN_RIG" --workload split -- bash -c '
+"$RUN_RIG" --spin-idle --workload split -- bash -c '
   set -e
   "$0" >"$1/truth0.json"
   "$2" --orti "$ORTI_RIG_ORTI" --elf "$ORTI_RIG_ELF" --openocd 127.0.0.1:$ORTI_RIG_TCL_PORT \

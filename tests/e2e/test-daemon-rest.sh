@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# test-daemon-rest.sh — the daemon's REST API while it ingests a live rig session:
+#  1. at least 10,000 requests with wrk (4 connections) against three endpoints during
+#     ingest: no socket errors, no non-2xx answers, the daemon's RSS grows by < 16 MiB;
+#  2. malformed requests (bad ids, a huge query string, path traversal, invalid JSON,
+#     wrong methods) answer 4xx and the daemon keeps serving;
+#  3. after the session: the same per-task numbers from REST, from /metrics and from the SQL
+#     views (read by the sqlite3 client).
+source "$(dirname "$0")/e2e-common.sh"
+command -v wrk >/dev/null || { echo "wrk missing"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+"$RUN_RIG" --workload split -- bash -c '
+  set -e
+  profd=$1 tmp=$2
+  "$profd" --orti "$ORTI_RIG_ORTI" --elf "$ORTI_RIG_ELF" --openocd 127.0.0.1:$ORTI_RIG_TCL_PORT \
+           --source poll --timestamp $ORTI_RIG_TIMESTAMP_ADDR,$ORTI_RIG_TICK_HZ --duration 26s \
+           --db "$tmp/profile.db" --http 127.0.0.1:0 --serve --name rest 2>"$tmp/daemon.log" &
+  daemon=$!
+  trap "kill $daemon 2>/dev/null || true" EXIT
+  url=
+  for _ in $(seq 100); do
+    url=$(sed -n "s/^orti-profd: dashboard at \(http[^ ]*\)$/\1/p" "$tmp/daemon.log" | head -n1)
+    [[ -n $url ]] && break
+    sleep 0.1
+  done
+  [[ -n $url ]] || { echo "no URL: $(cat "$tmp/daemon.log")"; exit 1; }
+  url=${url%/}
+  echo "$url" >"$tmp/url"
+  sleep 1
+  rss0=$(awk "/^VmRSS/ {print \$2}" /proc/$daemon/status)
+  cat >"$tmp/paths.lua" <<LUA
+local paths = { "/api/sessions", "/api/sessions/1", "/api/live-none", "/metrics" }
+local i = 0
+request = function()
+  i = i + 1
+  return wrk.format("GET", paths[(i % 3) + 1 == 3 and 4 or (i % 3) + 1])
+end
+LUA
+  wrk -t 2 -c 4 -d 15s --latency -s "$tmp/paths.lua" "$url" >"$tmp/wrk.txt"
+  rss1=$(awk "/^VmRSS/ {print \$2}" /proc/$daemon/status)
+  echo "$rss0 $rss1" >"$tmp/rss"
+  # malformed requests
+  for p in "/api/sessions/abc" "/api/sessions/999999/tasks" "/api/sessions/1/timeline?from=x" \
+           "/api/sessions/1/../../../etc/passwd" "/api/sessions?$(head -c 9000 /dev/zero | tr "\0" a)"; do
+    code=$(curl -s -g --path-as-is -o /dev/null -w "%{http_code}" "$url$p")
+    [[ $code == 4* ]] || { echo "GET $p: HTTP $code"; exit 1; }
+  done
+  code=$(curl -s -o /dev/null -w "%{http_code}" -X POST --data-binary "{oops" "$url/api/sessions")
+  [[ $code == 400 ]] || { echo "POST invalid JSON: HTTP $code"; exit 1; }
+  code=$(curl -s -o /dev/null -w "%{http_code}" -X PUT "$url/api/sessions")
+  [[ $code == 405 ]] || { echo "PUT: HTTP $code"; exit 1; }
+  code=$(curl -s -o /dev/null -w "%{http_code}" -X DELETE "$url/api/sessions/1")
+  [[ $code == 409 ]] || { echo "DELETE running session: HTTP $code"; exit 1; }
+  # wait for the session to end, then read everything while the daemon still serves
+  for _ in $(seq 300); do grep -q "session 1 complete" "$tmp/daemon.log" && break; sleep 0.1; done
+  grep -q "session 1 complete" "$tmp/daemon.log" || { echo "session did not complete"; exit 1; }
+  curl -sf "$url/api/sessions/1/tasks" >"$tmp/tasks.json"
+  curl -sf "$url/metrics" >"$tmp/metrics.txt"
+  kill -TERM $daemon
+  wait $daemon
+' rest "$PROFD" "$tmp" || die "daemon session failed: $(cat "$tmp/daemon.log" 2>/dev/null | tr '\r' '\n' | tail -5)"
+
+cat "$tmp/wrk.txt"
+read -r rss0 rss1 <"$tmp/rss"
+echo "daemon RSS before wrk ${rss0} kB, after ${rss1} kB"
+(( rss1 - rss0 < 16384 )) || die "daemon memory grew by $((rss1 - rss0)) kB during the requests"
+grep -q "Socket errors" "$tmp/wrk.txt" && die "wrk saw socket errors"
+grep -q "Non-2xx" "$tmp/wrk.txt" && die "wrk saw non-2xx answers"
+total=$(awk '/requests in/ {print $1}' "$tmp/wrk.txt")
+(( total >= 10000 )) || die "only $total requests in 15 s"
+echo "REST under ingest: $total requests, no errors"
+
+sqlite3 -batch -noheader "$tmp/profile.db" \
+  "SELECT task, printf('%.6f', load_percent), preemptions FROM task_stats WHERE session_id = 1 ORDER BY task" \
+  >"$tmp/sql.txt"
+python3 - "$tmp" <<'PY'
+import json, sys, re
+d = sys.argv[1]
+sql = {}
+for line in open(f"{d}/sql.txt"):
+    name, load, pre = line.strip().split("|")
+    sql[name] = (float(load), int(pre))
+rest = {t["task"]: (t["load_percent"], t["preemptions"]) for t in json.load(open(f"{d}/tasks.json"))}
+metrics = {}
+for line in open(f"{d}/metrics.txt"):
+    m = re.match(r'orti_task_load_ratio\{session="1",task="([^"]+)"\} (\S+)', line)
+    if m:
+        metrics.setdefault(m.group(1), [None, None])[0] = float(m.group(2)) * 100
+    m = re.match(r'orti_task_preemptions_total\{session="1",task="([^"]+)"\} (\S+)', line)
+    if m:
+        metrics.setdefault(m.group(1), [None, None])[1] = int(float(m.group(2)))
+if not sql or set(sql) != set(rest) or set(sql) != set(metrics):
+    print("FAIL: task sets differ:", sorted(sql), sorted(rest), sorted(metrics)); sys.exit(1)
+for name, (load, pre) in sql.items():
+    r, m = rest[name], metrics[name]
+    print(f"{name}: SQL {load:.4f} % {pre}, REST {r[0]:.4f} % {r[1]}, metrics {m[0]:.4f} % {m[1]}")
+    if abs(r[0] - load) > 1e-4 or abs(m[0] - load) > 1e-4 or r[1] != pre or m[1] != pre:
+        print("FAIL: numbers differ for", name); sys.exit(1)
+PY

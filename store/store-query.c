@@ -193,29 +193,36 @@ json_string (GString *out, const char *s)
   g_string_append_c (out, '"');
 }
 
+void
+store_result_append_row_json (GString *out, const StoreResult *result, guint row)
+{
+  g_string_append_c (out, '{');
+  for (guint c = 0; c < result->columns->len; c++) {
+    const StoreCell *x = cell (result, row, c);
+    if (c)
+      g_string_append (out, ", ");
+    json_string (out, g_ptr_array_index (result->columns, c));
+    g_string_append (out, ": ");
+    /* SQLite prints non-finite reals as Inf/NaN, which JSON cannot hold. */
+    gboolean number = x->type == SQLITE_INTEGER ||
+                      (x->type == SQLITE_FLOAT && strpbrk (x->text, "IiNn") == NULL);
+    if (x->text == NULL)
+      g_string_append (out, "null");
+    else if (number)
+      g_string_append (out, x->text);
+    else
+      json_string (out, x->text);
+  }
+  g_string_append_c (out, '}');
+}
+
 char *
 store_result_to_json (const StoreResult *result)
 {
   GString *out = g_string_new ("[");
   for (guint r = 0; r < result->rows->len; r++) {
-    g_string_append (out, r ? ",\n {" : "\n {");
-    for (guint c = 0; c < result->columns->len; c++) {
-      const StoreCell *x = cell (result, r, c);
-      if (c)
-        g_string_append (out, ", ");
-      json_string (out, g_ptr_array_index (result->columns, c));
-      g_string_append (out, ": ");
-      /* SQLite prints non-finite reals as Inf/NaN, which JSON cannot hold. */
-      gboolean number = x->type == SQLITE_INTEGER ||
-                        (x->type == SQLITE_FLOAT && strpbrk (x->text, "IiNn") == NULL);
-      if (x->text == NULL)
-        g_string_append (out, "null");
-      else if (number)
-        g_string_append (out, x->text);
-      else
-        json_string (out, x->text);
-    }
-    g_string_append_c (out, '}');
+    g_string_append (out, r ? ",\n " : "\n ");
+    store_result_append_row_json (out, result, r);
   }
   g_string_append (out, result->rows->len ? "\n]\n" : "]\n");
   return g_string_free (out, FALSE);

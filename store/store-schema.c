@@ -11,6 +11,9 @@
  *      slices, timeline_buckets, calls, task_stat, function_stat, task_function_stat,
  *      anomalies, gaps, event_kinds; views task_stats, function_stats, task_function_stats,
  *      timeline, sessions_overview, events.
+ *   2  sessions gain the poll source's measurement quality: interval_jitter_us,
+ *      min_interval_us (the shortest interval it could resolve) and reads_failed;
+ *      sessions_overview shows them.
  *
  * Workload facts that shaped it: events dominate (millions per session) so they are packed
  * per core into ~1 KB chunks (store-private.h) — about 8 bytes an event instead of ~30 for a
@@ -276,11 +279,33 @@ migrate_0_to_1 (sqlite3 *db, GError **error)
   return store__exec (db, mark, error);
 }
 
+/* migrate_1_to_2: the poll source's measurement quality (ALTER TABLE keeps every row). */
+static gboolean
+migrate_1_to_2 (sqlite3 *db, GError **error)
+{
+  return store__exec (db,
+    "ALTER TABLE sessions ADD COLUMN interval_jitter_us REAL;\n"
+    "ALTER TABLE sessions ADD COLUMN min_interval_us REAL;\n"
+    "ALTER TABLE sessions ADD COLUMN reads_failed INTEGER NOT NULL DEFAULT 0;\n"
+    "DROP VIEW sessions_overview;\n"
+    "CREATE VIEW sessions_overview AS\n"
+    "SELECT id, name, state, started_at, ended_at,\n"
+    "  (last_tick - first_tick) / tick_rate_hz AS duration_s,\n"
+    "  target, source_kind, clock, tick_rate_hz, event_count, sample_rate_hz,\n"
+    "  interval_jitter_us, min_interval_us, reads_failed,\n"
+    "  gap_count, dropped_events, anomaly_count,\n"
+    "  (SELECT count(*) FROM tasks t WHERE t.session_id = sessions.id) AS tasks,\n"
+    "  (SELECT count(*) FROM functions f WHERE f.session_id = sessions.id) AS functions,\n"
+    "  state_reason, orti_path, elf_path\n"
+    "FROM sessions;\n", error);
+}
+
 typedef gboolean (*StoreMigration) (sqlite3 *db, GError **error);
 
 /* migrations[v] upgrades version v to v + 1. */
 static const StoreMigration migrations[STORE_SCHEMA_VERSION] = {
   migrate_0_to_1,
+  migrate_1_to_2,
 };
 
 gboolean

@@ -154,7 +154,8 @@ static const char *const statement_sql[ST_COUNT] = {
                             "period_max, period_avg) "
                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   [ST_QUALITY] = "UPDATE sessions SET sample_rate_hz = ?, gap_count = ?, dropped_events = ?, "
-                 "anomaly_count = ? WHERE id = ?",
+                 "anomaly_count = ?, interval_jitter_us = ?, min_interval_us = ?, "
+                 "reads_failed = ? WHERE id = ?",
   [ST_EVENT_COUNT] = "UPDATE sessions SET event_count = event_count + ?, "
                      "first_tick = min(COALESCE(first_tick, ?1 + ?2), ?2), "
                      "last_tick = max(COALESCE(last_tick, ?3), ?3) WHERE id = ?4",
@@ -723,7 +724,15 @@ do_rows (StoreWriter *self, Session *s, Msg *m, GError **error)
     sqlite3_bind_int64 (st, 2, m->quality.gap_count);
     sqlite3_bind_int64 (st, 3, m->quality.dropped_events);
     sqlite3_bind_int64 (st, 4, m->quality.anomaly_count);
-    sqlite3_bind_int64 (st, 5, s->id);
+    if (m->quality.interval_jitter_us > 0 || m->quality.min_interval_us > 0) {
+      sqlite3_bind_double (st, 5, m->quality.interval_jitter_us);
+      sqlite3_bind_double (st, 6, m->quality.min_interval_us);
+    } else {
+      sqlite3_bind_null (st, 5);
+      sqlite3_bind_null (st, 6);
+    }
+    sqlite3_bind_int64 (st, 7, m->quality.reads_failed);
+    sqlite3_bind_int64 (st, 8, s->id);
     return step (self, ST_QUALITY, error);
   }
   default:

@@ -46,7 +46,7 @@ typedef enum {
 } StoreError;
 
 /* Schema version this build reads and writes (store-schema.c keeps the history). */
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 
 /* --- rows -------------------------------------------------------------------------------- */
 
@@ -77,6 +77,9 @@ typedef struct {
   gint64 gap_count;       /* gaps seen */
   gint64 dropped_events;  /* records the source or target reported lost */
   gint64 anomaly_count;   /* anomalies the slicer reported */
+  double interval_jitter_us; /* poll: standard deviation of the sample interval (0: n/a) */
+  double min_interval_us; /* poll: shortest interval between samples, the resolution (0: n/a) */
+  gint64 reads_failed;    /* poll: target reads that faulted */
 } StoreSessionQuality;
 
 /* StoreSlice.flags */
@@ -217,6 +220,8 @@ StoreResult *store_db_query (StoreDb *db, const char *sql, guint timeout_ms, GEr
 /* Formatting a result. Each returns a newly allocated string ending in a newline. */
 char *store_result_to_table (const StoreResult *result); /* aligned columns, header, rule */
 char *store_result_to_json (const StoreResult *result);  /* array of objects */
+/* Appends row @row of @result as one JSON object (numbers typed as SQLite typed them). */
+void store_result_append_row_json (GString *out, const StoreResult *result, guint row);
 char *store_result_to_csv (const StoreResult *result);   /* RFC 4180, header line */
 
 /* Timeline window: raw slices when few, else per-bucket busy time at a precomputed level. */

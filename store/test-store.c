@@ -207,6 +207,61 @@ test_failed_migration_keeps_data (Fixture *f, gconstpointer data)
   sqlite3_close (raw);
 }
 
+/* A database written by schema version 1 (store/fixtures/schema-v1.db: a real 1 s poll
+ * session of the rig's pfp workload, made by the version-1 build): read-only refuses it and
+ * leaves it byte-identical; read-write migrates it to the current version keeping every
+ * row, and the columns version 2 added take new values. */
+static void
+test_migrate_v1 (Fixture *f, gconstpointer data)
+{
+  const char *src = g_getenv ("ORTI_SOURCE_DIR");
+  if (src == NULL) {
+    g_test_skip ("ORTI_SOURCE_DIR not set");
+    return;
+  }
+  g_autofree char *fixture = g_build_filename (src, "store", "fixtures", "schema-v1.db", NULL);
+  g_autofree char *orig = NULL;
+  gsize orig_len = 0;
+  g_assert_true (g_file_get_contents (fixture, &orig, &orig_len, NULL));
+  g_assert_true (g_file_set_contents (f->path, orig, (gssize) orig_len, NULL));
+
+  g_autoptr (GError) error = NULL;
+  g_autoptr (StoreDb) ro = store_db_open (f->path, STORE_OPEN_READ_ONLY, &error);
+  g_assert_null (ro);
+  g_assert_error (error, STORE_ERROR, STORE_ERROR_TOO_OLD);
+  g_clear_error (&error);
+  g_autofree char *after = NULL;
+  gsize after_len = 0;
+  g_assert_true (g_file_get_contents (f->path, &after, &after_len, NULL));
+  g_assert_cmpmem (after, after_len, orig, orig_len);
+
+  g_autoptr (StoreDb) db = store_db_open (f->path, STORE_OPEN_READ_WRITE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (query_int (db, "PRAGMA user_version"), ==, STORE_SCHEMA_VERSION);
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM events WHERE session_id = 1"), ==, 316);
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM task_stats WHERE session_id = 1"), ==, 2);
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM sessions_overview WHERE name = 'v1-fixture' "
+                                  "AND reads_failed = 0 AND interval_jitter_us IS NULL"), ==, 1);
+  g_clear_pointer (&db, store_db_close);
+
+  StoreWriter *w = store_writer_new (f->path, NULL, &error);
+  g_assert_no_error (error);
+  StoreSessionInfo info = { .name = "v2", .tick_rate_hz = 1e6 };
+  gint64 id = store_writer_begin_session (w, &info, &error);
+  g_assert_no_error (error);
+  StoreSessionQuality q = { .sample_rate_hz = 1000, .interval_jitter_us = 12.5,
+                            .min_interval_us = 250, .reads_failed = 3 };
+  g_assert_true (store_writer_set_quality (w, id, &q, &error));
+  g_assert_true (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error));
+  g_assert_true (store_writer_close (w, &error));
+  g_autoptr (StoreDb) db2 = store_db_open (f->path, STORE_OPEN_READ_ONLY, &error);
+  g_assert_no_error (error);
+  g_autofree char *sql = g_strdup_printf ("SELECT count(*) FROM sessions_overview WHERE id = %"
+                                          G_GINT64_FORMAT " AND interval_jitter_us = 12.5 AND "
+                                          "min_interval_us = 250 AND reads_failed = 3", id);
+  g_assert_cmpint (query_int (db2, sql), ==, 1);
+}
+
 static void
 test_event_codec (void)
 {
@@ -717,6 +772,7 @@ main (int argc, char **argv)
   ADD ("/store/open/refuse-newer", test_refuse_newer);
   ADD ("/store/open/failed-migration-keeps-data", test_failed_migration_keeps_data);
   ADD ("/store/open/recover-crashed", test_recover_crashed);
+  ADD ("/store/open/migrate-v1", test_migrate_v1);
   g_test_add_func ("/store/events/codec", test_event_codec);
   ADD ("/store/writer/roundtrip", test_roundtrip);
   ADD ("/store/db/delete-session", test_delete);

@@ -264,7 +264,7 @@ gboolean probe_sha256_file (const char *path, guint8 digest[32], GError **error)
  * unknown format version. */
 
 /* Highest orti-trace format version probe_decoder_feed() accepts. */
-#define PROBE_DECODER_FORMAT_VERSION 1
+#define PROBE_DECODER_FORMAT_VERSION 2
 
 typedef struct {
   guint16 core;        /* core for Events until a stream header names one (0) */

@@ -8,8 +8,7 @@
  *
  * Out of sync (at start, or after an invalid record) the decoder hunts byte by byte for a
  * stream header (E0 'O' 'T') or sync record (F0 A5 5A) whose check bytes are right. A sync
- * carries the absolute 32-bit timestamp, the last function address, the running task and the
- * call depth, so
+ * carries the absolute 32-bit timestamp, the last function address and the running task, so
  * decoding restarts exactly; a sync that contradicts the decoded state reveals corruption the
  * record grammar could not see. Lost bytes or records become PROBE_EVENT_GAP Events, after
  * which the shadow call stacks are forgotten (exits report PROBE_ID_ANY) and the next sync
@@ -49,9 +48,8 @@ struct _ProbeDecoder {
   guint bad_version;            /* the version that failed us */
   guint64 ts;                   /* current time in ticks (64-bit extension of the target's) */
   guint64 sync_ts;              /* ts at the last sync accepted */
-  guint32 last_fn;              /* halfword address of the last function entered */
+  guint32 last_fn;              /* address (bit 0 clear) of the last function entered */
   guint32 task1;                /* running task + 1 (0: none or unknown) */
-  guint32 depth;                /* function entries minus exits, as the writer counts them */
   guint16 core;                 /* core stamped on Events */
   gboolean have_header;         /* a stream header was seen */
   guint32 tick_hz;              /* from the last header */
@@ -276,15 +274,13 @@ decoder_special (ProbeDecoder *d, const guint8 *p, gsize avail)
     return -1;
   }
   guint32 raw = rd_u32 (p + 4), fn = rd_u32 (p + 8), task1 = rd_u32 (p + 12);
-  guint16 depth = (guint16) (p[16] | p[17] << 8);
   gboolean restart = d->need_sync; /* first sync after a stream header */
   if (!d->ever_synced) {
     d->ts = raw;
     d->ever_synced = TRUE;
   } else {
     if (d->synced && !restart && !d->after_gap
-        && ((guint32) d->ts != raw || d->last_fn != fn || d->task1 != task1
-            || (guint16) d->depth != depth)) {
+        && ((guint32) d->ts != raw || d->last_fn != fn || d->task1 != task1)) {
       d->stats.sync_mismatches++;
       d->gap_pending = TRUE;
     }
@@ -295,7 +291,6 @@ decoder_special (ProbeDecoder *d, const guint8 *p, gsize avail)
   d->sync_ts = d->ts;
   d->last_fn = fn;
   d->task1 = task1;
-  d->depth = depth;
   if (restart)
     decoder_forget_stacks (d);
   if (d->gap_pending) {
@@ -384,14 +379,12 @@ decoder_process (ProbeDecoder *d, const guint8 *buf, gsize n)
       if (r <= 0)
         goto short_or_invalid;
       d->ts += delta;
-      d->depth++;
-      d->last_fn += (v >> 1) ^ (0u - (v & 1u));
-      decoder_push (d, d->last_fn << 1);
-      decoder_emit (d, PROBE_EVENT_FUNC_ENTER, d->last_fn << 1, 0);
+      d->last_fn += v ^ (0u - (v & 1u)); /* v = d or ~d for the address difference d */
+      decoder_push (d, d->last_fn);
+      decoder_emit (d, PROBE_EVENT_FUNC_ENTER, d->last_fn, 0);
       break;
     case OTF_FUNC_EXIT:
       d->ts += delta;
-      d->depth--;
       decoder_emit (d, PROBE_EVENT_FUNC_EXIT, decoder_pop (d), 0);
       break;
     case OTF_TASK_IN:

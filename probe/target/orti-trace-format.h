@@ -8,7 +8,7 @@
 /* Record types: the high nibble of the first byte. For types below OTF_SPECIAL_MIN the low
  * nibble carries the timestamp delta: bit 3 = more delta bytes follow (LEB128 of delta >> 3),
  * bits 2..0 = delta & 7. */
-#define OTF_FUNC_ENTER 0x0u    /* + zigzag LEB128 of the halfword address delta */
+#define OTF_FUNC_ENTER 0x0u    /* + LEB128 of the folded address difference d: d or ~d */
 #define OTF_FUNC_EXIT 0x1u     /* nothing: exits the innermost open function */
 #define OTF_TASK_IN 0x2u       /* + LEB128 (task id + 1) */
 #define OTF_TASK_OUT 0x3u      /* + LEB128 (task id + 1) */
@@ -29,15 +29,15 @@
 #define OTF_HEADER_MAGIC2 0x54u /* 'T' */
 #define OTF_HEADER_LEN 12u
 
-/* Sync: F0 A5 5A version, ts u32le, last function halfword u32le, task+1 u32le,
- * call depth u16le (entries - exits mod 2^16), check a, check b. */
+/* Sync: F0 A5 5A version, ts u32le, last function address u32le (bit 0 clear), task+1 u32le,
+ * check a, check b. */
 #define OTF_SYNC 0xF0u
 #define OTF_SYNC_MAGIC1 0xA5u
 #define OTF_SYNC_MAGIC2 0x5Au
-#define OTF_SYNC_LEN 20u
+#define OTF_SYNC_LEN 18u
 
 /* Longest record in bytes (sync); a plain record is at most 1 + 5 + 5 + 5 = 16. */
-#define OTF_MAX_RECORD 20u
+#define OTF_MAX_RECORD 18u
 #define OTF_MAX_PLAIN_RECORD 16u
 
 #endif /* ORTI_TRACE_FORMAT_H */

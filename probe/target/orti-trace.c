@@ -2,11 +2,17 @@
  *
  * Implements orti-trace.h and the byte format of docs/event-format.md. Shaped by the cost
  * budget (≤ 25 instructions per event on a Cortex-M3, ≤ 4 bytes per event on a call-heavy
- * stream): every hook has an inlined fast path that encodes straight into the ring while
- * the write offset is below a precomputed `limit`, which guarantees room for the longest
- * plain record without wrapping, without reading the host's RdOff and without a sync being
- * due. Everything else (ring end, ring nearly full, sync due, drops to report) goes through
- * one out-of-line slow path that builds the record(s) in a bounce buffer.
+ * stream), measured with probe/target/qemu-bench/ under QEMU -icount: every hook has an
+ * inlined fast path for the common record (timestamp delta < 8 ticks, payload < 128: two
+ * bytes, one halfword store; a function exit is one byte) that runs while the write offset
+ * is below a precomputed `limit`, which guarantees room for the longest plain record without
+ * wrapping, without reading the host's RdOff and without a sync being due. The fast path
+ * loads the ring and delta state before reading the time (so it stays in registers across a
+ * tick callback) and updates it with few stores; the function-address delta is one subtract
+ * and one eor (keys keep bit 0 set, which Thumb code addresses already have). A longer
+ * record below `limit` goes to ot_write() (in place, out of line), and everything else (ring
+ * end, ring nearly full, sync due, drops to report) to ot_slow(), which encodes in place
+ * when there is room and through a bounce buffer with wrap-around otherwise.
  *
  * Single producer: a hook runs inside ORTI_TRACE_LOCK/UNLOCK (PRIMASK on Cortex-M), so ISRs
  * and task preemption cannot interleave records. Never blocks: a record that does not fit
@@ -59,21 +65,22 @@
 #define OT_HAVE_DWT 0
 #endif
 
-/* Writer state. Offsets are into the ring; `limit` is 0 while the tracer is off. */
+/* Writer state. Offsets are into the ring; `limit` is 0 while the tracer is off. The fields
+ * every hook reads come first and side by side, so the compiler can pair the loads (ldrd/ldm
+ * on Thumb-2); their order is the one that measured best (probe/target/qemu-bench/). */
 typedef struct {
-  uint8_t *buf;                   /* ring storage (== OT_UP.pBuffer) */
+  OrtiTraceTimestampFunc now;     /* runtime tick source */
   uint32_t limit;                 /* fast path allowed while WrOff < limit */
   uint32_t last_ts;               /* timestamp of the last record written */
-  uint32_t last_fn;               /* halfword address of the last function entry written */
+  uint8_t *buf;                   /* ring storage (== OT_UP.pBuffer) */
+  uint32_t last_fn;               /* key (address | 1) of the last function entry written */
   uint32_t size;                  /* ring size */
   uint32_t task1;                 /* running task id + 1 (0: none or unknown) */
-  uint32_t depth;                 /* function entries minus exits (all contexts) */
   int32_t sync_left;              /* bytes that may still be written before a sync is due */
   uint32_t sync_base;             /* WrOff when sync_left was last brought up to date */
   uint32_t sync_interval;         /* bytes between syncs */
   uint32_t drops_pending;         /* records dropped since the last record written */
   uint32_t drops_total;           /* records dropped since init */
-  OrtiTraceTimestampFunc now;     /* runtime tick source */
 } OtState;
 
 /* The control block and the writer state in one object, so a hook needs one base address.
@@ -85,16 +92,33 @@ typedef struct {
 
 static char orti_trace_ring[ORTI_TRACE_BUFFER_SIZE] __attribute__ ((section (ORTI_TRACE_SECTION)));
 static char orti_trace_down[16] __attribute__ ((section (ORTI_TRACE_SECTION)));
-static OtAll ot_all __attribute__ ((section (ORTI_TRACE_SECTION), used));
+static OtAll ot_all __attribute__ ((section (ORTI_TRACE_SECTION), used, aligned (8)));
 extern OrtiTraceRttControlBlock orti_trace_rtt __attribute__ ((alias ("ot_all")));
 
 #define ot (ot_all.st)
 #define OT_UP (ot_all.cb.aUp[0])
 
+/* OT_NOW() reads the time; the fast paths load the tick source with the rest of the state
+ * (OT_NOW_LOAD) and read it through that (OT_NOW_FAST). */
 #ifdef ORTI_TRACE_TIMESTAMP
 #define OT_NOW() ((uint32_t) (ORTI_TRACE_TIMESTAMP ()))
+#define OT_NOW_LOAD()
+#define OT_NOW_FAST() OT_NOW ()
 #else
 #define OT_NOW() (ot.now ())
+#define OT_NOW_LOAD() OrtiTraceTimestampFunc ot_now_ = ot.now
+#define OT_NOW_FAST() (ot_now_ ())
+#endif
+
+/* A function's key in the writer: its address with bit 0 set. The stream carries key
+ * differences (== address differences, always even) and the address with bit 0 clear. On
+ * M-profile cores every code address already has the Thumb bit set, so the compiler hook
+ * uses this_fn as it is. */
+#define OT_FN_KEY(a) ((uint32_t) (uintptr_t) (a) | 1u)
+#if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
+#define OT_CODE_KEY(a) ((uint32_t) (uintptr_t) (a))
+#else
+#define OT_CODE_KEY(a) OT_FN_KEY (a)
 #endif
 
 OT_API static uint32_t
@@ -146,6 +170,20 @@ ot_put_u32 (uint8_t *p, uint32_t v)
   return p + 4;
 }
 
+/* Stores the two bytes v & 0xFF, v >> 8 at @p (one unaligned halfword store where the core
+ * has them, two byte stores otherwise). */
+OT_INLINE void
+ot_put16 (uint8_t *p, uint32_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  typedef uint16_t OtU16 __attribute__ ((aligned (1), may_alias)); /* any address */
+  *(OtU16 *) p = (uint16_t) v;
+#else
+  p[0] = (uint8_t) v;
+  p[1] = (uint8_t) (v >> 8);
+#endif
+}
+
 /* Appends the two check bytes over [start, p). */
 OT_INLINE uint8_t *
 ot_put_check (uint8_t *start, uint8_t *p)
@@ -160,9 +198,18 @@ ot_put_check (uint8_t *start, uint8_t *p)
   return p + 2;
 }
 
-/* Encodes one plain record of @type at @now; updates last_ts/last_fn/task1/depth. The state
- * is updated before any byte is stored so the compiler need not reload it (byte stores may
- * alias anything). */
+/* The enter payload: the key difference d (even) folded to an unsigned value, d for d >= 0
+ * and ~d for d < 0 (the zigzag code of the halfword difference). */
+OT_INLINE uint32_t
+ot_fn_code (uint32_t key, uint32_t last)
+{
+  uint32_t d = key - last;
+  return d ^ (uint32_t) ((int32_t) d >> 31);
+}
+
+/* Encodes one plain record of @type at @now; updates last_ts/last_fn/task1. For
+ * OTF_FUNC_ENTER @a is the function's key. The state is updated before any byte is stored
+ * so the compiler need not reload it (byte stores may alias anything). */
 OT_INLINE uint8_t *
 ot_encode (uint8_t *p, uint32_t type, uint32_t now, uint32_t a, uint32_t b)
 {
@@ -170,13 +217,8 @@ ot_encode (uint8_t *p, uint32_t type, uint32_t now, uint32_t a, uint32_t b)
   uint32_t v = a;
   ot.last_ts = now;
   if (type == OTF_FUNC_ENTER) {
-    uint32_t h = a >> 1;
-    uint32_t dz = h - ot.last_fn;
-    ot.last_fn = h;
-    ot.depth++;
-    v = (dz << 1) ^ (uint32_t) -(int32_t) (dz >> 31); /* zigzag */
-  } else if (type == OTF_FUNC_EXIT) {
-    ot.depth--;
+    v = ot_fn_code (a, ot.last_fn);
+    ot.last_fn = a;
   } else if (type == OTF_TASK_IN) {
     v = a + 1u;
     ot.task1 = v;
@@ -193,7 +235,7 @@ ot_encode (uint8_t *p, uint32_t type, uint32_t now, uint32_t a, uint32_t b)
   return p;
 }
 
-/* Sync record: the writer's state (time of the last record, enter-delta base, task, depth). */
+/* Sync record: the writer's state (time of the last record, enter-delta base, task). */
 OT_INLINE uint8_t *
 ot_put_sync (uint8_t *p)
 {
@@ -203,10 +245,8 @@ ot_put_sync (uint8_t *p)
   *p++ = OTF_SYNC_MAGIC2;
   *p++ = ORTI_TRACE_FORMAT_VERSION;
   p = ot_put_u32 (p, ot.last_ts);
-  p = ot_put_u32 (p, ot.last_fn);
+  p = ot_put_u32 (p, ot.last_fn & ~1u);
   p = ot_put_u32 (p, ot.task1);
-  *p++ = (uint8_t) ot.depth;
-  *p++ = (uint8_t) (ot.depth >> 8);
   return ot_put_check (start, p);
 }
 
@@ -236,21 +276,27 @@ ot_update_limit (uint32_t wr)
                  : 0u;
 }
 
-/* Slow path: writes [drop record][sync] and the record of @type (OTF_SPECIAL_MIN: none) with
- * wrap-around, or drops it. Called with the lock held. */
+/* Slow path: writes [drop record][sync] and the record of @type (OTF_SPECIAL_MIN: none) at
+ * time @now with wrap-around, or drops it. Called with the lock held. */
 __attribute__ ((noinline, no_instrument_function)) static void
-ot_slow (uint32_t type, uint32_t a, uint32_t b)
+ot_slow (uint32_t type, uint32_t now, uint32_t a, uint32_t b)
 {
   if (ot.buf == NULL)
     return;
   uint8_t tmp[OTF_MAX_PLAIN_RECORD + OTF_SYNC_LEN + OTF_MAX_PLAIN_RECORD];
-  uint8_t *p = tmp;
-  uint32_t now = OT_NOW ();
   uint32_t wr = OT_UP.WrOff;
+  uint32_t room = ot_free (wr, OT_UP.RdOff);
+  /* usually (a sync is due) the longest result fits before the ring's end and the host's
+   * read offset: encode in place; else in a bounce buffer, copied with wrap-around or dropped */
+  int direct = room >= sizeof tmp && ot.size - wr > sizeof tmp;
+  uint8_t *start = direct ? ot.buf + wr : tmp;
+  uint8_t *p = start;
   uint32_t saved_ts = ot.last_ts, saved_fn = ot.last_fn;
   ot.sync_left -= (int32_t) (wr >= ot.sync_base ? wr - ot.sync_base : ot.size - ot.sync_base + wr);
   ot.sync_base = wr;
-  int want_sync = ot.drops_pending != 0 || ot.sync_left <= 0 || type == OTF_SPECIAL_MIN;
+  /* a sync due within the next record's bytes is written now: the fast path cannot reach it */
+  int want_sync = ot.drops_pending != 0 || ot.sync_left < (int32_t) OTF_MAX_PLAIN_RECORD
+                  || type == OTF_SPECIAL_MIN;
 
   if (ot.drops_pending != 0)
     p = ot_encode (p, OTF_DROP, now, ot.drops_pending, 0);
@@ -259,8 +305,8 @@ ot_slow (uint32_t type, uint32_t a, uint32_t b)
   if (type != OTF_SPECIAL_MIN)
     p = ot_encode (p, type, now, a, b);
 
-  uint32_t n = (uint32_t) (p - tmp);
-  if (n > ot_free (wr, OT_UP.RdOff)) {
+  uint32_t n = (uint32_t) (p - start);
+  if (n > room) {
     ot.last_ts = saved_ts; /* the task (task1) stays updated: it is the truth the next sync tells */
     ot.last_fn = saved_fn;
     ot.drops_pending++;
@@ -268,10 +314,14 @@ ot_slow (uint32_t type, uint32_t a, uint32_t b)
     ot_update_limit (wr);
     return;
   }
-  for (uint32_t i = 0; i < n; i++) {
-    ot.buf[wr] = tmp[i];
-    if (++wr == ot.size)
-      wr = 0;
+  if (direct) {
+    wr += n;
+  } else {
+    for (uint32_t i = 0; i < n; i++) {
+      ot.buf[wr] = tmp[i];
+      if (++wr == ot.size)
+        wr = 0;
+    }
   }
   OT_BARRIER ();
   OT_UP.WrOff = wr;
@@ -280,22 +330,133 @@ ot_slow (uint32_t type, uint32_t a, uint32_t b)
   ot_update_limit (wr);
 }
 
-/* The hook body: fast path inline, slow path out of line. @type is a constant at every use. */
-#define OT_RECORD(type, a, b)                                                      \
-  do {                                                                             \
-    uint32_t ot_s_;                                                                \
-    ORTI_TRACE_LOCK (ot_s_);                                                       \
-    uint32_t ot_wr_ = OT_UP.WrOff;                                                 \
-    if (OT_LIKELY (ot_wr_ < ot.limit)) {                                           \
-      uint8_t *ot_q_ = ot.buf + ot_wr_;                                            \
-      uint8_t *ot_p_ = ot_encode (ot_q_, (type), OT_NOW (), (a), (b));             \
-      OT_BARRIER ();                                                               \
-      OT_UP.WrOff = ot_wr_ + (uint32_t) (ot_p_ - ot_q_);                           \
-    } else {                                                                       \
-      ot_slow ((type), (a), (b));                                                  \
-    }                                                                              \
-    ORTI_TRACE_UNLOCK (ot_s_);                                                     \
-  } while (0)
+/* Everything the fast path does not do: a record with a long timestamp delta or payload
+ * while WrOff is below `limit` (encoded in place), else ot_slow(). @now was read with the
+ * lock held; called with it still held. */
+__attribute__ ((noinline, no_instrument_function)) static void
+ot_write (uint32_t type, uint32_t now, uint32_t a, uint32_t b)
+{
+  uint32_t wr = OT_UP.WrOff;
+  if (wr < ot.limit) {
+    uint8_t *q = ot.buf + wr;
+    uint8_t *p = ot_encode (q, type, now, a, b);
+    OT_BARRIER ();
+    OT_UP.WrOff = wr + (uint32_t) (p - q);
+  } else {
+    ot_slow (type, now, a, b);
+  }
+}
+
+/* Ring full, ring end, sync due or tracer off: ot_slow() with the time read here (not before:
+ * until orti_trace_init() the tick source is not set up). Called with the lock held. */
+__attribute__ ((noinline, no_instrument_function)) static void
+ot_write_slow (uint32_t type, uint32_t a)
+{
+  if (ot.buf != NULL)
+    ot_slow (type, OT_NOW (), a, 0);
+}
+
+/* The fast paths below load the ring and delta state into locals, check `limit`, then read
+ * the time (with the lock held, so records stay in time order; the locals survive a tick
+ * callback in callee-saved registers). A longer record goes to ot_write(), a full ring, the
+ * ring end, a due sync or a tracer that is off to ot_write_slow(). */
+
+/* Function exit: one byte (type 1, delta < 8) on the fast path, two for delta < 1024. */
+OT_INLINE void
+ot_record_exit (void)
+{
+  uint32_t s;
+  ORTI_TRACE_LOCK (s);
+  uint32_t wr = OT_UP.WrOff;
+  uint32_t limit = ot.limit;
+  uint8_t *buf = ot.buf;
+  uint32_t last_ts = ot.last_ts;
+  OT_NOW_LOAD ();
+  if (OT_LIKELY (wr < limit)) {
+    uint32_t now = OT_NOW_FAST ();
+    uint32_t d = now - last_ts;
+    if (OT_LIKELY (d < 8u)) {
+      ot.last_ts = now;
+      buf[wr] = (uint8_t) ((OTF_FUNC_EXIT << 4) | d);
+      OT_BARRIER ();
+      OT_UP.WrOff = wr + 1u;
+    } else if (d < 1024u) {
+      ot.last_ts = now;
+      ot_put16 (buf + wr, (OTF_FUNC_EXIT << 4) | 8u | (d & 7u) | (d >> 3) << 8);
+      OT_BARRIER ();
+      OT_UP.WrOff = wr + 2u;
+    } else {
+      ot_write (OTF_FUNC_EXIT, now, 0, 0);
+    }
+  } else {
+    ot_write_slow (OTF_FUNC_EXIT, 0);
+  }
+  ORTI_TRACE_UNLOCK (s);
+}
+
+/* Function entry of @key: two bytes (delta < 8, |address difference| < 128) on the fast path. */
+OT_INLINE void
+ot_record_enter (uint32_t key)
+{
+  uint32_t s;
+  ORTI_TRACE_LOCK (s);
+  uint32_t wr = OT_UP.WrOff;
+  uint32_t limit = ot.limit;
+  uint8_t *buf = ot.buf;
+  uint32_t last_ts = ot.last_ts;
+  OT_NOW_LOAD ();
+  if (OT_LIKELY (wr < limit)) {
+    uint32_t now = OT_NOW_FAST ();
+    uint32_t d = now - last_ts;
+    uint32_t v = ot_fn_code (key, ot.last_fn);
+    if (OT_LIKELY (((d >> 3) | (v >> 7)) == 0)) {
+      ot.last_ts = now;
+      ot.last_fn = key;
+      ot_put16 (buf + wr, (OTF_FUNC_ENTER << 4) | d | v << 8);
+      OT_BARRIER ();
+      OT_UP.WrOff = wr + 2u;
+    } else {
+      ot_write (OTF_FUNC_ENTER, now, key, 0);
+    }
+  } else {
+    ot_write_slow (OTF_FUNC_ENTER, key);
+  }
+  ORTI_TRACE_UNLOCK (s);
+}
+
+/* A record of @type (a constant) with one varint payload: the id @a, or @a + 1 for task
+ * switches. Two bytes (delta < 8, payload < 128) on the fast path. */
+OT_INLINE void
+ot_record_id (uint32_t type, uint32_t a)
+{
+  uint32_t s;
+  ORTI_TRACE_LOCK (s);
+  uint32_t wr = OT_UP.WrOff;
+  uint32_t limit = ot.limit;
+  uint8_t *buf = ot.buf;
+  uint32_t last_ts = ot.last_ts;
+  OT_NOW_LOAD ();
+  if (OT_LIKELY (wr < limit)) {
+    uint32_t now = OT_NOW_FAST ();
+    uint32_t d = now - last_ts;
+    uint32_t v = (type == OTF_TASK_IN || type == OTF_TASK_OUT) ? a + 1u : a;
+    if (OT_LIKELY (((d >> 3) | (v >> 7)) == 0)) {
+      ot.last_ts = now;
+      if (type == OTF_TASK_IN)
+        ot.task1 = v;
+      else if (type == OTF_TASK_OUT)
+        ot.task1 = 0;
+      ot_put16 (buf + wr, (type << 4) | d | v << 8);
+      OT_BARRIER ();
+      OT_UP.WrOff = wr + 2u;
+    } else {
+      ot_write (type, now, a, 0);
+    }
+  } else {
+    ot_write_slow (type, a);
+  }
+  ORTI_TRACE_UNLOCK (s);
+}
 
 /* Writes @s1 then @s2 into @dst from the last byte to the first, so the full ID appears in
  * memory only at the end and never exists as one string in the image. */
@@ -365,9 +526,8 @@ orti_trace_init (const OrtiTraceConfig *config)
   ot.size = cb->aUp[0].SizeOfBuffer;
   ot.now = c->timestamp != NULL ? c->timestamp : ot_cyccnt;
   ot.last_ts = OT_NOW ();
-  ot.last_fn = 0;
+  ot.last_fn = OT_FN_KEY (0);
   ot.task1 = 0;
-  ot.depth = 0;
   ot.drops_pending = 0;
   ot.drops_total = 0;
   ot.sync_interval = c->sync_interval != 0 ? c->sync_interval : ORTI_TRACE_SYNC_INTERVAL;
@@ -387,7 +547,7 @@ orti_trace_init (const OrtiTraceConfig *config)
   ot.sync_left = 0; /* the first record brings a sync with it */
   OT_BARRIER ();
   cb->aUp[0].WrOff = ot.sync_base;
-  ot_slow (OTF_SPECIAL_MIN, 0, 0);
+  ot_slow (OTF_SPECIAL_MIN, OT_NOW (), 0, 0);
   OT_BARRIER ();
   ot_write_id (cb->acID);
   ORTI_TRACE_UNLOCK (s);
@@ -405,84 +565,87 @@ orti_trace_sync (void)
 {
   uint32_t s;
   ORTI_TRACE_LOCK (s);
-  ot_slow (OTF_SPECIAL_MIN, 0, 0);
+  ot_slow (OTF_SPECIAL_MIN, OT_NOW (), 0, 0);
   ORTI_TRACE_UNLOCK (s);
 }
 
 OT_API void
 orti_trace_task_switch_in (uint32_t task_id)
 {
-  OT_RECORD (OTF_TASK_IN, task_id, 0);
+  ot_record_id (OTF_TASK_IN, task_id);
 }
 
 OT_API void
 orti_trace_task_switch_out (uint32_t task_id)
 {
-  OT_RECORD (OTF_TASK_OUT, task_id, 0);
+  ot_record_id (OTF_TASK_OUT, task_id);
 }
 
 OT_API void
 orti_trace_isr_enter (uint32_t isr_id)
 {
-  OT_RECORD (OTF_ISR_ENTER, isr_id, 0);
+  ot_record_id (OTF_ISR_ENTER, isr_id);
 }
 
 OT_API void
 orti_trace_isr_exit (uint32_t isr_id)
 {
-  OT_RECORD (OTF_ISR_EXIT, isr_id, 0);
+  ot_record_id (OTF_ISR_EXIT, isr_id);
 }
 
 OT_API void
 orti_trace_service_enter (uint32_t service_id)
 {
-  OT_RECORD (OTF_SERVICE_ENTER, service_id, 0);
+  ot_record_id (OTF_SERVICE_ENTER, service_id);
 }
 
 OT_API void
 orti_trace_service_exit (uint32_t service_id)
 {
-  OT_RECORD (OTF_SERVICE_EXIT, service_id, 0);
+  ot_record_id (OTF_SERVICE_EXIT, service_id);
 }
 
 OT_API void
 orti_trace_pp_begin (uint32_t pp_id)
 {
-  OT_RECORD (OTF_PP_BEGIN, pp_id, 0);
+  ot_record_id (OTF_PP_BEGIN, pp_id);
 }
 
 OT_API void
 orti_trace_pp_end (uint32_t pp_id, int latch)
 {
   if (latch)
-    OT_RECORD (OTF_PP_END_LATCH, pp_id, 0);
+    ot_record_id (OTF_PP_END_LATCH, pp_id);
   else
-    OT_RECORD (OTF_PP_END, pp_id, 0);
+    ot_record_id (OTF_PP_END, pp_id);
 }
 
 OT_API void
 orti_trace_value (uint32_t var_id, uint32_t value)
 {
-  OT_RECORD (OTF_DATA, var_id, value);
+  uint32_t s;
+  ORTI_TRACE_LOCK (s);
+  ot_write (OTF_DATA, OT_NOW (), var_id, value);
+  ORTI_TRACE_UNLOCK (s);
 }
 
 OT_API void
 orti_trace_func_enter (const void *fn)
 {
-  OT_RECORD (OTF_FUNC_ENTER, (uint32_t) (uintptr_t) fn, 0);
+  ot_record_enter (OT_FN_KEY (fn));
 }
 
 OT_API void
 orti_trace_func_exit (void)
 {
-  OT_RECORD (OTF_FUNC_EXIT, 0, 0);
+  ot_record_exit ();
 }
 
 OT_API void
 __cyg_profile_func_enter (void *this_fn, void *call_site)
 {
   (void) call_site;
-  OT_RECORD (OTF_FUNC_ENTER, (uint32_t) (uintptr_t) this_fn, 0);
+  ot_record_enter (OT_CODE_KEY (this_fn));
 }
 
 OT_API void
@@ -490,17 +653,17 @@ __cyg_profile_func_exit (void *this_fn, void *call_site)
 {
   (void) this_fn;
   (void) call_site;
-  OT_RECORD (OTF_FUNC_EXIT, 0, 0);
+  ot_record_exit ();
 }
 
 OT_API void
 __PROFILE_ENTRY (const char *name)
 {
-  OT_RECORD (OTF_FUNC_ENTER, (uint32_t) (uintptr_t) name, 0);
+  ot_record_enter (OT_FN_KEY (name));
 }
 
 OT_API void
 __PROFILE_EXIT (void)
 {
-  OT_RECORD (OTF_FUNC_EXIT, 0, 0);
+  ot_record_exit ();
 }

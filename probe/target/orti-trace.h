@@ -46,7 +46,7 @@ extern "C" {
 #endif
 
 /* Version of the byte format written (docs/event-format.md); the decoder rejects others. */
-#define ORTI_TRACE_FORMAT_VERSION 1u
+#define ORTI_TRACE_FORMAT_VERSION 2u
 
 /* SEGGER RTT up/down buffer descriptor; the layout OpenOCD reads (24 bytes on a 32-bit MCU). */
 typedef struct {

@@ -53,9 +53,12 @@ struct _Session {
   guint64 last_ts;              /* latest event timestamp */
   guint64 tick_hz;
   gboolean tick_from_stream;    /* RTT: the stream header tells the tick rate */
+  GByteArray *rtt_head;         /* live RTT: bytes read before the session began (header) */
+  gint64 rtt_head_us;           /* host time they were read */
   GHashTable *gap_start;        /* core → last ts before a gap (for StoreGap) */
   guint reported_messages;      /* sampler quality messages already logged and stored */
   gint64 deadline;              /* monotonic µs when --duration ends (0: none) */
+  ProbeTargetState target_state;/* last state seen (explicit poll or OpenOCD notification) */
 
   GMutex lock;                  /* guards live */
   SessionLive live;
@@ -258,6 +261,7 @@ session_free (Session *s)
     probe_capture_writer_close (s->record, NULL);
   g_clear_pointer (&s->poll_dec, probe_poll_decoder_free);
   g_clear_pointer (&s->rtt_dec, probe_decoder_free);
+  g_clear_pointer (&s->rtt_head, g_byte_array_unref);
   g_clear_pointer (&s->slicer, slicer_free);
   g_clear_pointer (&s->watch, orti_watch_free);
   g_clear_pointer (&s->elf, orti_elf_unref);
@@ -509,6 +513,45 @@ emit_gap (Session *s, ProbeGapReason reason)
   }
 }
 
+/* ---- target state ------------------------------------------------------------------------ */
+
+/* The target changed state (halt, resume, reset): a TARGET_STATE event, recorded in the
+ * capture, and a gap when it stopped running (what the slicer saw before is not continued). */
+static void
+note_target_state (Session *s, ProbeTargetState st)
+{
+  if (st == s->target_state)
+    return;
+  s->target_state = st;
+  ProbeEvent ev = { .ts = s->last_ts, .kind = PROBE_EVENT_TARGET_STATE, .a = st };
+  on_event (&ev, s);
+  if (s->record) {
+    guint8 b = (guint8) st;
+    probe_capture_writer_add (s->record, PROBE_CAPTURE_STATE, 0, g_get_monotonic_time (), &b, 1,
+                              NULL);
+  }
+  if (st != PROBE_TARGET_RUNNING)
+    emit_gap (s, PROBE_GAP_HALT);
+}
+
+/* OpenOCD's tcl_notifications, queued while answers were read. */
+static void
+take_notifications (Session *s)
+{
+  g_autoptr (GPtrArray) notes = probe_openocd_take_notifications (s->oc);
+  for (guint i = 0; i < notes->len; i++) {
+    const ProbeOpenocdNotification *n = g_ptr_array_index (notes, i);
+    if (n->value == NULL)
+      continue;
+    if (n->kind == PROBE_OPENOCD_NOTIFY_RESET || g_str_has_prefix (n->value, "reset"))
+      note_target_state (s, PROBE_TARGET_RESET);
+    else if (g_str_equal (n->value, "halted"))
+      note_target_state (s, PROBE_TARGET_HALTED);
+    else if (g_str_equal (n->value, "resumed") || g_str_equal (n->value, "running"))
+      note_target_state (s, PROBE_TARGET_RUNNING);
+  }
+}
+
 /* ---- live sources ------------------------------------------------------------------------ */
 
 static void
@@ -535,6 +578,9 @@ rtt_control_block (Session *s)
 static gboolean
 open_source (Session *s, GError **error)
 {
+  /* halts, resumes and resets arrive as notifications on this connection */
+  if (!probe_openocd_set_notifications (s->oc, TRUE, error))
+    return FALSE;
   if (s->capture_kind == PROBE_SOURCE_POLL) {
     ProbePollConfig pc = { .timestamp_address = s->cfg.timestamp_address,
                            .timestamp_hz = s->cfg.timestamp_hz,
@@ -580,6 +626,46 @@ open_source (Session *s, GError **error)
     }
     g_usleep (100000);
   }
+}
+
+static void
+discard_events (const ProbeEvent *events, gsize n, gpointer user_data)
+{
+  (void) events, (void) n, (void) user_data;
+}
+
+/* Live RTT: the tick rate is in the stream header, and the store session, the capture header
+ * and the slicer need it before the first event. Reads the stream (up to 3 s) until a scratch
+ * decoder has seen the header; the bytes are kept in s->rtt_head and decoded first by
+ * run_live(). Without a header in time the session goes on at the default rate. */
+static gboolean
+rtt_read_header (Session *s, GError **error)
+{
+  g_autoptr (ProbeDecoder) scratch = probe_decoder_new (NULL);
+  s->rtt_head = g_byte_array_new ();
+  s->rtt_head_us = g_get_monotonic_time ();
+  gint64 until = s->rtt_head_us + 3000000;
+  while (g_get_monotonic_time () < until && !stop_requested (s)) {
+    guint old = s->rtt_head->len;
+    if (!probe_rtt_source_step (s->rtt, s->rtt_head, 10, error)) {
+      g_prefix_error (error, "reading the RTT stream header: ");
+      return FALSE;
+    }
+    if (s->rtt_head->len == old) {
+      g_usleep (1000);
+      continue;
+    }
+    guint32 hz = 0;
+    if (!probe_decoder_feed (scratch, s->rtt_head->data + old, s->rtt_head->len - old,
+                             discard_events, NULL, NULL))
+      return TRUE; /* run_live() reports the stream error */
+    if (probe_decoder_get_stream_info (scratch, &hz, NULL, NULL) && hz) {
+      s->tick_hz = hz;
+      s->tick_from_stream = FALSE;
+      return TRUE;
+    }
+  }
+  return TRUE;
 }
 
 static gboolean
@@ -637,10 +723,12 @@ run_live (Session *s, GError **error)
     s->deadline = t_start + (gint64) s->cfg.duration_ms * 1000;
   gint64 next_flush = t_start + FLUSH_INTERVAL_US;
   gint64 next_target_poll = t_start + TARGET_POLL_INTERVAL_US;
-  ProbeTargetState target_state = PROBE_TARGET_RUNNING;
   gboolean link_down = FALSE;
   g_autoptr (GByteArray) buf = g_byte_array_new ();
 
+  if (s->rtt_head && !consume (s, s->rtt_head->data, s->rtt_head->len, s->rtt_head_us, error))
+    return FALSE;
+  g_clear_pointer (&s->rtt_head, g_byte_array_unref);
   while (!stop_requested (s)) {
     gint64 now = g_get_monotonic_time ();
     g_autoptr (GError) local = NULL;
@@ -672,17 +760,17 @@ run_live (Session *s, GError **error)
       continue;
     }
     if (s->sampler && now >= next_target_poll) {
+      /* poll is off while sampling: ask now and then (this also makes OpenOCD send its
+       * halt/resume/reset notifications) */
       next_target_poll = now + TARGET_POLL_INTERVAL_US;
       ProbeTargetState st;
       g_autoptr (GError) perr = NULL;
-      if (probe_poll_sampler_check_target (s->sampler, &st, &perr) && st != target_state) {
-        ProbeEvent ev = { .ts = s->last_ts, .kind = PROBE_EVENT_TARGET_STATE, .a = st };
-        on_event (&ev, s);
-        if (st != PROBE_TARGET_RUNNING)
-          emit_gap (s, PROBE_GAP_HALT);
-        target_state = st;
+      if (probe_poll_sampler_check_target (s->sampler, &st, &perr)) {
+        take_notifications (s);
+        note_target_state (s, st);
       }
     }
+    take_notifications (s);
     if (s->sampler)
       report_quality (s);
     if (now >= next_flush || s->events->len >= EVENT_BATCH) {
@@ -711,6 +799,11 @@ run_replay (Session *s, GError **error)
         return FALSE;
     } else if (rec.type == PROBE_CAPTURE_GAP) {
       emit_gap (s, rec.len ? rec.data[0] : PROBE_GAP_LINK);
+    } else if (rec.type == PROBE_CAPTURE_STATE && rec.len == 1) {
+      /* the gap that followed a stop has its own record */
+      s->target_state = rec.data[0];
+      ProbeEvent ev = { .ts = s->last_ts, .kind = PROBE_EVENT_TARGET_STATE, .a = rec.data[0] };
+      on_event (&ev, s);
     }
     if (s->events->len >= EVENT_BATCH && !flush_rows (s, error))
       return FALSE;
@@ -783,8 +876,14 @@ write_stats (Session *s, GError **error)
   session_get_live (s, &live);
   StoreSessionQuality q = { .gap_count = (gint64) live.gaps, .dropped_events = (gint64) live.drops,
                             .anomaly_count = (gint64) live.anomalies };
-  if (s->sampler)
-    q.sample_rate_hz = probe_poll_sampler_get_quality (s->sampler)->sample_rate;
+  if (s->sampler) {
+    const ProbePollQuality *pq = probe_poll_sampler_get_quality (s->sampler);
+    double us_per_tick = s->tick_hz ? 1e6 / (double) s->tick_hz : 0;
+    q.sample_rate_hz = pq->sample_rate;
+    q.interval_jitter_us = pq->jitter * us_per_tick;
+    q.min_interval_us = pq->min_interval != G_MAXUINT64 ? (double) pq->min_interval * us_per_tick : 0;
+    q.reads_failed = (gint64) pq->reads_failed;
+  }
   return store_writer_set_quality (s->writer, s->id, &q, error);
 }
 
@@ -874,6 +973,8 @@ session_start (Session *s, StoreWriter *writer, GError **error)
   } else {
     s->rtt_dec = probe_decoder_new (NULL);
     s->tick_from_stream = s->tick_hz == 0;
+    if (s->tick_from_stream && s->rtt && !rtt_read_header (s, error))
+      return FALSE;
   }
 
   /* the store session, now that the source works */

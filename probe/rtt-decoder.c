@@ -396,6 +396,13 @@ decoder_process (ProbeDecoder *d, const guint8 *buf, gsize n)
       decoder_switch_stack (d, type == OTF_TASK_IN ? v : 0);
       decoder_emit (d, PROBE_EVENT_TASK_SWITCH, type == OTF_TASK_IN ? v - 1u : PROBE_TASK_IDLE, 0);
       break;
+    case OTF_TASK_EVENT:
+      r = read_varint (&q, end, 32, &v);
+      if (r <= 0)
+        goto short_or_invalid;
+      d->ts += delta;
+      decoder_emit (d, (v & 1u) ? PROBE_EVENT_TASK_TERMINATE : PROBE_EVENT_TASK_ACTIVATE, v >> 1, 0);
+      break;
     case OTF_DATA:
       r = read_varint (&q, end, 32, &v);
       if (r <= 0)

@@ -178,23 +178,28 @@ probe_rtt_source_locate (ProbeRttSource *r, GError **error)
   r->size = (guint32) d[2];
 
   /* The drain, as one Tcl script: read WrOff/RdOff, read the bytes (in two parts when the
-   * ring wraps), write RdOff back; returns the bytes as a list. Capped at RTT_MAX_DRAIN. */
+   * ring wraps), write RdOff back. Bytes are read as aligned 32-bit words (a part at ring
+   * address A of N bytes comes back as "S N w0 w1 …" with S = A & 3 leading bytes to skip):
+   * a quarter of the bus transfers and reply text of 8-bit reads, and no reliance on byte
+   * lanes of unaligned 8-bit MEM-AP reads (the rig's simulated probe returns whole words
+   * there). Capped at RTT_MAX_DRAIN bytes per call. */
   g_autofree char *t = tgt_prefix (r);
   g_free (r->drain_script);
   r->drain_script = g_strdup_printf (
       "set _o [%sread_memory 0x%" G_GINT64_MODIFIER "x 32 2]; "
       "set _w [lindex $_o 0]; set _r [lindex $_o 1]; "
       "if {$_w >= %u || $_r >= %u} {error \"RTT offsets out of range: $_o\"}; "
-      "if {$_w == $_r} {return {}}; "
+      "set _d {}; set _l %u; "
+      "while {$_r != $_w && $_l > 0} { "
       "if {$_w > $_r} {set _n [expr {$_w - $_r}]} else {set _n [expr {%u - $_r}]}; "
-      "if {$_n > %u} {set _n %u}; "
-      "set _d [%sread_memory [expr {0x%x + $_r}] 8 $_n]; "
-      "set _r [expr {($_r + $_n) %% %u}]; "
-      "if {$_r == 0 && $_w > 0 && $_n < %u} {set _m [expr {$_w < %u - $_n ? $_w : %u - $_n}]; "
-      "append _d { } [%sread_memory 0x%x 8 $_m]; set _r $_m}; "
-      "%swrite_memory 0x%" G_GINT64_MODIFIER "x 32 $_r; set _d",
-      t, desc + 12, r->size, r->size, r->size, RTT_MAX_DRAIN, RTT_MAX_DRAIN, t, r->buf, r->size,
-      RTT_MAX_DRAIN, RTT_MAX_DRAIN, RTT_MAX_DRAIN, t, r->buf, t, desc + 16);
+      "if {$_n > $_l} {set _n $_l}; "
+      "set _a [expr {0x%x + $_r}]; set _s [expr {$_a & 3}]; "
+      "append _d { } $_s { } $_n { } [%sread_memory [expr {$_a - $_s}] 32 "
+      "[expr {($_s + $_n + 3) / 4}]]; "
+      "set _r [expr {($_r + $_n) %% %u}]; set _l [expr {$_l - $_n}]}; "
+      "if {$_d ne {}} {%swrite_memory 0x%" G_GINT64_MODIFIER "x 32 $_r}; set _d",
+      t, desc + 12, r->size, r->size, RTT_MAX_DRAIN, r->size, r->buf, t, r->size, t,
+      desc + 16);
   return TRUE;
 }
 
@@ -215,30 +220,79 @@ drain_step (ProbeRttSource *r, GByteArray *out, GError **error)
     g_propagate_error (error, g_steal_pointer (&local));
     return FALSE;
   }
-  /* parse "0x12 0x34 …" quickly */
+  /* parse the parts "S N w0 w1 …" (see probe_rtt_source_locate) quickly */
   const char *p = answer;
-  while (*p) {
-    while (*p == ' ')
-      p++;
-    if (!*p)
-      break;
-    char *end;
-    guint64 v = g_ascii_strtoull (p, &end, 0);
-    if (end == p || v > 0xff) {
-      g_set_error (error, PROBE_ERROR, PROBE_ERROR_PROTOCOL, "RTT drain: unexpected \"%.20s\"", p);
+  for (;;) {
+    guint64 head[2];
+    for (int i = 0; i < 2; i++) {
+      while (*p == ' ')
+        p++;
+      char *end;
+      head[i] = g_ascii_strtoull (p, &end, 0);
+      if (end == p) {
+        if (i == 0 && *p == '\0')
+          return TRUE;
+        g_set_error (error, PROBE_ERROR, PROBE_ERROR_PROTOCOL, "RTT drain: unexpected \"%.20s\"",
+                     p);
+        return FALSE;
+      }
+      p = end;
+    }
+    guint64 skip = head[0], n = head[1], want = (skip + n + 3) / 4;
+    if (skip > 3 || n > RTT_MAX_DRAIN) {
+      g_set_error (error, PROBE_ERROR, PROBE_ERROR_PROTOCOL,
+                   "RTT drain: bad part header %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT, skip, n);
       return FALSE;
     }
-    guint8 b = (guint8) v;
-    g_byte_array_append (out, &b, 1);
-    r->bytes++;
-    p = end;
+    guint8 bytes[RTT_MAX_DRAIN + 8];
+    for (guint64 k = 0; k < want; k++) {
+      while (*p == ' ')
+        p++;
+      char *end;
+      guint64 v = g_ascii_strtoull (p, &end, 0);
+      if (end == p || v > 0xffffffffu) {
+        g_set_error (error, PROBE_ERROR, PROBE_ERROR_PROTOCOL, "RTT drain: unexpected \"%.20s\"",
+                     p);
+        return FALSE;
+      }
+      for (int b = 0; b < 4; b++)
+        bytes[4 * k + (guint64) b] = (guint8) (v >> (8 * b)); /* little-endian target */
+      p = end;
+    }
+    g_byte_array_append (out, bytes + skip, (guint) n);
+    r->bytes += n;
   }
   return TRUE;
+}
+
+/* A TCP port on the loopback interface that nothing listens on right now. */
+static guint16
+free_loopback_port (GError **error)
+{
+  g_autoptr (GSocket) sock = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+                                           G_SOCKET_PROTOCOL_TCP, error);
+  if (sock == NULL)
+    return 0;
+  g_autoptr (GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr (GSocketAddress) any = g_inet_socket_address_new (lo, 0);
+  if (!g_socket_bind (sock, any, FALSE, error))
+    return 0;
+  g_autoptr (GSocketAddress) bound = g_socket_get_local_address (sock, error);
+  if (bound == NULL)
+    return 0;
+  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
 }
 
 static gboolean
 server_start (ProbeRttSource *r, GError **error)
 {
+  /* no port configured: take a free one (`rtt server start 0` would bind a random port we
+   * could not learn) */
+  r->server_port = r->cfg.server_port ? r->cfg.server_port : free_loopback_port (error);
+  if (r->server_port == 0) {
+    g_prefix_error (error, "no free TCP port for OpenOCD's RTT server: ");
+    return FALSE;
+  }
   /* setup with the located block (exactly once in a 24-byte range), start, verify channels */
   g_autofree char *setup = g_strdup_printf ("rtt setup 0x%" G_GINT64_MODIFIER "x 32 {" RTT_ID "}",
                                             r->cb);
@@ -256,7 +310,7 @@ server_start (ProbeRttSource *r, GError **error)
   g_autofree char *e = probe_openocd_call (r->oc, d, error);
   if (e == NULL)
     return FALSE;
-  g_autofree char *start = g_strdup_printf ("rtt server start %u %u", r->cfg.server_port,
+  g_autofree char *start = g_strdup_printf ("rtt server start %u %u", r->server_port,
                                             r->cfg.channel);
   g_autofree char *f = probe_openocd_call (r->oc, start, error);
   if (f == NULL)
@@ -265,10 +319,10 @@ server_start (ProbeRttSource *r, GError **error)
   g_socket_client_set_enable_proxy (client, FALSE);
   g_socket_client_set_timeout (client, 5);
   r->server = g_socket_client_connect_to_host (client, r->cfg.host ? r->cfg.host : "127.0.0.1",
-                                               r->cfg.server_port, NULL, error);
+                                               r->server_port, NULL, error);
   if (r->server == NULL) {
     g_prefix_error (error, "cannot connect to OpenOCD's RTT server port %u: ",
-                    r->cfg.server_port);
+                    r->server_port);
     return FALSE;
   }
   g_socket_set_timeout (g_socket_connection_get_socket (r->server), 0);
@@ -327,7 +381,7 @@ probe_rtt_source_stop (ProbeRttSource *r, GError **error)
   if (r->method != PROBE_RTT_SERVER || r->server == NULL)
     return TRUE;
   server_close (r);
-  g_autofree char *cmd = g_strdup_printf ("rtt server stop %u", r->cfg.server_port);
+  g_autofree char *cmd = g_strdup_printf ("rtt server stop %u", r->server_port);
   g_autofree char *a = probe_openocd_call (r->oc, cmd, error);
   if (a == NULL)
     return FALSE;

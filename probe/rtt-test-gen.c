@@ -121,6 +121,8 @@ gen_call (Gen *g, guint16 kind, guint32 a, guint32 b)
   case PROBE_EVENT_PP_BEGIN: ORTI_TRACE_PP_BEGIN (a); break;
   case PROBE_EVENT_PP_END: ORTI_TRACE_PP_END (a, (int) b); break;
   case PROBE_EVENT_DATA: ORTI_TRACE_VALUE (a, b); break;
+  case PROBE_EVENT_TASK_ACTIVATE: orti_trace_task_activate (a); break;
+  case PROBE_EVENT_TASK_TERMINATE: orti_trace_task_terminate (a); break;
   default: g_assert_not_reached ();
   }
   guint n_before = g->res->expected->len;
@@ -256,6 +258,8 @@ gen_step (Gen *g)
     gen_call (g, PROBE_EVENT_DATA, x, y);
   else if (r < 97)
     gen_call (g, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE, g->task1 - 1u);
+  else if (r < 98)
+    gen_call (g, flip ? PROBE_EVENT_TASK_ACTIVATE : PROBE_EVENT_TASK_TERMINATE, x >> 1, 0);
   /* else: a silent step (time passes) */
 }
 

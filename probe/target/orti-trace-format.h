@@ -21,7 +21,8 @@
 #define OTF_PP_END_LATCH 0xAu  /* + LEB128 profile point id (latched measurement) */
 #define OTF_DATA 0xBu          /* + LEB128 variable id + LEB128 value */
 #define OTF_DROP 0xCu          /* + LEB128 records dropped just before this one */
-#define OTF_SPECIAL_MIN 0xDu   /* 0xD_ is reserved; 0xE0 and 0xF0 are fixed-size records */
+#define OTF_TASK_EVENT 0xDu    /* + LEB128 (task id << 1 | 1 terminate / 0 activate) */
+#define OTF_SPECIAL_MIN 0xEu   /* 0xE0 and 0xF0 are fixed-size records */
 
 /* Stream header: E0 'O' 'T' version, tick_hz u32le, core u16le, check a, check b. */
 #define OTF_HEADER 0xE0u

@@ -581,6 +581,29 @@ orti_trace_task_switch_out (uint32_t task_id)
   ot_record_id (OTF_TASK_OUT, task_id);
 }
 
+/* Task activation and termination (ActivateTask / TerminateTask / ChainTask): rare, so the
+ * generic path. They tell the host where a task's job begins and ends, which the switches
+ * alone cannot (a task switched out to run another may be preempted or done). */
+OT_API void
+orti_trace_task_activate (uint32_t task_id)
+{
+  uint32_t s;
+  ORTI_TRACE_LOCK (s);
+  if (ot.buf != NULL)
+    ot_write (OTF_TASK_EVENT, OT_NOW (), task_id << 1, 0);
+  ORTI_TRACE_UNLOCK (s);
+}
+
+OT_API void
+orti_trace_task_terminate (uint32_t task_id)
+{
+  uint32_t s;
+  ORTI_TRACE_LOCK (s);
+  if (ot.buf != NULL)
+    ot_write (OTF_TASK_EVENT, OT_NOW (), task_id << 1 | 1u, 0);
+  ORTI_TRACE_UNLOCK (s);
+}
+
 OT_API void
 orti_trace_isr_enter (uint32_t isr_id)
 {

@@ -105,11 +105,20 @@ uint32_t orti_trace_drop_count (void);
 void orti_trace_sync (void);
 
 /* OS hooks: call from PreTaskHook with the task about to run and from PostTaskHook with the
- * task that leaves the running state (the OS's own task id, e.g. GetTaskID()). */
+ * task that leaves the running state (the OS's own task id, e.g. GetTaskID()). A switch-in
+ * also ends the previous task's run, so when the kernel can tell that another task follows,
+ * skip the switch-out: the host then sees a direct switch (a preemption when the outgoing
+ * task has not terminated) instead of a moment of idle between the two. */
 void orti_trace_task_switch_in (uint32_t task_id);
 void orti_trace_task_switch_out (uint32_t task_id);
 
 /* Category-2 ISR entry/exit (the ISR's id as the OS numbers it). */
+/* The OS made @task_id ready (ActivateTask, an alarm) / it terminated (TerminateTask,
+ * ChainTask): call from the kernel or the services' hooks. Optional; with them the host
+ * knows where each job begins and ends (response times, preemptions, call stacks the OS
+ * dropped at termination). */
+void orti_trace_task_activate (uint32_t task_id);
+void orti_trace_task_terminate (uint32_t task_id);
 void orti_trace_isr_enter (uint32_t isr_id);
 void orti_trace_isr_exit (uint32_t isr_id);
 

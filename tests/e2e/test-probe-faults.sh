@@ -77,6 +77,17 @@ detail=$(sql "$db" "SELECT detail FROM anomalies WHERE session_id = $sid AND kin
 [[ $detail == *0x30000000* && $detail == *SERVICETRACE* ]] || die "read fault anomaly: '$detail'"
 echo "4. read fault reported: $detail"
 
+# the whole capture replays to the same Events, target states and gaps included
+"$PROFD" --orti "$tmp/fault.ort" --elf "$elf" --replay "$tmp/faults.ocap" --db "$db" --http none \
+         --name full --quiet || die "replay of the faults capture failed"
+rid=$(sql "$db" "SELECT id FROM sessions WHERE name = 'full'")
+diff=$(sql "$db" "SELECT count(*) FROM (SELECT ts, core, kind, a, b FROM events WHERE session_id = $sid
+                  EXCEPT SELECT ts, core, kind, a, b FROM events WHERE session_id = $rid)")
+n_live=$(sql "$db" "SELECT count(*) FROM events WHERE session_id = $sid")
+n_rep=$(sql "$db" "SELECT count(*) FROM events WHERE session_id = $rid")
+[[ $diff == 0 && $n_live == "$n_rep" ]] || die "replay differs: $n_live live, $n_rep replayed, $diff missing"
+echo "   replay of the whole capture: $n_rep events identical, target states and gaps included"
+
 # 5. cut the capture in the middle of a record
 size=$(stat -c %s "$tmp/faults.ocap")
 head -c $((size * 2 / 3)) "$tmp/faults.ocap" >"$tmp/cut.ocap"

@@ -46,6 +46,7 @@ __attribute__((section(".rig_truth"), used)) volatile RigTruth rig_truth;
 volatile uint8_t os_running_task = OS_NO_TASK;
 volatile uint8_t os_running_prio;
 volatile uint8_t os_running_isr2 = OS_NO_ISR2;
+volatile uint8_t os_next_task = OS_NO_TASK; /* during PostTaskHook: the task that follows */
 volatile uint8_t os_service_trace;
 volatile uint8_t os_last_error;
 volatile uint8_t os_app_mode;
@@ -151,6 +152,7 @@ static StatusType NOINSTR os_activate(TaskType task, uint32_t now)
     return E_OS_LIMIT;
   }
   rig_truth.live.task[task].activations++;
+  OsActivateHook(task);
   return E_OK;
 }
 
@@ -160,6 +162,7 @@ static void NOINSTR os_terminate_running(uint32_t now)
   uint8_t t = os_running_task;
   uint32_t response = now - os_task_act_ts[t];
   volatile RigTaskTruth *tt = &rig_truth.live.task[t];
+  OsTerminateHook(t);
   tt->terminations++;
   tt->response_ticks += response;
   if (response > tt->response_max)
@@ -314,6 +317,7 @@ uint32_t * NOINSTR os_switch_context(uint32_t *sp)
       os_task_sp[old] = sp;
       rig_truth.live.task[old].preemptions++;
     }
+    os_next_task = next;  /* PostTaskHook may tell a switch from going idle */
     PostTaskHook();
   }
   rig_truth.live.dispatches++;
@@ -558,6 +562,8 @@ __attribute__((weak)) void NOINSTR PreTaskHook(void) {}
 __attribute__((weak)) void NOINSTR PostTaskHook(void) {}
 __attribute__((weak)) void NOINSTR PreIsrHook(uint8_t isr) { (void)isr; }
 __attribute__((weak)) void NOINSTR PostIsrHook(uint8_t isr) { (void)isr; }
+__attribute__((weak)) void NOINSTR OsActivateHook(TaskType task) { (void)task; }
+__attribute__((weak)) void NOINSTR OsTerminateHook(TaskType task) { (void)task; }
 
 void __cyg_profile_func_enter(void *fn, void *site);
 void __cyg_profile_func_exit(void *fn, void *site);

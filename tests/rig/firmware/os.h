@@ -118,9 +118,15 @@ void StartOS(AppModeType mode) __attribute__((noreturn));
  * interrupts disabled; os_running_task is the task that starts (Pre) or stops (Post). */
 void PreTaskHook(void);
 void PostTaskHook(void);
+/* During PostTaskHook: the task dispatched next, or OS_NO_TASK when the CPU goes idle. */
+extern volatile uint8_t os_next_task;
 /* Called on ISR2 entry (os_running_isr2 already set) and exit (still set). */
 void PreIsrHook(uint8_t isr);
 void PostIsrHook(uint8_t isr);
+/* Called with interrupts off when a task is made ready (a queued activation counts) and when
+ * the running task terminates (TerminateTask, ChainTask); weak no-ops by default. */
+void OsActivateHook(TaskType task);
+void OsTerminateHook(TaskType task);
 
 /* Board timer (25 MHz up-counter); also publishes the value in the ground truth. */
 uint32_t rig_now(void);

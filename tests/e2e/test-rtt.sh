@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# test-rtt.sh — the RTT source on the rig: the demo firmware with probe/target's orti-trace
+# linked in (tests/rig/firmware/trace-glue.c), `stress` workload, QEMU under -icount shift=2
+# (the target's stream is bit-identical from run to run and the traced workload still leaves
+# the CPU idle now and then), real OpenOCD. The firmware traces one window from boot and then
+# publishes in `rig_trace_window` its own counters for exactly that window (see trace-glue.c).
+#  a. normal ring (demo-trace.elf), --rtt drain: the session has no gap and no drop, the ring
+#     is drained to its last byte (RdOff == WrOff), and the function entries stored for the
+#     workload's functions (stress_top/mid/leaf) equal the firmware's own call counters
+#     (per-task `calls` + 7 per Timer1Isr entry) for the window — exactly;
+#  b. tiny ring (demo-trace-small.elf, 256 bytes), --rtt drain: gaps are recorded and the
+#     dropped_events the stream reported equal orti_trace_drop_count() on the target — exactly;
+#  c. normal ring, --rtt server (OpenOCD's rtt server): the same exact checks as a;
+#  d. --replay of a's and b's captures gives the identical event streams (sqlite3 EXCEPT).
+source "$(dirname "$0")/e2e-common.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+[[ -n ${KEEP_TMP:-} ]] && trap - EXIT && echo "keeping $tmp"
+db=$tmp/profile.db
+fw=$ORTI_BUILD_DIR/tests/rig/firmware
+orti=$ORTI_SOURCE_DIR/tests/rig/firmware/demo.ort
+command -v arm-none-eabi-nm >/dev/null || { echo "SKIP: arm-none-eabi-nm missing"; exit 77; }
+for f in "$fw/demo-trace.elf" "$fw/demo-trace-small.elf"; do
+  [[ -e $f ]] || { echo "SKIP: $f not built (needs arm-none-eabi-gcc)"; exit 77; }
+done
+
+# The inner script, run by run-rig with the rig's environment: waits for the firmware's trace
+# window to close (normal ring: before the session, whose ring holds it all; tiny ring: the
+# session must run meanwhile, its drain lets the final sync record in), runs one session,
+# then writes what the firmware counted (window.json) and the ring's offsets.
+cat >"$tmp/session.sh" <<'EOF'
+set -euo pipefail
+tmp=$1 profd=$2 name=$3 method=$4 wait_first=$5
+sym() { arm-none-eabi-nm "$ORTI_RIG_ELF" | awk -v s="$1" '$3 == s { print $1 }'; }
+win=$(( 0x$(sym rig_trace_window) - 0x21000000 ))
+cb=$(( 0x$(sym orti_trace_rtt) - 0x21000000 ))
+word() { od -An -t u4 -j "$1" -N 4 "$ORTI_RIG_RAM" | tr -d ' '; }
+wait_done() {
+  local i
+  for ((i = 0; i < 300; i++)); do
+    [[ $(word "$win") == 2 ]] && return 0
+    sleep 0.1
+  done
+  echo "the firmware's trace window did not complete (state $(word "$win"))" >&2
+  return 1
+}
+[[ $wait_first == 1 ]] && wait_done
+"$profd" --orti "$ORTI_RIG_ORTI" --elf "$ORTI_RIG_ELF" --openocd 127.0.0.1:$ORTI_RIG_TCL_PORT \
+         --source rtt --rtt "$method" --duration 5s --db "$tmp/profile.db" --http none \
+         --record "$tmp/$name.ocap" --name "$name" --quiet
+wait_done
+python3 - "$ORTI_RIG_RAM" "$win" "$cb" >"$tmp/$name.json" <<'PY'
+import json, struct, sys
+ram = open(sys.argv[1], "rb").read()
+w = struct.unpack_from("<6I9I2I", ram, int(sys.argv[2]))
+# orti_trace_rtt: acID[16], MaxNumUp, MaxNumDown, aUp[0] {sName, pBuffer, Size, WrOff, RdOff, Flags}
+up = struct.unpack_from("<6I", ram, int(sys.argv[3]) + 24)
+print(json.dumps({"state": w[0], "ticks": w[1], "init_status": w[2], "sync_tries": w[3],
+                  "drops": w[4], "calls": list(w[6:15]), "isr_count": list(w[15:17]),
+                  "size": up[2], "wroff": up[3], "rdoff": up[4]}))
+PY
+EOF
+
+run_session() { # NAME FIRMWARE METHOD WAIT_FIRST
+  "$RUN_RIG" --icount=2 --firmware "$2" --workload stress -- \
+    bash "$tmp/session.sh" "$tmp" "$PROFD" "$1" "$3" "$4" || die "session $1 ($2, $3) failed"
+}
+run_session drain trace drain 1
+run_session small trace-small drain 0
+run_session server trace server 1
+
+elf=$fw/demo-trace.elf
+addr() { printf '%d' "0x$(arm-none-eabi-nm "$1" | awk -v s="$2" '$3 == s { print $1 }')"; }
+stress_fns="$(addr "$elf" stress_top), $(addr "$elf" stress_mid), $(addr "$elf" stress_leaf)"
+
+# a + c: exact against the firmware's counters
+check_exact() { # SESSION-ID NAME
+  local id=$1 name=$2
+  read -r state gaps drops < <(sql "$db" "SELECT state, gap_count, dropped_events FROM sessions
+                                         WHERE id = $id" | tr '|' ' ')
+  [[ $state == complete ]] || die "$name: session state $state"
+  [[ $(sql "$db" "SELECT tick_rate_hz FROM sessions WHERE id = $id") == 25000000.0 ]] ||
+    die "$name: tick rate is not the stream header's 25 MHz"
+  [[ $gaps == 0 && $drops == 0 ]] || die "$name: $gaps gaps, $drops dropped events (want none)"
+  local got total
+  got=$(sql "$db" "SELECT count(*) FROM events WHERE session_id = $id AND kind_name = 'func_enter'
+                   AND a IN ($stress_fns)")
+  total=$(sql "$db" "SELECT count(*) FROM events WHERE session_id = $id AND kind_name = 'func_enter'")
+  python3 - "$tmp/$name.json" "$got" "$name" "$total" <<'PY' || die "$name: counts differ"
+import json, sys
+w = json.load(open(sys.argv[1])); got = int(sys.argv[2]); name = sys.argv[3]
+want = sum(w["calls"]) + 7 * w["isr_count"][1]   # Timer1Isr makes one stress_top (7 calls)
+print(f"{name}: window of {w['ticks']} ticks, {w['wroff']} bytes; workload function entries "
+      f"stored {got} (all entries {sys.argv[4]}), firmware counted {want}; drops {w['drops']}")
+ok = w["state"] == 2 and w["init_status"] == 0 and w["drops"] == 0 and got == want and want > 10000
+if w["rdoff"] != w["wroff"]:
+    print(f"FAIL: ring not drained: RdOff {w['rdoff']} WrOff {w['wroff']}"); ok = False
+sys.exit(0 if ok else 1)
+PY
+}
+check_exact 1 drain
+check_exact 3 server
+
+# b: drops counted exactly
+read -r state gaps drops < <(sql "$db" "SELECT state, gap_count, dropped_events FROM sessions
+                                       WHERE id = 2" | tr '|' ' ')
+[[ $state == complete ]] || die "small: session state $state"
+target_drops=$(python3 -c 'import json,sys; w=json.load(open(sys.argv[1])); print(w["drops"] if w["state"] == 2 and w["rdoff"] == w["wroff"] else -1)' "$tmp/small.json")
+echo "small: $gaps gaps, stream reported $drops dropped records, the target counted $target_drops"
+(( gaps > 0 )) || die "small: no gap recorded although the target dropped $target_drops records"
+(( target_drops > 0 )) || die "small: the target dropped nothing or its window did not finish: $(cat "$tmp/small.json")"
+[[ $drops == "$target_drops" ]] || die "small: stream reported $drops drops, target counted $target_drops"
+stream_gaps=$(sql "$db" "SELECT count(*) FROM events WHERE session_id = 2 AND kind_name = 'gap'")
+[[ $stream_gaps == "$gaps" ]] || die "small: $stream_gaps gap events but gap_count $gaps"
+
+# d: record then replay gives the identical event stream
+replay_check() { # LIVE-ID NAME ELF
+  local live=$1 name=$2 id
+  "$PROFD" --orti "$orti" --elf "$3" --replay "$tmp/$name.ocap" --db "$db" --http none \
+           --name "replay-$name" --quiet || die "replay of $name failed"
+  id=$(sql "$db" "SELECT max(id) FROM sessions")
+  [[ $(sql "$db" "SELECT state FROM sessions WHERE id = $id") == complete ]] || die "replay $name not complete"
+  local n1 n2 diff
+  n1=$(sql "$db" "SELECT count(*) FROM events WHERE session_id = $live")
+  n2=$(sql "$db" "SELECT count(*) FROM events WHERE session_id = $id")
+  [[ $n1 == "$n2" ]] || die "$name: live session has $n1 events, replay $n2"
+  diff=$(sql "$db" "SELECT count(*) FROM (SELECT ts, core, kind, a, b FROM events WHERE session_id = $live
+                    EXCEPT SELECT ts, core, kind, a, b FROM events WHERE session_id = $id)")
+  [[ $diff == 0 ]] || die "$diff events differ between $name and its replay"
+  [[ $(sql "$db" "SELECT gap_count || ' ' || dropped_events || ' ' || tick_rate_hz FROM sessions WHERE id = $live") == \
+     $(sql "$db" "SELECT gap_count || ' ' || dropped_events || ' ' || tick_rate_hz FROM sessions WHERE id = $id") ]] ||
+    die "$name: gap/drop counts or tick rate differ in the replay"
+  echo "record/replay $name: $n1 events, identical"
+}
+replay_check 1 drain "$elf"
+replay_check 2 small "$fw/demo-trace-small.elf"

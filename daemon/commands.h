@@ -20,3 +20,4 @@ int cmd_sessions (int argc, char **argv);
 int cmd_delete_session (int argc, char **argv);
 int cmd_run (int argc, char **argv);
 int cmd_slice (int argc, char **argv);
+int cmd_export (int argc, char **argv);

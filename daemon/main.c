@@ -13,6 +13,7 @@ static const OrtiCommand commands[] = {
   { "sql", cmd_sql, "run read-only SQL over the stored sessions (table, --json or --csv)" },
   { "sessions", cmd_sessions, "list the stored profiling sessions" },
   { "delete-session", cmd_delete_session, "remove a stored session and all its rows" },
+  { "export", cmd_export, "export a stored session: perfetto, callgrind, folded, csv, gprof, twl, pfp" },
   { "slice", cmd_slice, "re-slice a text file of events per task, with suspend periods and statistics" },
 };
 

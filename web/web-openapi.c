@@ -122,4 +122,13 @@ const char web_openapi_json[] =
   "text/event-stream\":{\"schema\":{\"type\":\"string\"}}}}}}},\"/api/openapi.json\":{\"get\":{\"summary\":\"This doc"
   "ument\",\"responses\":{\"200\":{\"description\":\"OK\"}}}},\"/metrics\":{\"get\":{\"summary\":\"Prometheus metrics o"
   "f the latest session\",\"responses\":{\"200\":{\"description\":\"text/plain; version=0.0.4\",\"content\":{\"text"
-  "/plain\":{\"schema\":{\"type\":\"string\"}}}}}}}}}";
+  "/plain\":{\"schema\":{\"type\":\"string\"}}}}}}},\"/api/sessions/{id}/export\":{\"get\":{\"summary\":\"The session"
+  " in an export format: perfetto (Chrome trace-event JSON), callgrind, folded, csv, gprof, twl, pfp\",\""
+  "parameters\":[{\"name\":\"id\",\"in\":\"path\",\"required\":true,\"schema\":{\"type\":\"integer\"}},{\"name\":\"format\","
+  "\"in\":\"query\",\"required\":true,\"schema\":{\"type\":\"string\",\"enum\":[\"perfetto\",\"callgrind\",\"folded\",\"csv\""
+  ",\"gprof\",\"twl\",\"pfp\"]}},{\"name\":\"task\",\"in\":\"query\",\"required\":false,\"schema\":{\"type\":\"string\"}},{\"n"
+  "ame\":\"table\",\"in\":\"query\",\"required\":false,\"schema\":{\"type\":\"string\"}}],\"responses\":{\"200\":{\"descrip"
+  "tion\":\"the export, with the format's Content-Type\"},\"400\":{\"description\":\"error\",\"content\":{\"applica"
+  "tion/json\":{\"schema\":{\"$ref\":\"#/components/schemas/Error\"}}}},\"404\":{\"description\":\"error\",\"content\""
+  ":{\"application/json\":{\"schema\":{\"$ref\":\"#/components/schemas/Error\"}}}},\"401\":{\"description\":\"error\""
+  ",\"content\":{\"application/json\":{\"schema\":{\"$ref\":\"#/components/schemas/Error\"}}}}}}}}}";

@@ -120,30 +120,6 @@ json_str (GString *out, const char *s)
   g_string_append (out, t);
 }
 
-/* One row of @res as a JSON object (typed like store_result_to_json). */
-static void
-row_json (GString *out, const StoreResult *res, guint r)
-{
-  GArray *row = g_ptr_array_index (res->rows, r);
-  g_string_append_c (out, '{');
-  for (guint c = 0; c < res->columns->len; c++) {
-    const StoreCell *x = &g_array_index (row, StoreCell, c);
-    if (c)
-      g_string_append_c (out, ',');
-    json_str (out, g_ptr_array_index (res->columns, c));
-    g_string_append_c (out, ':');
-    gboolean number = x->type == SQLITE_INTEGER ||
-                      (x->type == SQLITE_FLOAT && x->text && strpbrk (x->text, "IiNn") == NULL);
-    if (x->text == NULL)
-      g_string_append (out, "null");
-    else if (number)
-      g_string_append (out, x->text);
-    else
-      json_str (out, x->text);
-  }
-  g_string_append_c (out, '}');
-}
-
 static const char *
 cell_text (const StoreResult *res, guint r, guint c)
 {
@@ -421,6 +397,33 @@ route_flame (Job *j, StoreDb *db, gint64 id)
   reply_json (&j->reply, g_string_free (out, FALSE));
 }
 
+/* GET /api/sessions/{id}/export?format=F[&task=NAME][&table=NAME]: the session in an export
+ * format (web_export_write, web.h), with that format's Content-Type. */
+static void
+route_export (Job *j, StoreDb *db, gint64 id)
+{
+  g_autoptr (GError) error = NULL;
+  const char *format = qparam (j, "format");
+  WebExportOptions opt = { .session = id, .task = qparam (j, "task"), .table = qparam (j, "table") };
+  if (!web_export_format_from_string (format != NULL ? format : "", &opt.format, &error)) {
+    reply_error (&j->reply, SOUP_STATUS_BAD_REQUEST, "bad_request", "%s", error->message);
+    return;
+  }
+  g_autoptr (GBytes) bytes = web_export_to_bytes (db, &opt, &error);
+  if (bytes == NULL && g_error_matches (error, WEB_ERROR, WEB_ERROR_CONFIG))
+    reply_error (&j->reply, SOUP_STATUS_BAD_REQUEST, "bad_request", "%s", error->message);
+  else if (bytes == NULL)
+    reply_from_error (&j->reply, error);
+  else {
+    gsize n = 0;
+    const char *data = g_bytes_get_data (bytes, &n);
+    g_free (j->reply.body);
+    j->reply.body = g_strndup (data, n);
+    j->reply.status = SOUP_STATUS_OK;
+    j->reply.content_type = web_export_content_type (opt.format);
+  }
+}
+
 static void
 route_session (Job *j, StoreDb *db, gint64 id, const char *what)
 {
@@ -435,7 +438,7 @@ route_session (Job *j, StoreDb *db, gint64 id, const char *what)
       reply_error (&j->reply, SOUP_STATUS_NOT_FOUND, "not_found", "no session %" G_GINT64_FORMAT, id);
     else {
       GString *out = g_string_new (NULL);
-      row_json (out, res, 0);
+      store_result_append_row_json (out, res, 0);
       reply_json (&j->reply, g_string_free (out, FALSE));
     }
     return;
@@ -469,6 +472,8 @@ route_session (Job *j, StoreDb *db, gint64 id, const char *what)
     route_timeline (j, db, id);
   else if (strcmp (what, "flame") == 0)
     route_flame (j, db, id);
+  else if (strcmp (what, "export") == 0)
+    route_export (j, db, id);
   else if (strcmp (what, "callstack") == 0) {
     double t_us = -1;
     if (task == NULL || !parse_number (qparam (j, "t"), &t_us) || t_us < 0) {
@@ -750,26 +755,20 @@ metrics_thread (GTask *task, gpointer source, gpointer data, GCancellable *cance
     g_string_free (out, TRUE);
     return;
   }
-  g_string_append (out, "# HELP orti_task_load_ratio Share of the session's time the task ran (0..1).\n"
-                        "# TYPE orti_task_load_ratio gauge\n");
-  for (guint r = 0; tasks && r < tasks->rows->len; r++) {
-    g_string_append_printf (out, "orti_task_load_ratio{session=\"%s\",task=\"", cell_text (ses, 0, 0));
-    prom_label (out, cell_text (tasks, r, 0));
-    g_string_append_printf (out, "\"} %s\n", cell_text (tasks, r, 1) ? cell_text (tasks, r, 1) : "0");
-  }
-  g_string_append (out, "# HELP orti_task_run_seconds_total Time the task ran.\n"
-                        "# TYPE orti_task_run_seconds_total counter\n");
-  for (guint r = 0; tasks && r < tasks->rows->len; r++) {
-    g_string_append_printf (out, "orti_task_run_seconds_total{session=\"%s\",task=\"", cell_text (ses, 0, 0));
-    prom_label (out, cell_text (tasks, r, 0));
-    g_string_append_printf (out, "\"} %s\n", cell_text (tasks, r, 2) ? cell_text (tasks, r, 2) : "0");
-  }
-  g_string_append (out, "# HELP orti_task_preemptions_total Times the task was preempted.\n"
-                        "# TYPE orti_task_preemptions_total counter\n");
-  for (guint r = 0; tasks && r < tasks->rows->len; r++) {
-    g_string_append_printf (out, "orti_task_preemptions_total{session=\"%s\",task=\"", cell_text (ses, 0, 0));
-    prom_label (out, cell_text (tasks, r, 0));
-    g_string_append_printf (out, "\"} %s\n", cell_text (tasks, r, 3) ? cell_text (tasks, r, 3) : "0");
+  static const struct { const char *name, *type, *help; int col; } tm[] = {
+    { "orti_task_load_ratio", "gauge", "Share of the session's time the task ran (0..1).", 1 },
+    { "orti_task_run_seconds_total", "counter", "Time the task ran.", 2 },
+    { "orti_task_preemptions_total", "counter", "Times the task was preempted.", 3 },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (tm); i++) {
+    g_string_append_printf (out, "# HELP %s %s\n# TYPE %s %s\n", tm[i].name, tm[i].help,
+                            tm[i].name, tm[i].type);
+    for (guint r = 0; tasks && r < tasks->rows->len; r++) {
+      const char *v = cell_text (tasks, r, tm[i].col);
+      g_string_append_printf (out, "%s{session=\"%s\",task=\"", tm[i].name, cell_text (ses, 0, 0));
+      prom_label (out, cell_text (tasks, r, 0));
+      g_string_append_printf (out, "\"} %s\n", v ? v : "0");
+    }
   }
   static const struct { const char *name, *type, *help; int col; } sm[] = {
     { "orti_session_sample_rate_hz", "gauge", "Achieved poll sample rate.", 1 },

@@ -1,0 +1,110 @@
+/* cmd-export.c — `orti-profd export --session ID --format F [--db FILE] [-o FILE|DIR]
+ * [--task NAME] [--table NAME]`: one stored session in a format other tools read (Perfetto
+ * JSON, callgrind, folded stacks, CSV, gprof flat profile, TWL-SDK and PFP dumps). The work
+ * is web_export_write() (web/web-export.c) on a read-only store connection; this file only
+ * parses arguments and picks the destination. */
+#include "commands.h"
+#include "store.h"
+#include "web.h"
+
+#include <gio/gio.h>
+#include <gio/gunixoutputstream.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int
+cmd_export (int argc, char **argv)
+{
+  g_autofree char *db_path = NULL, *format_name = NULL, *output = NULL, *task = NULL,
+                  *table = NULL;
+  gint64 session = -1;
+  GOptionEntry entries[] = {
+    { "session", 0, 0, G_OPTION_ARG_INT64, &session, "Session to export (see `orti-profd sessions`)", "ID" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, "perfetto, callgrind, folded, csv, gprof, twl or pfp", "F" },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "Session database (default ./profile.db)", "FILE" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default stdout); csv: a directory (existing, or ending in /) gets one TABLE.csv per table", "FILE" },
+    { "task", 0, 0, G_OPTION_ARG_STRING, &task, "Only this task or ISR (name or value); not for csv", "NAME" },
+    { "table", 0, 0, G_OPTION_ARG_STRING, &table, "csv: only this table or view", "NAME" },
+    { NULL },
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("— export a stored session");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_description (ctx,
+    "Formats (exact shapes in web/web.h):\n"
+    "  perfetto   Chrome trace-event JSON for ui.perfetto.dev (µs)\n"
+    "  callgrind  KCacheGrind / callgrind_annotate, events Net Gross in ticks\n"
+    "  folded     task;outer;inner SELF_TICKS lines for flame graphs\n"
+    "  csv        every table (sections), --table NAME for one table or view\n"
+    "  gprof      gprof-style flat profile\n"
+    "  twl        TWL-SDK OS_DumpStatistics lines (net ticks)\n"
+    "  pfp        PFP measurement lines (self ticks; functions as profile points)\n"
+    "e.g.\n"
+    "  orti-profd export --session 1 --format perfetto -o trace.json\n");
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
+    fprintf (stderr, "export: %s\n", error->message);
+    return 2;
+  }
+  if (argc != 1) {
+    fprintf (stderr, "export: unexpected argument '%s'\n", argv[1]);
+    return 2;
+  }
+  if (session < 0 || format_name == NULL) {
+    fprintf (stderr, "export: --session ID and --format F are required\n");
+    return 2;
+  }
+  WebExportOptions opt = { .session = session, .task = task, .table = table };
+  if (!web_export_format_from_string (format_name, &opt.format, &error)) {
+    fprintf (stderr, "export: --format: %s\n", error->message);
+    return 2;
+  }
+  if (opt.format == WEB_EXPORT_CSV && task != NULL) {
+    fprintf (stderr, "export: --task does not apply to csv (filter with `orti-profd sql`)\n");
+    return 2;
+  }
+  if (opt.format != WEB_EXPORT_CSV && table != NULL) {
+    fprintf (stderr, "export: --table applies to csv only\n");
+    return 2;
+  }
+  g_autoptr (StoreDb) db = store_db_open (db_path != NULL ? db_path : "./profile.db",
+                                          STORE_OPEN_READ_ONLY, &error);
+  if (db == NULL) {
+    fprintf (stderr, "export: %s\n", error->message);
+    return 1;
+  }
+  if (opt.format == WEB_EXPORT_CSV && table == NULL && output != NULL
+      && (g_file_test (output, G_FILE_TEST_IS_DIR) || g_str_has_suffix (output, "/"))) {
+    if (!web_export_csv_dir (db, session, output, &error)) {
+      fprintf (stderr, "export: %s\n", error->message);
+      return 1;
+    }
+    return 0;
+  }
+  g_autoptr (GOutputStream) out = NULL;
+  g_autoptr (GFile) file = NULL;
+  if (output != NULL && strcmp (output, "-") != 0) {
+    file = g_file_new_for_commandline_arg (output);
+    out = G_OUTPUT_STREAM (g_file_replace (file, NULL, FALSE, G_FILE_CREATE_NONE, NULL, &error));
+    if (out == NULL) {
+      fprintf (stderr, "export: %s: %s\n", output, error->message);
+      return 1;
+    }
+  } else {
+    out = g_unix_output_stream_new (STDOUT_FILENO, FALSE);
+  }
+  if (!web_export_write (db, &opt, out, &error)) {
+    fprintf (stderr, "export: session %" G_GINT64_FORMAT ": %s\n", session, error->message);
+    if (file != NULL) { /* closing with a cancelled cancellable keeps the old file */
+      g_autoptr (GCancellable) cancel = g_cancellable_new ();
+      g_cancellable_cancel (cancel);
+      g_output_stream_close (out, cancel, NULL);
+    }
+    return 1;
+  }
+  if (!g_output_stream_close (out, NULL, &error)) {
+    fprintf (stderr, "export: %s: %s\n", output != NULL ? output : "stdout", error->message);
+    return 1;
+  }
+  return 0;
+}

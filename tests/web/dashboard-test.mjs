@@ -1,0 +1,655 @@
+#!/usr/bin/env node
+/* dashboard-test.mjs — loads the dashboard in Debian's headless Chromium and checks it against
+ * the REST API it talks to, through the DevTools protocol (our own minimal WebSocket client on
+ * node:http, so it runs on Debian's nodejs 18 as well as newer ones).
+ *
+ * Checks: the session list shows every row of GET /api/sessions with the same values and sorts
+ * on a header click; opening a session shows the rows and values of …/tasks; the timeline canvas
+ * and the load chart drew (coloured pixels); zooming (wheel, the + button, the - key) and
+ * dragging make the page request narrower, wider or shifted /timeline windows, the last one
+ * being the window shown (seen on the DevTools network events, so this works against any
+ * server); clicking a slice shows …/callstack; a running session's page follows /api/live and
+ * re-reads its tables, a finished one's does not (the daemon's feed keeps naming the last session); the functions (with task filter), flame/call tree and anomaly tabs and
+ * the compare page (regressions marked) show the API's rows; a 100,000-row table keeps only a
+ * window of rows in the DOM; the dark scheme applies; no console errors, exceptions or failed
+ * loads; with the fixtures also exact display text and the token prompt.
+ * Screenshots (dashboard-*.png) go to $TEST_ARTIFACT_DIR (default /tmp).
+ *
+ * Environment:
+ *   DASHBOARD_URL      base URL of a running server (e.g. the daemon: http://127.0.0.1:8080);
+ *                      unset: start tests/web/serve-fixtures.py on a free port and also check
+ *                      fixture-specific display text
+ *   DASHBOARD_SESSION  session id to open (default: the first complete session with tasks)
+ *   DASHBOARD_TOKEN    API token, when the server wants one
+ *   CHROMIUM           browser binary (default: chromium)
+ *   TEST_ARTIFACT_DIR  where screenshots go (default /tmp)
+ * Exit: 0 pass, 1 fail, 77 when Chromium is not installed.
+ */
+import { spawn } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ARTIFACTS = process.env.TEST_ARTIFACT_DIR || "/tmp";
+const CHROMIUM = process.env.CHROMIUM || "chromium";
+const TOKEN = process.env.DASHBOARD_TOKEN || "";
+const children = [];
+let userDir = null;
+let failures = 0;
+
+function log(...a) {
+  console.log(...a);
+}
+function check(ok, what, detail) {
+  if (ok) log("ok   " + what);
+  else {
+    failures++;
+    log("FAIL " + what + (detail !== undefined ? ": " + detail : ""));
+  }
+  return ok;
+}
+/* Stop what we started (waiting for it to exit) and remove the browser profile. */
+async function cleanup() {
+  for (const c of children) {
+    if (c.exitCode !== null || c.signalCode !== null) continue;
+    const gone = new Promise((r) => c.once("exit", r));
+    c.kill("SIGTERM");
+    const timer = setTimeout(() => c.kill("SIGKILL"), 5000);
+    await gone;
+    clearTimeout(timer);
+  }
+  if (userDir) {
+    try {
+      fs.rmSync(userDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+    } catch (e) {
+      log("# could not remove " + userDir + ": " + e.message);
+    }
+  }
+}
+async function fatal(msg) {
+  log("FAIL " + msg);
+  await cleanup();
+  process.exit(1);
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function which(cmd) {
+  if (cmd.includes("/")) return fs.existsSync(cmd) ? cmd : null;
+  for (const dir of (process.env.PATH || "").split(":")) {
+    const p = path.join(dir, cmd);
+    try {
+      fs.accessSync(p, fs.constants.X_OK);
+      return p;
+    } catch (e) { /* next */ }
+  }
+  return null;
+}
+
+/* Spawn a child and resolve with the first stream match of re. */
+function startAndWait(cmd, args, stream, re, what) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
+    children.push(child);
+    let buf = "";
+    const timer = setTimeout(() => reject(new Error(what + ": no start within 20 s; output: " + buf.slice(-2000))), 20000);
+    child[stream].setEncoding("utf8");
+    child[stream].on("data", (d) => {
+      buf += d;
+      const m = buf.match(re);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, match: m });
+      }
+    });
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(what + " exited with " + code + ": " + buf.slice(-2000)));
+    });
+    if (stream === "stdout") child.stderr.on("data", (d) => process.stderr.write("[" + what + "] " + d));
+    else child.stdout.resume();
+  });
+}
+
+/* ---------- WebSocket (RFC 6455) client: just what the DevTools protocol needs ---------- */
+class MiniWebSocket {
+  /* Resolves once the upgrade succeeded; onmessage(text) gets each complete text message. */
+  static connect(url, onmessage) {
+    return new Promise((resolve, reject) => {
+      const u = new URL(url);
+      const key = crypto.randomBytes(16).toString("base64");
+      const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search,
+        headers: { Connection: "Upgrade", Upgrade: "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": key } });
+      req.on("upgrade", (res, socket, head) => {
+        const want = crypto.createHash("sha1").update(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest("base64");
+        if (res.headers["sec-websocket-accept"] !== want) return reject(new Error("websocket: bad Sec-WebSocket-Accept"));
+        resolve(new MiniWebSocket(socket, head, onmessage));
+      });
+      req.on("response", (res) => reject(new Error("websocket: upgrade refused, HTTP " + res.statusCode)));
+      req.on("error", reject);
+      req.end();
+    });
+  }
+  constructor(socket, head, onmessage) {
+    this.socket = socket;
+    this.onmessage = onmessage;
+    this.buf = head && head.length ? Buffer.from(head) : Buffer.alloc(0);
+    this.parts = [];
+    socket.setNoDelay(true);
+    socket.on("data", (d) => {
+      this.buf = Buffer.concat([this.buf, d]);
+      this.parse();
+    });
+    socket.on("error", () => {});
+    this.parse();
+  }
+  parse() {
+    for (;;) {
+      const b = this.buf;
+      if (b.length < 2) return;
+      const fin = (b[0] & 0x80) !== 0, op = b[0] & 0x0f, masked = (b[1] & 0x80) !== 0;
+      let len = b[1] & 0x7f, off = 2;
+      if (len === 126) {
+        if (b.length < 4) return;
+        len = b.readUInt16BE(2);
+        off = 4;
+      } else if (len === 127) {
+        if (b.length < 10) return;
+        len = Number(b.readBigUInt64BE(2));
+        off = 10;
+      }
+      const maskOff = off;
+      if (masked) off += 4;
+      if (b.length < off + len) return;
+      let payload = b.subarray(off, off + len);
+      if (masked) {
+        payload = Buffer.from(payload);
+        for (let i = 0; i < payload.length; i++) payload[i] ^= b[maskOff + (i & 3)];
+      }
+      this.buf = b.subarray(off + len);
+      if (op === 0x8) { /* close */
+        this.socket.end();
+        return;
+      }
+      if (op === 0x9) this.frame(0xa, payload); /* ping → pong */
+      else if (op === 0x1 || op === 0x2 || op === 0x0) {
+        this.parts.push(Buffer.from(payload));
+        if (fin) {
+          const text = Buffer.concat(this.parts).toString("utf8");
+          this.parts = [];
+          this.onmessage(text);
+        }
+      }
+    }
+  }
+  frame(op, payload) {
+    const len = payload.length;
+    const head = len < 126 ? Buffer.alloc(2) : len < 65536 ? Buffer.alloc(4) : Buffer.alloc(10);
+    head[0] = 0x80 | op;
+    if (len < 126) head[1] = 0x80 | len;
+    else if (len < 65536) {
+      head[1] = 0x80 | 126;
+      head.writeUInt16BE(len, 2);
+    } else {
+      head[1] = 0x80 | 127;
+      head.writeBigUInt64BE(BigInt(len), 2);
+    }
+    const mask = crypto.randomBytes(4);
+    const body = Buffer.from(payload);
+    for (let i = 0; i < body.length; i++) body[i] ^= mask[i & 3];
+    this.socket.write(Buffer.concat([head, mask, body]));
+  }
+  send(text) {
+    this.frame(0x1, Buffer.from(text, "utf8"));
+  }
+  close() {
+    this.socket.destroy();
+  }
+}
+
+/* ---------- DevTools protocol client ---------- */
+class Cdp {
+  static async connect(url) {
+    const cdp = new Cdp();
+    cdp.ws = await MiniWebSocket.connect(url, (text) => cdp.dispatch(JSON.parse(text)));
+    return cdp;
+  }
+  constructor() {
+    this.nextId = 1;
+    this.pending = new Map();
+    this.handlers = [];
+  }
+  dispatch(msg) {
+    if (msg.id !== undefined) {
+      const p = this.pending.get(msg.id);
+      if (!p) return;
+      this.pending.delete(msg.id);
+      if (msg.error) p.reject(new Error(p.method + ": " + msg.error.message));
+      else p.resolve(msg.result);
+    } else for (const h of this.handlers) h(msg);
+  }
+  send(method, params = {}, sessionId) {
+    const id = this.nextId++;
+    const msg = { id, method, params };
+    if (sessionId) msg.sessionId = sessionId;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, method });
+      this.ws.send(JSON.stringify(msg));
+    });
+  }
+  on(fn) {
+    this.handlers.push(fn);
+  }
+}
+
+async function main() {
+  const chromium = which(CHROMIUM);
+  if (!chromium) {
+    log("SKIP: " + CHROMIUM + " not installed (apt-get install chromium)");
+    process.exit(77);
+  }
+  let base = process.env.DASHBOARD_URL;
+  const fixtureMode = !base;
+  if (fixtureMode) {
+    const { match } = await startAndWait("python3", [path.join(HERE, "serve-fixtures.py"), "--port", "0"], "stdout", /LISTENING (http:\/\/[^\s]+)\//, "fixture server");
+    base = match[1];
+  }
+  base = base.replace(/\/+$/, "");
+  log("# dashboard at " + base + (fixtureMode ? " (fixture server)" : ""));
+
+  const api = async (p) => {
+    let res;
+    try {
+      res = await fetch(base + "/api" + p, { headers: TOKEN ? { Authorization: "Bearer " + TOKEN } : {} });
+    } catch (e) {
+      throw new Error("cannot reach " + base + "/api" + p + ": " + (e.cause ? e.cause.message : e.message));
+    }
+    if (!res.ok) throw new Error("GET /api" + p + ": " + res.status);
+    return res.json();
+  };
+  const sessions = await api("/sessions");
+  check(Array.isArray(sessions) && sessions.length > 0, "GET /api/sessions answers rows", JSON.stringify(sessions).slice(0, 200));
+  const sid = process.env.DASHBOARD_SESSION ? Number(process.env.DASHBOARD_SESSION) :
+    (sessions.find((s) => s.state === "complete" && s.tasks > 0) || sessions.find((s) => s.tasks > 0) || sessions[0]).id;
+  const tasks = await api("/sessions/" + sid + "/tasks");
+  const functions = await api("/sessions/" + sid + "/functions");
+  const whole = await api("/sessions/" + sid + "/timeline?max_points=1");
+  log("# session " + sid + ": " + tasks.length + " tasks, " + functions.length + " functions, timeline " + whole.from_us + " – " + whole.to_us + " µs");
+
+  /* ---------- browser ---------- */
+  userDir = fs.mkdtempSync(path.join(os.tmpdir(), "dash-chromium-"));
+  const { match } = await startAndWait(chromium, [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--disable-extensions", "--hide-scrollbars", "--mute-audio",
+    "--user-data-dir=" + userDir, "--remote-debugging-port=0", "--window-size=1280,1000", "about:blank",
+  ], "stderr", /DevTools listening on (ws:\/\/\S+)/, "chromium");
+  const cdp = await Cdp.connect(match[1]);
+  const { targetId } = await cdp.send("Target.createTarget", { url: "about:blank" });
+  const { sessionId } = await cdp.send("Target.attachToTarget", { targetId, flatten: true });
+  const S = (method, params) => cdp.send(method, params, sessionId);
+
+  const errors = [];
+  const requests = []; /* URLs of requests the page made */
+  cdp.on((m) => {
+    if (m.sessionId !== sessionId) return;
+    if (m.method === "Runtime.consoleAPICalled" && (m.params.type === "error" || m.params.type === "assert"))
+      errors.push("console." + m.params.type + ": " + m.params.args.map((a) => a.value !== undefined ? a.value : a.description).join(" "));
+    else if (m.method === "Runtime.exceptionThrown")
+      errors.push("exception: " + (m.params.exceptionDetails.exception ? m.params.exceptionDetails.exception.description : m.params.exceptionDetails.text));
+    else if (m.method === "Log.entryAdded" && m.params.entry.level === "error")
+      errors.push("log: " + m.params.entry.text + (m.params.entry.url ? " (" + m.params.entry.url + ")" : ""));
+    else if (m.method === "Network.requestWillBeSent") requests.push(m.params.request.url);
+  });
+  await S("Runtime.enable");
+  await S("Log.enable");
+  await S("Network.enable");
+  await S("Page.enable");
+  await S("Emulation.setDeviceMetricsOverride", { width: 1280, height: 1000, deviceScaleFactor: 1, mobile: false });
+  if (TOKEN) await S("Page.addScriptToEvaluateOnNewDocument", { source: "localStorage.setItem('orti-profd-token', " + JSON.stringify(TOKEN) + ")" });
+
+  const evaluate = async (expr) => {
+    const r = await S("Runtime.evaluate", { expression: expr, returnByValue: true, awaitPromise: true });
+    if (r.exceptionDetails) throw new Error("evaluate failed: " + (r.exceptionDetails.exception ? r.exceptionDetails.exception.description : r.exceptionDetails.text));
+    return r.result.value;
+  };
+  const waitFor = async (expr, what, ms = 10000) => {
+    const end = Date.now() + ms;
+    let v, err = "";
+    while (Date.now() < end) {
+      try { /* the page may be between documents: an error means "not yet" */
+        v = await evaluate(expr);
+        if (v) {
+          log("ok   " + what);
+          return v;
+        }
+      } catch (e) {
+        err = " (last error: " + e.message + ")";
+      }
+      await sleep(100);
+    }
+    check(false, what, "timed out after " + ms + " ms" + err);
+    return v;
+  };
+  const screenshot = async (name) => {
+    const { data } = await S("Page.captureScreenshot", { format: "png" });
+    const file = path.join(ARTIFACTS, name);
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    fs.writeFileSync(file, Buffer.from(data, "base64"));
+    log("# screenshot " + file);
+  };
+  /* Rows of a table rendered by OP.Table: [{key, cells: {col: {v, text}}}]. */
+  const tableRows = (sel) => evaluate(`[...document.querySelectorAll(${JSON.stringify(sel + " tbody tr[data-key]")})].map(tr => ({key: tr.dataset.key,
+      cells: Object.fromEntries([...tr.cells].map(td => [td.dataset.col, {v: td.dataset.v, text: td.textContent.trim()}]))}))`);
+  const asData = (v) => (v === null || v === undefined ? "" : String(v));
+  /* Every API row appears once, keyed by keyOf, and every shown column equals the API value. */
+  const compareTable = (what, shown, apiRows, keyOf, skipValues) => {
+    check(shown.length === apiRows.length, what + ": " + apiRows.length + " rows shown", "shown " + shown.length);
+    let bad = 0;
+    for (const row of apiRows) {
+      const tr = shown.find((t) => t.key === keyOf(row));
+      if (!tr) {
+        bad++;
+        log("     missing row " + keyOf(row));
+        continue;
+      }
+      if (skipValues && skipValues(row)) continue;
+      for (const [col, cell] of Object.entries(tr.cells)) {
+        if (!(col in row)) continue;
+        if (cell.v !== asData(row[col])) {
+          bad++;
+          log("     row " + keyOf(row) + " column " + col + ": shown " + JSON.stringify(cell.v) + ", API " + JSON.stringify(row[col]));
+        }
+        if (cell.text === "") {
+          bad++;
+          log("     row " + keyOf(row) + " column " + col + ": empty text");
+        }
+      }
+    }
+    check(bad === 0, what + ": rows and values equal the API", bad + " mismatches");
+  };
+  const textOf = (shown, key, col) => {
+    const r = shown.find((t) => t.key === key);
+    return r && r.cells[col] ? r.cells[col].text : undefined;
+  };
+
+  /* ---------- session list ---------- */
+  await S("Page.navigate", { url: base + "/#/" });
+  await waitFor(`document.querySelectorAll('#sessions-table tbody tr[data-key]').length === ${sessions.length}`, "session list rendered");
+  const srows = await tableRows("#sessions-table");
+  compareTable("session list", srows, sessions, (r) => String(r.id), (r) => r.state === "running");
+  if (fixtureMode) {
+    check(textOf(srows, "1", "name") === "rig-nightly", "session 1 name shown", textOf(srows, "1", "name"));
+    check(textOf(srows, "1", "duration_s") === "100.0 ms", "session 1 duration shown as 100.0 ms", textOf(srows, "1", "duration_s"));
+    check(textOf(srows, "1", "dropped_events") === "49", "session 1 drops shown", textOf(srows, "1", "dropped_events"));
+    check(textOf(srows, "2", "sample_rate_hz") === "3,210.5 Hz", "session 2 sample rate shown", textOf(srows, "2", "sample_rate_hz"));
+    check(textOf(srows, "3", "name") === "bench <live>", "session 3 name escaped and shown", textOf(srows, "3", "name"));
+    /* live feed: session 3's events grow past the list's value */
+    await waitFor(`(() => { const td = document.querySelector('#sessions-table tr[data-key="3"] td[data-col="event_count"]');
+      return td && Number(td.dataset.v) > ${sessions.find((s) => s.id === 3).event_count}; })()`, "live feed updates the running session", 5000);
+  }
+  await screenshot("dashboard-sessions.png");
+  /* sorting by a header click */
+  await evaluate(`document.querySelector('#sessions-table th[data-col="name"] button').click()`);
+  const sorted = (await tableRows("#sessions-table")).map((r) => r.cells.name.v);
+  const expectSorted = sessions.map((s) => String(s.name)).sort((a, b) => new Intl.Collator(undefined, { numeric: true, sensitivity: "base" }).compare(a, b));
+  check(JSON.stringify(sorted) === JSON.stringify(expectSorted), "clicking Name sorts the list", JSON.stringify(sorted));
+  check(await evaluate(`document.querySelector('#sessions-table th[data-col="name"]').getAttribute('aria-sort')`) === "ascending", "sorted header has aria-sort");
+
+  /* ---------- one session ---------- */
+  await evaluate(`document.querySelector('#sessions-table tr[data-key="${sid}"] td[data-col="name"] a').click()`);
+  await waitFor(`document.querySelectorAll('#tasks-table tbody tr[data-key]').length === ${tasks.length}`, "task table rendered");
+  const trows = await tableRows("#tasks-table");
+  compareTable("task table", trows, tasks, (r) => r.task);
+  if (fixtureMode) {
+    check(textOf(trows, "Task_Comm", "load_percent") === "23.14 %", "Task_Comm load shown as 23.14 %", textOf(trows, "Task_Comm", "load_percent"));
+    check(textOf(trows, "Task_Bg", "run_avg_us") === "3,454.0", "Task_Bg average shown as 3,454.0", textOf(trows, "Task_Bg", "run_avg_us"));
+    check(trows[0].key === "Task_Comm", "task table sorted by load, highest first", trows[0].key);
+  }
+
+  /* timeline drew */
+  await waitFor(`/slices|buckets/.test(document.querySelector('.timeline .mode').textContent)`, "timeline answer drawn");
+  /* Coloured (saturated) pixels right of x0 on a canvas: bars, not the grey grid and labels nor
+   * the red anomaly markers. */
+  const pixels = (sel, x0) => evaluate(`(() => { const c = document.querySelector(${JSON.stringify(sel)});
+      const g = c.getContext('2d'); const d = g.getImageData(${x0}, 0, c.width - ${x0}, c.height).data;
+      let n = 0;
+      for (let i = 0; i < d.length; i += 4)
+        if (d[i + 3] > 128 && Math.max(d[i], d[i + 1], d[i + 2]) - Math.min(d[i], d[i + 1], d[i + 2]) > 60 &&
+            !(Math.abs(d[i] - 208) < 12 && d[i + 1] < 16 && Math.abs(d[i + 2] - 27) < 14)) n++; /* not the anomaly red */
+      return {n, total: d.length / 4}; })()`);
+  /* Items of the timeline's last answer inside the shown window: what must be on the canvas. */
+  const inView = () => evaluate(`(() => { const tl = OP.page.timeline; const [a, b] = tl.view;
+      return tl.data.items.filter(it => it.end_us > a && it.start_us < b).length; })()`);
+  /* Bars drawn: some coloured pixels for every answer with items in view; with the fixtures
+   * (dense) at least 2 % of the plot (the grid and labels alone are grey). */
+  const checkBars = async (what, sel, minShare) => {
+    const n = await inView();
+    const p = await pixels(sel, 160);
+    const need = fixtureMode ? p.total * minShare : Math.min(n, 20);
+    check(p.n >= need && (n === 0 || p.n > 0), what, p.n + " coloured of " + p.total + " pixels, " + n + " items in view");
+  };
+  /* the feed names the running or else the last session: a finished session's page must not
+   * follow it (with the daemon, the feed names this replayed, complete session) */
+  const sessionState = sessions.find((s) => s.id === sid).state;
+  if (sessionState !== "running") {
+    await waitFor(`/^session |^idle$/.test(document.getElementById('live-status').textContent)`, "live feed connected");
+    await sleep(600); /* at least one more feed event (every 500 ms) */
+    check(await evaluate("document.querySelector('.livebox').hidden"), "a finished session's page shows no live box",
+      await evaluate("document.getElementById('live-status').textContent + ' / ' + document.querySelector('.livebox').textContent"));
+  }
+  await checkBars("timeline canvas has coloured bars in the plot", "canvas.gantt", 0.02);
+  await checkBars("load chart has coloured bars", "canvas.load", 0.05);
+  await screenshot("dashboard-session.png");
+
+  /* zoom: wheel on the canvas, then the + button; each later request is narrower */
+  const windows = () => requests.filter((u) => u.includes("/sessions/" + sid + "/timeline")).map((u) => {
+    const s = new URL(u).searchParams;
+    return { from: s.has("from") ? Number(s.get("from")) : whole.from_us, to: s.has("to") ? Number(s.get("to")) : whole.to_us, max: Number(s.get("max_points")) };
+  });
+  const before = windows();
+  check(before.length >= 1 && before.every((w) => w.max > 0), "timeline requested with max_points", JSON.stringify(before));
+  await evaluate("document.querySelector('canvas.gantt').scrollIntoView({block: 'center'})");
+  /* Where to point on the Gantt canvas: 40 % into the plot, in the first lanes. Measured again
+   * before each pointer gesture, as the page may have moved since (a live box appearing). */
+  const canvasPoint = async () => {
+    const b = await evaluate(`(() => { const r = document.querySelector('canvas.gantt').getBoundingClientRect(); return {x: r.left, y: r.top, w: r.width, h: r.height}; })()`);
+    return { x: b.x + 150 + (b.w - 150) * 0.4, y: b.y + Math.min(b.h / 2, 40) };
+  };
+  let { x: cx, y: wy } = await canvasPoint();
+  for (let i = 0; i < 3; i++) {
+    await S("Input.dispatchMouseEvent", { type: "mouseWheel", x: cx, y: wy, deltaX: 0, deltaY: -250 });
+    await sleep(30);
+  }
+  const span0 = whole.to_us - whole.from_us;
+  let z1 = null;
+  for (let end = Date.now() + 5000; Date.now() < end && !z1; await sleep(100))
+    z1 = windows().slice(before.length).find((x) => x.to - x.from < span0 * 0.9 && x.from >= whole.from_us - 1e-6 && x.to <= whole.to_us + 1e-6) || null;
+  check(!!z1, "wheel zoom requests a narrower window", JSON.stringify(windows()));
+  const n1 = windows().length;
+  await evaluate(`document.querySelector('.timeline button[data-act="in"]').click()`);
+  let z2 = null;
+  for (let end = Date.now() + 5000; Date.now() < end && !z2; await sleep(100)) {
+    const w = windows().slice(n1);
+    z2 = w.find((x) => z1 && x.to - x.from < (z1.to - z1.from) * 0.75) || null;
+  }
+  check(!!z2, "zoom button requests a narrower window still", JSON.stringify(windows().slice(n1)));
+  if (fixtureMode) await waitFor(`/slices/.test(document.querySelector('.timeline .mode').textContent)`, "zoomed in, raw slices drawn");
+  await sleep(400); /* past the debounce: the last request is for the view shown */
+  const shown = await evaluate("OP.page.timeline.view");
+  const asked = windows().slice(-1)[0];
+  const near = (x, y) => Math.abs(x - y) <= 1e-6 * Math.max(1, Math.abs(span0));
+  check(near(shown[0], asked.from) && near(shown[1], asked.to), "the last /timeline request is the window shown", JSON.stringify({ shown, asked }));
+  const label = await evaluate("document.querySelector('.timeline .range').textContent");
+  check(/span/.test(label), "range label shows the window", label);
+  /* clicking a task slice shows the calls open at that moment */
+  const target = await evaluate(`(() => { const tl = OP.page && OP.page.timeline; if (!tl || !tl.data || tl.data.level !== -1) return null;
+      const [a, b] = tl.view; const r = tl.canvas.getBoundingClientRect();
+      const items = tl.data.items.filter(it => it.kind === 'task' && it.start_us >= a && it.end_us <= b && tl.xOf(it.end_us) - tl.xOf(it.start_us) > 6);
+      const it = items.find(x => x.name === 'Task_Comm') || items[0]; if (!it) return null;
+      const y = tl.lay.laneY.get(it.core + '|' + it.kind + '|' + it.value);
+      return {name: it.name, x: r.left + (tl.xOf(it.start_us) + tl.xOf(it.end_us)) / 2, y: r.top + y + 9}; })()`);
+  if (fixtureMode) check(target && target.name === "Task_Comm", "a Task_Comm slice is in the zoomed view", JSON.stringify(target));
+  if (target) {
+    const nreq = requests.length;
+    await S("Input.dispatchMouseEvent", { type: "mousePressed", x: target.x, y: target.y, button: "left", buttons: 1, clickCount: 1 });
+    await S("Input.dispatchMouseEvent", { type: "mouseReleased", x: target.x, y: target.y, button: "left", buttons: 0, clickCount: 1 });
+    let url = null;
+    for (let end = Date.now() + 3000; Date.now() < end && !url; await sleep(50)) url = requests.slice(nreq).find((u) => u.includes("/callstack?")) || null;
+    if (check(!!url, "clicking a slice asks for its call stack", JSON.stringify(requests.slice(nreq)))) {
+      const u = new URL(url);
+      check(u.searchParams.get("task") === target.name, "call stack asked for the clicked task", url);
+      const calls = await api(u.pathname.replace(/^\/api/, "") + u.search);
+      if (calls.length) {
+        await waitFor(`document.querySelectorAll('.callstack tbody tr[data-key]').length === ${calls.length}`, "call stack table rendered");
+        compareTable("call stack", await tableRows(".callstack"), calls, (r) => String(r.depth));
+      } else await waitFor(`!!document.querySelector('.callstack td.empty')`, "empty call stack shown");
+      if (fixtureMode) check(calls.length >= 1 && calls[0].function === "Com_MainFunction", "fixture call stack starts with Com_MainFunction", JSON.stringify(calls));
+    }
+  }
+  /* drag to the left shows later times */
+  ({ x: cx, y: wy } = await canvasPoint());
+  check(await evaluate(`document.elementFromPoint(${cx}, ${wy}) === document.querySelector('canvas.gantt')`), "drag starts on the timeline canvas");
+  const n2 = windows().length;
+  await S("Input.dispatchMouseEvent", { type: "mousePressed", x: cx, y: wy, button: "left", buttons: 1, clickCount: 1 });
+  for (let i = 1; i <= 5; i++) await S("Input.dispatchMouseEvent", { type: "mouseMoved", x: cx - i * 40, y: wy, button: "left", buttons: 1 });
+  await S("Input.dispatchMouseEvent", { type: "mouseReleased", x: cx - 200, y: wy, button: "left", buttons: 0, clickCount: 1 });
+  let z3 = null;
+  for (let end = Date.now() + 5000; Date.now() < end && !z3; await sleep(100)) z3 = windows().slice(n2).find((x) => z2 && x.from > z2.from) || null;
+  check(!!z3 || (z2 && z2.to >= whole.to_us - 1e-6), "dragging pans the requested window", JSON.stringify(windows().slice(n2)));
+  /* keyboard: "-" on the focused canvas zooms out */
+  const last = windows().slice(-1)[0];
+  const n3 = windows().length;
+  await evaluate("document.querySelector('canvas.gantt').focus()");
+  await S("Input.dispatchKeyEvent", { type: "keyDown", key: "-", code: "Minus", text: "-", windowsVirtualKeyCode: 189 });
+  await S("Input.dispatchKeyEvent", { type: "keyUp", key: "-", code: "Minus", windowsVirtualKeyCode: 189 });
+  let z4 = null;
+  for (let end = Date.now() + 5000; Date.now() < end && !z4; await sleep(100)) z4 = windows().slice(n3).find((x) => x.to - x.from > (last.to - last.from) * 1.5) || null;
+  check(!!z4, "the - key zooms out (wider window)", JSON.stringify(windows().slice(n3)));
+  await sleep(400);
+  await checkBars("timeline still drawn after zoom and pan", "canvas.gantt", 0.02);
+  await screenshot("dashboard-zoomed.png");
+
+  /* live mode: the running session's page shows the feed and re-reads its tables */
+  const running = sessions.find((s) => s.state === "running");
+  if (running) {
+    await S("Page.navigate", { url: base + "/#/session/" + running.id });
+    await waitFor(`(() => { const b = document.querySelector('.livebox'); return b && !b.hidden && /^Live: /.test(b.textContent); })()`, "live box shows the feed");
+    const tasksReq = () => requests.filter((u) => u.includes("/sessions/" + running.id + "/tasks")).length;
+    let again = false;
+    for (let end = Date.now() + 8000; Date.now() < end && !again; await sleep(200)) again = tasksReq() >= 2;
+    check(again, "live session's task table re-read", tasksReq() + " requests");
+    const ev = await evaluate(`(() => { const d = document.querySelector('dd[data-field="Events"]'); return d ? Number(d.textContent.replace(/,/g, '')) : null; })()`);
+    if (fixtureMode) check(ev > running.event_count, "live events shown on the session page", ev);
+    await screenshot("dashboard-live.png");
+  }
+
+  /* functions tab */
+  await S("Page.navigate", { url: base + "/#/session/" + sid + "/functions" });
+  await waitFor(`document.querySelector('#functions-table caption .count') && /\\(${functions.length.toLocaleString("en-US")} rows?\\)/.test(document.querySelector('#functions-table caption .count').textContent)`, "function table rendered");
+  const frows = await tableRows("#functions-table");
+  if (functions.length <= 400) compareTable("function table", frows, functions, (r) => r.function + "@" + r.address);
+  else check(frows.length > 0 && frows.length < functions.length, "function table renders a window of rows", frows.length);
+  if (fixtureMode) {
+    await evaluate(`(() => { const s = document.getElementById('fn-task'); s.value = 'Task_Comm'; s.dispatchEvent(new Event('change')); })()`);
+    const expected = await api("/sessions/" + sid + "/functions?task=Task_Comm");
+    await waitFor(`document.querySelectorAll('#functions-table tbody tr[data-key]').length === ${expected.length}`, "task filter narrows the function table");
+    compareTable("function table for Task_Comm", await tableRows("#functions-table"), expected, (r) => r.function + "@" + r.address);
+  }
+
+  /* flame graph and call tree */
+  await S("Page.navigate", { url: base + "/#/session/" + sid + "/flame" });
+  const stacks = await api("/sessions/" + sid + "/flame");
+  if (stacks.length) {
+    const top = [...new Set(stacks.map((s) => s.stack.split(";")[0]))].sort();
+    await waitFor(`document.querySelectorAll('#calltree summary, #calltree .leaf').length > 0`, "call tree rendered");
+    const shownTop = await evaluate(`[...document.querySelectorAll('#calltree > ul > li > details > summary .fn, #calltree > ul > li > .leaf .fn')].map(e => e.textContent).sort()`);
+    check(JSON.stringify(shownTop) === JSON.stringify(top), "call tree's first level is the tasks of the folded stacks", JSON.stringify(shownTop));
+    const fp = await pixels(".flame canvas", 0);
+    check(fp.n > fp.total * 0.2, "flame graph drew", fp.n + " of " + fp.total);
+  } else await waitFor(`!!document.querySelector('#calltree .empty')`, "empty call data explained");
+  await screenshot("dashboard-flame.png");
+
+  /* anomalies */
+  const anomalies = await api("/sessions/" + sid + "/anomalies");
+  await S("Page.navigate", { url: base + "/#/session/" + sid + "/anomalies" });
+  await waitFor(`document.querySelector('#anomalies-table caption .count') && document.querySelector('#anomalies-table caption .count').textContent.includes('(${anomalies.length.toLocaleString("en-US")} row')`, "anomaly list rendered");
+  if (anomalies.length && anomalies.length <= 400)
+    compareTable("anomaly list", await tableRows("#anomalies-table"), anomalies, (r) => r.ts_us + "|" + r.kind + "|" + r.core);
+
+  /* compare two sessions */
+  const other = sessions.find((s) => s.id !== sid && s.state !== "running");
+  if (other) {
+    const cmp = await api("/compare?a=" + sid + "&b=" + other.id);
+    await S("Page.navigate", { url: base + "/#/compare/" + sid + "/" + other.id });
+    await waitFor(`document.querySelectorAll('#compare-tasks tbody tr[data-key]').length === ${cmp.tasks.length}`, "compare page lists the tasks");
+    const crows = await tableRows("#compare-tasks");
+    compareTable("compare tasks", crows, cmp.tasks, (r) => r.task);
+    const worse = cmp.tasks.filter((t) => typeof t.delta_run_avg_us === "number" && t.a && t.delta_run_avg_us > 0.02 * Math.abs(t.a.run_avg_us));
+    const marked = await evaluate(`[...document.querySelectorAll('#compare-tasks td.regress[data-col="delta_run_avg_us"]')].map(td => td.parentElement.dataset.key)`);
+    check(JSON.stringify(worse.map((t) => t.task).sort()) === JSON.stringify(marked.slice().sort()), "regressions (avg) highlighted", JSON.stringify(marked));
+    if (fixtureMode) check(marked.includes("Task_5ms") && !marked.includes("Task_Diag"), "Task_5ms red, Task_Diag not", JSON.stringify(marked));
+    await screenshot("dashboard-compare.png");
+  }
+
+  /* dark colour scheme: the timeline redraws with the dark palette */
+  await S("Page.navigate", { url: base + "/#/session/" + sid });
+  await waitFor(`/slices|buckets/.test(document.querySelector('.timeline .mode').textContent)`, "timeline drawn again");
+  await S("Emulation.setEmulatedMedia", { features: [{ name: "prefers-color-scheme", value: "dark" }] });
+  await sleep(300);
+  const bg = await evaluate("getComputedStyle(document.body).backgroundColor");
+  check(bg !== "rgb(246, 247, 249)", "dark scheme applies", bg);
+  await screenshot("dashboard-dark.png");
+  await S("Emulation.setEmulatedMedia", { features: [] });
+
+  /* the whole-session view covers the data even when the answer's bounds start at tick 0 */
+  const ext = await evaluate(`JSON.stringify([OP.Timeline.extentOf({from_us: 0, to_us: 2e7, items: [{start_us: 1e7, end_us: 1.5e7}], gaps: [{start_us: 1.6e7, end_us: 1.7e7}], anomalies: []}),
+      OP.Timeline.extentOf({from_us: 5, to_us: 9, items: [], gaps: [], anomalies: []}), OP.Timeline.extentOf({from_us: null, to_us: null, items: []})])`);
+  check(ext === "[[10000000,17000000],[5,9],null]", "timeline extent is where the data is", ext);
+
+  /* a 100,000-row table keeps a window of rows in the DOM and sorts */
+  const big = await evaluate(`(() => {
+      const rows = []; for (let i = 0; i < 100000; i++) rows.push({function: 'f' + i, address: 0x8000000 + 4 * i, count: (i * 7919) % 100003});
+      const t = new OP.Table({caption: 'big', columns: [{key: 'function', label: 'Function'}, {key: 'count', label: 'Count', num: true}], rowKey: r => r.function});
+      t.el.style.maxHeight = '400px'; document.body.append(t.el);
+      let t0 = performance.now(); t.setRows(rows); const set = performance.now() - t0;
+      t0 = performance.now(); t.sortBy('count'); const sort = performance.now() - t0;
+      const first = t.el.querySelector('tbody tr[data-key] td[data-col="count"]').dataset.v;
+      t.el.scrollTop = 50000 * ${26}; t.render();
+      const mid = t.el.querySelectorAll('tbody tr[data-key]').length;
+      const midKey = t.el.querySelector('tbody tr[data-key]').getAttribute('aria-rowindex');
+      const n = t.el.querySelectorAll('tbody tr[data-key]').length; t.el.remove();
+      return {set, sort, first, n, mid, midKey: Number(midKey)}; })()`);
+  log("# 100k rows: setRows " + big.set.toFixed(0) + " ms, sort " + big.sort.toFixed(0) + " ms, " + big.n + " rows in DOM");
+  check(big.n < 200 && big.n > 10, "100k-row table renders only a window", big.n);
+  check(big.first === "100002", "100k-row table sorted descending by count", big.first);
+  check(big.midKey > 49000 && big.midKey < 51000, "scrolled 100k-row table shows the rows at the scroll position", big.midKey);
+
+  await sleep(300);
+  check(errors.length === 0, "no console errors, exceptions or failed loads", "\n     " + errors.join("\n     "));
+
+  /* a server that wants a token: the dashboard asks for it once, then works (fixture mode only) */
+  if (fixtureMode) {
+    const { match: m2 } = await startAndWait("python3", [path.join(HERE, "serve-fixtures.py"), "--port", "0", "--token", "s3cret"], "stdout", /LISTENING (http:\/\/[^\s]+)\//, "token server");
+    const base2 = m2[1].replace(/\/+$/, "");
+    errors.length = 0;
+    await S("Page.navigate", { url: base2 + "/#/" });
+    await waitFor(`!!document.querySelector('form.token input')`, "401 asks for a token");
+    await evaluate(`(() => { const f = document.querySelector('form.token'); f.querySelector('input').value = 's3cret'; f.requestSubmit(); })()`);
+    await waitFor(`document.querySelectorAll('#sessions-table tbody tr[data-key]').length === ${sessions.length}`, "with the token the session list loads");
+    await waitFor(`/running/.test(document.getElementById('live-status').textContent)`, "live feed connects with access_token");
+    const unexpected = errors.filter((e) => !/status of 401/.test(e));
+    check(unexpected.length === 0, "token flow: no errors besides the expected 401s", "\n     " + unexpected.join("\n     "));
+    await evaluate("localStorage.removeItem('orti-profd-token')");
+  }
+  await Promise.race([cdp.send("Browser.close").catch(() => {}), sleep(2000)]);
+  cdp.ws.close();
+}
+
+main().then(async () => {
+  await cleanup();
+  log(failures ? "# " + failures + " check(s) failed" : "# all checks passed");
+  process.exit(failures ? 1 : 0);
+}, (err) => fatal(err.stack || String(err)));

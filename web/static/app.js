@@ -1,0 +1,681 @@
+/* app.js — the dashboard's pages, routing, REST access and live feed.
+ *
+ * Hash routes:  #/                      session list (+ compare picker)
+ *               #/session/ID[/TAB]      one session: timeline, CPU load, then TAB = tasks |
+ *                                       functions | isrs | flame | anomalies
+ *               #/compare/A/B           per task and function deltas between sessions A and B
+ * All data comes from the REST API of docs/rest-api.md (same origin). The live feed
+ * (EventSource on /api/live) updates the running session's numbers and, on its session page,
+ * re-reads the tables every few seconds. The daemon's feed names the running or else the last
+ * session, with its state: only "new", "running" and "reconnecting" mean it is still recording. An API token, when the daemon wants one, is asked for
+ * once and kept in localStorage.
+ */
+"use strict";
+(function () {
+  const OP = (window.OP = window.OP || {});
+  const TOKEN_KEY = "orti-profd-token";
+  const REFRESH_MS = 5000;
+  const $view = () => document.getElementById("view");
+
+  /* ---------- formatting ---------- */
+  const nf0 = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+  const nf1 = new Intl.NumberFormat("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  const nf2 = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  const isNum = (v) => typeof v === "number" && isFinite(v);
+  const F = (OP.fmt = {
+    int: (v) => (isNum(v) ? nf0.format(v) : "–"),
+    us: (v) => (isNum(v) ? nf1.format(v) : "–"),
+    pct: (v) => (isNum(v) ? nf2.format(v) + " %" : "–"),
+    hz: (v) => (isNum(v) ? nf1.format(v) + " Hz" : "–"),
+    hex: (v) => (isNum(v) ? "0x" + v.toString(16).padStart(8, "0") : "–"),
+    date: (v) => (v ? String(v).replace("T", " ").replace(/\.\d+/, "") : "–"), /* to the second */
+    text: (v) => (v === null || v === undefined || v === "" ? "–" : String(v)),
+    signedUs: (v) => (isNum(v) ? (v > 0 ? "+" : "") + nf1.format(v) : "–"),
+    signedPts: (v) => (isNum(v) ? (v > 0 ? "+" : "") + nf2.format(v) + " pp" : "–"), /* percentage points */
+    duration: (s) => {
+      if (!isNum(s)) return "–";
+      if (s < 1) return nf1.format(s * 1000) + " ms";
+      if (s < 120) return nf2.format(s) + " s";
+      const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = Math.floor(s % 60);
+      return (h ? h + " h " : "") + m + " min " + sec + " s";
+    },
+  });
+
+  /* ---------- REST ---------- */
+  class ApiError extends Error {
+    constructor(status, code, message) {
+      super(message);
+      this.status = status;
+      this.code = code;
+    }
+  }
+  OP.ApiError = ApiError;
+
+  function authHeaders() {
+    const t = localStorage.getItem(TOKEN_KEY);
+    return t ? { Authorization: "Bearer " + t } : {};
+  }
+
+  /* GET path (under /api), parsed JSON; throws ApiError with the server's message. */
+  OP.api = async function (path, signal) {
+    const res = await fetch("/api" + path, { headers: authHeaders(), signal, cache: "no-store" });
+    let body = null;
+    try {
+      body = await res.json();
+    } catch (e) {
+      if (e.name === "AbortError") throw e;
+      body = null;
+    }
+    if (!res.ok) {
+      const code = body && body.error ? body.error : "http_" + res.status;
+      const msg = body && body.message ? body.message : res.status + " " + res.statusText;
+      throw new ApiError(res.status, code, msg);
+    }
+    return body;
+  };
+
+  function q(params) {
+    const parts = [];
+    for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined) parts.push(encodeURIComponent(k) + "=" + encodeURIComponent(v));
+    return parts.length ? "?" + parts.join("&") : "";
+  }
+
+  function showError(where, err) {
+    if (err && err.name === "AbortError") return;
+    if (err instanceof ApiError && err.status === 401) {
+      where.innerHTML = "";
+      where.append(tokenForm());
+      return;
+    }
+    const p = document.createElement("p");
+    p.className = "error";
+    p.setAttribute("role", "alert");
+    p.textContent = "Could not load: " + (err && err.message ? err.message : String(err));
+    where.replaceChildren(p);
+  }
+
+  function tokenForm() {
+    const f = document.createElement("form");
+    f.className = "token";
+    f.innerHTML = '<p>This daemon needs an API token.</p><label>Token <input type="password" autocomplete="off" required></label> <button>Use token</button>';
+    f.addEventListener("submit", (e) => {
+      e.preventDefault();
+      localStorage.setItem(TOKEN_KEY, f.querySelector("input").value.trim());
+      live.restart();
+      route();
+    });
+    return f;
+  }
+
+  function h(tag, attrs, ...kids) {
+    const el = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === "class") el.className = v;
+      else if (k === "text") el.textContent = v;
+      else el.setAttribute(k, v);
+    }
+    el.append(...kids.filter((k) => k !== null && k !== undefined));
+    return el;
+  }
+
+  /* ---------- live feed ---------- */
+  const FINISHED = new Set(["complete", "incomplete"]); /* states of a session that has ended */
+  const live = (OP.live = {
+    source: null,
+    last: null, /* last stats object */
+    listeners: new Set(),
+    enabled: true,
+    start() {
+      if (!this.enabled || this.source) return;
+      const t = localStorage.getItem(TOKEN_KEY);
+      this.source = new EventSource("/api/live" + (t ? q({ access_token: t }) : ""));
+      this.setStatus("connecting…", "");
+      this.source.addEventListener("stats", (e) => {
+        let s;
+        try {
+          s = JSON.parse(e.data);
+        } catch (err) {
+          this.setStatus("bad live data", "bad");
+          return;
+        }
+        this.last = s;
+        if (s.session === null || s.session === undefined) this.setStatus("idle", "");
+        else if (!this.recording(s)) this.setStatus("session " + s.session + " " + s.state, "");
+        else this.setStatus("session " + s.session + " " + (s.state || "running") + ", " + F.int(s.rate) + " ev/s", "on");
+        for (const fn of this.listeners) fn(s);
+      });
+      this.source.onerror = () => this.setStatus(this.source && this.source.readyState === 2 ? "off" : "reconnecting…", "bad");
+    },
+    stop() {
+      if (this.source) this.source.close();
+      this.source = null;
+      this.setStatus("off", "");
+    },
+    restart() {
+      this.stop();
+      this.start();
+    },
+    setStatus(text, cls) {
+      const el = document.getElementById("live-status");
+      if (el) {
+        el.textContent = text;
+        el.className = "live-status " + cls;
+      }
+    },
+    on(fn) {
+      this.listeners.add(fn);
+      return () => this.listeners.delete(fn);
+    },
+    /* Whether stats object s is about a session still recording (not the last, ended one). */
+    recording(s) {
+      return s.session !== null && s.session !== undefined && !FINISHED.has(s.state);
+    },
+  });
+
+  /* ---------- page lifecycle ---------- */
+  let page = null; /* {key, destroy(), tab(name)} */
+
+  function setPage(p) {
+    const first = page === null;
+    if (page && page.destroy) page.destroy();
+    if (!first) $view().focus({ preventScroll: true }); /* screen readers start at the new page */
+    page = p;
+    OP.page = p; /* the current page object (tests reach the timeline through OP.page.timeline) */
+  }
+
+  function route() {
+    const hash = location.hash.replace(/^#/, "") || "/";
+    const parts = hash.split("/").filter(Boolean);
+    for (const a of document.querySelectorAll("header nav a")) {
+      const cur = (parts[0] || "") === (a.dataset.route || "");
+      if (cur) a.setAttribute("aria-current", "page");
+      else a.removeAttribute("aria-current");
+    }
+    if (parts[0] === "session" && /^\d+$/.test(parts[1] || "")) {
+      const id = Number(parts[1]);
+      const tab = parts[2] || "tasks";
+      if (page && page.key === "session:" + id) page.tab(tab);
+      else setPage(sessionPage(id, tab));
+    } else if (parts[0] === "compare" && /^\d+$/.test(parts[1] || "") && /^\d+$/.test(parts[2] || "")) {
+      setPage(comparePage(Number(parts[1]), Number(parts[2])));
+    } else if (parts[0] === "compare") {
+      setPage(sessionsPage(true));
+    } else {
+      setPage(sessionsPage(false));
+    }
+  }
+
+  /* ---------- session list ---------- */
+  function sessionsPage(focusCompare) {
+    const v = $view();
+    document.title = "Sessions — orti-profd";
+    v.replaceChildren(h("h1", { text: "Sessions" }), h("p", { class: "muted", text: "Loading…" }));
+    const cols = [
+      { key: "id", label: "ID", num: true, width: "3.5em", fmt: F.int },
+      { key: "name", label: "Name", width: "12em", html: (r) => '<a href="#/session/' + r.id + '">' + OP.esc(F.text(r.name)) + "</a>" },
+      { key: "state", label: "State", width: "7em", html: (r) => '<span class="badge ' + OP.esc(r.state) + '"' + (r.state_reason ? ' title="' + OP.esc(r.state_reason) + '"' : "") + ">" + OP.esc(F.text(r.state)) + "</span>" },
+      { key: "started_at", label: "Started (UTC)", width: "11.5em", fmt: F.date },
+      { key: "target", label: "Target", width: "11em", fmt: F.text },
+      { key: "duration_s", label: "Duration", num: true, width: "7em", fmt: F.duration },
+      { key: "source_kind", label: "Source", width: "5em", fmt: F.text },
+      { key: "event_count", label: "Events", num: true, width: "7em", fmt: F.int },
+      { key: "sample_rate_hz", label: "Sample rate", num: true, width: "7.5em", title: "Samples per second (poll source)", fmt: F.hz },
+      { key: "gap_count", label: "Gaps", num: true, width: "4.5em", fmt: F.int, cls: (r) => (r.gap_count > 0 ? "warn" : "") },
+      { key: "dropped_events", label: "Drops", num: true, width: "5em", fmt: F.int, cls: (r) => (r.dropped_events > 0 ? "warn" : "") },
+      { key: "anomaly_count", label: "Anomalies", num: true, width: "6.5em", fmt: F.int, cls: (r) => (r.anomaly_count > 0 ? "warn" : "") },
+    ];
+    const table = new OP.Table({ caption: "Recorded sessions", columns: cols, rowKey: (r) => String(r.id), sort: { key: "id", dir: "desc" }, empty: "No sessions recorded yet." });
+    table.el.id = "sessions-table";
+    let rows = [];
+    let dead = false;
+    const ctl = new AbortController();
+    const form = h("form", { class: "compare-pick", id: "compare-form" });
+
+    async function load() {
+      try {
+        rows = await OP.api("/sessions", ctl.signal);
+      } catch (err) {
+        if (!dead) showError(v, err);
+        return;
+      }
+      if (dead) return;
+      table.setRows(rows);
+      buildCompareForm();
+      if (v.contains(table.el)) return;
+      v.replaceChildren(h("h1", { text: "Sessions" }), table.el, h("h2", { id: "compare-h", text: "Compare two sessions" }), form);
+      if (focusCompare) form.querySelector("select").focus();
+    }
+
+    function buildCompareForm() {
+      const opts = rows.map((r) => '<option value="' + r.id + '">' + r.id + " — " + OP.esc(F.text(r.name)) + "</option>").join("");
+      const a = form.querySelector("#cmp-a"), b = form.querySelector("#cmp-b");
+      const keep = [a ? a.value : null, b ? b.value : null];
+      form.innerHTML =
+        '<label>Baseline (A) <select id="cmp-a">' + opts + "</select></label> " +
+        '<label>Compared (B) <select id="cmp-b">' + opts + "</select></label> " +
+        '<button type="submit">Compare</button>';
+      const sa = form.querySelector("#cmp-a"), sb = form.querySelector("#cmp-b");
+      /* default: the two latest finished sessions, older one as baseline */
+      const done = rows.filter((r) => r.state !== "running").sort((x, y) => x.id - y.id);
+      const pool = done.length >= 2 ? done : rows;
+      if (keep[0]) sa.value = keep[0];
+      else if (pool.length > 1) sa.value = String(pool[pool.length - 2].id);
+      if (keep[1]) sb.value = keep[1];
+      else if (pool.length) sb.value = String(pool[pool.length - 1].id);
+    }
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      location.hash = "#/compare/" + form.querySelector("#cmp-a").value + "/" + form.querySelector("#cmp-b").value;
+    });
+
+    let lastLoad = 0;
+    const off = live.on((s) => {
+      const running = rows.find((r) => r.state === "running");
+      if (s.session === null || s.session === undefined || !rows.some((r) => r.id === s.session) || (running && running.id !== s.session)) {
+        /* a session started or ended: re-read the list (at most every few seconds) */
+        if ((running || (s.session !== null && s.session !== undefined)) && Date.now() - lastLoad >= REFRESH_MS) {
+          lastLoad = Date.now();
+          load();
+        }
+        return;
+      }
+      const r = rows.find((x) => x.id === s.session);
+      applyLive(r, s);
+      table.refresh();
+    });
+    load();
+    return { key: "sessions", tab() {}, destroy() { dead = true; ctl.abort(); off(); } };
+  }
+
+  /* Copy the live numbers into a sessions_overview row. */
+  function applyLive(r, s) {
+    r.state = s.state || r.state;
+    if (isNum(s.events)) r.event_count = s.events;
+    if (isNum(s.span_us)) r.duration_s = s.span_us / 1e6;
+    if (isNum(s.gaps)) r.gap_count = s.gaps;
+    if (isNum(s.drops)) r.dropped_events = s.drops;
+    if (isNum(s.anomalies)) r.anomaly_count = s.anomalies;
+    if (isNum(s.samples) && s.samples > 0 && isNum(s.span_us) && s.span_us > 0) r.sample_rate_hz = s.samples / (s.span_us / 1e6);
+  }
+
+  /* ---------- one session ---------- */
+  const TASK_COLS = [
+    { key: "task", label: "Task", width: "12em" },
+    { key: "task_value", label: "Value", num: true, width: "5em", fmt: F.int },
+    { key: "activations", label: "Activations", num: true, fmt: F.int },
+    { key: "runs", label: "Runs", num: true, width: "6em", fmt: F.int },
+    { key: "preemptions", label: "Preemptions", num: true, fmt: F.int },
+    { key: "load_percent", label: "Load", num: true, fmt: F.pct },
+    { key: "run_total_us", label: "Net total µs", num: true, width: "9em", fmt: F.us, title: "Run time with preemptions cut out" },
+    { key: "run_min_us", label: "Min µs", num: true, fmt: F.us },
+    { key: "run_avg_us", label: "Avg µs", num: true, fmt: F.us },
+    { key: "run_max_us", label: "Max µs", num: true, fmt: F.us },
+    { key: "run_p50_us", label: "p50 µs", num: true, fmt: F.us },
+    { key: "run_p90_us", label: "p90 µs", num: true, fmt: F.us },
+    { key: "run_p99_us", label: "p99 µs", num: true, fmt: F.us },
+    { key: "period_avg_us", label: "Period avg µs", num: true, width: "9em", fmt: F.us },
+    { key: "period_min_us", label: "Period min µs", num: true, width: "9em", fmt: F.us },
+    { key: "period_max_us", label: "Period max µs", num: true, width: "9em", fmt: F.us },
+    { key: "response_avg_us", label: "Response avg µs", num: true, width: "10em", fmt: F.us, title: "Gross: activation to end, preemptions included" },
+    { key: "response_max_us", label: "Response max µs", num: true, width: "10em", fmt: F.us },
+  ];
+  const FUNC_COLS = [
+    { key: "function", label: "Function", width: "16em" },
+    { key: "address", label: "Address", width: "7em", fmt: F.hex },
+    { key: "count", label: "Count", num: true, fmt: F.int },
+    { key: "gross_total_us", label: "Gross µs", num: true, width: "9em", fmt: F.us, title: "Entry to exit, preemptions and callees included" },
+    { key: "net_total_us", label: "Net µs", num: true, width: "9em", fmt: F.us, title: "Preemptions cut out, callees included" },
+    { key: "self_total_us", label: "Self µs", num: true, width: "9em", fmt: F.us, title: "Net minus callees" },
+    { key: "net_min_us", label: "Min µs", num: true, fmt: F.us },
+    { key: "net_avg_us", label: "Avg µs", num: true, fmt: F.us },
+    { key: "net_max_us", label: "Max µs", num: true, fmt: F.us },
+    { key: "net_p99_us", label: "p99 µs", num: true, fmt: F.us },
+    { key: "period_avg_us", label: "Period avg µs", num: true, width: "9em", fmt: F.us },
+  ];
+  const ISR_COLS = [
+    { key: "isr", label: "ISR", width: "14em" },
+    { key: "value", label: "Value", num: true, width: "5em", fmt: F.int },
+    { key: "count", label: "Count", num: true, fmt: F.int },
+    { key: "total_us", label: "Total µs", num: true, width: "9em", fmt: F.us },
+    { key: "min_us", label: "Min µs", num: true, fmt: F.us },
+    { key: "avg_us", label: "Avg µs", num: true, fmt: F.us },
+    { key: "max_us", label: "Max µs", num: true, fmt: F.us },
+  ];
+  const TABS = [["tasks", "Tasks"], ["functions", "Functions"], ["isrs", "ISRs"], ["flame", "Call tree & flame graph"], ["anomalies", "Anomalies & gaps"]];
+
+  function sessionPage(id, firstTab) {
+    const v = $view();
+    const ctl = new AbortController();
+    const base = "/sessions/" + id;
+    let dead = false, info = null, tasks = [];
+    const panels = new Map(); /* tab -> {el, load()} */
+
+    const title = h("h1", {}, "Session " + id);
+    const meta = h("dl", { class: "meta" });
+    const liveBox = h("p", { class: "livebox", "aria-live": "polite", hidden: "" });
+    const tl = new OP.Timeline({
+      fetchWindow: (from, to, maxPoints, signal) => OP.api(base + "/timeline" + q({ from, to, max_points: maxPoints }), signal),
+      onSliceClick: (item, t) => showCallstack(item, t),
+    });
+    const stackBox = h("section", { class: "callstack", "aria-live": "polite", hidden: "" });
+    const tabNav = h("nav", { class: "tabs", "aria-label": "Session tables" });
+    for (const [k, label] of TABS) tabNav.append(h("a", { href: "#/session/" + id + "/" + k, "data-tab": k, text: label }));
+    const panelBox = h("div", { class: "panel" });
+    v.replaceChildren(
+      h("p", { class: "crumbs" }, h("a", { href: "#/", text: "Sessions" }), " › session " + id),
+      title, meta, liveBox,
+      h("section", { class: "card", "aria-labelledby": "tl-h" }, h("h2", { id: "tl-h", text: "Timeline" }), tl.el),
+      stackBox, tabNav, panelBox);
+
+    function renderMeta() {
+      const r = info;
+      document.title = (r.name || "Session " + id) + " — orti-profd";
+      title.replaceChildren(F.text(r.name) + " ", h("span", { class: "badge " + r.state, text: F.text(r.state) }));
+      const items = [
+        ["Target", F.text(r.target)], ["Started", F.date(r.started_at)], ["Ended", F.date(r.ended_at)],
+        ["Duration", F.duration(r.duration_s)], ["Source", F.text(r.source_kind)], ["Clock", F.text(r.clock) + (isNum(r.tick_rate_hz) ? " @ " + F.int(r.tick_rate_hz) + " Hz" : "")],
+        ["Events", F.int(r.event_count)], ["Sample rate", F.hz(r.sample_rate_hz)], ["Gaps", F.int(r.gap_count)],
+        ["Dropped events", F.int(r.dropped_events)], ["Anomalies", F.int(r.anomaly_count)],
+      ];
+      if (r.state_reason) items.push(["Reason", r.state_reason]);
+      meta.replaceChildren(...items.map(([k, val]) => h("div", {}, h("dt", { text: k }), h("dd", { text: val, "data-field": k }))));
+    }
+
+    async function loadInfo() {
+      try {
+        info = await OP.api(base, ctl.signal);
+      } catch (err) {
+        if (!dead) showError(v, err);
+        return false;
+      }
+      if (!dead) renderMeta();
+      return true;
+    }
+
+    async function showCallstack(item, t) {
+      stackBox.hidden = false;
+      stackBox.replaceChildren(h("h2", { text: "Calls of " + item.name + " open at " + OP.fmtTime(t) }), h("p", { class: "muted", text: "Loading…" }));
+      try {
+        const calls = await OP.api(base + "/callstack" + q({ task: item.name, t }), ctl.signal);
+        const table = new OP.Table({
+          caption: "Call stack (outermost first)", rowKey: (r) => String(r.depth),
+          columns: [
+            { key: "depth", label: "Depth", num: true, width: "5em", fmt: F.int },
+            { key: "function", label: "Function", width: "16em" },
+            { key: "address", label: "Address", width: "7em", fmt: F.hex },
+            { key: "start_us", label: "Start", num: true, width: "9em", fmt: (x) => OP.fmtTime(x) },
+            { key: "end_us", label: "End", num: true, width: "9em", fmt: (x) => OP.fmtTime(x) },
+            { key: "net_us", label: "Net µs", num: true, fmt: F.us },
+          ],
+          sort: { key: "depth", dir: "asc" }, empty: "No function calls open at that moment.",
+        });
+        table.setRows(calls);
+        stackBox.replaceChildren(stackBox.firstChild, table.el);
+      } catch (err) {
+        if (!dead) showError(stackBox, err);
+      }
+    }
+
+    /* Each tab: build once, load when first shown, reload on live refresh. */
+    function panel(tab) {
+      if (panels.has(tab)) return panels.get(tab);
+      const el = h("section", { id: "panel-" + tab, "aria-label": TABS.find((t) => t[0] === tab)[1] });
+      let p;
+      if (tab === "tasks") {
+        const t = new OP.Table({ caption: "Tasks", columns: TASK_COLS, rowKey: (r) => r.task, sort: { key: "load_percent", dir: "desc" }, empty: "No task statistics." });
+        t.el.id = "tasks-table";
+        el.append(t.el);
+        p = { el, tables: [t], load: async () => { tasks = await OP.api(base + "/tasks", ctl.signal); t.setRows(tasks); fillTaskPickers(); } };
+      } else if (tab === "functions") {
+        const pick = h("select", { id: "fn-task", class: "task-pick" });
+        const t = new OP.Table({ caption: "Functions", columns: FUNC_COLS, rowKey: (r) => r.function + "@" + r.address, sort: { key: "self_total_us", dir: "desc" }, empty: "No function statistics (entry/exit hooks not enabled?)." });
+        t.el.id = "functions-table";
+        t.el.classList.add("tall");
+        el.append(h("p", { class: "filter" }, h("label", { for: "fn-task", text: "Task " }), pick), t.el);
+        p = { el, pick, tables: [t], load: async () => { t.setRows(await OP.api(base + "/functions" + q({ task: pick.value || null }), ctl.signal)); } };
+        pick.addEventListener("change", () => run(p));
+      } else if (tab === "isrs") {
+        const t = new OP.Table({ caption: "ISR2s", columns: ISR_COLS, rowKey: (r) => r.isr, sort: { key: "total_us", dir: "desc" }, empty: "No ISR2 activity." });
+        t.el.id = "isrs-table";
+        el.append(t.el);
+        p = { el, tables: [t], load: async () => t.setRows(await OP.api(base + "/isrs", ctl.signal)) };
+      } else if (tab === "flame") {
+        const pick = h("select", { id: "flame-task", class: "task-pick" });
+        const fg = new OP.FlameGraph();
+        const tree = h("div", { class: "treebox", id: "calltree" });
+        el.append(h("p", { class: "filter" }, h("label", { for: "flame-task", text: "Task " }), pick),
+          h("h3", { text: "Flame graph" }), fg.el, h("h3", { text: "Call tree" }), tree);
+        p = {
+          el, pick, load: async () => {
+            const stacks = await OP.api(base + "/flame" + q({ task: pick.value || null }), ctl.signal);
+            fg.el.hidden = stacks.length === 0;
+            if (stacks.length === 0) {
+              tree.replaceChildren(h("p", { class: "muted empty", text: "No call data" + (pick.value ? " for " + pick.value : "") + " (function entry/exit hooks not enabled?)." }));
+              return;
+            }
+            const root = OP.buildTree(stacks, pick.value ? pick.value : "all tasks");
+            if (pick.value && root.children.size === 1 && root.children.has(pick.value)) {
+              const only = root.children.get(pick.value);
+              only.parent = null;
+              fg.setTree(only);
+              OP.renderCallTree(tree, only);
+            } else {
+              fg.setTree(root);
+              OP.renderCallTree(tree, root);
+            }
+          },
+        };
+        pick.addEventListener("change", () => run(p));
+      } else {
+        const at = new OP.Table({
+          caption: "Anomalies (activate a row to show it on the timeline)", rowKey: (r) => r.ts_us + "|" + r.kind + "|" + r.core,
+          columns: [
+            { key: "ts_us", label: "Time", num: true, width: "9em", fmt: (x) => OP.fmtTime(x) },
+            { key: "core", label: "Core", num: true, width: "5em", fmt: F.int },
+            { key: "task", label: "Task", width: "10em", fmt: F.text },
+            { key: "kind", label: "Kind", width: "12em" },
+            { key: "value", label: "Value", num: true, width: "7em", fmt: F.int },
+            { key: "detail", label: "Detail", width: "26em", fmt: F.text },
+          ],
+          sort: { key: "ts_us", dir: "asc" }, empty: "No anomalies.",
+          onActivate: (r) => tl.focusAt(r.ts_us, Math.max(50, (tl.extent ? tl.extent[1] - tl.extent[0] : 1e4) / 200)),
+        });
+        at.el.id = "anomalies-table";
+        const gt = new OP.Table({
+          caption: "Gaps (time with lost events)", rowKey: (r) => r.start_us + "|" + r.core,
+          columns: [
+            { key: "start_us", label: "Start", num: true, width: "9em", fmt: (x) => OP.fmtTime(x) },
+            { key: "end_us", label: "End", num: true, width: "9em", fmt: (x) => OP.fmtTime(x) },
+            { key: "core", label: "Core", num: true, width: "5em", fmt: F.int },
+            { key: "lost", label: "Lost events", num: true, width: "8em", fmt: F.int },
+            { key: "reason", label: "Reason", width: "14em", fmt: F.text },
+          ],
+          sort: { key: "start_us", dir: "asc" }, empty: "No gaps.",
+          onActivate: (r) => tl.focusAt((r.start_us + r.end_us) / 2, Math.max(3 * (r.end_us - r.start_us), 50)),
+        });
+        gt.el.id = "gaps-table";
+        el.append(at.el, gt.el);
+        p = {
+          el, tables: [at, gt], load: async () => {
+            const [an, gp] = await Promise.all([OP.api(base + "/anomalies", ctl.signal), OP.api(base + "/gaps", ctl.signal)]);
+            at.setRows(an);
+            gt.setRows(gp);
+          },
+        };
+      }
+      panels.set(tab, p);
+      return p;
+    }
+
+    function fillTaskPickers() {
+      for (const p of panels.values()) if (p.pick) fillPick(p.pick);
+    }
+    function fillPick(sel) {
+      const keep = sel.value;
+      sel.innerHTML = '<option value="">All tasks</option>' + tasks.map((t) => '<option value="' + OP.esc(t.task) + '">' + OP.esc(t.task) + "</option>").join("");
+      sel.value = tasks.some((t) => t.task === keep) ? keep : "";
+    }
+
+    async function run(p) {
+      try {
+        await p.load();
+        p.loaded = true;
+        p.el.querySelector(".error") && p.el.querySelector(".error").remove();
+      } catch (err) {
+        if (dead || err.name === "AbortError") return;
+        const box = h("div");
+        showError(box, err);
+        p.el.querySelector(".error") && p.el.querySelector(".error").remove();
+        p.el.prepend(box.firstChild);
+      }
+    }
+
+    function showTab(tab) {
+      if (!TABS.some((t) => t[0] === tab)) tab = "tasks";
+      for (const a of tabNav.querySelectorAll("a")) {
+        if (a.dataset.tab === tab) a.setAttribute("aria-current", "page");
+        else a.removeAttribute("aria-current");
+      }
+      const p = panel(tab);
+      if (p.pick) fillPick(p.pick);
+      panelBox.replaceChildren(p.el);
+      for (const t of p.tables || []) t.render(); /* re-attached: scroll position starts over */
+      if (!p.loaded) run(p);
+    }
+
+    /* Live: numbers from the feed; tables, timeline extent and overview re-read every few seconds.
+     * The feed keeps naming the last session after it ended: then its state says so, and the
+     * page reads the final numbers once instead of following it. */
+    let lastRefresh = 0, following = false;
+    const off = live.on((s) => {
+      if (!info) return;
+      if (s.session === id && live.recording(s)) {
+        following = true;
+        applyLive(info, s);
+        renderMeta();
+        liveBox.hidden = false;
+        liveBox.textContent = "Live: " + F.int(s.events) + " events (" + F.int(s.events_stored) + " stored), " + F.int(s.rate) + " ev/s; running " +
+          (s.running || []).map((r) => "core " + r.core + ": " + (r.task || "idle")).join(", ");
+        const now = Date.now();
+        if (now - lastRefresh >= REFRESH_MS) {
+          lastRefresh = now;
+          for (const p of panels.values()) if (p.loaded) run(p);
+          tl.refreshExtent();
+        }
+      } else if ((following || info.state === "running") && Date.now() - lastRefresh >= REFRESH_MS) {
+        /* the session ended (or the list said running): read its final numbers */
+        following = false;
+        lastRefresh = Date.now();
+        liveBox.hidden = true;
+        loadInfo().then(() => { for (const p of panels.values()) if (p.loaded) run(p); tl.refreshExtent(); });
+      }
+    });
+
+    (async () => {
+      if (!(await loadInfo())) return;
+      showTab(firstTab);
+      if (!panels.get("tasks") || !panels.get("tasks").loaded) run(panel("tasks"));
+      tl.start();
+    })();
+
+    return {
+      key: "session:" + id,
+      timeline: tl,
+      tab: showTab,
+      destroy() { dead = true; ctl.abort(); off(); tl.destroy(); },
+    };
+  }
+
+  /* ---------- compare ---------- */
+  const REGRESS_MIN = 0.02; /* a delta counts when it is at least 2 % of the baseline */
+
+  function judge(delta, base) {
+    if (!isNum(delta) || delta === 0) return "";
+    const rel = isNum(base) && base !== 0 ? Math.abs(delta / base) : Infinity;
+    if (rel < REGRESS_MIN) return "";
+    return delta > 0 ? "regress" : "improve";
+  }
+  function deltaCol(key, label, baseOf, fmt) {
+    return {
+      key, label, num: true, width: "9em",
+      html: (r) => {
+        const j = judge(r[key], baseOf(r));
+        const mark = j === "regress" ? '<span class="mark" aria-hidden="true">▲ </span><span class="sr">regression </span>' :
+          j === "improve" ? '<span class="mark" aria-hidden="true">▼ </span><span class="sr">improvement </span>' : "";
+        return mark + OP.esc(fmt(r[key]));
+      },
+      cls: (r) => judge(r[key], baseOf(r)),
+    };
+  }
+  const side = (s, k) => (r) => (r[s] ? r[s][k] : null);
+
+  function comparePage(a, b) {
+    const v = $view();
+    const ctl = new AbortController();
+    let dead = false;
+    document.title = "Compare " + a + " and " + b + " — orti-profd";
+    v.replaceChildren(h("p", { class: "crumbs" }, h("a", { href: "#/", text: "Sessions" }), " › compare"),
+      h("h1", { text: "Session " + a + " (A) vs session " + b + " (B)" }), h("p", { class: "muted", text: "Loading…" }));
+    const tcols = [
+      { key: "task", label: "Task", width: "12em" },
+      { key: "a_load", label: "Load A", num: true, value: side("a", "load_percent"), fmt: F.pct },
+      { key: "b_load", label: "Load B", num: true, value: side("b", "load_percent"), fmt: F.pct },
+      deltaCol("delta_load_percent", "Δ load", side("a", "load_percent"), F.signedPts),
+      { key: "a_avg", label: "Avg µs A", num: true, value: side("a", "run_avg_us"), fmt: F.us },
+      { key: "b_avg", label: "Avg µs B", num: true, value: side("b", "run_avg_us"), fmt: F.us },
+      deltaCol("delta_run_avg_us", "Δ avg µs", side("a", "run_avg_us"), F.signedUs),
+      { key: "a_p99", label: "p99 µs A", num: true, value: side("a", "run_p99_us"), fmt: F.us },
+      { key: "b_p99", label: "p99 µs B", num: true, value: side("b", "run_p99_us"), fmt: F.us },
+      deltaCol("delta_run_p99_us", "Δ p99 µs", side("a", "run_p99_us"), F.signedUs),
+    ];
+    const fcols = [
+      { key: "function", label: "Function", width: "16em", html: (r) => OP.esc(r.function) + (!r.a ? ' <span class="badge">only in B</span>' : !r.b ? ' <span class="badge">only in A</span>' : "") },
+      { key: "a_count", label: "Count A", num: true, value: side("a", "count"), fmt: F.int },
+      { key: "b_count", label: "Count B", num: true, value: side("b", "count"), fmt: F.int },
+      { key: "a_avg", label: "Avg µs A", num: true, value: side("a", "net_avg_us"), fmt: F.us },
+      { key: "b_avg", label: "Avg µs B", num: true, value: side("b", "net_avg_us"), fmt: F.us },
+      deltaCol("delta_net_avg_us", "Δ avg µs", side("a", "net_avg_us"), F.signedUs),
+      { key: "a_p99", label: "p99 µs A", num: true, value: side("a", "net_p99_us"), fmt: F.us },
+      { key: "b_p99", label: "p99 µs B", num: true, value: side("b", "net_p99_us"), fmt: F.us },
+      deltaCol("delta_net_p99_us", "Δ p99 µs", side("a", "net_p99_us"), F.signedUs),
+    ];
+    const rowCls = (keys, baseKeys) => (r) => (keys.some((k, i) => judge(r[k], side("a", baseKeys[i])(r)) === "regress") ? "row-regress" : "");
+    const tt = new OP.Table({ caption: "Tasks", columns: tcols, rowKey: (r) => r.task, sort: { key: "delta_run_avg_us", dir: "desc" },
+      rowClass: rowCls(["delta_load_percent", "delta_run_avg_us", "delta_run_p99_us"], ["load_percent", "run_avg_us", "run_p99_us"]), empty: "No tasks in common." });
+    tt.el.id = "compare-tasks";
+    const ft = new OP.Table({ caption: "Functions", columns: fcols, rowKey: (r) => r.function, sort: { key: "delta_net_avg_us", dir: "desc" },
+      rowClass: rowCls(["delta_net_avg_us", "delta_net_p99_us"], ["net_avg_us", "net_p99_us"]), empty: "No functions." });
+    ft.el.id = "compare-functions";
+    ft.el.classList.add("tall");
+    (async () => {
+      try {
+        const c = await OP.api("/compare" + q({ a, b }), ctl.signal);
+        if (dead) return;
+        tt.setRows(c.tasks || []);
+        ft.setRows(c.functions || []);
+        const nreg = (c.tasks || []).filter((r) => tt.opts.rowClass(r)).length + (c.functions || []).filter((r) => ft.opts.rowClass(r)).length;
+        v.replaceChildren(v.firstChild, v.children[1],
+          h("p", { class: nreg ? "summary bad" : "summary" }, nreg + " regression(s): B slower or busier than A by at least " + REGRESS_MIN * 100 + " % (red, ▲); improvements in green (▼)."),
+          tt.el, ft.el);
+      } catch (err) {
+        if (!dead) showError(v, err);
+      }
+    })();
+    return { key: "compare", tab() {}, destroy() { dead = true; ctl.abort(); } };
+  }
+
+  /* ---------- boot ---------- */
+  function boot() {
+    const toggle = document.getElementById("live-toggle");
+    toggle.addEventListener("change", () => {
+      live.enabled = toggle.checked;
+      if (toggle.checked) live.start();
+      else live.stop();
+    });
+    window.addEventListener("hashchange", route);
+    route();
+    live.start();
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", boot);
+  else boot();
+})();

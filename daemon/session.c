@@ -981,7 +981,14 @@ session_start (Session *s, StoreWriter *writer, GError **error)
   g_autofree char *orti_hex = sha256_hex (s->orti_path);
   g_autofree char *elf_hex = s->elf_path ? sha256_hex (s->elf_path) : NULL;
   g_autofree char *ocd_version = s->oc ? probe_openocd_call (s->oc, "version", NULL) : NULL;
-  g_autofree char *target = s->oc ? probe_openocd_call (s->oc, "target current", NULL) : NULL;
+  /* target discovery: every target (core) OpenOCD knows, the current one first */
+  g_autofree char *current = s->oc ? probe_openocd_call (s->oc, "target current", NULL) : NULL;
+  g_auto (GStrv) names = s->oc ? probe_openocd_target_names (s->oc, NULL) : NULL;
+  g_autoptr (GString) tgt = g_string_new (current);
+  for (char **n = names; n && *n; n++)
+    if (g_strcmp0 (*n, current) != 0)
+      g_string_append_printf (tgt, "%s%s", tgt->len ? " " : "", *n);
+  g_autofree char *target = tgt->len ? g_strdup (tgt->str) : NULL;
   StoreSessionInfo info = {
     .name = s->name, .target = target, .openocd_version = ocd_version,
     .source_kind = source_label (s),

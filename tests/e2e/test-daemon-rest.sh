@@ -8,7 +8,9 @@
 #  2. malformed requests (bad ids, a huge query string, path traversal, invalid JSON,
 #     wrong methods) answer 4xx and the daemon keeps serving;
 #  3. after the session: the same per-task numbers from REST, from /metrics and from the SQL
-#     views (read by the sqlite3 client).
+#     views (read by the sqlite3 client);
+#  4. the daemon keeps serving (--serve): a second session is started over REST (a third start
+#     while it runs is refused with 409), stopped over REST, and stored complete.
 source "$(dirname "$0")/e2e-common.sh"
 command -v wrk >/dev/null || { echo "wrk missing"; exit 77; }
 tmp=$(mktemp -d)
@@ -63,10 +65,27 @@ LUA
   grep -q "session 1 complete" "$tmp/daemon.log" || { echo "session did not complete"; exit 1; }
   curl -sf "$url/api/sessions/1/tasks" >"$tmp/tasks.json"
   curl -sf "$url/metrics" >"$tmp/metrics.txt"
+  # the daemon keeps running (--serve): a second session started and stopped over REST
+  started=$(curl -s -w " %{http_code}" -X POST --data-binary "{\"name\":\"second\",\"duration_s\":30}" "$url/api/sessions")
+  [[ $started == "{\"id\":2} 201" ]] || { echo "POST /api/sessions: $started"; exit 1; }
+  code=$(curl -s -o /dev/null -w "%{http_code}" -X POST "$url/api/sessions")
+  [[ $code == 409 ]] || { echo "second POST while running: HTTP $code"; exit 1; }
+  sleep 2
+  code=$(curl -s -o /dev/null -w "%{http_code}" -X POST "$url/api/sessions/2/stop")
+  [[ $code == 202 ]] || { echo "POST /api/sessions/2/stop: HTTP $code"; exit 1; }
+  for _ in $(seq 100); do grep -q "session 2 complete" "$tmp/daemon.log" && break; sleep 0.1; done
+  curl -sf "$url/api/sessions/2" >"$tmp/session2.json"
   kill -TERM $daemon
   wait $daemon
 ' rest "$PROFD" "$tmp" || die "daemon session failed: $(cat "$tmp/daemon.log" 2>/dev/null | tr '\r' '\n' | tail -5)"
 
+python3 - "$tmp/session2.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+if s["name"] != "second" or s["state"] != "complete" or s["event_count"] < 10:
+    print("FAIL: the session started over REST:", s); sys.exit(1)
+print(f"session started and stopped over REST: {s['event_count']} events, {s['duration_s']:.1f} s")
+PY
 cat "$tmp/wrk.txt"
 read -r rss0 rss1 <"$tmp/rss"
 echo "daemon RSS before wrk ${rss0} kB, after ${rss1} kB"

@@ -586,7 +586,8 @@ open_source (Session *s, GError **error)
                            .timestamp_hz = s->cfg.timestamp_hz,
                            .timestamp_down = s->cfg.timestamp_down,
                            .big_endian = s->elf ? orti_elf_is_big_endian (s->elf) : FALSE,
-                           .mode = PROBE_POLL_AUTO };
+                           .mode = PROBE_POLL_AUTO,
+                           .dither_us = 300 /* break aliasing with the target's periods */ };
     g_autoptr (ProbePollSampler) old = g_steal_pointer (&s->sampler);
     s->sampler = probe_poll_sampler_new (s->oc, &pc, (ProbePollChannel *) s->channels->data,
                                          s->channels->len, error);

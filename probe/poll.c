@@ -13,6 +13,10 @@
  * Channels whose value needs dependent reads (pointer chases) are evaluated on the host once
  * per round trip through their eval callback, one read_memory per dependent read.
  *
+ * Aliasing: a steady sample rate near a rational multiple of a task's period sees only a few
+ * phases of it, which biases every duration measured in that window; cfg.dither_us pauses a
+ * random time before each round trip so the phases spread evenly.
+ *
  * Timestamps: the target timer named by the config (read in the same batch, 32 bits extended
  * to 64 by wrap counting, optionally a down-counter), else OpenOCD's `clock microseconds`
  * taken in the same batch (tick rate 1 MHz). The first sample is tick 0.
@@ -43,6 +47,7 @@ struct _ProbePollSampler {
   guint n_ch;
   gboolean *disabled;        /* per channel */
   GPtrArray *messages;       /* char*: why channels were disabled */
+  GRand *rand;               /* sampling-phase dither */
   PollGroup *groups;
   guint n_groups;
   guint *members;            /* channel indices, grouped */
@@ -169,6 +174,7 @@ probe_poll_sampler_new (ProbeOpenocd *oc, const ProbePollConfig *cfg,
   s->n_ch = n_channels;
   s->disabled = g_new0 (gboolean, n_channels);
   s->messages = g_ptr_array_new_with_free_func (g_free);
+  s->rand = g_rand_new ();
   s->mode = cfg->mode;
   s->q.min_interval = G_MAXUINT64;
   build_plan (s);
@@ -187,6 +193,7 @@ probe_poll_sampler_free (ProbePollSampler *s)
   g_free (s->ch);
   g_free (s->disabled);
   g_ptr_array_unref (s->messages);
+  g_rand_free (s->rand);
   g_free (s->groups);
   g_free (s->members);
   g_free (s->single_script);
@@ -430,6 +437,8 @@ eval_complex (ProbePollSampler *s, GByteArray *out, GError **error)
 gboolean
 probe_poll_sampler_step (ProbePollSampler *s, GByteArray *out, GError **error)
 {
+  if (s->cfg.dither_us > 0)
+    g_usleep ((gulong) g_rand_int_range (s->rand, 0, (gint32) s->cfg.dither_us + 1));
   gboolean any_simple = s->n_groups > 0;
   gboolean ok = TRUE;
   if (s->mode == PROBE_POLL_AUTO) {

@@ -395,6 +395,9 @@ typedef struct {
   gboolean timestamp_down;     /* it counts down (CMSDK timers): use ~value */
   ProbePollMode mode;
   guint batch;                 /* samples per round trip in BATCH mode (0: 32) */
+  guint dither_us;             /* pause a random 0..dither_us µs before each round trip, so a
+                                * steady sample rate cannot alias with the target's periods
+                                * (0: none) */
 } ProbePollConfig;
 
 typedef struct {

@@ -55,9 +55,10 @@ struct _Session {
   gboolean tick_from_stream;    /* RTT: the stream header tells the tick rate */
   GByteArray *rtt_head;         /* live RTT: bytes read before the session began (header) */
   gint64 rtt_head_us;           /* host time they were read */
-  GHashTable *gap_start;        /* core → last ts before a gap (for StoreGap) */
   guint reported_messages;      /* sampler quality messages already logged and stored */
   gint64 deadline;              /* monotonic µs when --duration ends (0: none) */
+  gboolean gap_open;            /* a gap was seen; its row waits for the next event (its end) */
+  StoreGap open_gap;            /* that row: start = last tick known good */
   ProbeTargetState target_state;/* last state seen (explicit poll or OpenOCD notification) */
 
   GMutex lock;                  /* guards live */
@@ -275,7 +276,6 @@ session_free (Session *s)
   g_clear_pointer (&s->calls, g_array_unref);
   g_clear_pointer (&s->anomalies, g_array_unref);
   g_clear_pointer (&s->gaps, g_array_unref);
-  g_clear_pointer (&s->gap_start, g_hash_table_unref);
   g_clear_error (&s->worker_error);
   g_mutex_clear (&s->lock);
   g_free (s->orti_path);
@@ -404,9 +404,18 @@ publish_live (Session *s)
 }
 
 static void
+close_gap (Session *s, guint64 end)
+{
+  s->open_gap.end = (gint64) MAX (end, (guint64) s->open_gap.start);
+  g_array_append_val (s->gaps, s->open_gap);
+  s->gap_open = FALSE;
+}
+
+static void
 on_event (const ProbeEvent *ev, gpointer user)
 {
   Session *s = user;
+  guint64 known_good = s->last_ts; /* before this event: where a gap's lost stretch begins */
   g_array_append_val (s->events, *ev);
   if (ev->ts > s->last_ts)
     s->last_ts = ev->ts;
@@ -423,9 +432,14 @@ on_event (const ProbeEvent *ev, gpointer user)
   }
   g_mutex_unlock (&s->lock);
   if (ev->kind == PROBE_EVENT_GAP) {
-    StoreGap g = { .start = (gint64) s->last_ts, .end = (gint64) ev->ts, .core = ev->core,
-                   .lost = ev->a, .reason = ev->b };
-    g_array_append_val (s->gaps, g);
+    /* [last tick known good, first tick known good again): the end is the next event's time */
+    if (!s->gap_open)
+      s->open_gap = (StoreGap) { .start = (gint64) MIN (known_good, ev->ts), .core = ev->core,
+                                 .reason = ev->b };
+    s->open_gap.lost += ev->a;
+    s->gap_open = TRUE;
+  } else if (s->gap_open) {
+    close_gap (s, ev->ts);
   }
 }
 
@@ -902,6 +916,8 @@ worker_main (gpointer data)
     ok = FALSE;
     g_propagate_error (&error, g_steal_pointer (&ferr));
   }
+  if (s->gap_open)
+    close_gap (s, s->last_ts);
   slicer_finish (s->slicer, s->last_ts);
   g_autoptr (GError) serr = NULL;
   if (!flush_rows (s, &serr) || !write_stats (s, &serr)) {

@@ -62,6 +62,7 @@ sid=$(sql "$db" "SELECT id FROM sessions WHERE name = 'faults'")
 link=$(sql "$db" "SELECT count(*) FROM gaps WHERE session_id = $sid AND reason = 3")
 (( link >= 1 )) || die "no link gap recorded after OpenOCD was killed"
 read -r gstart gend <<<"$(sql "$db" "SELECT start, \"end\" FROM gaps WHERE session_id = $sid AND reason = 3 ORDER BY start LIMIT 1" | tr '|' ' ')"
+(( gend > gstart )) || die "the link gap has no extent: start $gstart, end $gend"
 before=$(sql "$db" "SELECT count(*) FROM events WHERE session_id = $sid AND ts < $gstart AND kind_name = 'task_switch'")
 after=$(sql "$db" "SELECT count(*) FROM events WHERE session_id = $sid AND ts > $gend AND kind_name = 'task_switch'")
 (( before > 10 && after > 10 )) || die "task switches around the link gap: $before before, $after after"

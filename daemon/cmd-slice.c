@@ -408,6 +408,30 @@ json_call_stats (JsonBuilder *b, const SliceRun *run, const SlicerCallStats *st)
   json_time (b, run, "net_p99", st->net_pct.p99);
 }
 
+/* "isrs": [{ "isr": name, …statistics… }] (@isr) or the same for "services". */
+static void
+json_call_array (JsonBuilder *b, const SliceRun *run, const Slicer *slicer, gboolean isr)
+{
+  json_builder_set_member_name (b, isr ? "isrs" : "services");
+  json_builder_begin_array (b);
+  gsize n = isr ? slicer_n_isrs (slicer) : slicer_n_services (slicer);
+  for (gsize i = 0; i < n; i++) {
+    SlicerCallStats st;
+    if (isr)
+      slicer_get_isr_stats (slicer, i, &st);
+    else
+      slicer_get_service_stats (slicer, i, &st);
+    g_autofree char *name = isr ? events_text_format_id (run->text, EVENTS_TEXT_ISR, st.id)
+                                : func_name (run, SLICER_CALL_SERVICE, st.id);
+    json_builder_begin_object (b);
+    json_builder_set_member_name (b, isr ? "isr" : "service");
+    json_builder_add_string_value (b, name);
+    json_call_stats (b, run, &st);
+    json_builder_end_object (b);
+  }
+  json_builder_end_array (b);
+}
+
 static void
 json_pairs (JsonBuilder *b, const SliceRun *run, const char *member, GArray *arr, gboolean slices)
 {
@@ -522,33 +546,8 @@ print_json (SliceRun *run, Slicer *slicer)
   }
   json_builder_end_array (b);
 
-  json_builder_set_member_name (b, "isrs");
-  json_builder_begin_array (b);
-  for (gsize i = 0; i < slicer_n_isrs (slicer); i++) {
-    SlicerCallStats st;
-    slicer_get_isr_stats (slicer, i, &st);
-    g_autofree char *n = events_text_format_id (run->text, EVENTS_TEXT_ISR, st.id);
-    json_builder_begin_object (b);
-    json_builder_set_member_name (b, "isr");
-    json_builder_add_string_value (b, n);
-    json_call_stats (b, run, &st);
-    json_builder_end_object (b);
-  }
-  json_builder_end_array (b);
-
-  json_builder_set_member_name (b, "services");
-  json_builder_begin_array (b);
-  for (gsize i = 0; i < slicer_n_services (slicer); i++) {
-    SlicerCallStats st;
-    slicer_get_service_stats (slicer, i, &st);
-    g_autofree char *n = func_name (run, SLICER_CALL_SERVICE, st.id);
-    json_builder_begin_object (b);
-    json_builder_set_member_name (b, "service");
-    json_builder_add_string_value (b, n);
-    json_call_stats (b, run, &st);
-    json_builder_end_object (b);
-  }
-  json_builder_end_array (b);
+  json_call_array (b, run, slicer, TRUE);
+  json_call_array (b, run, slicer, FALSE);
 
   json_builder_set_member_name (b, "profile_points");
   json_builder_begin_array (b);

@@ -34,7 +34,8 @@ typedef struct {
   guint64 next_switch;     /* stress profile: next preemption */
 } Gen;
 
-static guint32 gen_clock; /* what the tracer's timestamp callback returns */
+static volatile guint32 gen_clock; /* the tracer's clock: its counter register or what its
+                                     * timestamp callback returns */
 
 static guint32
 gen_timestamp (void)
@@ -290,6 +291,7 @@ rtt_gen_run (const RttGenOptions *options, guint n_ops)
     .buffer = ring,
     .buffer_size = options->ring_size,
     .sync_interval = options->sync_interval,
+    .counter = options->counter ? &gen_clock : NULL,
   };
   OrtiTraceStatus st = orti_trace_init (&config);
   g_assert_cmpint (st, ==, ORTI_TRACE_OK);

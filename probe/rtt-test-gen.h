@@ -16,6 +16,8 @@ typedef struct {
   guint32 ring_size;      /* target ring bytes */
   guint32 drain_every;    /* drain after a random 0..drain_every-1 operations (0/1: always) */
   guint32 sync_interval;  /* bytes between syncs (0: library default) */
+  gboolean counter;       /* the tracer reads the clock as a counter register (its fast
+                           * path) instead of through a timestamp callback */
 } RttGenOptions;
 
 typedef struct {

@@ -56,7 +56,8 @@ static void
 test_roundtrip (void)
 {
   for (guint32 seed = 1; seed <= 4; seed++) {
-    RttGenOptions opt = { .profile = RTT_GEN_RANDOM, .seed = seed, .ring_size = 4096, .drain_every = 1 };
+    RttGenOptions opt = { .profile = RTT_GEN_RANDOM, .seed = seed, .ring_size = 4096, .drain_every = 1,
+                          .counter = seed % 2 == 0 };
     g_autoptr (RttGenResult) r = rtt_gen_run (&opt, 100000);
     ProbeDecoderStats stats;
     g_autoptr (GArray) got = decode (r->stream->data, r->stream->len, 0, 0, &stats);
@@ -74,7 +75,8 @@ test_roundtrip (void)
 static void
 test_stress_roundtrip (void)
 {
-  RttGenOptions opt = { .profile = RTT_GEN_STRESS, .seed = 7, .ring_size = 2048, .drain_every = 1 };
+  RttGenOptions opt = { .profile = RTT_GEN_STRESS, .seed = 7, .ring_size = 2048, .drain_every = 1,
+                        .counter = TRUE };
   g_autoptr (RttGenResult) r = rtt_gen_run (&opt, 200000);
   g_autoptr (GArray) got = decode (r->stream->data, r->stream->len, 0, 0, NULL);
   assert_events_equal (got, r->expected);
@@ -87,7 +89,7 @@ test_drops (void)
 {
   for (guint32 seed = 11; seed <= 16; seed++) {
     RttGenOptions opt = { .profile = seed % 2 ? RTT_GEN_RANDOM : RTT_GEN_STRESS, .seed = seed,
-                          .ring_size = 96 + seed * 8, .drain_every = 200 };
+                          .ring_size = 96 + seed * 8, .drain_every = 200, .counter = seed % 3 == 0 };
     g_autoptr (RttGenResult) r = rtt_gen_run (&opt, 50000);
     ProbeDecoderStats stats;
     g_autoptr (GArray) got = decode (r->stream->data, r->stream->len, 0, 0, &stats);

@@ -1,7 +1,8 @@
 /* test-rtt-qemu.c — the tracer as cross-compiled for a Cortex-M3, run in QEMU (mps2-an385),
  * produces a stream the host decoder reads back exactly: the harness of
  * probe/target/qemu-bench/ writes a known sequence (task 5 in, two instrumented calls, a
- * value, task 5 out) into a fresh ring and prints it; this test decodes it.
+ * __PROFILE_ENTRY call around an orti_trace_func_enter call, with exits 1-byte, 2-byte and
+ * long, a value, task 5 out) into a fresh ring and prints it; this test decodes it.
  * Usage: test-rtt-qemu QEMU ELF (meson passes both; the test is only defined when
  * qemu-system-arm and arm-none-eabi-gcc exist). */
 #include "probe.h"
@@ -35,11 +36,15 @@ test_qemu_stream (void)
 
   g_autofree char *all = g_strconcat (out, err, NULL); /* semihosting may use either */
   g_auto (GStrv) lines = g_strsplit (all, "\n", -1);
-  guint32 fn = 0;
+  guint32 fn = 0, fn2 = 0, name = 0;
   g_autoptr (GByteArray) ring = g_byte_array_new ();
   for (guint i = 0; lines[i] != NULL; i++) {
     if (g_str_has_prefix (lines[i], "FN "))
       fn = (guint32) strtoul (lines[i] + 3, NULL, 16);
+    if (g_str_has_prefix (lines[i], "FN2 "))
+      fn2 = (guint32) strtoul (lines[i] + 4, NULL, 16);
+    if (g_str_has_prefix (lines[i], "NAME "))
+      name = (guint32) strtoul (lines[i] + 5, NULL, 16);
     if (g_str_has_prefix (lines[i], "RING ")) {
       const char *h = lines[i] + 5;
       for (gsize k = 0; h[k] != '\0' && h[k + 1] != '\0'; k += 2) {
@@ -49,6 +54,8 @@ test_qemu_stream (void)
     }
   }
   g_assert_cmpuint (fn, !=, 0);
+  g_assert_cmpuint (fn2, !=, 0);
+  g_assert_cmpuint (name, !=, 0);
   g_assert_cmpuint (ring->len, >, 30);
 
   g_autoptr (ProbeDecoder) d = probe_decoder_new (NULL);
@@ -66,6 +73,8 @@ test_qemu_stream (void)
     { PROBE_EVENT_TASK_SWITCH, 5, 0 },
     { PROBE_EVENT_FUNC_ENTER, fn, 0 }, { PROBE_EVENT_FUNC_EXIT, fn, 0 },
     { PROBE_EVENT_FUNC_ENTER, fn, 0 }, { PROBE_EVENT_FUNC_EXIT, fn, 0 },
+    { PROBE_EVENT_FUNC_ENTER, name, 0 }, { PROBE_EVENT_FUNC_ENTER, fn2, 0 },
+    { PROBE_EVENT_FUNC_EXIT, fn2, 0 }, { PROBE_EVENT_FUNC_EXIT, name, 0 },
     { PROBE_EVENT_DATA, 7, 0xDEADBEEFu },
     { PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE, 0 },
   };
@@ -78,6 +87,12 @@ test_qemu_stream (void)
     if (i > 0)
       g_assert_cmpuint (e->ts, >=, g_array_index (ev, ProbeEvent, i - 1).ts);
   }
+  /* the spins made the exits take their two-byte form (8..1023 ticks) and the long one */
+  guint64 t6 = g_array_index (ev, ProbeEvent, 6).ts, t7 = g_array_index (ev, ProbeEvent, 7).ts;
+  guint64 t8 = g_array_index (ev, ProbeEvent, 8).ts;
+  g_assert_cmpuint (t7 - t6, >=, 8);
+  g_assert_cmpuint (t7 - t6, <, 1024);
+  g_assert_cmpuint (t8 - t7, >=, 1024);
   /* the board timer advanced between the first and last record */
   g_assert_cmpuint (g_array_index (ev, ProbeEvent, ev->len - 1).ts, >, g_array_index (ev, ProbeEvent, 0).ts);
 }

@@ -2,17 +2,19 @@
  *
  * Implements orti-trace.h and the byte format of docs/event-format.md. Shaped by the cost
  * budget (≤ 25 instructions per event on a Cortex-M3, ≤ 4 bytes per event on a call-heavy
- * stream), measured with probe/target/qemu-bench/ under QEMU -icount: every hook has an
- * inlined fast path for the common record (timestamp delta < 8 ticks, payload < 128: two
- * bytes, one halfword store; a function exit is one byte) that runs while the write offset
- * is below a precomputed `limit`, which guarantees room for the longest plain record without
- * wrapping, without reading the host's RdOff and without a sync being due. The fast path
- * loads the ring and delta state before reading the time (so it stays in registers across a
- * tick callback) and updates it with few stores; the function-address delta is one subtract
- * and one eor (keys keep bit 0 set, which Thumb code addresses already have). A longer
- * record below `limit` goes to ot_write() (in place, out of line), and everything else (ring
- * end, ring nearly full, sync due, drops to report) to ot_slow(), which encodes in place
- * when there is room and through a bounce buffer with wrap-around otherwise.
+ * stream), measured with probe/target/qemu-bench/ under QEMU -icount: every hook has a fast
+ * path for the common record (timestamp delta < 8 ticks, payload < 128: two bytes, one
+ * halfword store; a function exit is one byte) that runs while the write offset is below a
+ * precomputed `limit`, which guarantees room for the longest plain record without wrapping,
+ * without reading the host's RdOff and without a sync being due, and which is 0 unless the
+ * time comes from a counter register the fast path can read itself. The function-address
+ * delta is one subtract and one eor (keys keep bit 0 set, which Thumb code addresses already
+ * have). On Thumb-2 cores the function hooks' fast path is hand-written (one ldm of the
+ * state, one stm back); elsewhere, and for the other hooks, it is C. Everything else goes
+ * out of line: a record with a timestamp callback or a long delta or payload is encoded in
+ * place while wr < `room_limit`, and the rest (ring end, ring nearly full, sync due, drops to
+ * report) goes to ot_slow(), which encodes in place when there is room and through a bounce
+ * buffer with wrap-around otherwise.
  *
  * Single producer: a hook runs inside ORTI_TRACE_LOCK/UNLOCK (PRIMASK on Cortex-M), so ISRs
  * and task preemption cannot interleave records. Never blocks: a record that does not fit
@@ -44,7 +46,10 @@
 #if defined(ORTI_TRACE_LOCK) != defined(ORTI_TRACE_UNLOCK)
 #error "define both ORTI_TRACE_LOCK and ORTI_TRACE_UNLOCK, or neither"
 #endif
-#ifndef ORTI_TRACE_LOCK
+#ifdef ORTI_TRACE_LOCK
+#define OT_USER_LOCK 1
+#else
+#define OT_USER_LOCK 0
 #if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
 #define ORTI_TRACE_LOCK(s) __asm__ volatile ("mrs %0, primask\n\tcpsid i" : "=r"(s)::"memory")
 #define ORTI_TRACE_UNLOCK(s) __asm__ volatile ("msr primask, %0" ::"r"(s) : "memory")
@@ -65,19 +70,35 @@
 #define OT_HAVE_DWT 0
 #endif
 
-/* Writer state. Offsets are into the ring; `limit` is 0 while the tracer is off. The fields
- * every hook reads come first and side by side, so the compiler can pair the loads (ldrd/ldm
- * on Thumb-2); their order is the one that measured best (probe/target/qemu-bench/). */
+/* The function hooks are hand-written Thumb-2 (ot_asm_hooks below) on ARMv7-M and ARMv8-M
+ * mainline with the default lock and a runtime tick source; elsewhere they are the C fast
+ * paths (which the host unit tests run). Both write the same bytes. */
+#if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M' && defined(__thumb2__)             \
+    && !OT_USER_LOCK && !defined(ORTI_TRACE_TIMESTAMP)                             \
+    && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define OT_ASM_HOOKS 1
+#else
+#define OT_ASM_HOOKS 0
+#endif
+
+/* Writer state. The six fields the hooks read come first, so the Thumb-2 fast path (below)
+ * loads them with one ldm and writes back last_fn, wr and last_ts with one stm (an enter) or
+ * wr and last_ts with one strd (an exit); OT_OFF_* pin the offsets it uses. */
 typedef struct {
-  OrtiTraceTimestampFunc now;     /* runtime tick source */
-  uint32_t limit;                 /* fast path allowed while WrOff < limit */
-  uint32_t last_ts;               /* timestamp of the last record written */
-  uint8_t *buf;                   /* ring storage (== OT_UP.pBuffer) */
   uint32_t last_fn;               /* key (address | 1) of the last function entry written */
+  uint32_t wr;                    /* == OT_UP.WrOff; the writer's copy (the host never writes it) */
+  uint32_t last_ts;               /* timestamp of the last record written */
+  uint32_t limit;                 /* inlined fast path allowed while wr < limit: room_limit with
+                                   * a counter register or ORTI_TRACE_TIMESTAMP(), else 0 */
+  uint8_t *buf;                   /* ring storage (== OT_UP.pBuffer) */
+  const volatile uint32_t *counter; /* tick register the fast path reads; NULL: call `now` */
+  OrtiTraceTimestampFunc now;     /* tick callback when there is no counter register */
+  uint32_t room_limit;            /* records of at most OTF_MAX_PLAIN_RECORD bytes may be encoded
+                                   * in place while wr < room_limit; 0 while the tracer is off */
   uint32_t size;                  /* ring size */
   uint32_t task1;                 /* running task id + 1 (0: none or unknown) */
   int32_t sync_left;              /* bytes that may still be written before a sync is due */
-  uint32_t sync_base;             /* WrOff when sync_left was last brought up to date */
+  uint32_t sync_base;             /* wr when sync_left was last brought up to date */
   uint32_t sync_interval;         /* bytes between syncs */
   uint32_t drops_pending;         /* records dropped since the last record written */
   uint32_t drops_total;           /* records dropped since init */
@@ -98,16 +119,17 @@ extern OrtiTraceRttControlBlock orti_trace_rtt __attribute__ ((alias ("ot_all"))
 #define ot (ot_all.st)
 #define OT_UP (ot_all.cb.aUp[0])
 
-/* OT_NOW() reads the time; the fast paths load the tick source with the rest of the state
- * (OT_NOW_LOAD) and read it through that (OT_NOW_FAST). */
+/* OT_NOW() reads the time from whatever source is configured. The inlined fast paths run
+ * only with a counter register (or ORTI_TRACE_TIMESTAMP()) and read it through the pointer
+ * they loaded with the rest of the state: OT_COUNTER(c). */
 #ifdef ORTI_TRACE_TIMESTAMP
 #define OT_NOW() ((uint32_t) (ORTI_TRACE_TIMESTAMP ()))
-#define OT_NOW_LOAD()
-#define OT_NOW_FAST() OT_NOW ()
+#define OT_COUNTER(c) ((void) (c), OT_NOW ())
+#define OT_FAST_SOURCE() 1
 #else
-#define OT_NOW() (ot.now ())
-#define OT_NOW_LOAD() OrtiTraceTimestampFunc ot_now_ = ot.now
-#define OT_NOW_FAST() (ot_now_ ())
+#define OT_NOW() (ot.counter != NULL ? *ot.counter : ot.now ())
+#define OT_COUNTER(c) (*(c))
+#define OT_FAST_SOURCE() (ot.counter != NULL)
 #endif
 
 /* A function's key in the writer: its address with bit 0 set. The stream carries key
@@ -120,16 +142,6 @@ extern OrtiTraceRttControlBlock orti_trace_rtt __attribute__ ((alias ("ot_all"))
 #else
 #define OT_CODE_KEY(a) OT_FN_KEY (a)
 #endif
-
-OT_API static uint32_t
-ot_cyccnt (void)
-{
-#if OT_HAVE_DWT
-  return OT_DWT_CYCCNT;
-#else
-  return 0;
-#endif
-}
 
 /* Writes the type nibble and the timestamp delta; returns the new write pointer. */
 OT_INLINE uint8_t *
@@ -259,7 +271,7 @@ ot_free (uint32_t wr, uint32_t rd)
   return rd > wr ? rd - wr - 1u : ot.size - wr + rd - 1u;
 }
 
-/* Recomputes the fast-path limit for write offset @wr. */
+/* Recomputes the in-place and fast-path limits for write offset @wr. */
 OT_INLINE void
 ot_update_limit (uint32_t wr)
 {
@@ -271,9 +283,19 @@ ot_update_limit (uint32_t wr)
   else if ((uint32_t) ot.sync_left < room)
     room = (uint32_t) ot.sync_left;
   ot.sync_base = wr;
-  ot.limit = (ot.drops_pending == 0 && room >= OTF_MAX_PLAIN_RECORD)
-                 ? wr + room - OTF_MAX_PLAIN_RECORD + 1u
-                 : 0u;
+  ot.room_limit = (ot.drops_pending == 0 && room >= OTF_MAX_PLAIN_RECORD)
+                      ? wr + room - OTF_MAX_PLAIN_RECORD + 1u
+                      : 0u;
+  ot.limit = OT_FAST_SOURCE () ? ot.room_limit : 0u;
+}
+
+/* Publishes the bytes up to @wr to the host (after they are stored). */
+OT_INLINE void
+ot_publish (uint32_t wr)
+{
+  ot.wr = wr;
+  OT_BARRIER ();
+  OT_UP.WrOff = wr;
 }
 
 /* Slow path: writes [drop record][sync] and the record of @type (OTF_SPECIAL_MIN: none) at
@@ -284,7 +306,7 @@ ot_slow (uint32_t type, uint32_t now, uint32_t a, uint32_t b)
   if (ot.buf == NULL)
     return;
   uint8_t tmp[OTF_MAX_PLAIN_RECORD + OTF_SYNC_LEN + OTF_MAX_PLAIN_RECORD];
-  uint32_t wr = OT_UP.WrOff;
+  uint32_t wr = ot.wr;
   uint32_t room = ot_free (wr, OT_UP.RdOff);
   /* usually (a sync is due) the longest result fits before the ring's end and the host's
    * read offset: encode in place; else in a bounce buffer, copied with wrap-around or dropped */
@@ -323,64 +345,63 @@ ot_slow (uint32_t type, uint32_t now, uint32_t a, uint32_t b)
         wr = 0;
     }
   }
-  OT_BARRIER ();
-  OT_UP.WrOff = wr;
+  ot_publish (wr);
   ot.drops_pending = 0;
   ot.sync_left = want_sync ? (int32_t) ot.sync_interval : ot.sync_left - (int32_t) n;
   ot_update_limit (wr);
 }
 
-/* Everything the fast path does not do: a record with a long timestamp delta or payload
- * while WrOff is below `limit` (encoded in place), else ot_slow(). @now was read with the
+/* Everything the short forms do not cover: a record with a long timestamp delta or payload
+ * while wr is below `room_limit` (encoded in place), else ot_slow(). @now was read with the
  * lock held; called with it still held. */
 __attribute__ ((noinline, no_instrument_function)) static void
 ot_write (uint32_t type, uint32_t now, uint32_t a, uint32_t b)
 {
-  uint32_t wr = OT_UP.WrOff;
-  if (wr < ot.limit) {
+  uint32_t wr = ot.wr;
+  if (wr < ot.room_limit) {
     uint8_t *q = ot.buf + wr;
     uint8_t *p = ot_encode (q, type, now, a, b);
-    OT_BARRIER ();
-    OT_UP.WrOff = wr + (uint32_t) (p - q);
+    ot_publish (wr + (uint32_t) (p - q));
   } else {
     ot_slow (type, now, a, b);
   }
 }
 
-/* Ring full, ring end, sync due or tracer off: ot_slow() with the time read here (not before:
- * until orti_trace_init() the tick source is not set up). Called with the lock held. */
-__attribute__ ((noinline, no_instrument_function)) static void
-ot_write_slow (uint32_t type, uint32_t a)
-{
-  if (ot.buf != NULL)
-    ot_slow (type, OT_NOW (), a, 0);
-}
+/* The hooks. Each record kind has one body, instantiated twice with the lock held:
+ *   - inlined into the hook with @cb == 0, the fast path: it loads the ring and delta state
+ *     with one ldm, checks `limit` (0 unless the time comes from a counter register or
+ *     ORTI_TRACE_TIMESTAMP()), reads the counter and writes the short form of the record;
+ *   - out of line with @cb == 1 (ot_*_cb), where the fast path sends everything else: it
+ *     reads the time through the configured source, writes the short form in place while wr
+ *     is below `room_limit`, a longer record through ot_write(), and leaves a full ring, the
+ *     ring end, a due sync or a tracer that is off to ot_slow().
+ * The time is read with the lock held, so records stay in time order. */
 
-/* The fast paths below load the ring and delta state into locals, check `limit`, then read
- * the time (with the lock held, so records stay in time order; the locals survive a tick
- * callback in callee-saved registers). A longer record goes to ot_write(), a full ring, the
- * ring end, a due sync or a tracer that is off to ot_write_slow(). */
+__attribute__ ((noinline, no_instrument_function)) static void ot_exit_cb (void);
+__attribute__ ((noinline, no_instrument_function)) static void ot_enter_cb (uint32_t key);
+__attribute__ ((noinline, no_instrument_function)) static void ot_id_cb (uint32_t type,
+                                                                         uint32_t a);
 
-/* Function exit: one byte (type 1, delta < 8) on the fast path, two for delta < 1024. */
+/* Function exit: one byte (type 1, delta < 8) in the short form, two for delta < 1024. */
 OT_INLINE void
-ot_record_exit (void)
+ot_exit_body (int cb)
 {
-  uint32_t s;
-  ORTI_TRACE_LOCK (s);
-  uint32_t wr = OT_UP.WrOff;
-  uint32_t limit = ot.limit;
-  uint8_t *buf = ot.buf;
+  uint32_t wr = ot.wr;
   uint32_t last_ts = ot.last_ts;
-  OT_NOW_LOAD ();
+  uint32_t limit = cb ? ot.room_limit : ot.limit;
+  uint8_t *buf = ot.buf;
+  const volatile uint32_t *counter = ot.counter;
   if (OT_LIKELY (wr < limit)) {
-    uint32_t now = OT_NOW_FAST ();
+    uint32_t now = cb ? OT_NOW () : OT_COUNTER (counter);
     uint32_t d = now - last_ts;
     if (OT_LIKELY (d < 8u)) {
+      ot.wr = wr + 1u;
       ot.last_ts = now;
       buf[wr] = (uint8_t) ((OTF_FUNC_EXIT << 4) | d);
       OT_BARRIER ();
       OT_UP.WrOff = wr + 1u;
     } else if (d < 1024u) {
+      ot.wr = wr + 2u;
       ot.last_ts = now;
       ot_put16 (buf + wr, (OTF_FUNC_EXIT << 4) | 8u | (d & 7u) | (d >> 3) << 8);
       OT_BARRIER ();
@@ -388,28 +409,29 @@ ot_record_exit (void)
     } else {
       ot_write (OTF_FUNC_EXIT, now, 0, 0);
     }
-  } else {
-    ot_write_slow (OTF_FUNC_EXIT, 0);
+  } else if (!cb) {
+    ot_exit_cb ();
+  } else if (ot.buf != NULL) {
+    ot_slow (OTF_FUNC_EXIT, OT_NOW (), 0, 0);
   }
-  ORTI_TRACE_UNLOCK (s);
 }
 
-/* Function entry of @key: two bytes (delta < 8, |address difference| < 128) on the fast path. */
+/* Function entry of @key: two bytes (delta < 8, |address difference| < 128) in the short form. */
 OT_INLINE void
-ot_record_enter (uint32_t key)
+ot_enter_body (int cb, uint32_t key)
 {
-  uint32_t s;
-  ORTI_TRACE_LOCK (s);
-  uint32_t wr = OT_UP.WrOff;
-  uint32_t limit = ot.limit;
-  uint8_t *buf = ot.buf;
+  uint32_t wr = ot.wr;
   uint32_t last_ts = ot.last_ts;
-  OT_NOW_LOAD ();
+  uint32_t last_fn = ot.last_fn;
+  uint32_t limit = cb ? ot.room_limit : ot.limit;
+  uint8_t *buf = ot.buf;
+  const volatile uint32_t *counter = ot.counter;
   if (OT_LIKELY (wr < limit)) {
-    uint32_t now = OT_NOW_FAST ();
+    uint32_t now = cb ? OT_NOW () : OT_COUNTER (counter);
     uint32_t d = now - last_ts;
-    uint32_t v = ot_fn_code (key, ot.last_fn);
+    uint32_t v = ot_fn_code (key, last_fn);
     if (OT_LIKELY (((d >> 3) | (v >> 7)) == 0)) {
+      ot.wr = wr + 2u;
       ot.last_ts = now;
       ot.last_fn = key;
       ot_put16 (buf + wr, (OTF_FUNC_ENTER << 4) | d | v << 8);
@@ -418,29 +440,29 @@ ot_record_enter (uint32_t key)
     } else {
       ot_write (OTF_FUNC_ENTER, now, key, 0);
     }
-  } else {
-    ot_write_slow (OTF_FUNC_ENTER, key);
+  } else if (!cb) {
+    ot_enter_cb (key);
+  } else if (ot.buf != NULL) {
+    ot_slow (OTF_FUNC_ENTER, OT_NOW (), key, 0);
   }
-  ORTI_TRACE_UNLOCK (s);
 }
 
 /* A record of @type (a constant) with one varint payload: the id @a, or @a + 1 for task
- * switches. Two bytes (delta < 8, payload < 128) on the fast path. */
+ * switches. Two bytes (delta < 8, payload < 128) in the short form. */
 OT_INLINE void
-ot_record_id (uint32_t type, uint32_t a)
+ot_id_body (int cb, uint32_t type, uint32_t a)
 {
-  uint32_t s;
-  ORTI_TRACE_LOCK (s);
-  uint32_t wr = OT_UP.WrOff;
-  uint32_t limit = ot.limit;
-  uint8_t *buf = ot.buf;
+  uint32_t wr = ot.wr;
   uint32_t last_ts = ot.last_ts;
-  OT_NOW_LOAD ();
+  uint32_t limit = cb ? ot.room_limit : ot.limit;
+  uint8_t *buf = ot.buf;
+  const volatile uint32_t *counter = ot.counter;
   if (OT_LIKELY (wr < limit)) {
-    uint32_t now = OT_NOW_FAST ();
+    uint32_t now = cb ? OT_NOW () : OT_COUNTER (counter);
     uint32_t d = now - last_ts;
     uint32_t v = (type == OTF_TASK_IN || type == OTF_TASK_OUT) ? a + 1u : a;
     if (OT_LIKELY (((d >> 3) | (v >> 7)) == 0)) {
+      ot.wr = wr + 2u;
       ot.last_ts = now;
       if (type == OTF_TASK_IN)
         ot.task1 = v;
@@ -452,9 +474,55 @@ ot_record_id (uint32_t type, uint32_t a)
     } else {
       ot_write (type, now, a, 0);
     }
-  } else {
-    ot_write_slow (type, a);
+  } else if (!cb) {
+    ot_id_cb (type, a);
+  } else if (ot.buf != NULL) {
+    ot_slow (type, OT_NOW (), a, 0);
   }
+}
+
+static void
+ot_exit_cb (void)
+{
+  ot_exit_body (1);
+}
+
+static void
+ot_enter_cb (uint32_t key)
+{
+  ot_enter_body (1, key);
+}
+
+static void
+ot_id_cb (uint32_t type, uint32_t a)
+{
+  ot_id_body (1, type, a);
+}
+
+OT_INLINE void
+ot_record_exit (void)
+{
+  uint32_t s;
+  ORTI_TRACE_LOCK (s);
+  ot_exit_body (0);
+  ORTI_TRACE_UNLOCK (s);
+}
+
+OT_INLINE void
+ot_record_enter (uint32_t key)
+{
+  uint32_t s;
+  ORTI_TRACE_LOCK (s);
+  ot_enter_body (0, key);
+  ORTI_TRACE_UNLOCK (s);
+}
+
+OT_INLINE void
+ot_record_id (uint32_t type, uint32_t a)
+{
+  uint32_t s;
+  ORTI_TRACE_LOCK (s);
+  ot_id_body (0, type, a);
   ORTI_TRACE_UNLOCK (s);
 }
 
@@ -485,9 +553,10 @@ orti_trace_init (const OrtiTraceConfig *config)
   ORTI_TRACE_LOCK (s);
   ot.buf = NULL;
   ot.limit = 0;
+  ot.room_limit = 0;
   if (c->buffer != NULL && c->buffer_size < 64u)
     status = ORTI_TRACE_ERR_BUFFER;
-  if (status == ORTI_TRACE_OK && c->timestamp == NULL) {
+  if (status == ORTI_TRACE_OK && c->counter == NULL && c->timestamp == NULL) {
 #if OT_HAVE_DWT
     OT_DEMCR |= 1u << 24;   /* TRCENA */
     OT_DWT_CTRL |= 1u;      /* CYCCNTENA */
@@ -524,7 +593,12 @@ orti_trace_init (const OrtiTraceConfig *config)
   cb->aDown[0].Flags = 0;
 
   ot.size = cb->aUp[0].SizeOfBuffer;
-  ot.now = c->timestamp != NULL ? c->timestamp : ot_cyccnt;
+  ot.now = c->timestamp;
+  ot.counter = c->counter;
+#if OT_HAVE_DWT
+  if (c->counter == NULL && c->timestamp == NULL)
+    ot.counter = &OT_DWT_CYCCNT;
+#endif
   ot.last_ts = OT_NOW ();
   ot.last_fn = OT_FN_KEY (0);
   ot.task1 = 0;
@@ -545,8 +619,7 @@ orti_trace_init (const OrtiTraceConfig *config)
   ot.buf = start;
   ot.sync_base = (uint32_t) (p - start);
   ot.sync_left = 0; /* the first record brings a sync with it */
-  OT_BARRIER ();
-  cb->aUp[0].WrOff = ot.sync_base;
+  ot_publish (ot.sync_base);
   ot_slow (OTF_SPECIAL_MIN, OT_NOW (), 0, 0);
   OT_BARRIER ();
   ot_write_id (cb->acID);
@@ -652,6 +725,146 @@ orti_trace_value (uint32_t var_id, uint32_t value)
   ORTI_TRACE_UNLOCK (s);
 }
 
+#if OT_ASM_HOOKS
+
+/* What the Thumb-2 hooks fall back to for anything but the short forms: the whole record in
+ * C, with the lock taken again (the hook released it). */
+__attribute__ ((noinline, noclone, used, no_instrument_function)) static void
+ot_enter_locked (uint32_t key)
+{
+  uint32_t s;
+  ORTI_TRACE_LOCK (s);
+  ot_enter_body (1, key);
+  ORTI_TRACE_UNLOCK (s);
+}
+
+__attribute__ ((noinline, noclone, used, no_instrument_function)) static void
+ot_exit_locked (void)
+{
+  uint32_t s;
+  ORTI_TRACE_LOCK (s);
+  ot_exit_body (1);
+  ORTI_TRACE_UNLOCK (s);
+}
+
+/* Offsets the assembly below uses: the state's first six words (last_fn, wr, last_ts, limit,
+ * buf, counter) from ot_all, and the up-channel's WrOff 36 bytes before them. A layout change
+ * fails to compile here (C99: an array of negative size). */
+#define OT_ASSERT(name, cond) typedef char ot_assert_##name[(cond) ? 1 : -1]
+OT_ASSERT (state, offsetof (OtAll, st) == 72);
+OT_ASSERT (wroff, offsetof (OtAll, st) - offsetof (OtAll, cb.aUp[0].WrOff) == 36);
+OT_ASSERT (fields, offsetof (OtState, wr) == 4 && offsetof (OtState, last_ts) == 8
+                       && offsetof (OtState, limit) == 12 && offsetof (OtState, buf) == 16
+                       && offsetof (OtState, counter) == 20);
+
+/* The function hooks, by hand: what ot_enter_body(0) and ot_exit_body(0) compile to, minus
+ * what GCC cannot see (one ldm for the six state words, one stm/strd for the write-back).
+ * 21 instructions for an entry and 18 for an exit on the fast path; everything else (limit
+ * reached, long delta or address difference, no counter register) releases the lock and
+ * tail-calls ot_enter_locked() / ot_exit_locked(), which redo the record in C.
+ *   enter: r0 = key. ldm: r1 last_fn, r2 wr, r3 last_ts, r4 limit, r5 buf, r6 counter.
+ *   exit:  the same loads; r1 unused. */
+__asm__ (
+  "  .pushsection .text.orti_trace_hooks,\"ax\",%progbits\n"
+  "  .syntax unified\n"
+  "  .thumb\n"
+  "  .balign 4\n"
+  "  .global orti_trace_func_enter\n"
+  "  .global __PROFILE_ENTRY\n"
+  "  .global __cyg_profile_func_enter\n"
+  "  .thumb_func\n"
+  "  .type orti_trace_func_enter, %function\n"
+  "orti_trace_func_enter:\n"
+  "  .thumb_func\n"
+  "  .type __PROFILE_ENTRY, %function\n"
+  "__PROFILE_ENTRY:\n"
+  "  orr r0, r0, #1\n"                 /* key = address | 1 (compiler hooks have it already) */
+  "  .thumb_func\n"
+  "  .type __cyg_profile_func_enter, %function\n"
+  "__cyg_profile_func_enter:\n"
+  "  push {r4, r5, r6, r7, lr}\n"
+  "  mrs r12, primask\n"
+  "  cpsid i\n"
+  "  ldr r7, =ot_all + 72\n"
+  "  ldm r7, {r1, r2, r3, r4, r5, r6}\n"
+  "  cmp r2, r4\n"                     /* wr < limit: room for a plain record, no sync due */
+  "  bhs 1f\n"
+  "  ldr r6, [r6]\n"                   /* now */
+  "  subs r3, r6, r3\n"                /* d = now - last_ts */
+  "  subs r1, r0, r1\n"                /* key - last_fn, even */
+  "  eor r1, r1, r1, asr #31\n"        /* v = its fold (zigzag) */
+  "  lsrs r4, r3, #3\n"
+  "  orrs r4, r4, r1, lsr #7\n"        /* d < 8 and v < 128: the two-byte form */
+  "  bne 1f\n"
+  "  orr r3, r3, r1, lsl #8\n"         /* type 0 | d, then v */
+  "  strh r3, [r5, r2]\n"
+  "  adds r2, r2, #2\n"
+  "  stm r7, {r0, r2, r6}\n"           /* last_fn = key, wr, last_ts = now */
+  "  str r2, [r7, #-36]\n"             /* WrOff: publish after the bytes */
+  "  msr primask, r12\n"
+  "  pop {r4, r5, r6, r7, pc}\n"
+  "1:\n"
+  "  msr primask, r12\n"
+  "  pop {r4, r5, r6, r7, lr}\n"
+  "  b ot_enter_locked\n"
+  "  .size orti_trace_func_enter, . - orti_trace_func_enter\n"
+  "  .size __PROFILE_ENTRY, . - __PROFILE_ENTRY\n"
+  "  .size __cyg_profile_func_enter, . - __cyg_profile_func_enter\n"
+  "\n"
+  "  .balign 4\n"
+  "  .global orti_trace_func_exit\n"
+  "  .global __PROFILE_EXIT\n"
+  "  .global __cyg_profile_func_exit\n"
+  "  .thumb_func\n"
+  "  .type orti_trace_func_exit, %function\n"
+  "orti_trace_func_exit:\n"
+  "  .thumb_func\n"
+  "  .type __PROFILE_EXIT, %function\n"
+  "__PROFILE_EXIT:\n"
+  "  .thumb_func\n"
+  "  .type __cyg_profile_func_exit, %function\n"
+  "__cyg_profile_func_exit:\n"
+  "  push {r4, r5, r6, r7, lr}\n"
+  "  mrs r12, primask\n"
+  "  cpsid i\n"
+  "  ldr r7, =ot_all + 72\n"
+  "  ldm r7, {r1, r2, r3, r4, r5, r6}\n"
+  "  cmp r2, r4\n"
+  "  bhs 3f\n"
+  "  ldr r6, [r6]\n"                   /* now */
+  "  subs r3, r6, r3\n"                /* d */
+  "  cmp r3, #8\n"
+  "  bhs 2f\n"
+  "  orr r3, r3, #0x10\n"              /* the one-byte form: type 1 | d */
+  "  strb r3, [r5, r2]\n"
+  "  adds r2, r2, #1\n"
+  "4:\n"
+  "  strd r2, r6, [r7, #4]\n"          /* wr, last_ts = now */
+  "  str r2, [r7, #-36]\n"             /* WrOff */
+  "  msr primask, r12\n"
+  "  pop {r4, r5, r6, r7, pc}\n"
+  "2:\n"
+  "  cmp r3, #1024\n"                  /* the two-byte form: type 1 | 8 | d & 7, d >> 3 */
+  "  bhs 3f\n"
+  "  lsrs r0, r3, #3\n"
+  "  and r3, r3, #7\n"
+  "  orr r3, r3, r0, lsl #8\n"
+  "  orr r3, r3, #0x18\n"
+  "  strh r3, [r5, r2]\n"
+  "  adds r2, r2, #2\n"
+  "  b 4b\n"
+  "3:\n"
+  "  msr primask, r12\n"
+  "  pop {r4, r5, r6, r7, lr}\n"
+  "  b ot_exit_locked\n"
+  "  .ltorg\n"
+  "  .size orti_trace_func_exit, . - orti_trace_func_exit\n"
+  "  .size __PROFILE_EXIT, . - __PROFILE_EXIT\n"
+  "  .size __cyg_profile_func_exit, . - __cyg_profile_func_exit\n"
+  "  .popsection\n");
+
+#else /* !OT_ASM_HOOKS */
+
 OT_API void
 orti_trace_func_enter (const void *fn)
 {
@@ -690,3 +903,5 @@ __PROFILE_EXIT (void)
 {
   ot_record_exit ();
 }
+
+#endif /* OT_ASM_HOOKS */

@@ -8,7 +8,8 @@
  *   - a task switch (orti_trace_task_switch_out + _in) against two empty hook functions.
  * The ring is large enough that nothing drops; sync records are included (amortised).
  * Prints BENCH lines through semihosting, then a short known stream for the host decoder
- * (probe/test-rtt-qemu.c): "FN <hex address of work_instr>" and "RING <hex bytes>", and exits. */
+ * (probe/test-rtt-qemu.c): "FN <hex address of work_instr>", "FN2 <work_plain>", "NAME <the
+ * __PROFILE_ENTRY name string>" and "RING <hex bytes>", and exits. */
 #include "orti-trace.h"
 
 #define FPGAIO_COUNTER (*(volatile uint32_t *) 0x40028018u)
@@ -100,6 +101,9 @@ bench_reset (void)
 {
   OrtiTraceConfig config = { .timestamp = now_cb, .tick_hz = 25000000, .buffer = bench_ring,
                              .buffer_size = sizeof bench_ring };
+#ifdef BENCH_COUNTER
+  config.counter = &FPGAIO_COUNTER;
+#endif
   if (orti_trace_init (&config) != ORTI_TRACE_OK)
     sh_call (0x18, (const void *) 0x20024); /* exit: internal error */
 
@@ -132,15 +136,32 @@ bench_reset (void)
   config.buffer_size = sizeof check_ring;
   if (orti_trace_init (&config) != ORTI_TRACE_OK)
     sh_call (0x18, (const void *) 0x20024);
+  static const char profile_name[] = "bench_profiled";
   orti_trace_task_switch_in (5);
   work_instr ();
   work_instr ();
+  __PROFILE_ENTRY (profile_name);             /* far from work_instr: the long enter form */
+  orti_trace_func_enter ((const void *) work_plain);
+  for (volatile uint32_t i = 0; i < 200; i++) /* > 8 ticks: the two-byte exit */
+    ;
+  orti_trace_func_exit ();
+  for (volatile uint32_t i = 0; i < 10000; i++) /* > 1024 ticks: the exit's C fallback */
+    ;
+  __PROFILE_EXIT ();
   ORTI_TRACE_VALUE (7, 0xDEADBEEFu);
   orti_trace_task_switch_out (5);
   static const char hex[] = "0123456789abcdef";
   static char line[2 * sizeof check_ring + 16];
   char *p = put_str (line, "FN ");
   uint32_t fn = (uint32_t) (uintptr_t) work_instr & ~1u;
+  for (int shift = 28; shift >= 0; shift -= 4)
+    *p++ = hex[(fn >> shift) & 15u];
+  p = put_str (p, "\nFN2 ");
+  fn = (uint32_t) (uintptr_t) work_plain & ~1u;
+  for (int shift = 28; shift >= 0; shift -= 4)
+    *p++ = hex[(fn >> shift) & 15u];
+  p = put_str (p, "\nNAME ");
+  fn = (uint32_t) (uintptr_t) profile_name & ~1u;
   for (int shift = 28; shift >= 0; shift -= 4)
     *p++ = hex[(fn >> shift) & 15u];
   p = put_str (p, "\nRING ");

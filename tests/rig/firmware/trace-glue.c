@@ -67,7 +67,10 @@ static uint32_t NOINSTR rig_trace_ticks(void)
 
 void NOINSTR __wrap_StartOS(AppModeType mode)
 {
-  OrtiTraceConfig cfg = { .timestamp = rig_trace_ticks, .tick_hz = RIG_TICK_HZ };
+  /* the tracer reads the counter register itself: the fastest tick source (a callback
+   * would cost a call per record) */
+  OrtiTraceConfig cfg = { .counter = (const volatile uint32_t *)0x40028018u,
+                          .tick_hz = RIG_TICK_HZ };
   rig_trace_window.init_status = (uint32_t)orti_trace_init(&cfg);
   __real_StartOS(mode);
 }

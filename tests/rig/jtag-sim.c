@@ -9,7 +9,8 @@
  *   - an ARM JTAG-DP (ADIv5: DPACC 0xA, APACC 0xB, ABORT 0x8; 35-bit scans
  *     {data, A[3:2], RnW} in, {previous result, ACK=OK} out; posted reads; CTRL/STAT power-up
  *     handshake; STICKYERR write-one-to-clear);
- *   - an AHB-AP (CSW, TAR with auto-increment, DRW, BD0-3, CFG, BASE, IDR 0x24770011);
+ *   - an AHB-AP (CSW, TAR with single and packed auto-increment, DRW with byte lanes by
+ *     address, BD0-3, CFG, BASE, IDR 0x24770011);
  *   - a Cortex-M3 memory map: code memory from the ELF's load segments (0x0-0x3FFFFF), the
  *     16 MiB PSRAM at 0x21000000 = QEMU's shared RAM file, mapped live (reads see the running
  *     firmware, writes reach it), and the debug registers OpenOCD uses (CPUID, DHCSR, DCRSR,
@@ -21,6 +22,9 @@
  *
  * Facts measured against the real OpenOCD: ../shared/notes/openocd.md (remote_bitbang).
  * Usage: jtag-sim --ram FILE --elf FILE [--qmp SOCKET] [--port N] [--port-file FILE]
+ *                 [--unix PATH]
+ * --unix listens on a Unix-domain socket instead of TCP (OpenOCD: `remote_bitbang port 0`,
+ * `remote_bitbang host PATH`): the same protocol with less kernel work per round trip.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -335,6 +339,8 @@ static gboolean sim_read32(Sim *sim, guint32 addr, guint32 *v)
 }
 
 /* Writes `size` bytes (1, 2, 4) of the lane-aligned `data` at `addr`; FALSE = bus error.
+ * Byte i goes to addr + i from lane (addr + i) & 3, so an access that crosses its word (a
+ * halfword at lane 3, an unaligned word) writes the bytes OpenOCD placed in the wrapped lanes.
  * Code memory is read-only here: QEMU's copy is not reachable from this process. */
 static gboolean sim_write(Sim *sim, guint32 addr, guint size, guint32 data)
 {
@@ -342,7 +348,7 @@ static gboolean sim_write(Sim *sim, guint32 addr, guint size, guint32 data)
   if (addr >= SIM_RAM_BASE && addr - SIM_RAM_BASE + size <= sim->ram_size) {
     guint8 *p = sim->ram + (addr - SIM_RAM_BASE);
     for (guint i = 0; i < size; i++)
-      p[i] = (guint8)(data >> (8u * (lane + i)));
+      p[i] = (guint8)(data >> (8u * ((lane + i) & 3u)));
     return TRUE;
   }
   if (addr >= SIM_PPB_BASE && addr - SIM_PPB_BASE < SIM_PPB_SIZE && size == 4) {
@@ -380,9 +386,20 @@ static guint32 sim_ap_access(Sim *sim, guint32 reg, gboolean read, guint32 data)
   case 0x0C: {
     guint32 v = 0;
     guint units = inc == 2 ? 4u / size : 1u;
-    if (read) {
-      if (!sim_read32(sim, sim->tar, &v))
+    if (read && units == 1) {
+      if (!sim_read32(sim, sim->tar, &v))  /* the whole word: the lane TAR[1:0] selects */
         sim_bus_error(sim);
+    } else if (read) {
+      /* Packed: unit i comes from TAR + i*size in the lanes of that address, so from an
+       * unaligned TAR the units wrap into the low lanes with bytes of the next word. Each
+       * unit's lanes come from its aligned word, as for a single (unpacked) access. */
+      for (guint i = 0; i < units; i++) {
+        guint32 addr = sim->tar + i * size, w = 0;
+        if (!sim_read32(sim, addr, &w))
+          sim_bus_error(sim);
+        for (guint j = 0; j < size; j++)
+          v |= w & (0xFFu << (8u * ((addr + j) & 3u)));
+      }
     } else {
       for (guint i = 0; i < units; i++)
         if (!sim_write(sim, sim->tar + i * size, size, data))
@@ -661,20 +678,45 @@ static int sim_listen(guint16 port, guint16 *bound, GError **error)
   return fd;
 }
 
+/* Listens on a new Unix-domain socket at `path` (which must not exist yet); -1 on error. */
+static int sim_listen_unix(const char *path, GError **error)
+{
+  struct sockaddr_un sa = { .sun_family = AF_UNIX };
+  if (strlen(path) >= sizeof sa.sun_path) {
+    g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "socket path too long: %s",
+                path);
+    return -1;
+  }
+  strcpy(sa.sun_path, path);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(fd, 1) < 0) {
+    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "cannot listen on %s: %s",
+                path, g_strerror(errno));
+    if (fd >= 0)
+      close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 int main(int argc, char **argv)
 {
   g_autofree char *ram_path = NULL;
   g_autofree char *elf_path = NULL;
   g_autofree char *qmp_path = NULL;
   g_autofree char *port_file = NULL;
+  g_autofree char *unix_path = NULL;
   int port = 0;
   GOptionEntry entries[] = {
     { "ram", 0, 0, G_OPTION_ARG_FILENAME, &ram_path, "QEMU's shared RAM file (PSRAM)", "FILE" },
     { "elf", 0, 0, G_OPTION_ARG_FILENAME, &elf_path, "firmware ELF (code memory)", "FILE" },
     { "qmp", 0, 0, G_OPTION_ARG_FILENAME, &qmp_path, "QEMU QMP socket (run control)", "PATH" },
     { "port", 0, 0, G_OPTION_ARG_INT, &port, "TCP port (0 = any free port)", "N" },
-    { "port-file", 0, 0, G_OPTION_ARG_FILENAME, &port_file, "write the bound port here",
+    { "port-file", 0, 0, G_OPTION_ARG_FILENAME, &port_file,
+      "write the bound port (with --unix: the socket path) here once listening",
       "FILE" },
+    { "unix", 0, 0, G_OPTION_ARG_FILENAME, &unix_path,
+      "listen on this Unix-domain socket instead of TCP", "PATH" },
     { NULL },
   };
   g_autoptr(GOptionContext) ctx = g_option_context_new("- simulated JTAG probe for OpenOCD");
@@ -697,18 +739,20 @@ int main(int argc, char **argv)
   int lfd = -1;
   if (!sim_load_elf(&sim, elf_path, &error) || !sim_map_ram(&sim, ram_path, &error) ||
       (qmp_path != NULL && !sim_qmp_connect(&sim, qmp_path, &error)) ||
-      (lfd = sim_listen((guint16)port, &bound, &error)) < 0) {
+      (lfd = unix_path != NULL ? sim_listen_unix(unix_path, &error)
+                               : sim_listen((guint16)port, &bound, &error)) < 0) {
     g_printerr("jtag-sim: %s\n", error->message);
     return 1;
   }
+  g_autofree char *where = unix_path != NULL ? g_strdup(unix_path) : g_strdup_printf("%u", bound);
   if (port_file != NULL) {
-    g_autofree char *text = g_strdup_printf("%u\n", bound);
+    g_autofree char *text = g_strdup_printf("%s\n", where);
     if (!g_file_set_contents(port_file, text, -1, &error)) {
       g_printerr("jtag-sim: %s\n", error->message);
       return 1;
     }
   }
-  g_printerr("jtag-sim: listening on 127.0.0.1:%u\n", bound);
+  g_printerr("jtag-sim: listening on %s%s\n", unix_path != NULL ? "" : "127.0.0.1:", where);
 
   for (;;) {
     int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
@@ -719,7 +763,8 @@ int main(int argc, char **argv)
       return 1;
     }
     int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (unix_path == NULL)
+      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     sim_serve(&sim, fd);
     close(fd);
   }

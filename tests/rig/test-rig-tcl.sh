@@ -61,4 +61,19 @@ tcl 'write_memory 0x21000000 32 {0x3}' >/dev/null
 [[ $(od -An -t u4 -N 4 "$ORTI_RIG_RAM" | tr -d ' ') == 3 ]] || die "write_memory did not reach RAM"
 tcl 'write_memory 0x21000000 32 {0x1}' >/dev/null
 echo "write_memory: reaches the RAM file"
+
+# byte lanes: 8/16-bit accesses at unaligned addresses, single and packed (OpenOCD packs
+# several units into one DRW transfer and takes each unit from the lane of its address)
+lanes=0x21F00000
+tcl "write_memory $lanes 32 {0x44332211 0x88776655 0xCCBBAA99}" >/dev/null
+[[ $(tcl "read_memory $((lanes + 3)) 8 1") == 0x44 ]] || die "byte read at lane 3 is wrong"
+got=$(tcl "read_memory $((lanes + 1)) 8 8")
+[[ $got == "0x22 0x33 0x44 0x55 0x66 0x77 0x88 0x99" ]] || die "packed byte read from lane 1: $got"
+got=$(tcl "read_memory $((lanes + 2)) 16 4")
+[[ $got == "0x4433 0x6655 0x8877 0xaa99" ]] || die "packed halfword read from lane 2: $got"
+tcl "write_memory $((lanes + 5)) 8 {0xee}" >/dev/null
+tcl "write_memory $((lanes + 10)) 16 {0x1234}" >/dev/null
+got=$(tcl "read_memory $lanes 32 3")
+[[ $got == "0x44332211 0x8877ee55 0x1234aa99" ]] || die "byte/halfword writes changed other bytes: $got"
+echo "byte lanes: unaligned 8/16-bit reads and writes, single and packed"
 "$RIG_TRUTH" >/dev/null || die "the firmware lost its ground truth (fault?) during the test"

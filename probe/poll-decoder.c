@@ -103,12 +103,20 @@ emit (ProbePollDecoder *d, ProbeEventFunc func, gpointer user, guint64 ts, guint
   func (&ev, user);
 }
 
-/* Emit what changed on channel @i from its known state to @v (@had: state was known). */
+/* Emit what changed on channel @i from its known state to @v (@had: state was known): in
+ * @phase 0 what ended (ISR2 and service exits), in phase 1 the rest (task switches, entries,
+ * data). A sample's exits all come before its switches, so a service or ISR2 seen open in one
+ * sample and gone in the next ends in the context that entered it, not in the task the next
+ * sample shows: e.g. CounterTick in an unseen timer ISR, sampled over task T1, with T0
+ * running at the next sample; otherwise T1 would keep an open service (and look preempted at
+ * every switch-out) while T0 got an exit it never entered. */
 static void
 channel_change (ProbePollDecoder *d, guint i, gboolean had, gint64 old, gint64 v, guint64 ts,
-                ProbeEventFunc func, gpointer user)
+                int phase, ProbeEventFunc func, gpointer user)
 {
   const ProbePollChannel *ch = &d->channels[i];
+  if (phase == 0 && ch->kind != PROBE_POLL_ISR && ch->kind != PROBE_POLL_SERVICE)
+    return;
   switch (ch->kind) {
   case PROBE_POLL_TASK: {
     guint32 task = is_none (ch, v) ? PROBE_TASK_IDLE : (guint32) v;
@@ -118,17 +126,19 @@ channel_change (ProbePollDecoder *d, guint i, gboolean had, gint64 old, gint64 v
   }
   case PROBE_POLL_ISR: {
     gboolean was = had && !is_none (ch, old), now = !is_none (ch, v);
-    if (was && (!now || old != v))
-      emit (d, func, user, ts, ch->core, PROBE_EVENT_ISR_EXIT, (guint32) old, 0);
-    if (now && (!was || old != v))
+    if (phase == 0) {
+      if (was && (!now || old != v))
+        emit (d, func, user, ts, ch->core, PROBE_EVENT_ISR_EXIT, (guint32) old, 0);
+    } else if (now && (!was || old != v))
       emit (d, func, user, ts, ch->core, PROBE_EVENT_ISR_ENTER, (guint32) v, 0);
     break;
   }
   case PROBE_POLL_SERVICE: {
     gint64 was = had ? service_of (ch, old) : -1, now = service_of (ch, v);
-    if (was >= 0 && was != now)
-      emit (d, func, user, ts, ch->core, PROBE_EVENT_SERVICE_EXIT, (guint32) was, 0);
-    if (now >= 0 && was != now)
+    if (phase == 0) {
+      if (was >= 0 && was != now)
+        emit (d, func, user, ts, ch->core, PROBE_EVENT_SERVICE_EXIT, (guint32) was, 0);
+    } else if (now >= 0 && was != now)
       emit (d, func, user, ts, ch->core, PROBE_EVENT_SERVICE_ENTER, (guint32) now, 0);
     break;
   }
@@ -169,14 +179,17 @@ decode_record (ProbePollDecoder *d, const guint8 *p, ProbeEventFunc func, gpoint
   }
   d->last_ts = ts;
   d->samples++;
-  for (guint i = 0; i < d->n_channels; i++) {
-    if (!(valid & (1u << i)))
-      continue;
-    gint64 v = (gint64) rd_u64 (p + 16 + 8 * i);
-    channel_change (d, i, d->known[i], d->state[i], v, ts, func, user);
-    d->state[i] = v;
-    d->known[i] = TRUE;
-  }
+  for (int phase = 0; phase < 2; phase++)
+    for (guint i = 0; i < d->n_channels; i++) {
+      if (!(valid & (1u << i)))
+        continue;
+      gint64 v = (gint64) rd_u64 (p + 16 + 8 * i);
+      channel_change (d, i, d->known[i], d->state[i], v, ts, phase, func, user);
+      if (phase == 1) {
+        d->state[i] = v;
+        d->known[i] = TRUE;
+      }
+    }
   return TRUE;
 }
 

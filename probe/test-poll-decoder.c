@@ -34,6 +34,7 @@ static const Sample samples[] = {
   { 50, 0xD, { 99, 12, 2, 6 } },       /* task channel not read (bit 1 … mask 0xD = ch0,2,3) */
   { 60, 0xF, { 1, 12, 2, 6 } },        /* ISR 9 → 12 and task 1 (mask above skipped ch1) */
   { 70, 0xF, { 0xFF, 0, 5, 6 } },      /* idle, ISR exit, service 4 entry */
+  { 80, 0xF, { 1, 0, 4, 6 } },         /* task 1 and service 4 gone: exits come first */
 };
 
 static GByteArray *
@@ -66,12 +67,14 @@ test_changes (void)
     { 30, 1, PROBE_EVENT_DATA, 7, 6 },
     { 40, 0, PROBE_EVENT_ISR_ENTER, 9, 0 },
     { 50, 0, PROBE_EVENT_TASK_SWITCH, 99, 0 },
-    { 60, 0, PROBE_EVENT_TASK_SWITCH, 1, 0 },
     { 60, 0, PROBE_EVENT_ISR_EXIT, 9, 0 },
+    { 60, 0, PROBE_EVENT_TASK_SWITCH, 1, 0 },
     { 60, 0, PROBE_EVENT_ISR_ENTER, 12, 0 },
-    { 70, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE, 0 },
     { 70, 0, PROBE_EVENT_ISR_EXIT, 12, 0 },
+    { 70, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE, 0 },
     { 70, 0, PROBE_EVENT_SERVICE_ENTER, 4, 0 },
+    { 80, 0, PROBE_EVENT_SERVICE_EXIT, 4, 0 },
+    { 80, 0, PROBE_EVENT_TASK_SWITCH, 1, 0 },
   };
   g_assert_cmpuint (ev->len, ==, G_N_ELEMENTS (want));
   for (guint i = 0; i < ev->len; i++) {

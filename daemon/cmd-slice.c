@@ -668,6 +668,12 @@ cmd_slice (int argc, char **argv)
   cfg.sink.on_suspend = on_suspend;
   cfg.sink.on_anomaly = on_anomaly;
   cfg.sink.user_data = &run;
+  const char *job_end[] = { "TerminateTask", "ChainTask" };
+  for (guint i = 0; i < G_N_ELEMENTS (job_end); i++) {
+    guint32 id;
+    if (events_text_lookup_id (run.text, EVENTS_TEXT_SERVICE, job_end[i], &id))
+      slicer_config_add_job_end_service (&cfg, id, job_end[i]);
+  }
   Slicer *slicer = slicer_new (&cfg);
   slicer_feed (slicer, (const ProbeEvent *) (gpointer) events->data, events->len);
   guint64 end = 0;

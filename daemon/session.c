@@ -1061,6 +1061,11 @@ session_start (Session *s, StoreWriter *writer, GError **error)
   sc.sink.on_call = sink_call;
   sc.sink.on_anomaly = sink_anomaly;
   sc.sink.user_data = s;
+  GHashTableIter svc;
+  gpointer id, name;
+  g_hash_table_iter_init (&svc, s->service_names); /* TerminateTask, ChainTask end a job */
+  while (g_hash_table_iter_next (&svc, &id, &name))
+    slicer_config_add_job_end_service (&sc, GPOINTER_TO_UINT (id), name);
   s->slicer = slicer_new (&sc);
   s->events = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
   s->slices = g_array_new (FALSE, FALSE, sizeof (StoreSlice));

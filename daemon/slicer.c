@@ -90,7 +90,9 @@ typedef struct {
   guint64 suspend_start;
   gboolean suspend_preempted;
   gboolean terminated;              /* TERMINATE since its last switch-in */
-  gboolean ever_in, last_out_preempted;
+  gboolean ever_in;
+  gboolean last_out_preempted;      /* switched out by a preemption, not switched in since */
+  gint out_core;                    /* the core it was last switched out on */
   guint64 activations, terminations, preemptions;
   SlicerAcc run_interval, period, response;
   SlicerHist run_hist;
@@ -98,6 +100,8 @@ typedef struct {
   gboolean has_job;
   guint64 activated_at;
   gboolean pending_activation;
+  guint64 job_in;                   /* first switch-in of the current job (no ACTIVATE events) */
+  gboolean in_job;                  /* job_in is set and the job has not ended */
   /* ISR2 instance */
   guint64 isr_start, isr_exec0;
   guint32 isr_flags;
@@ -154,6 +158,7 @@ struct _Slicer {
   GArray *data;      /* DataValue */
   guint64 next_call_id;
   gboolean seen_terminate, seen_activate, finished, any_event;
+  guint n_preempted;  /* tasks whose last_out_preempted is set */
   guint64 first_ts, last_ts;
   guint64 anomalies[SLICER_ANOMALY_KIND_COUNT];
 };
@@ -271,6 +276,7 @@ ctx_new (Slicer *s, SlicerContextKind kind, guint32 id)
   c->id = id;
   c->index = s->ctxs->len;
   c->core = -1;
+  c->out_core = -1;
   c->run_interval = c->period = c->response = (SlicerAcc) SLICER_ACC_INIT;
   slicer_hist_init (&c->run_hist, s->cfg.hist_bits);
   g_ptr_array_add (s->ctxs, c);
@@ -576,6 +582,42 @@ job_start (Ctx *t, guint64 ts)
   t->last_job = ts;
 }
 
+/* TRUE when the innermost open service of @t never returns (SlicerConfig.job_end_services). */
+static gboolean
+in_job_end_service (Slicer *s, Ctx *t)
+{
+  if (t->svcs.depth == 0)
+    return FALSE;
+  guint32 id = t->svcs.v[t->svcs.depth - 1].func;
+  for (guint i = 0; i < s->cfg.n_job_end_services && i < SLICER_MAX_JOB_END_SERVICES; i++)
+    if (s->cfg.job_end_services[i] == id)
+      return TRUE;
+  return FALSE;
+}
+
+/* Ends the current job of @t at @ts when its start was inferred (no ACTIVATE events): its
+ * first switch-in to @ts is the response the stream can show. */
+static void
+job_end (Ctx *t, guint64 ts)
+{
+  slicer_acc_add (&t->response, ts - t->job_in);
+  t->in_job = FALSE;
+}
+
+/* @core went idle: nothing on it is ready, so no task switched out there is still preempted
+ * (repairs a wrong inference, e.g. a session that began inside a higher-priority task). */
+static void
+core_idle_clears_preempted (Slicer *s, gint coreno)
+{
+  for (guint i = 0; s->n_preempted > 0 && i < s->tasks->len; i++) {
+    Ctx *t = g_ptr_array_index (s->tasks, i);
+    if (t->last_out_preempted && t->core < 0 && t->out_core == coreno) {
+      t->last_out_preempted = FALSE;
+      s->n_preempted--;
+    }
+  }
+}
+
 static void
 suspend_close (Slicer *s, Ctx *t, guint64 ts, guint32 flags)
 {
@@ -600,16 +642,18 @@ task_switch_out (Slicer *s, Ctx *t, guint64 ts, SwitchOutReason why, Ctx *next)
   gboolean preempted = FALSE;
   guint32 flags = 0;
 
-  if (why == OUT_SWITCH && next->kind == SLICER_CONTEXT_TASK) {
-    if (s->cfg.terminate_events || s->seen_terminate)
-      preempted = !t->terminated;
-    else
-      preempted = t->calls.depth || t->svcs.depth || t->pp_depth || !next->last_out_preempted ||
-                  !next->ever_in;
-  }
+  gboolean inferred = !s->cfg.terminate_events && !s->seen_terminate;
+  if (why == OUT_SWITCH && inferred && in_job_end_service (s, t))
+    ctx_close_all (s, t, ts, SLICER_FLAG_UNWOUND); /* the job ended in TerminateTask/ChainTask */
+  else if (why == OUT_SWITCH && next->kind == SLICER_CONTEXT_TASK)
+    preempted = inferred ? t->calls.depth || t->svcs.depth || t->pp_depth
+                               || !next->last_out_preempted || !next->ever_in
+                         : !t->terminated;
   if (preempted) {
     t->preemptions++;
     flags |= SLICER_FLAG_PREEMPTED;
+  } else if (why == OUT_SWITCH && t->in_job && !s->seen_activate) {
+    job_end (t, ts); /* not preempted: finished (or waiting) */
   }
   if (why == OUT_GAP)
     flags |= SLICER_FLAG_GAP | SLICER_FLAG_INCOMPLETE;
@@ -630,6 +674,8 @@ task_switch_out (Slicer *s, Ctx *t, guint64 ts, SwitchOutReason why, Ctx *next)
     s->cfg.sink.on_slice (&sl, s->cfg.sink.user_data);
   }
   t->last_out_preempted = preempted;
+  s->n_preempted += preempted;
+  t->out_core = t->core;
   t->core = -1;
   if (why == OUT_SWITCH && !t->terminated) {
     t->suspended = TRUE;
@@ -642,8 +688,15 @@ static void
 task_switch_in (Slicer *s, guint16 coreno, Ctx *t, guint64 ts)
 {
   suspend_close (s, t, ts, 0);
-  if (!s->seen_activate && (!t->ever_in || !t->last_out_preempted))
+  if (!s->seen_activate && (!t->ever_in || !t->last_out_preempted)) {
     job_start (t, ts);
+    t->job_in = ts;
+    t->in_job = TRUE;
+  }
+  if (t->last_out_preempted) {
+    t->last_out_preempted = FALSE;
+    s->n_preempted--;
+  }
   t->ever_in = TRUE;
   t->terminated = FALSE;
   t->core = coreno;
@@ -665,6 +718,8 @@ core_set_base (Slicer *s, Core *core, guint16 coreno, Ctx *next, gboolean known,
   core->known = known;
   if (next->kind == SLICER_CONTEXT_TASK)
     task_switch_in (s, coreno, next, ts);
+  else if (why == OUT_SWITCH && s->n_preempted > 0)
+    core_idle_clears_preempted (s, coreno);
   if (base_runs)
     core_enter (core, ts);
 }
@@ -708,6 +763,8 @@ task_terminate (Slicer *s, guint64 ts, guint32 task)
   if (t->pending_activation) {
     slicer_acc_add (&t->response, ts - t->activated_at);
     t->pending_activation = FALSE;
+  } else if (t->in_job && !s->seen_activate) {
+    job_end (t, ts);
   }
   ctx_close_all (s, t, ts, SLICER_FLAG_UNWOUND);
   t->terminated = TRUE;
@@ -1093,6 +1150,20 @@ slicer_feed (Slicer *self, const ProbeEvent *events, gsize n)
 }
 
 /* ---------------------------------------------------------------- life cycle */
+
+gboolean
+slicer_config_add_job_end_service (SlicerConfig *cfg, guint32 id, const char *name)
+{
+  if (name == NULL || cfg->n_job_end_services >= SLICER_MAX_JOB_END_SERVICES)
+    return FALSE;
+  if (g_ascii_strcasecmp (name, "TerminateTask") != 0 && g_ascii_strcasecmp (name, "ChainTask") != 0)
+    return FALSE;
+  for (guint i = 0; i < cfg->n_job_end_services; i++)
+    if (cfg->job_end_services[i] == id)
+      return TRUE;
+  cfg->job_end_services[cfg->n_job_end_services++] = id;
+  return TRUE;
+}
 
 Slicer *
 slicer_new (const SlicerConfig *cfg)

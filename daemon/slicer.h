@@ -28,15 +28,21 @@
  *   when T's job is not finished: once the stream has carried any TASK_TERMINATE (or
  *   SlicerConfig.terminate_events is set), exactly when T has not terminated since its
  *   switch-in; before that (no terminate events), when T still has open calls, services or
- *   profile points, or else when U does not resume a job that was itself preempted (a
- *   preempted task resumes only when the tasks above it are done). Seed 003's PFP example
+ *   profile points (but not when its innermost open service is one of
+ *   SlicerConfig.job_end_services, e.g. TerminateTask: the job ends there and its open calls
+ *   and services close as at a TERMINATE), or else when U does not resume a job that was
+ *   itself preempted (a
+ *   preempted task resumes only when the tasks above it are done; a core that goes idle has
+ *   no preempted task left, which ends a wrong guess such as a stream that began inside a
+ *   higher-priority task). Seed 003's PFP example
  *   (Task 0 period 10 ms; Task 1, higher priority, period 10 ms at phase 1.5 ms) gives Task 0
  *   preempted once per period by Task 1 and Task 1 never preempted; seed 002 §4.3 gives
  *   Task 0 two preemptions and Task 1 one. An ISR2 is not a preemption (the task stays
  *   switched in; its time is cut out of the task's run time and its calls' net).
  * - Job starts (for the task period): ACTIVATE events when the stream has them; otherwise a
  *   switch-in of a task whose previous switch-out was not a preemption (or its first run).
- *   Response time = ACTIVATE → TERMINATE of the same task (only with those events).
+ *   Response time = ACTIVATE → TERMINATE of the same task; without ACTIVATE events, the job's
+ *   gross time: its first switch-in → TERMINATE or the switch-out that is not a preemption.
  * - Profile points (seed 003): Begin/End pairs per context; nested points are exclusive (an
  *   outer point's measurement excludes its inner points' time); they pause while the context
  *   is switched out or interrupted. End with latch=1 adds the measurement to a partial sum; the
@@ -201,6 +207,8 @@ typedef struct {
   gpointer user_data;
 } SlicerSink;
 
+#define SLICER_MAX_JOB_END_SERVICES 4
+
 typedef struct {
   guint64 tick_hz;          /* ticks per second (0: unknown); informational */
   guint n_cores;            /* cores expected (more are added on demand) */
@@ -212,7 +220,16 @@ typedef struct {
   gboolean terminate_events;/* the source emits TASK_TERMINATE (selects the preemption rule
                              * from the start instead of from the first TERMINATE) */
   SlicerSink sink;          /* outputs */
+  guint32 job_end_services[SLICER_MAX_JOB_END_SERVICES];
+  guint n_job_end_services; /* OS services that never return to their caller (TerminateTask,
+                             * ChainTask): a switch-out of a task inside one ends its job */
 } SlicerConfig;
+
+/* slicer_config_add_job_end_service:
+ * Adds service @id to @cfg's job_end_services when @name is an OSEK service that never returns
+ * to its caller (TerminateTask, ChainTask; any case); FALSE when it is not one or the list is
+ * full. For front ends that know the services' names (ORTI SERVICETRACE, the text notation). */
+gboolean slicer_config_add_job_end_service (SlicerConfig *cfg, guint32 id, const char *name);
 
 /* Defaults: tick_hz 0, 1 core, hist_bits 5, max_depth 256, log_size 32,
  * max_data_values 65536, no sink. */
@@ -256,7 +273,7 @@ typedef struct {
   SlicerMeasure run_interval; /* closed slices, switch-in → switch-out */
   SlicerPercentiles run_pct;  /* of run_interval */
   SlicerMeasure period;     /* between consecutive job starts */
-  SlicerMeasure response;   /* ACTIVATE → TERMINATE */
+  SlicerMeasure response;   /* ACTIVATE → TERMINATE, or the job's gross time (see above) */
 } SlicerTaskStats;
 
 typedef struct {

@@ -442,6 +442,86 @@ test_activate_terminate (void)
   rec_free (r);
 }
 
+/* Switches only (what the poll source sees), seed 003's pattern: T0 every 100 ticks, preempted
+ * by the higher-priority T1 15 ticks in. The stream begins inside T1, so the first T1 -> T0
+ * looks like a preemption of T1; the idle that follows ends that mistake instead of carrying
+ * it into every period. Without ACTIVATE events a job's response runs from its first
+ * switch-in to the switch-out that ends it. */
+static void
+test_switches_only (void)
+{
+  Rec *r = rec_new (NULL);
+  GString *in = g_string_new ("0 TASK: T1\n10 TASK: T0\n30 TASK: idle\n");
+  for (guint k = 1; k <= 5; k++)
+    g_string_append_printf (in, "%u TASK: T0\n%u TASK: T1\n%u TASK: T0\n%u TASK: idle\n", k * 100,
+                            k * 100 + 15, k * 100 + 28, k * 100 + 73);
+  g_string_append (in, "600 END\n");
+  rec_feed (r, in->str);
+  g_string_free (in, TRUE);
+  SlicerTaskStats t;
+  rec_task_stats (r, TASK (r, "T1"), &t);
+  g_assert_cmpuint (t.preemptions, ==, 1);
+  g_assert_cmpuint (t.response.count, ==, 5);
+  g_assert_cmpuint (t.response.min, ==, 13);
+  g_assert_cmpuint (t.response.max, ==, 13);
+  g_assert_cmpuint (t.period.count, ==, 5); /* from its first run at 0: 115, then 100s */
+  g_assert_cmpuint (t.period.min, ==, 100);
+  g_assert_cmpuint (t.period.max, ==, 115);
+  rec_task_stats (r, TASK (r, "T0"), &t);
+  g_assert_cmpuint (t.preemptions, ==, 5);
+  g_assert_cmpuint (t.run_time, ==, 20 + 5 * 60);
+  g_assert_cmpuint (t.response.count, ==, 6);
+  g_assert_cmpuint (t.response.min, ==, 20);
+  g_assert_cmpuint (t.response.max, ==, 73);
+  g_assert_cmpuint (t.response.total, ==, 20 + 5 * 73);
+  g_assert_cmpuint (t.period.count, ==, 5);
+  g_assert_cmpuint (t.period.min, ==, 90);
+  g_assert_cmpuint (t.period.max, ==, 100);
+  g_assert_cmpuint (total_anomalies (r), ==, 0);
+  rec_free (r);
+}
+
+/* Switches and sampled services only (the poll source with SERVICETRACE): a task switched
+ * out inside ActivateTask was preempted; one switched out inside TerminateTask (service 7,
+ * which never returns) finished its job, whatever is still open. */
+static void
+test_job_end_service (void)
+{
+  SlicerConfig cfg = SLICER_CONFIG_INIT;
+  cfg.job_end_services[0] = 7;
+  cfg.n_job_end_services = 1;
+  for (int with = 0; with <= 1; with++) {
+    Rec *r = rec_new (with ? &cfg : NULL);
+    GString *in = g_string_new ("");
+    for (guint k = 0; k < 2; k++) {
+      guint b = k * 100;
+      g_string_append_printf (in, "%u TASK: T0\n%u SERVICE: 3\n%u TASK: T1\n%u SERVICE: 7\n"
+                              "%u TASK: T0\n%u SERVICE_END\n%u TASK: idle\n",
+                              b, b + 5, b + 6, b + 20, b + 21, b + 22, b + 40);
+    }
+    g_string_append (in, "200 END\n");
+    rec_feed (r, in->str);
+    g_string_free (in, TRUE);
+    SlicerTaskStats t;
+    rec_task_stats (r, TASK (r, "T1"), &t);
+    if (!with) { /* without the rule TerminateTask looks like a preemption, forever open */
+      g_assert_cmpuint (t.preemptions, ==, 2);
+      rec_free (r);
+      continue;
+    }
+    g_assert_cmpuint (t.preemptions, ==, 0);
+    g_assert_cmpuint (t.response.count, ==, 2);
+    g_assert_cmpuint (t.response.min, ==, 15);
+    g_assert_cmpuint (t.response.max, ==, 15);
+    rec_task_stats (r, TASK (r, "T0"), &t);
+    g_assert_cmpuint (t.preemptions, ==, 2);
+    g_assert_cmpuint (t.response.count, ==, 2);
+    g_assert_cmpuint (t.response.min, ==, 40);
+    g_assert_cmpuint (total_anomalies (r), ==, 0);
+    rec_free (r);
+  }
+}
+
 static void
 test_services (void)
 {
@@ -763,6 +843,8 @@ main (int argc, char **argv)
   g_test_add_func ("/slicer/seed003/invalid", test_seed003_invalid);
   g_test_add_func ("/slicer/isr", test_isr);
   g_test_add_func ("/slicer/activate-terminate", test_activate_terminate);
+  g_test_add_func ("/slicer/switches-only", test_switches_only);
+  g_test_add_func ("/slicer/job-end-service", test_job_end_service);
   g_test_add_func ("/slicer/services", test_services);
   g_test_add_func ("/slicer/data-values", test_data_values);
   g_test_add_func ("/slicer/function-across-tasks", test_function_across_tasks);

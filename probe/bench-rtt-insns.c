@@ -49,6 +49,7 @@ main (int argc, char **argv)
                     g_ascii_strtod (f[2], NULL) / 2.0);
         }
       } else if (lines[k][0] != '\0' && !g_str_has_prefix (lines[k], "FN ")
+                 && !g_str_has_prefix (lines[k], "FN2 ") && !g_str_has_prefix (lines[k], "NAME ")
                  && !g_str_has_prefix (lines[k], "RING ")) { /* for test-rtt-qemu */
         fprintf (stderr, "%s: %s\n", argv[i], lines[k]);
       }

@@ -747,21 +747,23 @@ ot_exit_locked (void)
   ORTI_TRACE_UNLOCK (s);
 }
 
-/* Offsets the assembly below uses: the state's first six words (last_fn, wr, last_ts, limit,
- * buf, counter) from ot_all, and the up-channel's WrOff 36 bytes before them. A layout change
+/* Offsets the assembly below uses: the state's first eight words (last_fn, wr, last_ts, limit,
+ * buf, counter, now, room_limit) from ot_all, and the up-channel's WrOff 36 bytes before them. A layout change
  * fails to compile here (C99: an array of negative size). */
 #define OT_ASSERT(name, cond) typedef char ot_assert_##name[(cond) ? 1 : -1]
 OT_ASSERT (state, offsetof (OtAll, st) == 72);
 OT_ASSERT (wroff, offsetof (OtAll, st) - offsetof (OtAll, cb.aUp[0].WrOff) == 36);
 OT_ASSERT (fields, offsetof (OtState, wr) == 4 && offsetof (OtState, last_ts) == 8
                        && offsetof (OtState, limit) == 12 && offsetof (OtState, buf) == 16
-                       && offsetof (OtState, counter) == 20);
+                       && offsetof (OtState, counter) == 20 && offsetof (OtState, now) == 24
+                       && offsetof (OtState, room_limit) == 28);
 
 /* The function hooks, by hand: what ot_enter_body(0) and ot_exit_body(0) compile to, minus
  * what GCC cannot see (one ldm for the six state words, one stm/strd for the write-back).
- * 21 instructions for an entry and 18 for an exit on the fast path; everything else (limit
- * reached, long delta or address difference, no counter register) releases the lock and
- * tail-calls ot_enter_locked() / ot_exit_locked(), which redo the record in C.
+ * 21 instructions for an entry and 18 for an exit on the fast path. A timestamp callback
+ * (counter NULL, limit 0) is called with the lock held and joins the same short forms while
+ * wr < room_limit; everything else (limit reached, long delta or address difference) releases
+ * the lock and tail-calls ot_enter_locked() / ot_exit_locked(), which redo the record in C.
  *   enter: r0 = key. ldm: r1 last_fn, r2 wr, r3 last_ts, r4 limit, r5 buf, r6 counter.
  *   exit:  the same loads; r1 unused. */
 __asm__ (
@@ -782,30 +784,46 @@ __asm__ (
   "  .thumb_func\n"
   "  .type __cyg_profile_func_enter, %function\n"
   "__cyg_profile_func_enter:\n"
-  "  push {r4, r5, r6, r7, lr}\n"
+  "  push {r4, r5, r6, r7, r8, lr}\n"  /* six words: the stack stays 8-byte aligned */
   "  mrs r12, primask\n"
   "  cpsid i\n"
   "  ldr r7, =ot_all + 72\n"
   "  ldm r7, {r1, r2, r3, r4, r5, r6}\n"
   "  cmp r2, r4\n"                     /* wr < limit: room for a plain record, no sync due */
-  "  bhs 1f\n"
+  "  bhs 10f\n"
   "  ldr r6, [r6]\n"                   /* now */
+  "2:\n"
   "  subs r3, r6, r3\n"                /* d = now - last_ts */
   "  subs r1, r0, r1\n"                /* key - last_fn, even */
   "  eor r1, r1, r1, asr #31\n"        /* v = its fold (zigzag) */
   "  lsrs r4, r3, #3\n"
   "  orrs r4, r4, r1, lsr #7\n"        /* d < 8 and v < 128: the two-byte form */
-  "  bne 1f\n"
+  "  bne 11f\n"
   "  orr r3, r3, r1, lsl #8\n"         /* type 0 | d, then v */
   "  strh r3, [r5, r2]\n"
   "  adds r2, r2, #2\n"
   "  stm r7, {r0, r2, r6}\n"           /* last_fn = key, wr, last_ts = now */
   "  str r2, [r7, #-36]\n"             /* WrOff: publish after the bytes */
   "  msr primask, r12\n"
-  "  pop {r4, r5, r6, r7, pc}\n"
-  "1:\n"
+  "  pop {r4, r5, r6, r7, r8, pc}\n"
+  "10:\n"                              /* limit reached, or the time comes from a callback */
+  "  cbnz r6, 11f\n"
+  "  ldr r4, [r7, #28]\n"              /* room_limit */
+  "  cmp r2, r4\n"
+  "  bhs 11f\n"
+  "  ldr r6, [r7, #24]\n"              /* now(), with the lock held like every time read */
+  "  mov r4, r0\n"
+  "  mov r8, r12\n"
+  "  blx r6\n"
+  "  mov r6, r0\n"
+  "  mov r0, r4\n"
+  "  mov r12, r8\n"
+  "  ldm r7, {r1, r2, r3}\n"           /* the state cannot have changed: the lock is held */
+  "  ldr r5, [r7, #16]\n"
+  "  b 2b\n"
+  "11:\n"
   "  msr primask, r12\n"
-  "  pop {r4, r5, r6, r7, lr}\n"
+  "  pop {r4, r5, r6, r7, r8, lr}\n"
   "  b ot_enter_locked\n"
   "  .size orti_trace_func_enter, . - orti_trace_func_enter\n"
   "  .size __PROFILE_ENTRY, . - __PROFILE_ENTRY\n"
@@ -824,14 +842,15 @@ __asm__ (
   "  .thumb_func\n"
   "  .type __cyg_profile_func_exit, %function\n"
   "__cyg_profile_func_exit:\n"
-  "  push {r4, r5, r6, r7, lr}\n"
+  "  push {r4, r5, r6, r7, r8, lr}\n"
   "  mrs r12, primask\n"
   "  cpsid i\n"
   "  ldr r7, =ot_all + 72\n"
   "  ldm r7, {r1, r2, r3, r4, r5, r6}\n"
   "  cmp r2, r4\n"
-  "  bhs 3f\n"
+  "  bhs 10f\n"
   "  ldr r6, [r6]\n"                   /* now */
+  "5:\n"
   "  subs r3, r6, r3\n"                /* d */
   "  cmp r3, #8\n"
   "  bhs 2f\n"
@@ -842,10 +861,10 @@ __asm__ (
   "  strd r2, r6, [r7, #4]\n"          /* wr, last_ts = now */
   "  str r2, [r7, #-36]\n"             /* WrOff */
   "  msr primask, r12\n"
-  "  pop {r4, r5, r6, r7, pc}\n"
+  "  pop {r4, r5, r6, r7, r8, pc}\n"
   "2:\n"
   "  cmp r3, #1024\n"                  /* the two-byte form: type 1 | 8 | d & 7, d >> 3 */
-  "  bhs 3f\n"
+  "  bhs 11f\n"
   "  lsrs r0, r3, #3\n"
   "  and r3, r3, #7\n"
   "  orr r3, r3, r0, lsl #8\n"
@@ -853,9 +872,22 @@ __asm__ (
   "  strh r3, [r5, r2]\n"
   "  adds r2, r2, #2\n"
   "  b 4b\n"
-  "3:\n"
+  "10:\n"                              /* limit reached, or the time comes from a callback */
+  "  cbnz r6, 11f\n"
+  "  ldr r4, [r7, #28]\n"              /* room_limit */
+  "  cmp r2, r4\n"
+  "  bhs 11f\n"
+  "  ldr r6, [r7, #24]\n"              /* now() */
+  "  mov r8, r12\n"
+  "  blx r6\n"
+  "  mov r6, r0\n"
+  "  mov r12, r8\n"
+  "  ldm r7, {r1, r2, r3}\n"
+  "  ldr r5, [r7, #16]\n"
+  "  b 5b\n"
+  "11:\n"
   "  msr primask, r12\n"
-  "  pop {r4, r5, r6, r7, lr}\n"
+  "  pop {r4, r5, r6, r7, r8, lr}\n"
   "  b ot_exit_locked\n"
   "  .ltorg\n"
   "  .size orti_trace_func_exit, . - orti_trace_func_exit\n"

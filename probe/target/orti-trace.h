@@ -40,8 +40,8 @@
  * Cost (probe/target/qemu-bench/, Cortex-M3 under QEMU -icount, the compiler's call sequence
  * included): with a counter register (or the DWT CYCCNT default) a function entry or exit
  * costs about 24 instructions on average and a task switch hook 25; through a timestamp
- * callback about 45 and 52, because the hooks' hand-written Thumb-2 fast path reads a counter
- * register itself and leaves every other source to the C path.
+ * callback about 39 and 52 (the call itself, and for the task hooks a second pass through
+ * the C record code).
  */
 #ifndef ORTI_TRACE_H
 #define ORTI_TRACE_H

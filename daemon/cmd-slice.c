@@ -668,11 +668,11 @@ cmd_slice (int argc, char **argv)
   cfg.sink.on_suspend = on_suspend;
   cfg.sink.on_anomaly = on_anomaly;
   cfg.sink.user_data = &run;
-  const char *job_end[] = { "TerminateTask", "ChainTask" };
-  for (guint i = 0; i < G_N_ELEMENTS (job_end); i++) {
+  for (guint i = 0; slicer_job_end_service_names[i] != NULL; i++) {
     guint32 id;
-    if (events_text_lookup_id (run.text, EVENTS_TEXT_SERVICE, job_end[i], &id))
-      slicer_config_add_job_end_service (&cfg, id, job_end[i]);
+    const char *name = slicer_job_end_service_names[i];
+    if (events_text_lookup_id (run.text, EVENTS_TEXT_SERVICE, name, &id))
+      slicer_config_add_job_end_service (&cfg, id, name);
   }
   Slicer *slicer = slicer_new (&cfg);
   slicer_feed (slicer, (const ProbeEvent *) (gpointer) events->data, events->len);

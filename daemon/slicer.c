@@ -1151,12 +1151,18 @@ slicer_feed (Slicer *self, const ProbeEvent *events, gsize n)
 
 /* ---------------------------------------------------------------- life cycle */
 
+const char *const slicer_job_end_service_names[] = { "TerminateTask", "ChainTask", NULL };
+
 gboolean
 slicer_config_add_job_end_service (SlicerConfig *cfg, guint32 id, const char *name)
 {
   if (name == NULL || cfg->n_job_end_services >= SLICER_MAX_JOB_END_SERVICES)
     return FALSE;
-  if (g_ascii_strcasecmp (name, "TerminateTask") != 0 && g_ascii_strcasecmp (name, "ChainTask") != 0)
+  guint k = 0;
+  while (slicer_job_end_service_names[k] != NULL
+         && g_ascii_strcasecmp (name, slicer_job_end_service_names[k]) != 0)
+    k++;
+  if (slicer_job_end_service_names[k] == NULL)
     return FALSE;
   for (guint i = 0; i < cfg->n_job_end_services; i++)
     if (cfg->job_end_services[i] == id)

@@ -225,10 +225,14 @@ typedef struct {
                              * ChainTask): a switch-out of a task inside one ends its job */
 } SlicerConfig;
 
+/* The OSEK services that never return to their caller (TerminateTask, ChainTask); NULL ends
+ * the list. */
+extern const char *const slicer_job_end_service_names[];
+
 /* slicer_config_add_job_end_service:
- * Adds service @id to @cfg's job_end_services when @name is an OSEK service that never returns
- * to its caller (TerminateTask, ChainTask; any case); FALSE when it is not one or the list is
- * full. For front ends that know the services' names (ORTI SERVICETRACE, the text notation). */
+ * Adds service @id to @cfg's job_end_services when @name is one of
+ * slicer_job_end_service_names (any case); FALSE when it is not one or the list is full. For
+ * front ends that know the services' names (ORTI SERVICETRACE, the text notation). */
 gboolean slicer_config_add_job_end_service (SlicerConfig *cfg, guint32 id, const char *name);
 
 /* Defaults: tick_hz 0, 1 core, hist_bits 5, max_depth 256, log_size 32,

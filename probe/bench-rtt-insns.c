@@ -41,13 +41,11 @@ main (int argc, char **argv)
       if (g_str_has_prefix (lines[k], "BENCH ")) {
         printf ("%s\n", lines[k]);
         found++;
-        const char *call = "BENCH rtt_insns_per_call_enter_exit";
-        if (g_str_has_prefix (lines[k], call)) {
-          g_auto (GStrv) f = g_strsplit (lines[k], " ", -1);
-          if (g_strv_length (f) == 4)
-            printf ("BENCH rtt_insns_per_call_event%s %.2f insns\n", f[1] + strlen (call) - 6,
-                    g_ascii_strtod (f[2], NULL) / 2.0);
-        }
+        const char *pair = "rtt_insns_per_call_enter_exit"; /* then the variant's suffix */
+        g_auto (GStrv) f = g_strsplit (lines[k], " ", -1); /* BENCH name value unit */
+        if (g_strv_length (f) == 4 && g_str_has_prefix (f[1], pair))
+          printf ("BENCH rtt_insns_per_call_event%s %.2f insns\n", f[1] + strlen (pair),
+                  g_ascii_strtod (f[2], NULL) / 2.0);
       } else if (lines[k][0] != '\0' && !g_str_has_prefix (lines[k], "FN ")
                  && !g_str_has_prefix (lines[k], "FN2 ") && !g_str_has_prefix (lines[k], "NAME ")
                  && !g_str_has_prefix (lines[k], "RING ")) { /* for test-rtt-qemu */

@@ -8,6 +8,9 @@
 
 #include "orti.h"
 
+/* orti_elf__get_elf: the libelf handle of @elf (sections, for the address map). */
+Elf *orti_elf__get_elf (OrtiElf *elf);
+
 /* orti_elf__get_dwarf: the DWARF of @elf, or NULL when it has none (no debug info, or a
  * relocatable file whose DWARF is not relocated). */
 Dwarf *orti_elf__get_dwarf (OrtiElf *elf);

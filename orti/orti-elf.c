@@ -35,6 +35,7 @@ typedef struct {
   guint64 filesz;  /* bytes backed by the file */
   guint64 memsz;   /* bytes in memory (the rest reads as zero) */
   guint64 offset;  /* file offset of the first byte */
+  gboolean writable; /* PF_W: the program may change it at run time */
 } ElfSegment;
 
 struct _OrtiElf {
@@ -206,7 +207,8 @@ elf_load_segments (OrtiElf *self)
     GElf_Phdr ph;
     if (gelf_getphdr (self->elf, (int) i, &ph) == NULL || ph.p_type != PT_LOAD)
       continue;
-    ElfSegment seg = { ph.p_vaddr, ph.p_filesz, ph.p_memsz, ph.p_offset };
+    ElfSegment seg = { ph.p_vaddr, ph.p_filesz, ph.p_memsz, ph.p_offset,
+                       (ph.p_flags & PF_W) != 0 };
     g_array_append_val (self->segments, seg);
   }
 }
@@ -551,6 +553,20 @@ orti_elf_get_functions (OrtiElf *elf)
   return elf->functions;
 }
 
+/* orti_elf_is_readonly: see orti.h. */
+gboolean
+orti_elf_is_readonly (OrtiElf *elf, guint64 address, guint size)
+{
+  if (elf->relocatable || size == 0)
+    return FALSE;
+  for (guint i = 0; i < elf->segments->len; i++) {
+    const ElfSegment *seg = &g_array_index (elf->segments, ElfSegment, i);
+    if (address >= seg->vaddr && address - seg->vaddr + size <= seg->filesz)
+      return !seg->writable;
+  }
+  return FALSE;
+}
+
 /* orti_elf_read_initial: see orti.h. Reads only from PT_LOAD segments of linked files; each
  * byte comes from the file or, past the segment's file size, is zero. Fails with
  * ORTI_ERROR_READ naming the first address no segment covers. */
@@ -591,6 +607,12 @@ orti_elf_read_initial (guint64 address, guint size, guint8 *buf, gpointer user_d
     }
   }
   return TRUE;
+}
+
+Elf *
+orti_elf__get_elf (OrtiElf *elf)
+{
+  return elf->elf;
 }
 
 Dwarf *

@@ -51,6 +51,7 @@ struct PNode {
 struct _OrtiPlan {
   char *formula;         /* the source text */
   GArray *reads;         /* OrtiPlanRead */
+  GArray *folded;        /* OrtiPlanRead: reads of read-only memory made at compile time */
   GStringChunk *strings; /* `what` texts */
   GPtrArray *nodes;      /* PNode arena */
   PNode *root;           /* the value */
@@ -460,6 +461,21 @@ rvalue (Compiler *c, Operand *op)
   r.conditional = c->conditional > 0;
   g_autofree char *what = source_text (c, op->src);
   r.what = g_string_chunk_insert (c->plan->strings, what);
+
+  /* Memory the program cannot change (a pointer table in flash: EB's OS_kernel_ptr[],
+   * constant task tables) reads the same on the target as in the ELF: read it now. */
+  guint8 bytes[8];
+  if (op->node->kind == PN_CONST && c->elf != NULL &&
+      orti_elf_is_readonly (c->elf, r.address, width) &&
+      orti_elf_read_initial (r.address, width, bytes, c->elf, NULL)) {
+    guint64 v = 0;
+    for (guint i = 0; i < width; i++)
+      v = (v << 8) | bytes[c->plan->big_endian ? i : width - 1 - i];
+    g_array_append_val (c->plan->folded, r);
+    op->node = pconst (c, normalize (v, width, r.is_signed), width, r.is_signed);
+    op->lvalue = FALSE;
+    return TRUE;
+  }
   g_array_append_val (c->plan->reads, r);
 
   PNode *n = pnode (c, PN_READ, width, r.is_signed);
@@ -1016,6 +1032,144 @@ eval_node (OrtiPlan *plan, PNode *n, OrtiReadFunc read, gpointer data, guint64 *
   return TRUE;
 }
 
+
+/* ---- Jim Tcl ---------------------------------------------------------------------------------- */
+
+/* Appends @v as a Tcl integer literal of a node with @is_signed (values are kept normalized:
+ * sign-extended when signed). */
+static void
+tcl_const (GString *out, guint64 v, gboolean is_signed)
+{
+  if (is_signed || (gint64) v >= 0)
+    g_string_append_printf (out, "%" G_GINT64_FORMAT, (gint64) v);
+  else /* an unsigned 64-bit value past Jim's signed range: its bit pattern */
+    g_string_append_printf (out, "0x%" G_GINT64_MODIFIER "x", v);
+}
+
+/* Wraps the expression appended since @mark to @width / @is_signed, as normalize(). */
+static void
+tcl_normalize (GString *out, gsize mark, guint width, gboolean is_signed)
+{
+  if (width >= 8)
+    return;
+  guint64 mask = (G_GUINT64_CONSTANT (1) << (width * 8)) - 1;
+  g_autofree char *inner = g_strdup (out->str + mark);
+  g_string_truncate (out, mark);
+  if (is_signed) {
+    guint64 sign = G_GUINT64_CONSTANT (1) << (width * 8 - 1);
+    g_string_append_printf (out, "((((%s) & %" G_GUINT64_FORMAT ") ^ %" G_GUINT64_FORMAT ") - %"
+                            G_GUINT64_FORMAT ")", inner, mask, sign, sign);
+  } else {
+    g_string_append_printf (out, "((%s) & %" G_GUINT64_FORMAT ")", inner, mask);
+  }
+}
+
+static const char *
+tcl_binary_op (OrtiFOp op)
+{
+  switch (op) {
+  case ORTI_FN_MUL: return "*";
+  case ORTI_FN_DIV: return "/";
+  case ORTI_FN_MOD: return "%";
+  case ORTI_FN_ADD: return "+";
+  case ORTI_FN_SUB: return "-";
+  case ORTI_FN_SHL: return "<<";
+  case ORTI_FN_SHR: return ">>";
+  case ORTI_FN_LT: return "<";
+  case ORTI_FN_GT: return ">";
+  case ORTI_FN_LE: return "<=";
+  case ORTI_FN_GE: return ">=";
+  case ORTI_FN_EQ: return "==";
+  case ORTI_FN_NE: return "!=";
+  case ORTI_FN_BITAND: return "&";
+  case ORTI_FN_BITXOR: return "^";
+  case ORTI_FN_BITOR: return "|";
+  default: return NULL;
+  }
+}
+
+static void
+tcl_node (OrtiPlan *plan, PNode *n, const char *tgt, GString *out)
+{
+  gsize mark = out->len;
+  switch (n->kind) {
+  case PN_CONST:
+    tcl_const (out, n->value, n->is_signed);
+    return;
+  case PN_READ:
+    g_string_append_printf (out, "[%sread_memory ", tgt);
+    if (n->a->kind == PN_CONST)
+      g_string_append_printf (out, "0x%" G_GINT64_MODIFIER "x", n->a->value);
+    else {
+      g_string_append (out, "[expr {");
+      tcl_node (plan, n->a, tgt, out);
+      g_string_append (out, "}]");
+    }
+    g_string_append_printf (out, " %u 1]", n->width * 8);
+    if (n->is_signed)
+      tcl_normalize (out, mark, n->width, TRUE);
+    return;
+  case PN_CONVERT:
+    g_string_append_c (out, '(');
+    tcl_node (plan, n->a, tgt, out);
+    g_string_append_c (out, ')');
+    break;
+  case PN_UNARY:
+    g_string_append (out, n->op == ORTI_FN_NEG ? "(-(" : n->op == ORTI_FN_BITNOT ? "(~(" : "(!(");
+    tcl_node (plan, n->a, tgt, out);
+    g_string_append (out, "))");
+    break;
+  case PN_BINARY: {
+    g_autoptr (GString) a = g_string_new (NULL);
+    g_autoptr (GString) b = g_string_new (NULL);
+    tcl_node (plan, n->a, tgt, a);
+    tcl_node (plan, n->b, tgt, b);
+    if (n->op_signed && (n->op == ORTI_FN_DIV || n->op == ORTI_FN_MOD)) {
+      /* Jim rounds toward minus infinity, C toward zero: when the remainder is not zero and
+       * the signs differ, the quotient is one more and the remainder one divisor less (the
+       * operands are evaluated twice) */
+      g_autofree char *adjust = g_strdup_printf ("(((%s) %% (%s)) != 0 && ((%s) < 0) != ((%s) < 0))",
+                                                 a->str, b->str, a->str, b->str);
+      if (n->op == ORTI_FN_DIV)
+        g_string_append_printf (out, "((%s) / (%s) + (%s ? 1 : 0))", a->str, b->str, adjust);
+      else
+        g_string_append_printf (out, "((%s) %% (%s) - (%s ? (%s) : 0))", a->str, b->str, adjust,
+                                b->str);
+    } else {
+      g_string_append_printf (out, "((%s) %s (%s))", a->str, tcl_binary_op (n->op), b->str);
+    }
+    break;
+  }
+  case PN_COND:
+    /* Jim evaluates ?: && || lazily, like C: reads in a branch not taken are not made */
+    g_string_append (out, "((");
+    tcl_node (plan, n->a, tgt, out);
+    if (n->op == ORTI_FN_COND) {
+      g_string_append (out, ") ? (");
+      tcl_node (plan, n->b, tgt, out);
+      g_string_append (out, ") : (");
+      tcl_node (plan, n->c, tgt, out);
+      g_string_append (out, "))");
+    } else {
+      g_string_append (out, n->op == ORTI_FN_LAND ? ") && (" : ") || (");
+      tcl_node (plan, n->b, tgt, out);
+      g_string_append (out, "))");
+    }
+    return; /* 0 or 1, or a branch already normalized to this node's type */
+  }
+  tcl_normalize (out, mark, n->width, n->is_signed);
+}
+
+/* orti_plan_to_tcl: see orti.h. */
+char *
+orti_plan_to_tcl (OrtiPlan *plan, const char *target)
+{
+  g_autofree char *tgt = target != NULL ? g_strdup_printf ("%s ", target) : g_strdup ("");
+  GString *out = g_string_new (NULL);
+  tcl_node (plan, plan->root, tgt, out);
+  return g_string_free (out, FALSE);
+}
+
 /* ---- public API ----------------------------------------------------------------------------- */
 
 static gboolean
@@ -1038,6 +1192,7 @@ orti_plan_compile (const char *formula, OrtiElf *elf, int core, GError **error)
   g_autoptr (OrtiPlan) plan = g_new0 (OrtiPlan, 1);
   plan->formula = g_strdup (formula);
   plan->reads = g_array_new (FALSE, TRUE, sizeof (OrtiPlanRead));
+  plan->folded = g_array_new (FALSE, TRUE, sizeof (OrtiPlanRead));
   plan->strings = g_string_chunk_new (128);
   plan->nodes = g_ptr_array_new_with_free_func (g_free);
   plan->big_endian = elf != NULL && orti_elf_is_big_endian (elf);
@@ -1069,6 +1224,7 @@ orti_plan_free (OrtiPlan *plan)
     return;
   g_clear_pointer (&plan->nodes, g_ptr_array_unref);
   g_clear_pointer (&plan->reads, g_array_unref);
+  g_clear_pointer (&plan->folded, g_array_unref);
   if (plan->strings != NULL)
     g_string_chunk_free (plan->strings);
   g_free (plan->formula);
@@ -1092,6 +1248,19 @@ orti_plan_get_read (OrtiPlan *plan, guint index)
 {
   g_return_val_if_fail (index < plan->reads->len, NULL);
   return &g_array_index (plan->reads, OrtiPlanRead, index);
+}
+
+guint
+orti_plan_get_n_folded (OrtiPlan *plan)
+{
+  return plan->folded->len;
+}
+
+const OrtiPlanRead *
+orti_plan_get_folded (OrtiPlan *plan, guint index)
+{
+  g_return_val_if_fail (index < plan->folded->len, NULL);
+  return &g_array_index (plan->folded, OrtiPlanRead, index);
 }
 
 gboolean

@@ -36,7 +36,9 @@ struct _OrtiValueMap {
 struct _OrtiWatch {
   OrtiDoc *doc;     /* keeps decls, formulas and locations alive */
   guint n_cores;
-  GPtrArray *attrs; /* OrtiWatchAttr* */
+  GPtrArray *attrs; /* OrtiWatchAttr* (OS attributes) */
+  GPtrArray *tasks; /* OrtiWatchTask* */
+  GPtrArray *notes; /* OrtiWatchNote* */
 };
 
 static gboolean
@@ -111,6 +113,16 @@ orti_value_map_new_full (OrtiDecl *decl, OrtiElf *elf, int core, guint width, gb
     }
     vn.is_none = name_means_none (vn.name);
     g_array_append_val (map->values, vn);
+  }
+  /* a label given to several values names none of them (Trampoline's "X" slots) */
+  for (guint i = 0; i < map->values->len; i++) {
+    OrtiValueName *vn = &g_array_index (map->values, OrtiValueName, i);
+    for (guint k = 0; k < map->values->len && vn->resolved && !vn->is_none; k++) {
+      const OrtiValueName *other = &g_array_index (map->values, OrtiValueName, k);
+      if (k != i && other->resolved && other->value != vn->value &&
+          strcmp (other->name, vn->name) == 0)
+        vn->is_placeholder = TRUE;
+    }
   }
   /* the value of a "no task" element means "no task" under any name */
   for (guint i = 0; i < map->values->len; i++) {
@@ -193,19 +205,16 @@ all_values_even (OrtiValueMap *map)
   return n > 0;
 }
 
-/* Resolves OS attribute @attr of file core @core; NULL when the file does not define it. */
+/* Compiles @formula of attribute @attr (declared by @decl, may be NULL) for @elf_core into an
+ * OrtiWatchAttr; a formula that fails fails only this attribute (error set). */
 static OrtiWatchAttr *
-watch_attr_resolve (OrtiDoc *doc, OrtiElf *elf, guint core, int elf_core, const char *attr)
+attr_compile (OrtiElf *elf, OrtiDecl *decl, const char *attr, const char *formula,
+              OrtiLocation loc, guint core, int elf_core)
 {
-  OrtiLocation loc = { 0 };
-  const char *formula = orti_doc_get_os_formula (doc, core, attr, &loc);
-  if (formula == NULL)
-    return NULL;
-
   OrtiWatchAttr *wa = g_new0 (OrtiWatchAttr, 1);
   wa->attr = attr;
   wa->core = core;
-  wa->decl = orti_doc_lookup_decl (doc, "OS", attr);
+  wa->decl = decl;
   wa->formula = formula;
   wa->loc = loc;
   wa->error_code = -1;
@@ -227,8 +236,183 @@ watch_attr_resolve (OrtiDoc *doc, OrtiElf *elf, guint core, int elf_core, const 
     wa->values = orti_value_map_new_full (wa->decl, elf, elf_core, width, is_signed);
     if (strcmp (attr, "SERVICETRACE") == 0)
       wa->service_entry_bit = all_values_even (wa->values);
+    guint named = 0, placeholders = 0;
+    for (guint i = 0; i < wa->values->values->len; i++) {
+      const OrtiValueName *vn = &g_array_index (wa->values->values, OrtiValueName, i);
+      if (!vn->resolved || vn->is_none)
+        continue;
+      named++;
+      placeholders += vn->is_placeholder;
+    }
+    wa->placeholder_only = named > 0 && placeholders == named;
   }
   return wa;
+}
+
+/* Resolves OS attribute @attr of file core @core; NULL when the file does not define it. */
+static OrtiWatchAttr *
+watch_attr_resolve (OrtiDoc *doc, OrtiElf *elf, guint core, int elf_core, const char *attr)
+{
+  OrtiLocation loc = { 0 };
+  const char *formula = orti_doc_get_os_formula (doc, core, attr, &loc);
+  if (formula == NULL)
+    return NULL;
+  return attr_compile (elf, orti_doc_lookup_decl (doc, "OS", attr), attr, formula, loc, core,
+                       elf_core);
+}
+
+static void
+add_note (OrtiWatch *watch, OrtiLocation loc, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
+
+static void
+add_note (OrtiWatch *watch, OrtiLocation loc, const char *fmt, ...)
+{
+  OrtiWatchNote *n = g_new0 (OrtiWatchNote, 1);
+  va_list ap;
+  va_start (ap, fmt);
+  n->loc = loc;
+  n->message = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_ptr_array_add (watch->notes, n);
+}
+
+static void
+note_free (gpointer p)
+{
+  OrtiWatchNote *n = p;
+  g_free (n->message);
+  g_free (n);
+}
+
+/* The formula text without white space, to compare two formulas. */
+static char *
+formula_key (const char *formula)
+{
+  GString *k = g_string_new (NULL);
+  for (const char *p = formula; *p; p++)
+    if (!g_ascii_isspace (*p))
+      g_string_append_c (k, *p);
+  return g_string_free (k, FALSE);
+}
+
+/* TRUE when @a and @b read the same thing: the same formula, or one simple read of the same
+ * address and width. */
+static gboolean
+same_variable (const OrtiWatchAttr *a, const OrtiWatchAttr *b)
+{
+  g_autofree char *ka = formula_key (a->formula);
+  g_autofree char *kb = formula_key (b->formula);
+  if (strcmp (ka, kb) == 0)
+    return TRUE;
+  if (a->plan == NULL || b->plan == NULL || !orti_plan_is_simple_read (a->plan) ||
+      !orti_plan_is_simple_read (b->plan))
+    return FALSE;
+  const OrtiPlanRead *ra = orti_plan_get_read (a->plan, 0), *rb = orti_plan_get_read (b->plan, 0);
+  return ra->address == rb->address && ra->width == rb->width;
+}
+
+/* RUNNINGISR2 that is no ISR source of its own: say why, mark it. */
+static void
+analyse_isr (OrtiWatch *watch, OrtiWatchAttr *isr, const OrtiWatchAttr *task)
+{
+  if (task != NULL && same_variable (isr, task)) {
+    isr->shares_task_variable = TRUE;
+    add_note (watch, isr->loc, "%s of core %u reads the same variable as RUNNINGTASK (\"%s\"): "
+              "one running id for tasks and ISRs; %s", isr->attr, isr->core, isr->formula,
+              isr->placeholder_only
+                ? "its labels are all placeholders, so it names no ISR: ignored"
+                : "values it names are ISR2s running over the task, values RUNNINGTASK "
+                  "names are tasks");
+  } else if (isr->placeholder_only) {
+    add_note (watch, isr->loc, "%s of core %u labels every value with one placeholder: it names "
+              "no ISR and is ignored", isr->attr, isr->core);
+  }
+}
+
+/* The first constant value of the object attributes @names (a constant formula, or a STRING
+ * whose text is a number), FALSE when none. */
+static gboolean
+constant_attr (OrtiObject *obj, const char *const *names, gint64 *value)
+{
+  for (guint i = 0; names[i]; i++) {
+    const char *f = orti_object_get_formula (obj, names[i], -1, NULL);
+    if (f == NULL)
+      continue;
+    g_autoptr (OrtiPlan) plan = orti_plan_compile (f, NULL, -1, NULL);
+    if (plan != NULL && orti_plan_is_constant (plan) && orti_plan_eval (plan, NULL, NULL, value,
+                                                                        NULL))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+static void
+watch_task_free (gpointer p)
+{
+  OrtiWatchTask *t = p;
+  if (t->state)
+    watch_attr_free (t->state);
+  if (t->priority)
+    watch_attr_free (t->priority);
+  g_free (t);
+}
+
+/* Each TASK object: its RUNNINGTASK value (by name), STATE and PRIORITY. */
+static void
+resolve_tasks (OrtiWatch *watch, OrtiDoc *doc, OrtiElf *elf, int core)
+{
+  GPtrArray *objs = orti_doc_get_objects (doc, "TASK");
+  static const char *const static_prio[] = { "vs_REALPRIORITY", "vs_HomePriority",
+                                              "vs_Home_Priority", "vs_ASSIGNEDPRIO", NULL };
+  for (guint i = 0; i < objs->len; i++) {
+    OrtiObject *obj = g_ptr_array_index (objs, i);
+    OrtiWatchTask *t = g_new0 (OrtiWatchTask, 1);
+    t->name = orti_object_get_name (obj);
+    t->loc = orti_object_get_location (obj);
+    const OrtiValueName *named = NULL;
+    for (guint k = 0; k < watch->n_cores && !t->has_value; k++) {
+      const OrtiWatchAttr *rt = orti_watch_get (watch, k, "RUNNINGTASK");
+      for (guint e = 0; rt && rt->values && e < orti_value_map_get_size (rt->values); e++) {
+        const OrtiValueName *vn = orti_value_map_get (rt->values, e);
+        if (vn->is_none || vn->is_placeholder || strcmp (vn->name, t->name) != 0)
+          continue;
+        named = vn;
+        t->core = k;
+        if (vn->resolved) {
+          t->has_value = TRUE;
+          t->value = vn->value;
+          break;
+        }
+      }
+    }
+    int elf_core = watch->n_cores == 1 ? core : (int) t->core;
+    static const char *const attrs[] = { "STATE", "PRIORITY" };
+    for (guint a = 0; a < G_N_ELEMENTS (attrs); a++) {
+      OrtiLocation loc = { 0 };
+      const char *f = orti_object_get_formula (obj, attrs[a], -1, &loc);
+      if (f == NULL)
+        continue;
+      OrtiWatchAttr *wa = attr_compile (elf, orti_doc_lookup_decl (doc, "TASK", attrs[a]),
+                                        attrs[a], f, loc, t->core, elf_core);
+      if (a == 0)
+        t->state = wa;
+      else
+        t->priority = wa;
+    }
+    if (t->priority && t->priority->plan && orti_plan_is_constant (t->priority->plan) &&
+        orti_plan_eval (t->priority->plan, NULL, NULL, &t->static_priority, NULL))
+      t->has_static_priority = TRUE;
+    else
+      t->has_static_priority = constant_attr (obj, static_prio, &t->static_priority);
+    if (named == NULL)
+      add_note (watch, t->loc, "TASK %s has no RUNNINGTASK element of its name: its state and "
+                "priority cannot be tied to a running value", t->name);
+    else if (!t->has_value)
+      add_note (watch, t->loc, "TASK %s: its RUNNINGTASK value is unresolved (%s): its state "
+                "and priority cannot be tied to a running value", t->name,
+                named->error ? named->error : "?");
+    g_ptr_array_add (watch->tasks, t);
+  }
 }
 
 /* orti_watch_resolve: see orti.h. Per-core rule in the file comment. */
@@ -251,17 +435,30 @@ orti_watch_resolve (OrtiDoc *doc, OrtiElf *elf, int core, GError **error)
   watch->doc = orti_doc_ref (doc);
   watch->n_cores = n_cores;
   watch->attrs = g_ptr_array_new_with_free_func ((GDestroyNotify) watch_attr_free);
+  watch->tasks = g_ptr_array_new_with_free_func (watch_task_free);
+  watch->notes = g_ptr_array_new_with_free_func (note_free);
   for (guint k = 0; k < n_cores; k++) {
     int elf_core = n_cores == 1 ? core : (int) k;
-    static const char *const attrs[] = { "RUNNINGTASK", "RUNNINGISR2", "SERVICETRACE" };
+    static const char *const attrs[] = { "RUNNINGTASK", "RUNNINGISR2", "SERVICETRACE",
+                                         "RUNNINGTASKPRIORITY", "VALID" };
+    OrtiWatchAttr *task = NULL;
     for (guint i = 0; i < G_N_ELEMENTS (attrs); i++) {
       OrtiWatchAttr *wa = watch_attr_resolve (doc, elf, k, elf_core, attrs[i]);
       if (wa == NULL && strcmp (attrs[i], "RUNNINGISR2") == 0)
         wa = watch_attr_resolve (doc, elf, k, elf_core, "RUNNINGISR");
-      if (wa != NULL)
-        g_ptr_array_add (watch->attrs, wa);
+      if (wa == NULL)
+        continue;
+      if (i == 0)
+        task = wa;
+      else if (i == 1)
+        analyse_isr (watch, wa, task);
+      else if (i == 4)
+        add_note (watch, wa->loc, "VALID of core %u (\"%s\"): samples of this core count only "
+                  "while it is not 0", k, wa->formula);
+      g_ptr_array_add (watch->attrs, wa);
     }
   }
+  resolve_tasks (watch, doc, elf, core);
   return g_steal_pointer (&watch);
 }
 
@@ -271,6 +468,8 @@ orti_watch_free (OrtiWatch *watch)
   if (watch == NULL)
     return;
   g_clear_pointer (&watch->attrs, g_ptr_array_unref);
+  g_clear_pointer (&watch->tasks, g_ptr_array_unref);
+  g_clear_pointer (&watch->notes, g_ptr_array_unref);
   g_clear_pointer (&watch->doc, orti_doc_unref);
   g_free (watch);
 }
@@ -295,4 +494,59 @@ orti_watch_get (OrtiWatch *watch, guint core, const char *attr)
       return wa;
   }
   return NULL;
+}
+
+guint
+orti_watch_get_n_tasks (OrtiWatch *watch)
+{
+  return watch->tasks->len;
+}
+
+const OrtiWatchTask *
+orti_watch_get_task (OrtiWatch *watch, guint index)
+{
+  g_return_val_if_fail (index < watch->tasks->len, NULL);
+  return g_ptr_array_index (watch->tasks, index);
+}
+
+const OrtiWatchTask *
+orti_watch_lookup_task (OrtiWatch *watch, guint core, gint64 value)
+{
+  for (guint i = 0; i < watch->tasks->len; i++) {
+    const OrtiWatchTask *t = g_ptr_array_index (watch->tasks, i);
+    if (t->has_value && t->value == value && (watch->n_cores == 1 || t->core == core))
+      return t;
+  }
+  return NULL;
+}
+
+GPtrArray *
+orti_watch_get_notes (OrtiWatch *watch)
+{
+  return watch->notes;
+}
+
+/* orti_task_state_from_name: see orti.h. The vendor maps of ATTRIBUTES.md: ERIKA/VSTAR,
+ * Trampoline/k_os, osCAN (WAIT_SEMAPHORE), iSoft (START: activated, not yet run), EB
+ * (QUARANTINED, NEW, READY_SYNC/ASYNC, INVALID), ERIKA-FRSH (STACKED, BLOCKED, EXEC). */
+OrtiTaskState
+orti_task_state_from_name (const char *name)
+{
+  g_autoptr (GString) n = g_string_new (NULL);
+  for (const char *p = name; *p; p++)
+    if (g_ascii_isalnum (*p))
+      g_string_append_c (n, g_ascii_toupper (*p));
+  static const struct { const char *word; OrtiTaskState state; } words[] = {
+    { "RUNNING", ORTI_TASK_STATE_RUNNING }, { "EXEC", ORTI_TASK_STATE_RUNNING },
+    { "WAIT", ORTI_TASK_STATE_WAITING }, { "BLOCKED", ORTI_TASK_STATE_WAITING },
+    { "SUSPEND", ORTI_TASK_STATE_SUSPENDED }, { "DORMANT", ORTI_TASK_STATE_SUSPENDED },
+    { "QUARANTIN", ORTI_TASK_STATE_SUSPENDED }, { "TERMINATED", ORTI_TASK_STATE_SUSPENDED },
+    { "INVALID", ORTI_TASK_STATE_SUSPENDED }, { "READY", ORTI_TASK_STATE_READY },
+    { "PREEMPTED", ORTI_TASK_STATE_READY }, { "STACKED", ORTI_TASK_STATE_READY },
+    { "NEW", ORTI_TASK_STATE_READY }, { "START", ORTI_TASK_STATE_READY },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    if (strstr (n->str, words[i].word) != NULL)
+      return words[i].state;
+  return ORTI_TASK_STATE_UNKNOWN;
 }

@@ -15,6 +15,8 @@
  *     ELF's initial data and live through the probe.
  * And the result a profiler needs (OrtiWatch): for each core, RUNNINGTASK, RUNNINGISR2 (or
  * RUNNINGISR) and SERVICETRACE as plan + value→name map.
+ * And for PC sampling (OrtiAddrMap): a flat table built once from the ELF that maps a PC to its
+ * function, source line and inlined frames with one binary search.
  *
  * Errors are GErrors in ORTI_ERROR; diagnostics about the file are compiler-style
  * "file:line:col: severity: message" strings.
@@ -199,6 +201,12 @@ const OrtiSymbol *orti_elf_symbol_at (OrtiElf *elf, guint64 address);
 /* Every function symbol, sorted by address (OrtiSymbol*). */
 GPtrArray *orti_elf_get_functions (OrtiElf *elf);
 
+/* orti_elf_is_readonly: TRUE when [@address, @address + @size) lies in a loadable segment the
+ * program cannot write (no PF_W: code and constant data in flash) and the file holds its
+ * bytes, so what the target holds there is what the ELF says. Formulas fold reads of such
+ * memory at compile time (pointer tables in ROM, TRAPS 16). */
+gboolean orti_elf_is_readonly (OrtiElf *elf, guint64 address, guint size);
+
 /* orti_elf_read_initial: reads @size bytes at @address from the ELF's loadable contents
  * (initialised data and code; .bss reads as zero). An OrtiReadFunc (pass the OrtiElf as
  * @user_data), so plans can be evaluated offline. */
@@ -241,6 +249,11 @@ const char *orti_plan_get_formula (OrtiPlan *plan);
 /* The reads the plan makes, in the order it makes them (at most; a ?: may skip some). */
 guint orti_plan_get_n_reads (OrtiPlan *plan);
 const OrtiPlanRead *orti_plan_get_read (OrtiPlan *plan, guint index);
+/* Reads of read-only memory (orti_elf_is_readonly: code and constants in flash) the compiler
+ * made itself from the ELF, e.g. `OS_kernel_ptr[0]` of `OS_kernel_ptr[0]->taskCurrent`: they
+ * cost nothing at run time and are not among the reads above. */
+guint orti_plan_get_n_folded (OrtiPlan *plan);
+const OrtiPlanRead *orti_plan_get_folded (OrtiPlan *plan, guint index);
 /* TRUE when the plan is exactly one read at a static address with no arithmetic, so the
  * value is the memory itself (pollers merge such reads). */
 gboolean orti_plan_is_simple_read (OrtiPlan *plan);
@@ -251,6 +264,14 @@ guint orti_plan_get_width (OrtiPlan *plan);
 gboolean orti_plan_is_signed (OrtiPlan *plan);
 
 /* orti_plan_eval: evaluates @plan reading memory through @read. */
+/* orti_plan_to_tcl:
+ * The plan as a Jim Tcl expression (for OpenOCD's `expr {…}`) that computes the same value
+ * as orti_plan_eval(), each read a `[TARGET read_memory ADDR BITS 1]` (@target NULL: the
+ * current target), so a poll source evaluates pointer chases inside OpenOCD, in the same
+ * batch as its other reads. C's integer semantics are kept (widths, signedness, lazy ?: && ||,
+ * division toward zero); a read that faults or a division by zero makes the expression fail.
+ * Newly allocated. */
+char *orti_plan_to_tcl (OrtiPlan *plan, const char *target);
 gboolean orti_plan_eval (OrtiPlan *plan, OrtiReadFunc read, gpointer user_data, gint64 *value,
                          GError **error);
 
@@ -263,6 +284,8 @@ typedef struct {
   const char *name;   /* element display name */
   const char *ref;    /* ':' object reference or NULL */
   gboolean is_none;   /* NO_TASK / NO_ISR / idle / INVALID… — "nothing running" */
+  gboolean is_placeholder; /* the label stands for more than one value ("X" for every slot a
+                            * shared variable gives another meaning, TRAPS 9): not a name */
   gboolean resolved;  /* FALSE when the element's formula could not be evaluated */
   const char *error;  /* why not, when !resolved */
 } OrtiValueName;
@@ -284,9 +307,10 @@ const OrtiValueName *orti_value_map_get (OrtiValueMap *map, guint index);
 /* The element for @value, or NULL when no element has it (duplicate values: the first). */
 const OrtiValueName *orti_value_map_lookup (OrtiValueMap *map, gint64 value);
 
-/* One watched OS attribute on one core. */
+/* One watched attribute on one core: of the OS object, or of one TASK object. */
 typedef struct {
-  const char *attr;      /* "RUNNINGTASK", "RUNNINGISR2", "RUNNINGISR", "SERVICETRACE" */
+  const char *attr;      /* "RUNNINGTASK", "RUNNINGISR2", "RUNNINGISR", "SERVICETRACE",
+                          * "RUNNINGTASKPRIORITY", "VALID"; a task's "STATE", "PRIORITY" */
   guint core;
   OrtiDecl *decl;        /* its declaration */
   const char *formula;   /* the text defined for it */
@@ -296,14 +320,53 @@ typedef struct {
   gboolean service_entry_bit; /* SERVICETRACE with the standard even/odd encoding */
   char *error;           /* why the plan is missing, or NULL */
   int error_code;        /* the OrtiError behind @error (e.g. ORTI_ERROR_AMBIGUOUS), or -1 */
+  gboolean placeholder_only; /* an ENUM whose labels are all one placeholder: names nothing */
+  gboolean shares_task_variable; /* RUNNINGISR2 that reads what RUNNINGTASK of its core reads
+                                  * (one running-id variable for tasks and ISRs, Trampoline):
+                                  * not a source of its own */
 } OrtiWatchAttr;
+
+/* What a profiler needs to know of a task's STATE value (vendor maps differ, TRAPS 22). */
+typedef enum {
+  ORTI_TASK_STATE_UNKNOWN = 0,
+  ORTI_TASK_STATE_RUNNING,   /* RUNNING, EXEC */
+  ORTI_TASK_STATE_READY,     /* READY, READY_SYNC/ASYNC, NEW, PREEMPTED, STACKED */
+  ORTI_TASK_STATE_WAITING,   /* WAITING, WAIT_SEMAPHORE, BLOCKED (extended tasks) */
+  ORTI_TASK_STATE_SUSPENDED, /* SUSPENDED, DORMANT, QUARANTINED, TERMINATED, INVALID */
+} OrtiTaskState;
+
+/* orti_task_state_from_name: the class of a STATE element by its name (case and punctuation
+ * ignored), ORTI_TASK_STATE_UNKNOWN when the name says nothing we know. */
+OrtiTaskState orti_task_state_from_name (const char *name);
+
+/* A TASK object, matched by name to its RUNNINGTASK value. */
+typedef struct {
+  const char *name;          /* the TASK object's name */
+  OrtiLocation loc;          /* where the object is defined */
+  guint core;                /* file core whose RUNNINGTASK names it (0 when none does) */
+  gboolean has_value;        /* a RUNNINGTASK element of the same name gives … */
+  gint64 value;              /* … the value RUNNINGTASK holds while it runs */
+  OrtiWatchAttr *state;      /* its STATE (NULL: not defined) */
+  OrtiWatchAttr *priority;   /* its PRIORITY (NULL: not defined) */
+  gboolean has_static_priority; /* a priority that never changes is known: … */
+  gint64 static_priority;    /* … from a constant PRIORITY, or a constant vs_REALPRIORITY,
+                              * vs_HomePriority or vs_ASSIGNEDPRIO (larger = more urgent) */
+} OrtiWatchTask;
+
+/* A note about what a watch ignores or how it reads a file ("RUNNINGISR2 reads the same
+ * variable as RUNNINGTASK: …"), located at the definition it is about. */
+typedef struct {
+  OrtiLocation loc;
+  char *message;
+} OrtiWatchNote;
 
 typedef struct _OrtiWatch OrtiWatch;
 
 /* orti_watch_resolve:
- * What to watch, per core: RUNNINGTASK, RUNNINGISR2 (falling back to RUNNINGISR) and
- * SERVICETRACE of every core the file describes (@core >= 0: only that core's ELF copies of
- * per-core symbols are used). @elf may be NULL (plans then only for constant formulas).
+ * What to watch, per core: RUNNINGTASK, RUNNINGISR2 (falling back to RUNNINGISR),
+ * SERVICETRACE, RUNNINGTASKPRIORITY and VALID of every core the file describes, and each
+ * TASK's STATE and PRIORITY (@core >= 0: only that core's ELF copies of per-core symbols are
+ * used). @elf may be NULL (plans then only for constant formulas).
  * Fails with ORTI_ERROR_NO_OS ("no running-task information in FILE") when the file has no OS
  * object or no RUNNINGTASK; a formula that cannot be resolved fails only that attribute. */
 OrtiWatch *orti_watch_resolve (OrtiDoc *doc, OrtiElf *elf, int core, GError **error);
@@ -312,5 +375,110 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (OrtiWatch, orti_watch_free)
 guint orti_watch_get_n_cores (OrtiWatch *watch);
 /* The attribute @attr ("RUNNINGTASK", …) of @core, or NULL when the file does not define it. */
 const OrtiWatchAttr *orti_watch_get (OrtiWatch *watch, guint core, const char *attr);
+/* The TASK objects of the file, in file order (states and priorities resolved like the OS
+ * attributes: a formula that fails fails only that attribute). */
+guint orti_watch_get_n_tasks (OrtiWatch *watch);
+const OrtiWatchTask *orti_watch_get_task (OrtiWatch *watch, guint index);
+/* The task whose RUNNINGTASK value on @core is @value, or NULL. */
+const OrtiWatchTask *orti_watch_lookup_task (OrtiWatch *watch, guint core, gint64 value);
+/* Notes about the file (OrtiWatchNote*, owned by @watch), in the order found. */
+GPtrArray *orti_watch_get_notes (OrtiWatch *watch);
+
+/* ---------------------------------------------------------------------------------------- */
+/* 5. Address map: PC → function, source line, inlined frames (orti-addr.c)                  */
+
+/* "No entry" in the indexes of an OrtiAddrRange. */
+#define ORTI_ADDR_NONE G_MAXUINT32
+
+typedef struct _OrtiAddrMap OrtiAddrMap;
+
+/* A function of the map: an ELF function symbol with a size. */
+typedef struct {
+  const char *name;     /* ELF symbol name */
+  guint64 start;        /* first byte; the ARM Thumb bit is cleared */
+  guint64 size;         /* bytes, > 0 */
+  int core;             /* as OrtiSymbol.core: -1 when not core specific */
+  const char *file;     /* source file DWARF declares it in, NULL: unknown */
+  guint32 name_id;      /* @name among the map's names (orti_addr_get_name) */
+} OrtiAddrFunction;
+
+/* A source line (one per distinct file + line). */
+typedef struct {
+  const char *file;     /* path as DWARF records it, directory joined ("/src/os.c") */
+  guint line;           /* from 1 */
+} OrtiAddrLine;
+
+/* A DWARF scope: a subprogram, or an inlined subroutine inside one. */
+typedef struct {
+  const char *name;       /* the subprogram's name; for an inlined subroutine the inlined
+                           * function's own name (its abstract origin's) */
+  guint32 name_id;        /* @name among the map's names */
+  guint32 parent;         /* scope it was inlined into; ORTI_ADDR_NONE for a subprogram */
+  const char *call_file;  /* inlined: file and line of the call it replaces; NULL, 0 for a */
+  guint call_line;        /* subprogram */
+  guint depth;            /* 0: subprogram, 1: inlined into it, 2: inlined into that, … */
+} OrtiAddrScope;
+
+/* One range of the flat table: every PC in [start, end) maps to the same entries. The ranges
+ * cover the whole address space; a PC no function symbol covers (a gap between functions,
+ * data, outside every executable section, or past a symbol's size) has function NONE. */
+typedef struct {
+  guint64 start, end;   /* the last range ends at G_MAXUINT64, which it includes */
+  guint32 function;     /* ELF function (orti_addr_get_function), ORTI_ADDR_NONE: unknown */
+  guint32 line;         /* source line (orti_addr_get_line), ORTI_ADDR_NONE: no line info */
+  guint32 scope;        /* innermost DWARF scope (orti_addr_get_scope), ORTI_ADDR_NONE: none */
+  guint32 leaf;         /* name id of the innermost function: the inlined function's own name
+                         * when DWARF says the PC is in inlined code, else the function's
+                         * name; ORTI_ADDR_NONE when the function is unknown */
+} OrtiAddrRange;
+
+/* One frame of the inline chain at a PC, innermost first (as `addr2line -f -i` prints). */
+typedef struct {
+  const char *function; /* function name */
+  const char *file;     /* innermost frame: the PC's line; outer frames: the call site. NULL */
+  guint line;           /* and 0 when unknown */
+} OrtiAddrFrame;
+
+/* orti_addr_map_new:
+ * Builds the address map of @elf once: function symbols with a size (Thumb bit cleared on
+ * ARM), the DWARF line tables of every compilation unit and the subprogram / inlined
+ * subroutine trees, flattened into one sorted table of ranges. Line rows and scope ranges
+ * that start outside every executable section (discarded code: ld's address-0 tombstones)
+ * are dropped. An ELF without DWARF gives functions only. Fails with ORTI_ERROR_ELF naming
+ * the file for a relocatable (unlinked) file, an unreadable section table, a line table
+ * libdw cannot read, or a file with neither function symbols nor DWARF. */
+OrtiAddrMap *orti_addr_map_new (OrtiElf *elf, GError **error);
+OrtiAddrMap *orti_addr_map_ref (OrtiAddrMap *map);
+void orti_addr_map_unref (OrtiAddrMap *map);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (OrtiAddrMap, orti_addr_map_unref)
+
+/* orti_addr_lookup: the range holding @pc (a binary search; never NULL). Thread safe. */
+const OrtiAddrRange *orti_addr_lookup (OrtiAddrMap *map, guint64 pc);
+/* orti_addr_get_frames:
+ * Fills up to @max frames of the inline chain at @range, innermost first: the innermost
+ * scope's function with the range's line, then each enclosing scope's function with the call
+ * site of the scope inside it. Without DWARF scope, one frame: the ELF function and the line.
+ * Returns the number of frames (0 when the function and the scope are unknown). */
+guint orti_addr_get_frames (OrtiAddrMap *map, const OrtiAddrRange *range, OrtiAddrFrame *frames,
+                            guint max);
+
+const char *orti_addr_get_path (OrtiAddrMap *map);   /* the ELF's path */
+OrtiElf *orti_addr_get_elf (OrtiAddrMap *map);       /* borrowed */
+guint orti_addr_get_n_ranges (OrtiAddrMap *map);
+const OrtiAddrRange *orti_addr_get_range (OrtiAddrMap *map, guint index);
+guint orti_addr_get_n_functions (OrtiAddrMap *map);
+const OrtiAddrFunction *orti_addr_get_function (OrtiAddrMap *map, guint32 index); /* sorted by
+                                                                                    * start */
+/* orti_addr_find_function: the index of the first function named @name, or ORTI_ADDR_NONE. */
+guint32 orti_addr_find_function (OrtiAddrMap *map, const char *name);
+guint orti_addr_get_n_lines (OrtiAddrMap *map);
+const OrtiAddrLine *orti_addr_get_line (OrtiAddrMap *map, guint32 index);
+guint orti_addr_get_n_scopes (OrtiAddrMap *map);
+const OrtiAddrScope *orti_addr_get_scope (OrtiAddrMap *map, guint32 index);
+guint orti_addr_get_n_names (OrtiAddrMap *map);
+const char *orti_addr_get_name (OrtiAddrMap *map, guint32 name_id);
+/* The executable sections' address ranges, sorted and merged ([low, high)). */
+guint orti_addr_get_n_text_ranges (OrtiAddrMap *map);
+void orti_addr_get_text_range (OrtiAddrMap *map, guint index, guint64 *low, guint64 *high);
 
 G_END_DECLS

@@ -6,6 +6,9 @@
  * offsets come from the compiler, not from the code under test. */
 #include <stddef.h>
 #include <string.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #include "orti.h"
 #include "test-orti-target.h"
@@ -442,6 +445,117 @@ test_target_initial (void)
   g_assert_cmpint (v, ==, 0 + 9 + 10);
 }
 
+
+/* Reads of read-only memory fold at compile time; reads of RAM never do. */
+static void
+test_target_folding (void)
+{
+  fill_memory (-1);
+  g_autoptr (OrtiPlan) rom = compile_target ("prio_rom[1]");
+  g_assert_true (orti_plan_is_constant (rom));
+  g_assert_cmpuint (orti_plan_get_n_folded (rom), ==, 1);
+  g_assert_cmpstr (orti_plan_get_folded (rom, 0)->what, ==, "prio_rom[1]");
+  g_assert_cmpint (eval_target ("prio_rom[1]"), ==, 1);
+  /* a RAM table indexed by a ROM value: one read left, at a static address */
+  g_autoptr (OrtiPlan) mixed = compile_target ("EE_ORTI_th_priority[prio_rom[0]]");
+  g_assert_true (orti_plan_is_simple_read (mixed));
+  g_assert_cmpuint (orti_plan_get_read (mixed, 0)->address, ==,
+                    sym ("EE_ORTI_th_priority") + 2 * sizeof (int));
+  g_assert_cmpint (eval_target ("EE_ORTI_th_priority[prio_rom[0]]"), ==, 90);
+  /* writable data (even when the C source says const for a pointer table that the loader
+   * relocates) is read at run time */
+  g_autoptr (OrtiPlan) ram = compile_target ("EE_stkfirst");
+  g_assert_cmpuint (orti_plan_get_n_folded (ram), ==, 0);
+}
+
+/* Formulas the Tcl test evaluates both ways. */
+static const char *const tcl_formulas[] = {
+  "EE_stkfirst", "EE_stkfirst + 1", "OS_kernel_ptr[1]->taskCurrent",
+  "OS_kernel_ptr[0]->taskCurrent == &OS_taskTable[2]", "OS_kernel_ptr[0]->taskCurrent->prio",
+  "OS_kernel_ptr[1]->taskCurrent->prio", "(*OS_kernel_ptr[1]).currentId",
+  "OS_kernel_ptr[0]->lastErr", "OS_kernel0.half.hi", "OS_kernel0.raw",
+  "OS_kernel0.magic == 0xCAFEBABEu ? 1 : 0", "OS_kernel1.magic == 0xCAFEBABEu ? 1 : 0",
+  "OS_kernel_ptr[1]->taskCurrent - &OS_taskTable[0]", "(OS_kernel_ptr[1]->taskCurrent - 1)->id",
+  "Os_Core_Stat[1].Os_Core_Dyn->Os_SchedulerDyn.Os_SchedulerCurrentTask",
+  "OS_taskTable[2].state", "(EE_stkfirst == -1) ? 0 : EE_ORTI_th_priority[EE_stkfirst]",
+  "EE_stkfirst != -1 && EE_ORTI_th_priority[EE_stkfirst] > 60", "neg_short / 2",
+  "neg_short % 2", "neg_short * -7 / 4", "(unsigned short) neg_short >> 1", "~neg_short",
+  "!EE_stkfirst", "matrix[2][4] - matrix[1][0]", "(signed char) (OS_kernel0.raw >> 8)",
+  "EE_ORTI_th_priority[1] / (EE_stkfirst + 1)", "prio_rom[2] + EE_ORTI_th_priority[prio_rom[1]]",
+  NULL,
+};
+
+/* orti_plan_to_tcl: every formula's Tcl form, run by OpenOCD's own Jim interpreter over the
+ * same fake memory (read_memory replaced by a proc reading a dict), gives what
+ * orti_plan_eval gives — or fails where it fails (a fault, a division by zero). */
+static void
+test_target_tcl (void)
+{
+  g_autofree char *openocd = g_find_program_in_path ("openocd");
+  if (openocd == NULL) {
+    g_test_skip ("openocd is not installed");
+    return;
+  }
+  for (int stkfirst = -1; stkfirst <= 1; stkfirst += 2) {
+    fill_memory (stkfirst);
+    g_autoptr (GString) script = g_string_new (
+        /* no target: read_memory is not defined yet, our proc stands in */
+        "proc read_memory {a bits n} {global M; set v 0\n"
+        "  for {set i [expr {$bits / 8 - 1}]} {$i >= 0} {incr i -1} {\n"
+        "    set k [expr {$a + $i}]; if {![dict exists $M $k]} {error \"fault at $k\"}\n"
+        "    set v [expr {($v << 8) | [dict get $M $k]}]}\n"
+        "  format 0x%x $v}\n"
+        "set M [dict create");
+    GHashTableIter it;
+    gpointer k, v;
+    g_hash_table_iter_init (&it, mem);
+    while (g_hash_table_iter_next (&it, &k, &v))
+      g_string_append_printf (script, " %" G_GUINT64_FORMAT " %u", *(guint64 *) k,
+                              GPOINTER_TO_UINT (v) - 1);
+    g_string_append (script, "]\n");
+    for (guint i = 0; tcl_formulas[i]; i++) {
+      g_autoptr (OrtiPlan) plan = compile_target (tcl_formulas[i]);
+      g_autofree char *tcl = orti_plan_to_tcl (plan, NULL);
+      g_string_append_printf (script, "echo \"R%u [catch {expr {%s}} r] $r\"\n", i, tcl);
+    }
+    g_string_append (script, "shutdown\n");
+    g_autofree char *path = NULL;
+    int fd = g_file_open_tmp ("orti-tcl-XXXXXX.cfg", &path, NULL);
+    g_assert_cmpint (fd, >=, 0);
+    g_assert_true (g_file_set_contents (path, script->str, -1, NULL));
+    close (fd);
+    const char *argv[] = { openocd, "-c", "adapter driver dummy", "-c", "transport select jtag",
+                           "-f", path, NULL };
+    g_autofree char *out = NULL, *err = NULL;
+    int status = 0;
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out,
+                                 &err, &status, NULL));
+    g_unlink (path);
+    g_autofree char *all = g_strconcat (out, err, NULL);
+    for (guint i = 0; tcl_formulas[i]; i++) {
+      g_autoptr (OrtiPlan) plan = compile_target (tcl_formulas[i]);
+      gint64 want = 0;
+      gboolean ok = orti_plan_eval (plan, mem_read, NULL, &want, NULL);
+      g_autofree char *tag = g_strdup_printf ("R%u ", i);
+      const char *line = strstr (all, tag);
+      if (line == NULL)
+        g_error ("OpenOCD printed nothing for \"%s\":\n%s", tcl_formulas[i], all);
+      int code = -1;
+      gint64 got = 0;
+      int n = sscanf (line + strlen (tag), "%d %" G_GINT64_FORMAT, &code, &got);
+      if (!ok) {
+        if (code != 1)
+          g_error ("\"%s\" (stkfirst %d): eval fails, Tcl gives %s", tcl_formulas[i], stkfirst,
+                   line);
+        continue;
+      }
+      if (n != 2 || code != 0 || got != want)
+        g_error ("\"%s\" (stkfirst %d): eval %" G_GINT64_FORMAT ", Tcl line \"%.80s\"",
+                 tcl_formulas[i], stkfirst, want, line);
+    }
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -462,6 +576,8 @@ main (int argc, char **argv)
     g_test_add_func ("/orti/plan/target/constants", test_target_constants);
     g_test_add_func ("/orti/plan/target/errors", test_target_errors);
     g_test_add_func ("/orti/plan/target/initial", test_target_initial);
+    g_test_add_func ("/orti/plan/target/folding", test_target_folding);
+    g_test_add_func ("/orti/plan/target/tcl", test_target_tcl);
   } else {
     g_printerr ("test-orti-target not found (set ORTI_BUILD_DIR): target tests not run\n");
   }

@@ -18,6 +18,8 @@ __attribute__ ((used)) int EE_ORTI_th_priority[3] = { 5, 7, 9 };
 __attribute__ ((used)) short neg_short = -3;
 __attribute__ ((used)) unsigned char matrix[3][5] = { { 1, 2, 3, 4, 5 }, { 6, 7, 8, 9, 10 } };
 __attribute__ ((used)) unsigned int zero_bss;
+/* a constant table in a read-only segment (flash on a target): reads of it fold */
+__attribute__ ((used)) const unsigned short prio_rom[3] = { 2, 1, 0 };
 
 __attribute__ ((used, noinline)) void
 DecrIsr (void)

@@ -48,5 +48,6 @@ extern volatile TaskType EE_stkfirst;
 extern int EE_ORTI_th_priority[3];
 extern short neg_short;
 extern unsigned char matrix[3][5];
+extern const unsigned short prio_rom[3];
 extern unsigned int zero_bss;
 void DecrIsr (void);

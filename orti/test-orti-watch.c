@@ -333,6 +333,137 @@ test_erika_slave1 (void)
   check_erika ("embedded_automotive_software__Base_ECU_slave1_system.orti", 1, 0x60000398);
 }
 
+
+/* One running-id variable for tasks and ISRs (Trampoline's template): RUNNINGISR2 names ISR
+ * slots and labels task slots "X"; RUNNINGTASK names tasks and labels ISR slots "X"; "idle"
+ * is a value of its own; VALID gates; task STATE and PRIORITY per TASK object. */
+static const char shared_orti[] =
+  "VERSION { KOIL = \"2.2\"; OSSEMANTICS = \"ORTI\", \"2.2\"; };\n"
+  "IMPLEMENTATION Shared {\n"
+  "  OS {\n"
+  "    CTYPE VALID;\n"
+  "    ENUM [ \"Init\" = 0, \"Ui\" = 1, \"X\" = 2, \"X\" = 3, \"idle\" = 4 ] RUNNINGTASK;\n"
+  "    ENUM [ \"X\" = 0, \"X\" = 1, \"CanIsr\" = 2, \"TimerIsr\" = 3, \"X\" = 4 ] RUNNINGISR2;\n"
+  "    CTYPE RUNNINGTASKPRIORITY;\n"
+  "  }, \"OS\";\n"
+  "  TASK {\n"
+  "    CTYPE PRIORITY;\n"
+  "    ENUM [ \"SUSPENDED\" = 0, \"READY\" = 1, \"RUNNING\" = 2, \"WAITING\" = 3 ] STATE;\n"
+  "    STRING vs_REALPRIORITY;\n"
+  "  };\n"
+  "};\n"
+  "OS os {\n"
+  "  RUNNINGTASK = \"EE_stkfirst\";\n"
+  "  RUNNINGISR2 = \"EE_stkfirst\";\n"
+  "  VALID = \"EE_stkfirst != -1\";\n"
+  "  RUNNINGTASKPRIORITY = \"(EE_stkfirst == -1) ? 0 : EE_ORTI_th_priority[EE_stkfirst]\";\n"
+  "};\n"
+  "TASK Init { PRIORITY = \"3\"; STATE = \"OS_taskTable[0].state\"; };\n"
+  "TASK Ui { PRIORITY = \"OS_kernel_ptr[0]->taskCurrent->prio\"; STATE = \"OS_taskTable[1].state\";\n"
+  "          vs_REALPRIORITY = \"7\"; };\n"
+  "TASK Ghost { STATE = \"no_such_symbol\"; };\n";
+
+static void
+test_shared_variable (void)
+{
+  g_autoptr (OrtiDoc) doc = parse (shared_orti);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (OrtiWatch) watch = orti_watch_resolve (doc, target, -1, &error);
+  g_assert_no_error (error);
+  const OrtiWatchAttr *rt = orti_watch_get (watch, 0, "RUNNINGTASK");
+  const OrtiWatchAttr *isr = orti_watch_get (watch, 0, "RUNNINGISR2");
+  g_assert_true (isr->shares_task_variable);
+  g_assert_false (isr->placeholder_only);
+  g_assert_false (rt->shares_task_variable);
+  g_assert_true (orti_value_map_lookup (rt->values, 2)->is_placeholder);
+  g_assert_false (orti_value_map_lookup (rt->values, 1)->is_placeholder);
+  g_assert_true (orti_value_map_lookup (rt->values, 4)->is_none);       /* "idle" */
+  g_assert_false (orti_value_map_lookup (isr->values, 2)->is_placeholder); /* CanIsr */
+  g_assert_true (orti_value_map_lookup (isr->values, 0)->is_placeholder);
+  const OrtiWatchAttr *valid = orti_watch_get (watch, 0, "VALID");
+  g_assert_nonnull (valid);
+  g_assert_nonnull (valid->plan);
+  const OrtiWatchAttr *prio = orti_watch_get (watch, 0, "RUNNINGTASKPRIORITY");
+  g_assert_nonnull (prio->plan);
+  g_assert_cmpuint (orti_plan_get_n_reads (prio->plan), ==, 3); /* value-dependent index */
+
+  GPtrArray *notes = orti_watch_get_notes (watch);
+  gboolean alias_note = FALSE, valid_note = FALSE, ghost_note = FALSE;
+  for (guint i = 0; i < notes->len; i++) {
+    const OrtiWatchNote *n = g_ptr_array_index (notes, i);
+    alias_note |= strstr (n->message, "reads the same variable as RUNNINGTASK") != NULL &&
+                  n->loc.line == 17;
+    valid_note |= strstr (n->message, "VALID of core 0") != NULL;
+    ghost_note |= strstr (n->message, "TASK Ghost has no RUNNINGTASK element") != NULL;
+  }
+  g_assert_true (alias_note);
+  g_assert_true (valid_note);
+  g_assert_true (ghost_note);
+
+  /* tasks: value by name, STATE map, static priority from a constant or vs_REALPRIORITY */
+  g_assert_cmpuint (orti_watch_get_n_tasks (watch), ==, 3);
+  const OrtiWatchTask *init = orti_watch_lookup_task (watch, 0, 0);
+  g_assert_cmpstr (init->name, ==, "Init");
+  g_assert_true (init->has_static_priority);
+  g_assert_cmpint (init->static_priority, ==, 3);
+  g_assert_true (orti_plan_is_simple_read (init->state->plan));
+  g_assert_cmpint (orti_task_state_from_name (orti_value_map_lookup (init->state->values, 3)->name),
+                   ==, ORTI_TASK_STATE_WAITING);
+  const OrtiWatchTask *ui = orti_watch_lookup_task (watch, 0, 1);
+  g_assert_true (ui->has_static_priority);
+  g_assert_cmpint (ui->static_priority, ==, 7);
+  g_assert_nonnull (ui->priority->plan); /* a pointer chase compiles */
+  g_assert_cmpuint (orti_plan_get_n_reads (ui->priority->plan), ==, 3);
+  const OrtiWatchTask *ghost = orti_watch_get_task (watch, 2);
+  g_assert_false (ghost->has_value);
+  g_assert_null (ghost->state->plan); /* its formula fails alone, with a located message */
+  g_assert_nonnull (strstr (ghost->state->error, "no_such_symbol"));
+  g_assert_cmpuint (ghost->state->loc.line, ==, 24);
+}
+
+/* RUNNINGISR2 on the task variable with one placeholder for every value: no ISR source. */
+static void
+test_placeholder_isr (void)
+{
+  static const char text[] =
+    "VERSION { KOIL = \"2.2\"; OSSEMANTICS = \"ORTI\", \"2.2\"; };\n"
+    "IMPLEMENTATION P { OS {\n"
+    "  ENUM [ \"NO_TASK\" = -1, \"A\" = 0, \"B\" = 1 ] RUNNINGTASK;\n"
+    "  ENUM [ \"X\" = -1, \"X\" = 0, \"X\" = 1 ] RUNNINGISR2;\n"
+    "}; };\n"
+    "OS os { RUNNINGTASK = \"EE_stkfirst\"; RUNNINGISR2 = \"EE_stkfirst\"; };\n";
+  g_autoptr (OrtiDoc) doc = parse (text);
+  g_autoptr (OrtiWatch) watch = orti_watch_resolve (doc, target, -1, NULL);
+  const OrtiWatchAttr *isr = orti_watch_get (watch, 0, "RUNNINGISR2");
+  g_assert_true (isr->placeholder_only);
+  g_assert_true (isr->shares_task_variable);
+  const OrtiWatchNote *n = g_ptr_array_index (orti_watch_get_notes (watch), 0);
+  g_assert_nonnull (strstr (n->message, "names no ISR: ignored"));
+  /* duplicate task labels that are real names elsewhere stay names when unique */
+  g_assert_false (orti_value_map_lookup (orti_watch_get (watch, 0, "RUNNINGTASK")->values, 0)
+                    ->is_placeholder);
+}
+
+/* Every vendor's STATE names (ATTRIBUTES.md) map to the class a profiler needs. */
+static void
+test_state_names (void)
+{
+  static const struct { const char *name; OrtiTaskState st; } cases[] = {
+    { "RUNNING", ORTI_TASK_STATE_RUNNING }, { "WAITING", ORTI_TASK_STATE_WAITING },
+    { "READY", ORTI_TASK_STATE_READY }, { "SUSPENDED", ORTI_TASK_STATE_SUSPENDED },
+    { "WAIT_SEMAPHORE", ORTI_TASK_STATE_WAITING }, { "START", ORTI_TASK_STATE_READY },
+    { "QUARANTINED", ORTI_TASK_STATE_SUSPENDED }, { "NEW", ORTI_TASK_STATE_READY },
+    { "READY_SYNC", ORTI_TASK_STATE_READY }, { "READY_ASYNC", ORTI_TASK_STATE_READY },
+    { "INVALID", ORTI_TASK_STATE_SUSPENDED }, { "STACKED", ORTI_TASK_STATE_READY },
+    { "BLOCKED", ORTI_TASK_STATE_WAITING }, { "EXEC", ORTI_TASK_STATE_RUNNING },
+    { "Os_Suspended", ORTI_TASK_STATE_SUSPENDED }, { "frobnicated", ORTI_TASK_STATE_UNKNOWN },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    if (orti_task_state_from_name (cases[i].name) != cases[i].st)
+      g_error ("state name %s: got %d, want %d", cases[i].name,
+               orti_task_state_from_name (cases[i].name), cases[i].st);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -351,6 +482,9 @@ main (int argc, char **argv)
   g_test_add_func ("/orti/watch/smp-fixture", test_smp_fixture);
   g_test_add_func ("/orti/watch/value-rules", test_value_rules);
   g_test_add_func ("/orti/watch/no-os", test_no_os);
+  g_test_add_func ("/orti/watch/shared-variable", test_shared_variable);
+  g_test_add_func ("/orti/watch/placeholder-isr", test_placeholder_isr);
+  g_test_add_func ("/orti/watch/state-names", test_state_names);
   if (shared != NULL) {
     shared_dir = g_strdup (shared);
     g_autofree char *corpus = g_build_filename (shared, "orti-corpus", NULL);

@@ -38,7 +38,10 @@ cmd_export (int argc, char **argv)
     "  csv        every table (sections), --table NAME for one table or view\n"
     "  gprof      gprof-style flat profile\n"
     "  twl        TWL-SDK OS_DumpStatistics lines (net ticks)\n"
-    "  pfp        PFP measurement lines (self ticks; functions as profile points)\n"
+    "  pfp        PFP measurement lines of the profile points (seed 003); without\n"
+    "             profile points, of the functions (self ticks)\n"
+    "callgrind, gprof, twl and a pfp of functions need function calls: a poll session has\n"
+    "none (exit status 1, \"the poll source sees no function calls\").\n"
     "e.g.\n"
     "  orti-profd export --session 1 --format perfetto -o trace.json\n");
   g_autoptr (GError) error = NULL;

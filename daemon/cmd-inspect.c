@@ -3,8 +3,11 @@
  * Shows what an ORTI file tells a profiler, resolved on the ELF when one is given: the ORTI
  * version and generator hints, the OS object(s) per core, tasks and ISRs with their id values,
  * priorities and stacks, the TOTRACE attributes, and for RUNNINGTASK, RUNNINGISR2 (or
- * RUNNINGISR) and SERVICETRACE per core the formula, the read plan and the value→name map;
- * the file's diagnostics come last. `--json` prints the same as one JSON document.
+ * RUNNINGISR), SERVICETRACE, RUNNINGTASKPRIORITY and VALID per core the formula, the read
+ * plan and the value→name map; per task what the profiler knows of its state and priority
+ * (the evidence that tells a preemption from the end of a job); notes about what a session
+ * ignores (an ISR attribute that aliases RUNNINGTASK, placeholder labels); the file's
+ * diagnostics come last. `--json` prints the same as one JSON document.
  *
  * Exit status: 0; 1 when the file has errors or no running-task information (everything that
  * could be parsed is printed anyway, and an `inspect: …` line goes to stderr); 2 bad usage.
@@ -17,7 +20,7 @@
 #include <string.h>
 
 static const char *const watched_attrs[] = { "RUNNINGTASK", "RUNNINGISR2", "RUNNINGISR",
-                                             "SERVICETRACE" };
+                                             "SERVICETRACE", "RUNNINGTASKPRIORITY", "VALID" };
 static const char *const isr_types[] = { "ISR", "vs_ISR", "_vs_ISR" };
 
 typedef struct {
@@ -42,6 +45,13 @@ kind_name (OrtiAttrKind kind)
   default:
     return "?";
   }
+}
+
+static const char *
+state_name (OrtiTaskState st)
+{
+  static const char *const names[] = { "unknown", "running", "ready", "waiting", "suspended" };
+  return st < G_N_ELEMENTS (names) ? names[st] : "?";
 }
 
 static char *
@@ -218,6 +228,18 @@ json_plan (JsonBuilder *b, OrtiPlan *plan)
     json_builder_end_object (b);
   }
   json_builder_end_array (b);
+  json_builder_set_member_name (b, "folded");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < orti_plan_get_n_folded (plan); i++) {
+    const OrtiPlanRead *r = orti_plan_get_folded (plan, i);
+    json_builder_begin_object (b);
+    json_member_string (b, "what", r->what);
+    g_autofree char *addr = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", r->address);
+    json_member_string (b, "address", addr);
+    json_member_int (b, "width", r->width);
+    json_builder_end_object (b);
+  }
+  json_builder_end_array (b);
   json_builder_end_object (b);
 }
 
@@ -239,6 +261,8 @@ json_watch_attr (JsonBuilder *b, const OrtiWatchAttr *wa)
     json_builder_add_null_value (b);
   json_member_string (b, "error", wa->error);
   json_member_bool (b, "service_entry_bit", wa->service_entry_bit);
+  json_member_bool (b, "shares_task_variable", wa->shares_task_variable);
+  json_member_bool (b, "placeholder_only", wa->placeholder_only);
   json_builder_set_member_name (b, "values");
   if (wa->values == NULL) {
     json_builder_add_null_value (b);
@@ -255,6 +279,9 @@ json_watch_attr (JsonBuilder *b, const OrtiWatchAttr *wa)
         json_builder_add_null_value (b);
       json_member_string (b, "ref", v->ref);
       json_member_bool (b, "none", v->is_none);
+      json_member_bool (b, "placeholder", v->is_placeholder);
+      if (strcmp (wa->attr, "STATE") == 0)
+        json_member_string (b, "state", state_name (orti_task_state_from_name (v->name)));
       json_member_bool (b, "resolved", v->resolved);
       json_member_string (b, "error", v->error);
       json_builder_end_object (b);
@@ -405,6 +432,46 @@ inspect_json (Inspect *in, const char *error)
   json_builder_end_array (b);
   json_member_string (b, "watch_error", in->watch_error);
 
+  json_builder_set_member_name (b, "task_evidence");
+  json_builder_begin_array (b);
+  for (guint i = 0; in->watch && i < orti_watch_get_n_tasks (in->watch); i++) {
+    const OrtiWatchTask *t = orti_watch_get_task (in->watch, i);
+    json_builder_begin_object (b);
+    json_member_string (b, "name", t->name);
+    json_builder_set_member_name (b, "value");
+    if (t->has_value)
+      json_builder_add_int_value (b, t->value);
+    else
+      json_builder_add_null_value (b);
+    json_member_int (b, "core", t->core);
+    json_builder_set_member_name (b, "static_priority");
+    if (t->has_static_priority)
+      json_builder_add_int_value (b, t->static_priority);
+    else
+      json_builder_add_null_value (b);
+    json_builder_set_member_name (b, "state");
+    if (t->state)
+      json_watch_attr (b, t->state);
+    else
+      json_builder_add_null_value (b);
+    json_builder_set_member_name (b, "priority");
+    if (t->priority)
+      json_watch_attr (b, t->priority);
+    else
+      json_builder_add_null_value (b);
+    json_builder_end_object (b);
+  }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "notes");
+  json_builder_begin_array (b);
+  for (guint i = 0; in->watch && i < orti_watch_get_notes (in->watch)->len; i++) {
+    const OrtiWatchNote *n = g_ptr_array_index (orti_watch_get_notes (in->watch), i);
+    g_autofree char *loc = location_string (&n->loc);
+    g_autofree char *text = g_strdup_printf ("%s: note: %s", loc, n->message);
+    json_builder_add_string_value (b, text);
+  }
+  json_builder_end_array (b);
+
   json_builder_set_member_name (b, "diagnostics");
   json_builder_begin_array (b);
   GPtrArray *diags = orti_doc_get_diagnostics (doc);
@@ -501,6 +568,37 @@ print_plan (OrtiPlan *plan)
       printf ("        read %u: %s @ 0x%" G_GINT64_MODIFIER "x, %u bytes, %s\n", i, r->what,
               r->address, r->width, r->is_signed ? "signed" : "unsigned");
   }
+  for (guint i = 0; i < orti_plan_get_n_folded (plan); i++) {
+    const OrtiPlanRead *r = orti_plan_get_folded (plan, i);
+    printf ("        folded: %s @ 0x%" G_GINT64_MODIFIER "x, %u bytes (read-only: taken from the "
+            "ELF)\n", r->what, r->address, r->width);
+  }
+}
+
+static void print_watch_attr (const OrtiWatchAttr *wa);
+
+/* Per task: its running value, STATE (values by class) and PRIORITY. */
+static void
+print_task_evidence (Inspect *in)
+{
+  guint n = orti_watch_get_n_tasks (in->watch);
+  printf ("\nTask evidence (%u tasks):\n", n);
+  for (guint i = 0; i < n; i++) {
+    const OrtiWatchTask *t = orti_watch_get_task (in->watch, i);
+    printf ("  %s", t->name);
+    if (t->has_value)
+      printf ("  running value %" G_GINT64_FORMAT " (0x%" G_GINT64_MODIFIER "x)", t->value,
+              t->value);
+    else
+      printf ("  running value ?");
+    if (t->has_static_priority)
+      printf ("  static priority %" G_GINT64_FORMAT, t->static_priority);
+    printf ("\n");
+    if (t->state != NULL)
+      print_watch_attr (t->state);
+    if (t->priority != NULL)
+      print_watch_attr (t->priority);
+  }
 }
 
 static void
@@ -522,6 +620,10 @@ print_watch_attr (const OrtiWatchAttr *wa)
     printf ("      plan: none: %s\n", wa->error != NULL ? wa->error : "not compiled");
   if (wa->service_entry_bit)
     printf ("      encoding: bit 0 set while inside the service (entry = id|1, exit = id)\n");
+  if (wa->shares_task_variable)
+    printf ("      shares RUNNINGTASK's variable: not a source of its own\n");
+  if (wa->placeholder_only)
+    printf ("      labels: placeholders only (no names)\n");
   if (wa->values == NULL)
     return;
   printf ("      values (%u):\n", orti_value_map_get_size (wa->values));
@@ -538,6 +640,10 @@ print_watch_attr (const OrtiWatchAttr *wa)
       printf (" : %s", v->ref);
     if (v->is_none)
       printf ("  [none]");
+    if (v->is_placeholder)
+      printf ("  [placeholder]");
+    if (strcmp (wa->attr, "STATE") == 0)
+      printf ("  [%s]", state_name (orti_task_state_from_name (v->name)));
     if (!v->resolved)
       printf ("  [invalid: %s]", v->error != NULL ? v->error : "not resolved");
     printf ("\n");
@@ -617,6 +723,14 @@ inspect_print (Inspect *in)
       guint n_was = watch_attrs_of_core (in, c, was);
       for (guint a = 0; a < n_was; a++)
         print_watch_attr (was[a]);
+    }
+    print_task_evidence (in);
+    GPtrArray *notes = orti_watch_get_notes (in->watch);
+    printf ("\nNotes (%u):\n", notes->len);
+    for (guint i = 0; i < notes->len; i++) {
+      const OrtiWatchNote *n = g_ptr_array_index (notes, i);
+      g_autofree char *loc = location_string (&n->loc);
+      printf ("  %s: note: %s\n", loc, n->message);
     }
   } else {
     printf ("\nWatch: %s\n", in->watch_error != NULL ? in->watch_error : "not resolved");

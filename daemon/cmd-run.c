@@ -17,8 +17,13 @@
 
 typedef struct {
   char *orti, *elf, *openocd, *source, *db, *duration, *name, *record, *replay, *config;
-  char *timestamp, *rtt, *http, *http_token;
+  char *timestamp, *rtt, *http, *http_token, *core_clock;
+  char *swo, *swo_format, *swo_pin_freq, *swo_protocol, *pc_sample;
+  char **pp_alpha, **variable;     /* --pp-alpha ID=A, --variable ID=NAME[:KIND] (repeated) */
+  char **watch;                    /* --watch EXPR[:state|:value] (repeated) */
+  GArray *alphas, *variables;      /* parsed: SessionPointAlpha, SessionVariable */
   int core;
+  gboolean no_exception_trace;
   gboolean quiet;
   gboolean serve;
 } RunOptions;
@@ -37,9 +42,20 @@ run_options_clear (RunOptions *o)
   g_free (o->replay);
   g_free (o->config);
   g_free (o->timestamp);
+  g_free (o->core_clock);
   g_free (o->rtt);
   g_free (o->http);
   g_free (o->http_token);
+  g_free (o->swo);
+  g_free (o->swo_format);
+  g_free (o->swo_pin_freq);
+  g_free (o->swo_protocol);
+  g_free (o->pc_sample);
+  g_strfreev (o->pp_alpha);
+  g_strfreev (o->watch);
+  g_strfreev (o->variable);
+  g_clear_pointer (&o->alphas, g_array_unref);
+  g_clear_pointer (&o->variables, g_array_unref);
 }
 
 /* Fill unset options from one config file; a missing file is fine, a broken one is not. */
@@ -59,6 +75,9 @@ load_config (RunOptions *o, const char *path, gboolean must_exist, GError **erro
     { "orti", &o->orti }, { "elf", &o->elf }, { "openocd", &o->openocd },
     { "source", &o->source }, { "db", &o->db }, { "duration", &o->duration },
     { "name", &o->name }, { "timestamp", &o->timestamp }, { "rtt", &o->rtt },
+    { "core_clock", &o->core_clock }, { "swo", &o->swo }, { "swo_format", &o->swo_format },
+    { "swo_pin_freq", &o->swo_pin_freq }, { "swo_protocol", &o->swo_protocol },
+    { "pc_sample", &o->pc_sample },
     { "http", &o->http }, { "http_token", &o->http_token },
   };
   g_auto (GStrv) present = g_key_file_get_keys (kf, "orti-profd", NULL, NULL);
@@ -84,23 +103,14 @@ load_config (RunOptions *o, const char *path, gboolean must_exist, GError **erro
   return TRUE;
 }
 
-/* "10", "10s", "250ms", "2m", "1h" → milliseconds. */
+/* --duration: web_parse_duration (the REST body reads the same grammar). */
 static gboolean
 parse_duration (const char *text, guint64 *ms, GError **error)
 {
-  static const struct { const char *unit; double mult; } units[] = {
-    { "", 1000 }, { "s", 1000 }, { "ms", 1 }, { "m", 60000 }, { "min", 60000 }, { "h", 3600000 },
-  };
-  char *end = NULL;
-  double v = g_ascii_strtod (text, &end);
-  if (end != text && v >= 0)
-    for (gsize i = 0; i < G_N_ELEMENTS (units); i++)
-      if (strcmp (end, units[i].unit) == 0) {
-        *ms = (guint64) (v * units[i].mult + 0.5);
-        return TRUE;
-      }
-  g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
-               "--duration: \"%s\" is not a duration (examples: 30s, 500ms, 5m)", text);
+  g_autoptr (GError) local = NULL;
+  if (web_parse_duration (text, ms, &local))
+    return TRUE;
+  g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--duration: %s", local->message);
   return FALSE;
 }
 
@@ -120,7 +130,7 @@ parse_host_port (const char *text, char **host, guint16 *port, GError **error)
   return TRUE;
 }
 
-/* "ADDR[,HZ[,down]]" */
+/* "ADDR,HZ[,down]": the rate is required (a guess would scale every time silently) */
 static gboolean
 parse_timestamp (const char *text, SessionConfig *cfg, GError **error)
 {
@@ -129,8 +139,13 @@ parse_timestamp (const char *text, SessionConfig *cfg, GError **error)
   gboolean ok = TRUE;
   cfg->timestamp_address = g_ascii_strtoull (parts[0], &end, 0);
   ok = end != parts[0] && *end == '\0' && cfg->timestamp_address != 0;
-  cfg->timestamp_hz = 1000000;
-  if (ok && parts[1]) {
+  if (ok && parts[1] == NULL) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
+                 "--timestamp %s: give the timer's rate too, ADDR,HZ[,down] (e.g. "
+                 "0x40000004,25000000,down): without it every time would be a guess", text);
+    return FALSE;
+  }
+  if (ok) {
     cfg->timestamp_hz = g_ascii_strtoull (parts[1], &end, 0);
     ok = end != parts[1] && *end == '\0' && cfg->timestamp_hz != 0;
     if (ok && parts[2])
@@ -138,7 +153,7 @@ parse_timestamp (const char *text, SessionConfig *cfg, GError **error)
   }
   if (!ok)
     g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
-                 "--timestamp: \"%s\" is not ADDR[,HZ[,down]] (e.g. 0x40000004,25000000,down)",
+                 "--timestamp: \"%s\" is not ADDR,HZ[,down] (e.g. 0x40000004,25000000,down)",
                  text);
   return ok;
 }
@@ -324,12 +339,148 @@ web_stop (gpointer data, gint64 id, GError **error)
   return TRUE;
 }
 
+/* A positive integer option ("--NAME: \"TEXT\" is not …" otherwise). */
+static gboolean
+parse_rate (const char *text, const char *name, const char *example, guint64 *hz, GError **error)
+{
+  char *end = NULL;
+  guint64 v = g_ascii_strtoull (text, &end, 0);
+  if (end == text || *end != '\0' || v == 0 || text[0] == '-') {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
+                 "--%s: \"%s\" is not a rate in Hz (e.g. %s)", name, text, example);
+    return FALSE;
+  }
+  *hz = v;
+  return TRUE;
+}
+
+/* The SWO options. */
+static gboolean
+build_swo_config (RunOptions *o, SessionConfig *cfg, GError **error)
+{
+  static const struct { const char *name; ProbeSwoInput input; } formats[] = {
+    { "itm", PROBE_SWO_INPUT_ITM }, { "tpiu", PROBE_SWO_INPUT_TPIU },
+    { "orbflow", PROBE_SWO_INPUT_ORBFLOW },
+  };
+  gboolean any = o->swo || o->swo_format || o->swo_pin_freq || o->swo_protocol
+                 || o->no_exception_trace;
+  if (any && cfg->source != SESSION_SOURCE_SWO && cfg->source != SESSION_SOURCE_AUTO &&
+      cfg->source != SESSION_SOURCE_REPLAY) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "the --swo options are for "
+                 "--source swo (or auto), not --source %s", o->source);
+    return FALSE;
+  }
+  if (o->swo && cfg->source == SESSION_SOURCE_AUTO)
+    cfg->source = SESSION_SOURCE_SWO; /* a stream given: SWO is what is wanted */
+  cfg->swo_stream = o->swo;
+  gboolean found = o->swo_format == NULL;
+  for (gsize i = 0; !found && i < G_N_ELEMENTS (formats); i++)
+    if (strcmp (o->swo_format, formats[i].name) == 0) {
+      cfg->swo_input = formats[i].input;
+      found = TRUE;
+    }
+  if (!found) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
+                 "--swo-format: \"%s\" is not itm, tpiu or orbflow", o->swo_format);
+    return FALSE;
+  }
+  if (o->swo_format && o->swo == NULL && cfg->swo_input != PROBE_SWO_INPUT_ITM) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--swo-format %s needs --swo: "
+                 "OpenOCD's own capture is unframed ITM", o->swo_format);
+    return FALSE;
+  }
+  static const struct { const char *name; ProbeSwoProtocol protocol; } protocols[] = {
+    { "uart", PROBE_SWO_UART }, { "manchester", PROBE_SWO_MANCHESTER }, { "sync", PROBE_SWO_SYNC },
+  };
+  found = o->swo_protocol == NULL;
+  for (gsize i = 0; !found && i < G_N_ELEMENTS (protocols); i++)
+    if (strcmp (o->swo_protocol, protocols[i].name) == 0) {
+      cfg->swo_protocol = protocols[i].protocol;
+      found = TRUE;
+    }
+  if (!found) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
+                 "--swo-protocol: \"%s\" is not uart, manchester or sync", o->swo_protocol);
+    return FALSE;
+  }
+  if (o->swo_pin_freq && !parse_rate (o->swo_pin_freq, "swo-pin-freq", "2000000",
+                                      &cfg->swo_pin_hz, error))
+    return FALSE;
+  cfg->swo_no_exception_trace = o->no_exception_trace;
+  guint64 pc = 0;
+  if (o->pc_sample && !parse_rate (o->pc_sample, "pc-sample", "10000", &pc, error))
+    return FALSE;
+  if (pc > 10000000) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
+                 "--pc-sample: %" G_GUINT64_FORMAT " Hz is more than a trace unit can sample", pc);
+    return FALSE;
+  }
+  cfg->pc_sample_hz = (guint) pc;
+  return TRUE;
+}
+
+/* An unsigned 32-bit id (decimal or 0x hex) spanning all of @text. */
+static gboolean
+parse_id (const char *text, guint32 *id)
+{
+  char *end = NULL;
+  guint64 v = g_ascii_strtoull (text, &end, 0);
+  *id = (guint32) v;
+  return end != text && *end == '\0' && v <= G_MAXUINT32 && g_ascii_isdigit (*text);
+}
+
+/* --pp-alpha ID=A (A from 0 to 1, seed 003's pfpSetAlpha) and --variable ID=NAME[:state|:value]
+ * into @o's arrays; the strings they point at stay owned by @o. */
+static gboolean
+parse_declarations (RunOptions *o, GError **error)
+{
+  o->alphas = g_array_new (FALSE, FALSE, sizeof (SessionPointAlpha));
+  o->variables = g_array_new (FALSE, FALSE, sizeof (SessionVariable));
+  for (char **a = o->pp_alpha; a && *a; a++) {
+    char *eq = strchr (*a, '=');
+    char *end = NULL;
+    SessionPointAlpha pa = { 0 };
+    g_autofree char *id = eq ? g_strndup (*a, (gsize) (eq - *a)) : NULL;
+    if (eq != NULL)
+      pa.alpha = g_ascii_strtod (eq + 1, &end);
+    if (eq == NULL || !parse_id (id, &pa.id) || end == eq + 1 || *end != '\0' ||
+        !(pa.alpha >= 0.0 && pa.alpha <= 1.0)) {
+      g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
+                   "--pp-alpha: \"%s\" is not ID=ALPHA with ALPHA from 0 to 1 (e.g. 1=0.125)", *a);
+      return FALSE;
+    }
+    g_array_append_val (o->alphas, pa);
+  }
+  for (char **v = o->variable; v && *v; v++) {
+    char *eq = strchr (*v, '=');
+    SessionVariable sv = { 0 };
+    g_autofree char *id = eq ? g_strndup (*v, (gsize) (eq - *v)) : NULL;
+    char *colon = eq ? strrchr (eq + 1, ':') : NULL;
+    if (colon != NULL) {
+      *colon = '\0';
+      sv.kind = colon + 1;
+    }
+    sv.name = eq ? eq + 1 : NULL;
+    gboolean kind_ok = sv.kind == NULL || strcmp (sv.kind, "state") == 0 || strcmp (sv.kind, "value") == 0;
+    if (eq == NULL || !parse_id (id, &sv.id) || *sv.name == '\0' || !kind_ok) {
+      if (colon != NULL)
+        *colon = ':';
+      g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
+                   "--variable: \"%s\" is not ID=NAME[:state|:value] (e.g. 3=light:state)", *v);
+      return FALSE;
+    }
+    g_array_append_val (o->variables, sv);
+  }
+  return TRUE;
+}
+
 /* Options → SessionConfig (usage errors only; strings stay owned by @o). */
 static gboolean
 build_config (RunOptions *o, SessionConfig *cfg, char **host, GError **error)
 {
   static const struct { const char *name; SessionSourceKind kind; } sources[] = {
     { "auto", SESSION_SOURCE_AUTO }, { "poll", SESSION_SOURCE_POLL }, { "rtt", SESSION_SOURCE_RTT },
+    { "swo", SESSION_SOURCE_SWO },
   };
   static const struct { const char *name; ProbeRttMethod method; } methods[] = {
     { "auto", PROBE_RTT_AUTO }, { "drain", PROBE_RTT_DRAIN }, { "server", PROBE_RTT_SERVER },
@@ -348,6 +499,22 @@ build_config (RunOptions *o, SessionConfig *cfg, char **host, GError **error)
     return FALSE;
   if (o->timestamp && !parse_timestamp (o->timestamp, cfg, error))
     return FALSE;
+  if (o->core_clock && !parse_rate (o->core_clock, "core-clock", "168000000",
+                                    &cfg->core_clock_hz, error))
+    return FALSE;
+  if (!parse_declarations (o, error))
+    return FALSE;
+  cfg->pp_alphas = (const SessionPointAlpha *) (gpointer) o->alphas->data;
+  cfg->n_pp_alphas = o->alphas->len;
+  cfg->variables = (const SessionVariable *) (gpointer) o->variables->data;
+  cfg->n_variables = o->variables->len;
+  cfg->watch = (const char *const *) o->watch;
+  cfg->n_watch = o->watch ? g_strv_length (o->watch) : 0;
+  if (cfg->n_watch && cfg->source == SESSION_SOURCE_RTT) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--watch is for the poll and SWO "
+                 "sources (through RTT the firmware reports variables with orti_trace_value)");
+    return FALSE;
+  }
   gboolean found = o->source == NULL;
   for (gsize i = 0; !found && i < G_N_ELEMENTS (sources); i++)
     if (strcmp (o->source, sources[i].name) == 0) {
@@ -356,11 +523,13 @@ build_config (RunOptions *o, SessionConfig *cfg, char **host, GError **error)
     }
   if (!found) {
     g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
-                 "--source: \"%s\" is not poll, rtt or auto", o->source);
+                 "--source: \"%s\" is not poll, rtt, swo or auto", o->source);
     return FALSE;
   }
   if (o->replay)
     cfg->source = SESSION_SOURCE_REPLAY;
+  if (!build_swo_config (o, cfg, error))
+    return FALSE;
   found = o->rtt == NULL;
   for (gsize i = 0; !found && i < G_N_ELEMENTS (methods); i++)
     if (strcmp (o->rtt, methods[i].name) == 0) {
@@ -444,17 +613,27 @@ cmd_run (int argc, char **argv)
     { "elf", 0, 0, G_OPTION_ARG_FILENAME, &o.elf, "Firmware ELF (with DWARF)", "ELF" },
     { "core", 0, 0, G_OPTION_ARG_INT, &core, "Only this core's copies of per-core symbols", "N" },
     { "openocd", 0, 0, G_OPTION_ARG_STRING, &o.openocd, "OpenOCD TCL RPC address (127.0.0.1:6666)", "HOST:PORT" },
-    { "source", 0, 0, G_OPTION_ARG_STRING, &o.source, "poll, rtt or auto (default auto)", "KIND" },
+    { "source", 0, 0, G_OPTION_ARG_STRING, &o.source, "poll, rtt, swo or auto (default auto: RTT if the firmware links orti-trace, else SWO if the target and adapter can trace, else poll)", "KIND" },
+    { "swo", 0, 0, G_OPTION_ARG_STRING, &o.swo, "SWO: read the stream from a server (orbuculum, an OpenOCD tpiu you configured) or a file (default: OpenOCD's own capture)", ":PORT|HOST:PORT|FILE" },
+    { "swo-format", 0, 0, G_OPTION_ARG_STRING, &o.swo_format, "SWO: the stream's format: itm (raw), tpiu (formatter frames) or orbflow (orbuculum 3402); default itm", "FORMAT" },
+    { "swo-pin-freq", 0, 0, G_OPTION_ARG_STRING, &o.swo_pin_freq, "SWO: the pin's bit rate (default: the adapter's choice)", "HZ" },
+    { "swo-protocol", 0, 0, G_OPTION_ARG_STRING, &o.swo_protocol, "SWO: the TPIU's output: uart (default) or manchester on the SWO pin, sync for a parallel trace port", "PROTOCOL" },
+    { "no-exception-trace", 0, 0, G_OPTION_ARG_NONE, &o.no_exception_trace, "SWO: no exception trace (ISR2s only from RUNNINGISR2)", NULL },
+    { "pc-sample", 0, 0, G_OPTION_ARG_STRING, &o.pc_sample, "SWO: periodic PC samples at about this rate", "HZ" },
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &o.db, "Database (default ./profile.db)", "FILE" },
     { "duration", 0, 0, G_OPTION_ARG_STRING, &o.duration, "Stop after this long (30s, 5m; default: until Ctrl-C)", "TIME" },
     { "name", 0, 0, G_OPTION_ARG_STRING, &o.name, "Session name", "NAME" },
     { "record", 0, 0, G_OPTION_ARG_FILENAME, &o.record, "Also write the raw source stream to a capture file", "FILE" },
     { "replay", 0, 0, G_OPTION_ARG_FILENAME, &o.replay, "Play a capture file instead of a live target", "FILE" },
-    { "timestamp", 0, 0, G_OPTION_ARG_STRING, &o.timestamp, "Poll: free-running target timer to timestamp samples", "ADDR[,HZ[,down]]" },
+    { "timestamp", 0, 0, G_OPTION_ARG_STRING, &o.timestamp, "Poll: a free-running target timer to timestamp samples (default: DWT CYCCNT on Cortex-M3 and later)", "ADDR,HZ[,down]" },
+    { "core-clock", 0, 0, G_OPTION_ARG_STRING, &o.core_clock, "Poll: the core clock, CYCCNT's rate (default: measured against host time)", "HZ" },
     { "rtt", 0, 0, G_OPTION_ARG_STRING, &o.rtt, "RTT method: drain, server or auto (default auto)", "METHOD" },
     { "config", 0, 0, G_OPTION_ARG_FILENAME, &o.config, "Read options from this file too", "FILE" },
     { "http", 0, 0, G_OPTION_ARG_STRING, &o.http, "REST API and dashboard address (127.0.0.1:8080; none: off)", "ADDR:PORT" },
     { "http-token", 0, 0, G_OPTION_ARG_STRING, &o.http_token, "Bearer token required by the REST API", "TOKEN" },
+    { "pp-alpha", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.pp_alpha, "Exponential averaging constant of profile point ID (seed 003 pfpSetAlpha; repeatable)", "ID=ALPHA" },
+    { "variable", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.variable, "Name a data variable (orti_trace_value id) and say whether it is a state or a regular value (repeatable)", "ID=NAME[:state|:value]" },
+    { "watch", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.watch, "Poll/SWO: watch a variable (an ELF symbol or a C expression over symbols) as a state (statistics per value) or a regular value (repeatable)", "EXPR[:state|:value]" },
     { "serve", 0, 0, G_OPTION_ARG_NONE, &o.serve, "Keep running after the session; start more over REST", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "No progress line", NULL },
     { NULL },
@@ -486,7 +665,8 @@ cmd_run (int argc, char **argv)
   }
 #define FILL(f) if (o.f == NULL) { o.f = file.f; file.f = NULL; }
   FILL (orti) FILL (elf) FILL (openocd) FILL (source) FILL (db) FILL (duration) FILL (name)
-  FILL (timestamp) FILL (rtt) FILL (http) FILL (http_token)
+  FILL (timestamp) FILL (rtt) FILL (http) FILL (http_token) FILL (core_clock)
+  FILL (swo) FILL (swo_format) FILL (swo_pin_freq) FILL (swo_protocol) FILL (pc_sample)
 #undef FILL
   o.core = core >= 0 ? core : file.core;
   run_options_clear (&file);

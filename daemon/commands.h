@@ -21,3 +21,4 @@ int cmd_delete_session (int argc, char **argv);
 int cmd_run (int argc, char **argv);
 int cmd_slice (int argc, char **argv);
 int cmd_export (int argc, char **argv);
+int cmd_serve (int argc, char **argv);

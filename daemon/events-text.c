@@ -301,6 +301,8 @@ events_text_parse_line (EventsText *self, const char *filename, guint line_no, c
       kind = PROBE_EVENT_TASK_ACTIVATE; space = EVENTS_TEXT_TASK; what = "task";
     } else if (KW ("TERMINATE")) {
       kind = PROBE_EVENT_TASK_TERMINATE; space = EVENTS_TEXT_TASK; what = "task";
+    } else if (KW ("WAIT")) {
+      kind = PROBE_EVENT_TASK_WAIT; space = EVENTS_TEXT_TASK; what = "task";
     } else if (KW ("ISR")) {
       kind = PROBE_EVENT_ISR_ENTER; space = EVENTS_TEXT_ISR; what = "ISR";
     } else if (KW ("ISR_END")) {
@@ -313,6 +315,8 @@ events_text_parse_line (EventsText *self, const char *filename, guint line_no, c
       kind = PROBE_EVENT_PP_BEGIN; space = EVENTS_TEXT_POINT; what = "profile point";
     } else if (KW ("PP_END")) {
       kind = PROBE_EVENT_PP_END; space = EVENTS_TEXT_POINT; what = "profile point";
+    } else if (KW ("PP_ALPHA")) {
+      kind = PROBE_EVENT_PP_ALPHA; space = EVENTS_TEXT_POINT; what = "profile point";
     } else if (KW ("DATA")) {
       kind = PROBE_EVENT_DATA; space = EVENTS_TEXT_VARIABLE; what = "variable";
     } else {
@@ -339,6 +343,18 @@ events_text_parse_line (EventsText *self, const char *filename, guint line_no, c
         out->b = (guint32) (w[0] - '0');
       else if (wl != 0)
         return fail (&sc, w, error, "expected 'latch', 0 or 1 after the profile point");
+    } else if (kind == PROBE_EVENT_PP_ALPHA) {
+      skip_ws (&sc);
+      const char *w = sc.p;
+      while (sc.p < sc.end && (g_ascii_isalnum (*sc.p) || *sc.p == '.'))
+        sc.p++;
+      gsize wl = (gsize) (sc.p - w);
+      g_autofree char *word = g_strndup (w, wl);
+      char *end = NULL;
+      double alpha = g_ascii_strtod (word, &end);
+      if (wl == 0 || *end != '\0' || !(alpha >= 0.0 && alpha <= 1.0))
+        return fail (&sc, w, error, "expected an averaging constant from 0 to 1 after the profile point");
+      out->b = (guint32) (alpha * 65536.0 + 0.5); /* 16.16 fixed point */
     } else if (kind == PROBE_EVENT_DATA) {
       skip_ws (&sc);
       const char *w = sc.p;
@@ -367,8 +383,8 @@ events_text_parse_line (EventsText *self, const char *filename, guint line_no, c
       return fail (&sc, w, error, "bad count of records lost '%.*s'", (int) wl, w);
     out->kind = PROBE_EVENT_GAP;
     out->a = (guint32) v;
-  } else if (KW ("TASK") || KW ("ISR") || KW ("ACTIVATE") || KW ("TERMINATE") || KW ("SERVICE") ||
-             KW ("PP_BEGIN") || KW ("PP_END") || KW ("DATA")) {
+  } else if (KW ("TASK") || KW ("ISR") || KW ("ACTIVATE") || KW ("TERMINATE") || KW ("WAIT") ||
+             KW ("SERVICE") || KW ("PP_BEGIN") || KW ("PP_END") || KW ("PP_ALPHA") || KW ("DATA")) {
     return fail (&sc, s + n, error, "expected ':' after %.*s", (int) n, s);
   } else {
     gsize base = exit_base_len (s, n);

@@ -9,10 +9,12 @@
  *     <time> [@<core>] ISR_END [: <isr>]     ISR2 exit (of the innermost when no name)
  *     <time> [@<core>] ACTIVATE: <task>      task activation
  *     <time> [@<core>] TERMINATE: <task>     task termination
+ *     <time> [@<core>] WAIT: <task>          the task blocks in WaitEvent
  *     <time> [@<core>] SERVICE: <service>    OS service entry
  *     <time> [@<core>] SERVICE_END [: <svc>] OS service exit
  *     <time> [@<core>] PP_BEGIN: <point>     profile point begin (seed 003 pfpBegin)
  *     <time> [@<core>] PP_END: <point> [latch]  profile point end (pfpEnd(id, latch))
+ *     <time> [@<core>] PP_ALPHA: <point> <alpha> averaging constant 0..1 (pfpSetAlpha)
  *     <time> [@<core>] DATA: <variable> <value>  a variable written (value: decimal or 0x…)
  *     <time> [@<core>] GAP [<records lost>]  data lost
  *     <time> [@<core>] END                   end of the stream

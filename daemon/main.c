@@ -14,6 +14,7 @@ static const OrtiCommand commands[] = {
   { "sessions", cmd_sessions, "list the stored profiling sessions" },
   { "delete-session", cmd_delete_session, "remove a stored session and all its rows" },
   { "export", cmd_export, "export a stored session: perfetto, callgrind, folded, csv, gprof, twl, pfp" },
+  { "serve", cmd_serve, "serve the dashboard and REST API over a stored database (no target)" },
   { "slice", cmd_slice, "re-slice a text file of events per task, with suspend periods and statistics" },
 };
 

@@ -7,6 +7,10 @@
  */
 #include "session.h"
 
+#include "bounds.h"
+#include "session-stats.h"
+#include "session-swo.h"
+#include "session-watch.h"
 #include "slicer.h"
 
 #include <string.h>
@@ -22,20 +26,18 @@ struct _Session {
   SessionConfig cfg;            /* strings below are owned copies */
   char *orti_path, *elf_path, *host, *name, *record_path, *replay_path, *command_line;
 
-  OrtiDoc *doc;                 /* NULL for replays without ORTI */
-  OrtiElf *elf;
-  OrtiWatch *watch;
-  GArray *channels;             /* ProbePollChannel (names and none_values owned) */
-  GHashTable *task_names;       /* GUINT_TO_POINTER(value) → name */
-  GHashTable *isr_names;
-  GHashTable *service_names;
-
+  SessionWatch *w;              /* what to watch, names */
   StoreWriter *writer;          /* borrowed */
   gint64 id;                    /* store session id */
   ProbeOpenocd *oc;             /* the worker's connection (made in start) */
-  ProbeCaptureReader *replay;   /* REPLAY: the capture */
-  ProbeCaptureWriter *record;   /* --record */
+  ProbeCaptureReader *replay;   /* REPLAY: the capture until start hands it to the source */
   ProbeSourceKind capture_kind; /* what the bytes are */
+  char *source_why;             /* why that source (live sessions) */
+  gboolean swo_tentative;       /* --source auto chose SWO untried: poll if it cannot be had */
+  SessionSwo *swo;              /* SWO: what is traced (made in start, or from a capture) */
+  ProbeSource *source;          /* made in start */
+  ProbeSourceSink sink;         /* the worker's sink: on_event, on_record */
+  ProbeCaptureWriter *record;   /* --record */
 
   GThread *worker;
   gint stop;                    /* atomic: stop requested */
@@ -44,18 +46,12 @@ struct _Session {
 
   /* worker-only state */
   Slicer *slicer;
-  ProbePollDecoder *poll_dec;
-  ProbeDecoder *rtt_dec;
-  ProbePollSampler *sampler;
-  ProbeRttSource *rtt;
+  SessionStats *stats;          /* the slicer's statistics → store rows (live and final) */
   GArray *events;               /* ProbeEvent not yet handed to store + slicer */
   GArray *slices, *calls, *anomalies, *gaps; /* store rows not yet pushed */
   guint64 last_ts;              /* latest event timestamp */
   guint64 tick_hz;
-  gboolean tick_from_stream;    /* RTT: the stream header tells the tick rate */
-  GByteArray *rtt_head;         /* live RTT: bytes read before the session began (header) */
-  gint64 rtt_head_us;           /* host time they were read */
-  guint reported_messages;      /* sampler quality messages already logged and stored */
+  guint reported_messages;      /* source quality messages already logged and stored */
   gint64 deadline;              /* monotonic µs when --duration ends (0: none) */
   gboolean gap_open;            /* a gap was seen; its row waits for the next event (its end) */
   StoreGap open_gap;            /* that row: start = last tick known good */
@@ -65,131 +61,14 @@ struct _Session {
   SessionLive live;
   guint64 rate_mark_count;      /* for the recent rate */
   gint64 rate_mark_time;
+  gint64 clock_host0;           /* host µs of the first event (clock check) … */
+  guint64 clock_ts0;            /* … and its timestamp */
+  gboolean clock_warned;        /* the clock disagreement was logged */
 };
 
 /* ---- setup ------------------------------------------------------------------------------ */
 
-static void
-channel_clear (gpointer p)
-{
-  ProbePollChannel *c = p;
-  g_free (c->name);
-  g_free (c->none_values);
-}
-
-static gboolean
-plan_eval_adapter (gpointer plan, ProbeReadFunc read, gpointer read_data, gint64 *value,
-                   GError **error)
-{
-  /* ProbeReadFunc and OrtiReadFunc have the same contract; probe_openocd errors are
-   * PROBE_ERROR, which the sampler inspects. */
-  return orti_plan_eval (plan, (OrtiReadFunc) read, read_data, value, error);
-}
-
-/* Add the poll channel for one watched attribute, and its names. */
-static void
-add_channel (Session *s, const OrtiWatchAttr *wa, ProbePollKind kind, GHashTable *names)
-{
-  if (wa == NULL)
-    return;
-  OrtiValueMap *map = wa->values;
-  g_autoptr (GArray) none = g_array_new (FALSE, FALSE, sizeof (gint64));
-  gboolean has_zero = FALSE;
-  for (guint i = 0; map && i < orti_value_map_get_size (map); i++) {
-    const OrtiValueName *vn = orti_value_map_get (map, i);
-    if (!vn->resolved)
-      continue;
-    if (vn->value == 0)
-      has_zero = TRUE;
-    if (vn->is_none) {
-      g_array_append_val (none, vn->value);
-      continue;
-    }
-    gint64 key = kind == PROBE_POLL_SERVICE && wa->service_entry_bit ? (vn->value & ~1) : vn->value;
-    g_hash_table_insert (names, GUINT_TO_POINTER ((guint32) key), g_strdup (vn->name));
-  }
-  /* ISR2 values are often entry addresses or indices with no element for "none": 0 is
-   * then the "no ISR" value (ERIKA, VSTAR: NULL pointer) */
-  if (kind == PROBE_POLL_ISR && none->len == 0 && !has_zero) {
-    gint64 zero = 0;
-    g_array_append_val (none, zero);
-  }
-  if (wa->plan == NULL)
-    return; /* reported by inspect; the session watches what it can */
-
-  ProbePollChannel ch = { 0 };
-  ch.kind = kind;
-  ch.core = (guint16) wa->core;
-  ch.name = g_strdup_printf ("%s core %u (%s)", wa->attr, wa->core, wa->formula);
-  gsize n_none = 0;
-  ch.none_values = (gint64 *) g_array_steal (none, &n_none);
-  ch.n_none_values = (guint) n_none;
-  ch.entry_bit = wa->service_entry_bit;
-  if (orti_plan_is_simple_read (wa->plan)) {
-    const OrtiPlanRead *r = orti_plan_get_read (wa->plan, 0);
-    ch.simple = TRUE;
-    ch.address = r->address;
-    ch.width = r->width;
-    ch.is_signed = r->is_signed;
-  } else {
-    ch.eval = plan_eval_adapter;
-    ch.plan = wa->plan;
-  }
-  g_array_append_val (s->channels, ch);
-}
-
-static gboolean
-resolve_orti (Session *s, GError **error)
-{
-  s->doc = orti_doc_parse_file (s->orti_path, error);
-  if (s->doc == NULL)
-    return FALSE;
-  if (orti_doc_get_n_errors (s->doc) > 0) {
-    GPtrArray *diags = orti_doc_get_diagnostics (s->doc);
-    for (guint i = 0; i < diags->len; i++) {
-      const OrtiDiagnostic *d = g_ptr_array_index (diags, i);
-      if (d->severity == ORTI_SEVERITY_ERROR) {
-        g_autofree char *msg = orti_diagnostic_to_string (d);
-        g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "%s (%u errors in all)", msg,
-                     orti_doc_get_n_errors (s->doc));
-        return FALSE;
-      }
-    }
-  }
-  if (s->elf_path) {
-    s->elf = orti_elf_open (s->elf_path, error);
-    if (s->elf == NULL)
-      return FALSE;
-  }
-  s->watch = orti_watch_resolve (s->doc, s->elf, s->cfg.core, error);
-  if (s->watch == NULL)
-    return FALSE;
-
-  for (guint core = 0; core < orti_watch_get_n_cores (s->watch); core++) {
-    if (s->cfg.core >= 0 && (int) core != s->cfg.core && orti_watch_get_n_cores (s->watch) > 1)
-      continue;
-    const OrtiWatchAttr *task = orti_watch_get (s->watch, core, "RUNNINGTASK");
-    if (task && task->plan == NULL) {
-      g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "%s:%u:%u: RUNNINGTASK of core %u "
-                   "(\"%s\") cannot be watched: %s", task->loc.file, task->loc.line,
-                   task->loc.column, core, task->formula, task->error ? task->error : "unresolved");
-      return FALSE;
-    }
-    add_channel (s, task, PROBE_POLL_TASK, s->task_names);
-    const OrtiWatchAttr *isr = orti_watch_get (s->watch, core, "RUNNINGISR2");
-    if (isr == NULL)
-      isr = orti_watch_get (s->watch, core, "RUNNINGISR");
-    add_channel (s, isr, PROBE_POLL_ISR, s->isr_names);
-    add_channel (s, orti_watch_get (s->watch, core, "SERVICETRACE"), PROBE_POLL_SERVICE,
-                 s->service_names);
-  }
-  if (s->channels->len == 0) {
-    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
-                 "no running-task information in %s", s->orti_path);
-    return FALSE;
-  }
-  return TRUE;
-}
+static gboolean choose_kind (Session *s, ProbeSourceKind *kind, char **why, GError **error);
 
 Session *
 session_new (const SessionConfig *cfg, GError **error)
@@ -205,11 +84,6 @@ session_new (const SessionConfig *cfg, GError **error)
   if (s->cfg.openocd_port == 0)
     s->cfg.openocd_port = 6666;
   s->id = -1;
-  s->channels = g_array_new (FALSE, TRUE, sizeof (ProbePollChannel));
-  g_array_set_clear_func (s->channels, channel_clear);
-  s->task_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
-  s->isr_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
-  s->service_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   g_mutex_init (&s->lock);
   s->live.id = -1;
   s->live.running[0] = PROBE_TASK_IDLE;
@@ -220,7 +94,11 @@ session_new (const SessionConfig *cfg, GError **error)
     g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "an ORTI file is required (--orti)");
     return NULL;
   }
-  if (!resolve_orti (s, error))
+  s->w = session_watch_new (cfg->orti_path, cfg->elf_path, cfg->core, error);
+  if (s->w == NULL)
+    return NULL;
+  if (cfg->n_watch > 0 && !session_watch_add_variables (s->w, cfg->watch, cfg->n_watch,
+                                                        cfg->core, error))
     return NULL;
 
   if (cfg->source == SESSION_SOURCE_REPLAY) {
@@ -234,12 +112,22 @@ session_new (const SessionConfig *cfg, GError **error)
     const ProbeCaptureInfo *info = probe_capture_reader_get_info (s->replay);
     s->capture_kind = info->source;
     s->tick_hz = info->tick_hz;
-    if (info->source != PROBE_SOURCE_POLL && info->source != PROBE_SOURCE_RTT) {
+    if (info->source != PROBE_SOURCE_POLL && info->source != PROBE_SOURCE_RTT &&
+        info->source != PROBE_SOURCE_SWO) {
       g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
                    "%s: captures of source kind %u cannot be replayed", cfg->replay_path,
                    info->source);
       return NULL;
     }
+    if (info->source == PROBE_SOURCE_SWO) {
+      s->swo = session_swo_new (s->w, cfg, NULL, info->metadata, error);
+      if (s->swo == NULL) {
+        g_prefix_error (error, "%s: ", cfg->replay_path);
+        return NULL;
+      }
+    }
+  } else if (!choose_kind (s, &s->capture_kind, &s->source_why, error)) {
+    return NULL;
   }
   s->name = cfg->name ? g_strdup (cfg->name) : g_path_get_basename (cfg->orti_path);
   return g_steal_pointer (&s);
@@ -254,23 +142,15 @@ session_free (Session *s)
     session_request_stop (s);
     g_thread_join (s->worker);
   }
-  g_clear_pointer (&s->sampler, probe_poll_sampler_free);
-  g_clear_pointer (&s->rtt, probe_rtt_source_free);
+  g_clear_pointer (&s->source, probe_source_free);
   g_clear_pointer (&s->oc, probe_openocd_free);
   g_clear_pointer (&s->replay, probe_capture_reader_free);
   if (s->record)
     probe_capture_writer_close (s->record, NULL);
-  g_clear_pointer (&s->poll_dec, probe_poll_decoder_free);
-  g_clear_pointer (&s->rtt_dec, probe_decoder_free);
-  g_clear_pointer (&s->rtt_head, g_byte_array_unref);
   g_clear_pointer (&s->slicer, slicer_free);
-  g_clear_pointer (&s->watch, orti_watch_free);
-  g_clear_pointer (&s->elf, orti_elf_unref);
-  g_clear_pointer (&s->doc, orti_doc_unref);
-  g_clear_pointer (&s->channels, g_array_unref);
-  g_clear_pointer (&s->task_names, g_hash_table_unref);
-  g_clear_pointer (&s->isr_names, g_hash_table_unref);
-  g_clear_pointer (&s->service_names, g_hash_table_unref);
+  g_clear_pointer (&s->swo, session_swo_free);
+  g_clear_pointer (&s->stats, session_stats_free);
+  g_clear_pointer (&s->w, session_watch_free);
   g_clear_pointer (&s->events, g_array_unref);
   g_clear_pointer (&s->slices, g_array_unref);
   g_clear_pointer (&s->calls, g_array_unref);
@@ -285,13 +165,14 @@ session_free (Session *s)
   g_free (s->record_path);
   g_free (s->replay_path);
   g_free (s->command_line);
+  g_free (s->source_why);
   g_free (s);
 }
 
 const char *
 session_task_name (Session *s, guint32 value)
 {
-  return g_hash_table_lookup (s->task_names, GUINT_TO_POINTER (value));
+  return g_hash_table_lookup (s->w->task_names, GUINT_TO_POINTER (value));
 }
 
 gint64
@@ -367,6 +248,13 @@ sink_call (const SlicerCall *c, gpointer user)
 }
 
 static void
+sink_data (const SlicerDataChange *d, gpointer user)
+{
+  Session *s = user;
+  session_stats_add_value (s->stats, d);
+}
+
+static void
 sink_anomaly (const SlicerAnomaly *a, gpointer user)
 {
   Session *s = user;
@@ -389,9 +277,9 @@ publish_live (Session *s)
   gint64 now = g_get_monotonic_time ();
   if (s->rate_mark_time == 0) {
     s->rate_mark_time = now;
-    s->rate_mark_count = s->sampler ? s->live.samples : s->live.events;
+    s->rate_mark_count = s->capture_kind == PROBE_SOURCE_POLL ? s->live.samples : s->live.events;
   } else if (now - s->rate_mark_time >= 1000000) {
-    guint64 count = s->sampler ? s->live.samples : s->live.events;
+    guint64 count = s->capture_kind == PROBE_SOURCE_POLL ? s->live.samples : s->live.events;
     s->live.rate = (double) (count - s->rate_mark_count) * 1e6 / (double) (now - s->rate_mark_time);
     s->rate_mark_time = now;
     s->rate_mark_count = count;
@@ -401,6 +289,39 @@ publish_live (Session *s)
     anomalies += slicer_anomaly_count (s->slicer, k);
   s->live.anomalies = anomalies;
   g_mutex_unlock (&s->lock);
+}
+
+/* The target's clock against host time since the first event: a target timer that runs at
+ * another pace than its declared rate (a simulator, a halted or throttled target, a wrong
+ * --core-clock) makes every time wrong by that factor. Warns once, when the session has run
+ * for 2 s and the two differ by more than 5 %. Live sessions with a target clock only. */
+static void
+check_clock (Session *s)
+{
+  if (s->clock_warned || s->oc == NULL || s->tick_hz == 0 || s->clock_host0 == 0)
+    return;
+  const ProbeSourceQuality *q = probe_source_get_quality (s->source);
+  if (g_strcmp0 (q->clock, "host") == 0)
+    return;
+  double host_s = (double) (g_get_monotonic_time () - s->clock_host0) / 1e6;
+  if (host_s < 2)
+    return;
+  double target_s = (double) (s->last_ts - s->clock_ts0) / (double) s->tick_hz;
+  double ratio = target_s / host_s;
+  g_mutex_lock (&s->lock);
+  s->live.clock_ratio = ratio;
+  g_mutex_unlock (&s->lock);
+  if (ratio > 0.95 && ratio < 1.05)
+    return;
+  s->clock_warned = TRUE;
+  g_autofree char *warning = g_strdup_printf (
+      "the target clock (%s at %" G_GUINT64_FORMAT " Hz) ran %.3f× host time: a simulator, a "
+      "halted or throttled target, or a wrong rate; times are in the target's clock", q->clock,
+      s->tick_hz, ratio);
+  g_log_structured ("orti-profd", G_LOG_LEVEL_WARNING, "MESSAGE", "session %" G_GINT64_FORMAT
+                    ": %s", s->id, warning);
+  StoreSessionNotes notes = { .clock_warning = warning };
+  store_writer_set_notes (s->writer, s->id, &notes, NULL);
 }
 
 static void
@@ -416,6 +337,10 @@ on_event (const ProbeEvent *ev, gpointer user)
 {
   Session *s = user;
   guint64 known_good = s->last_ts; /* before this event: where a gap's lost stretch begins */
+  if (s->clock_host0 == 0) {
+    s->clock_host0 = g_get_monotonic_time ();
+    s->clock_ts0 = ev->ts;
+  }
   g_array_append_val (s->events, *ev);
   if (ev->ts > s->last_ts)
     s->last_ts = ev->ts;
@@ -443,12 +368,20 @@ on_event (const ProbeEvent *ev, gpointer user)
   }
 }
 
+/* The sink's recorder: everything the source read goes to the capture (--record). */
 static void
-on_events (const ProbeEvent *events, gsize n, gpointer user)
+on_record (ProbeCaptureRecordType type, guint16 channel, gint64 host_us, const guint8 *data,
+           gsize len, gpointer user)
 {
-  for (gsize i = 0; i < n; i++)
-    on_event (&events[i], user);
+  Session *s = user;
+  g_autoptr (GError) error = NULL;
+  if (s->record && !probe_capture_writer_add (s->record, type, channel, host_us, data, len,
+                                              &error))
+    g_log_structured ("orti-profd", G_LOG_LEVEL_WARNING, "MESSAGE", "session %" G_GINT64_FORMAT
+                      ": recording: %s", s->id, error->message);
 }
+
+static gboolean write_stats (Session *s, gboolean final, GError **error);
 
 /* Feed pending events to the slicer and hand everything to the store. */
 static gboolean
@@ -483,48 +416,16 @@ flush_rows (Session *s, GError **error)
       !store_writer_push_gaps (s->writer, s->id, (StoreGap *) s->gaps->data, s->gaps->len, error))
     return FALSE;
   g_array_set_size (s->gaps, 0);
+  if (!session_stats_flush (s->stats, error))
+    return FALSE;
   publish_live (s);
-  return TRUE;
-}
-
-/* Decode source bytes (and record them). */
-static gboolean
-consume (Session *s, const guint8 *data, gsize len, gint64 host_us, GError **error)
-{
-  if (len == 0)
-    return TRUE;
-  if (s->record && !probe_capture_writer_add (s->record, PROBE_CAPTURE_DATA, 0, host_us, data, len,
-                                              error))
-    return FALSE;
-  if (s->capture_kind == PROBE_SOURCE_POLL)
-    return probe_poll_decoder_feed (s->poll_dec, data, len, on_event, s, error);
-  if (!probe_decoder_feed (s->rtt_dec, data, len, on_events, s, error))
-    return FALSE;
-  if (s->tick_from_stream) {
-    guint32 hz = 0;
-    guint16 core = 0;
-    if (probe_decoder_get_stream_info (s->rtt_dec, &hz, &core, NULL) && hz) {
-      s->tick_hz = hz;
-      s->tick_from_stream = FALSE;
-    }
-  }
   return TRUE;
 }
 
 static void
 emit_gap (Session *s, ProbeGapReason reason)
 {
-  if (s->capture_kind == PROBE_SOURCE_POLL)
-    probe_poll_decoder_gap (s->poll_dec, s->last_ts, reason, on_event, s);
-  else {
-    ProbeEvent ev = { .ts = s->last_ts, .kind = PROBE_EVENT_GAP, .b = reason };
-    on_event (&ev, s);
-  }
-  if (s->record) {
-    guint8 r = (guint8) reason;
-    probe_capture_writer_add (s->record, PROBE_CAPTURE_GAP, 0, g_get_monotonic_time (), &r, 1,
-                              NULL);
-  }
+  probe_source_gap (s->source, reason, &s->sink);
 }
 
 /* ---- target state ------------------------------------------------------------------------ */
@@ -576,111 +477,170 @@ set_state (Session *s, SessionState st)
   g_mutex_unlock (&s->lock);
 }
 
-/* The RTT control block in the ELF: our trace library's, or SEGGER's own; NULL if none. */
+/* An ELF symbol of the firmware (for this core), or NULL. */
 static const OrtiSymbol *
-rtt_control_block (Session *s)
+elf_symbol (Session *s, const char *name)
 {
-  static const char *const names[] = { "orti_trace_rtt", "_SEGGER_RTT" };
-  for (gsize i = 0; s->elf && i < G_N_ELEMENTS (names); i++) {
-    const OrtiSymbol *sym = orti_elf_lookup_symbol (s->elf, names[i], s->cfg.core, NULL);
-    if (sym)
-      return sym;
-  }
-  return NULL;
+  return s->w->elf ? orti_elf_lookup_symbol (s->w->elf, name, s->cfg.core, NULL) : NULL;
 }
 
+/* Which kind of source the session uses: RTT only when the firmware links the orti-trace
+ * library (its control block orti_trace_rtt: SEGGER's own _SEGGER_RTT carries no orti-trace
+ * stream), poll otherwise; --source rtt without the library is an error that names the two
+ * ways out. @why: the reason, for the log. */
 static gboolean
-open_source (Session *s, GError **error)
+choose_kind (Session *s, ProbeSourceKind *kind, char **why, GError **error)
 {
-  /* halts, resumes and resets arrive as notifications on this connection */
-  if (!probe_openocd_set_notifications (s->oc, TRUE, error))
+  const OrtiSymbol *cb = elf_symbol (s, "orti_trace_rtt");
+  if (s->cfg.source == SESSION_SOURCE_POLL) {
+    *kind = PROBE_SOURCE_POLL;
+    *why = g_strdup ("--source poll");
+    return TRUE;
+  }
+  if (s->cfg.source == SESSION_SOURCE_SWO) {
+    *kind = PROBE_SOURCE_SWO;
+    *why = g_strdup ("--source swo");
+    return TRUE;
+  }
+  if (cb != NULL) {
+    *kind = PROBE_SOURCE_RTT;
+    *why = g_strdup_printf ("%s: the firmware links the orti-trace library (orti_trace_rtt at "
+                            "0x%08" G_GINT64_MODIFIER "x)", s->cfg.source == SESSION_SOURCE_RTT
+                            ? "--source rtt" : "--source auto picks RTT, the exact source",
+                            cb->address);
+    return TRUE;
+  }
+  const char *seggers = elf_symbol (s, "_SEGGER_RTT")
+                          ? " (it has SEGGER's _SEGGER_RTT, which carries no orti-trace stream)"
+                          : "";
+  if (s->cfg.source == SESSION_SOURCE_RTT) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
+                 "--source rtt needs the orti-trace library in the firmware, but %s%s%s%s. Either "
+                 "link probe/target/orti-trace.c into it and call orti_trace_init() "
+                 "(docs/integration.md), or profile without it: --source poll",
+                 s->elf_path ? "the ELF " : "no --elf was given",
+                 s->elf_path ? s->elf_path : "", s->elf_path ? " has no symbol orti_trace_rtt"
+                 : " to find its control block in", seggers);
     return FALSE;
-  if (s->capture_kind == PROBE_SOURCE_POLL) {
+  }
+  if (s->w->elf != NULL) {
+    /* the exact source needing no firmware change, if the core and the adapter have it
+     * (tried in session_start; poll when not) */
+    *kind = PROBE_SOURCE_SWO;
+    s->swo_tentative = TRUE;
+    *why = g_strdup_printf ("--source auto picks SWO, exact without firmware changes: the "
+                            "firmware does not link the orti-trace library (no orti_trace_rtt)%s",
+                            seggers);
+    return TRUE;
+  }
+  *kind = PROBE_SOURCE_POLL;
+  *why = g_strdup_printf ("--source auto picks poll: no --elf to look for the orti-trace "
+                          "library in, nor the addresses a trace needs%s", seggers);
+  return TRUE;
+}
+
+/* The source for the session's configuration (live kinds; a replay's decoder). */
+static ProbeSource *
+make_source (Session *s, ProbeSourceKind kind, GError **error)
+{
+  if (kind == PROBE_SOURCE_POLL) {
     ProbePollConfig pc = { .timestamp_address = s->cfg.timestamp_address,
                            .timestamp_hz = s->cfg.timestamp_hz,
                            .timestamp_down = s->cfg.timestamp_down,
-                           .big_endian = s->elf ? orti_elf_is_big_endian (s->elf) : FALSE,
+                           .cyccnt = TRUE, .cyccnt_hz = s->cfg.core_clock_hz,
+                           .big_endian = s->w->elf ? orti_elf_is_big_endian (s->w->elf) : FALSE,
                            .mode = PROBE_POLL_AUTO,
                            .dither_us = 300 /* break aliasing with the target's periods */ };
-    g_autoptr (ProbePollSampler) old = g_steal_pointer (&s->sampler);
-    s->sampler = probe_poll_sampler_new (s->oc, &pc, (ProbePollChannel *) s->channels->data,
-                                         s->channels->len, error);
-    if (s->sampler == NULL)
-      return FALSE;
-    if (old)
-      probe_poll_sampler_inherit_clock (s->sampler, old);
-    if (!probe_poll_sampler_prepare (s->sampler, error)) {
-      /* keep the clock for the next attempt */
-      g_clear_pointer (&s->sampler, probe_poll_sampler_free);
-      s->sampler = g_steal_pointer (&old);
-      return FALSE;
+    return probe_source_new_poll (&pc, (ProbePollChannel *) s->w->channels->data,
+                                  s->w->channels->len, error);
+  }
+  if (kind == PROBE_SOURCE_SWO) {
+    ProbeSwoSourceConfig sc = s->swo->cfg;
+    if (s->replay) {
+      /* the recording's comparators and clock */
+      const ProbeCaptureInfo *info = probe_capture_reader_get_info (s->replay);
+      const char *n = info->metadata ? g_hash_table_lookup (info->metadata, "swo.comparators")
+                                     : NULL;
+      const char *input = info->metadata ? g_hash_table_lookup (info->metadata, "swo.input")
+                                         : NULL;
+      sc.decode_only = TRUE;
+      sc.decode_comparators = n ? (guint) g_ascii_strtoull (n, NULL, 10) : 0;
+      sc.core_clock_hz = info->tick_hz;
+      sc.input = g_strcmp0 (input, "tpiu") == 0 ? PROBE_SWO_INPUT_TPIU
+                 : g_strcmp0 (input, "orbflow") == 0 ? PROBE_SWO_INPUT_ORBFLOW
+                 : PROBE_SWO_INPUT_ITM;
     }
-    s->tick_hz = probe_poll_sampler_get_tick_hz (s->sampler);
-    return TRUE;
+    return probe_source_new_swo (&sc, error);
   }
+  /* the control block and the library's init status are where the ELF's symbols say (a
+   * replay has no target: only the decoder is used) */
+  const OrtiSymbol *cb = elf_symbol (s, "orti_trace_rtt");
+  const OrtiSymbol *info = elf_symbol (s, "orti_trace_info");
   ProbeRttConfig rc = { .method = s->cfg.rtt_method, .channel = 0,
-                        .server_port = s->cfg.rtt_server_port };
-  const OrtiSymbol *sym = rtt_control_block (s);
-  if (sym)
-    rc.cb_address = sym->address;
-  if (rc.cb_address == 0) {
-    rc.search_start = 0x20000000; /* Cortex-M SRAM region */
-    rc.search_size = 0x10000;
+                        .server_port = s->cfg.rtt_server_port,
+                        .cb_address = cb ? cb->address : 0, .info_address = info ? info->address : 0 };
+  return probe_source_new_rtt (&rc);
+}
+
+/* Attach the source to the current connection; halts, resumes and resets arrive as
+ * notifications on it. */
+static gboolean
+attach_source (Session *s, GError **error)
+{
+  if (!probe_openocd_set_notifications (s->oc, TRUE, error))
+    return FALSE;
+  return probe_source_attach (s->source, s->oc, error);
+}
+
+/* SWO: what to trace, from the watch and the target; the source for it, attached. FALSE with
+ * @error; with *@unavailable when the target or adapter cannot trace (poll can still run). */
+static gboolean
+start_swo (Session *s, gboolean *unavailable, GError **error)
+{
+  *unavailable = FALSE;
+  s->swo = session_swo_new (s->w, &s->cfg, s->oc, NULL, error);
+  if (s->swo == NULL) {
+    *unavailable = TRUE;
+    return FALSE;
   }
-  g_clear_pointer (&s->rtt, probe_rtt_source_free);
-  s->rtt = probe_rtt_source_new (s->oc, &rc);
-  /* the control block may appear late: retry for a while */
-  for (int i = 0;; i++) {
+  s->source = make_source (s, PROBE_SOURCE_SWO, error);
+  if (s->source == NULL)
+    return FALSE;
+  if (attach_source (s, error))
+    return TRUE;
+  *unavailable = g_error_matches (*error, PROBE_ERROR, PROBE_ERROR_UNSUPPORTED);
+  probe_source_detach (s->source, NULL); /* undo what attach did before it failed */
+  g_clear_pointer (&s->source, probe_source_free);
+  g_clear_pointer (&s->swo, session_swo_free);
+  return FALSE;
+}
+
+/* The live source: the one chosen, attached; --source auto's SWO falls back to poll when the
+ * target or adapter cannot trace, and says why. */
+static gboolean
+start_live_source (Session *s, GError **error)
+{
+  if (s->capture_kind == PROBE_SOURCE_SWO) {
+    gboolean unavailable = FALSE;
     g_autoptr (GError) local = NULL;
-    if (probe_rtt_source_start (s->rtt, &local))
+    if (start_swo (s, &unavailable, &local)) {
+      g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "source: %s",
+                        s->source_why);
       return TRUE;
-    if (!g_error_matches (local, PROBE_ERROR, PROBE_ERROR_NOT_FOUND) || i >= 50 ||
-        stop_requested (s)) {
+    }
+    if (!s->swo_tentative || !unavailable) {
       g_propagate_error (error, g_steal_pointer (&local));
       return FALSE;
     }
-    g_usleep (100000);
+    g_free (s->source_why);
+    s->source_why = g_strdup_printf ("--source auto picks poll: the firmware does not link the "
+                                     "orti-trace library (no orti_trace_rtt), and SWO is not "
+                                     "available here (%s)", local->message);
+    s->capture_kind = PROBE_SOURCE_POLL;
   }
-}
-
-static void
-discard_events (const ProbeEvent *events, gsize n, gpointer user_data)
-{
-  (void) events, (void) n, (void) user_data;
-}
-
-/* Live RTT: the tick rate is in the stream header, and the store session, the capture header
- * and the slicer need it before the first event. Reads the stream (up to 3 s) until a scratch
- * decoder has seen the header; the bytes are kept in s->rtt_head and decoded first by
- * run_live(). Without a header in time the session goes on at the default rate. */
-static gboolean
-rtt_read_header (Session *s, GError **error)
-{
-  g_autoptr (ProbeDecoder) scratch = probe_decoder_new (NULL);
-  s->rtt_head = g_byte_array_new ();
-  s->rtt_head_us = g_get_monotonic_time ();
-  gint64 until = s->rtt_head_us + 3000000;
-  while (g_get_monotonic_time () < until && !stop_requested (s)) {
-    guint old = s->rtt_head->len;
-    if (!probe_rtt_source_step (s->rtt, s->rtt_head, 10, error)) {
-      g_prefix_error (error, "reading the RTT stream header: ");
-      return FALSE;
-    }
-    if (s->rtt_head->len == old) {
-      g_usleep (1000);
-      continue;
-    }
-    guint32 hz = 0;
-    if (!probe_decoder_feed (scratch, s->rtt_head->data + old, s->rtt_head->len - old,
-                             discard_events, NULL, NULL))
-      return TRUE; /* run_live() reports the stream error */
-    if (probe_decoder_get_stream_info (scratch, &hz, NULL, NULL) && hz) {
-      s->tick_hz = hz;
-      s->tick_from_stream = FALSE;
-      return TRUE;
-    }
-  }
-  return TRUE;
+  g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "source: %s", s->source_why);
+  s->source = make_source (s, s->capture_kind, error);
+  return s->source != NULL && attach_source (s, error);
 }
 
 static gboolean
@@ -689,13 +649,11 @@ reconnect (Session *s)
   gint64 backoff = 100000;
   set_state (s, SESSION_STATE_RECONNECTING);
   while (!stop_requested (s)) {
-    /* the old sampler stays (it only borrows the connection) to hand its clock on */
-    g_clear_pointer (&s->rtt, probe_rtt_source_free);
     g_clear_pointer (&s->oc, probe_openocd_free);
     s->oc = probe_openocd_connect (s->host, s->cfg.openocd_port, 2000, NULL);
     if (s->oc) {
       g_autoptr (GError) local = NULL;
-      if (open_source (s, &local)) {
+      if (attach_source (s, &local)) {
         set_state (s, SESSION_STATE_RUNNING);
         return TRUE;
       }
@@ -710,14 +668,14 @@ reconnect (Session *s)
   return FALSE;
 }
 
-/* Publish the sampler's counters; log and store every newly disabled channel (a read that
- * faulted: the message names the address and the formula). */
+/* Publish the source's counters; log and store every new message (a read that faulted: the
+ * message names the address and the formula). */
 static void
 report_quality (Session *s)
 {
-  const ProbePollQuality *q = probe_poll_sampler_get_quality (s->sampler);
+  const ProbeSourceQuality *q = probe_source_get_quality (s->source);
   g_mutex_lock (&s->lock);
-  s->live.samples = q->samples_before + q->samples;
+  s->live.samples = q->poll ? q->poll->samples_before + q->poll->samples : 0;
   g_mutex_unlock (&s->lock);
   for (; s->reported_messages < q->messages->len; s->reported_messages++) {
     const char *msg = g_ptr_array_index (q->messages, s->reported_messages);
@@ -730,35 +688,37 @@ report_quality (Session *s)
   }
 }
 
+/* The worker's loop: step the source until stopped (or a replay ends), turning link losses
+ * into gaps and reconnects. */
 static gboolean
-run_live (Session *s, GError **error)
+run_source (Session *s, GError **error)
 {
   gint64 t_start = g_get_monotonic_time ();
   if (s->cfg.duration_ms)
     s->deadline = t_start + (gint64) s->cfg.duration_ms * 1000;
   gint64 next_flush = t_start + FLUSH_INTERVAL_US;
   gint64 next_target_poll = t_start + TARGET_POLL_INTERVAL_US;
-  gboolean link_down = FALSE;
-  g_autoptr (GByteArray) buf = g_byte_array_new ();
+  gboolean live = s->oc != NULL, link_down = FALSE;
 
-  if (s->rtt_head && !consume (s, s->rtt_head->data, s->rtt_head->len, s->rtt_head_us, error))
-    return FALSE;
-  g_clear_pointer (&s->rtt_head, g_byte_array_unref);
   while (!stop_requested (s)) {
     gint64 now = g_get_monotonic_time ();
     g_autoptr (GError) local = NULL;
-    g_byte_array_set_size (buf, 0);
-    gboolean ok = s->sampler ? probe_poll_sampler_step (s->sampler, buf, &local)
-                             : probe_rtt_source_step (s->rtt, buf, 10, &local);
-    if (ok && buf->len == 0 && s->rtt)
-      g_usleep (1000); /* drain found nothing: do not spin */
-    if (ok && !consume (s, buf->data, buf->len, now, error))
-      return FALSE;
-    if (!ok) {
-      if (g_error_matches (local, PROBE_ERROR, PROBE_ERROR_NOT_FOUND) && s->rtt) {
-        /* control block went away (target reset): the stream restarts */
+    ProbeSourceStatus st = probe_source_step (s->source, &s->sink, &local);
+    if (st == PROBE_SOURCE_END)
+      break;
+    if (st == PROBE_SOURCE_IDLE && live)
+      g_usleep (1000); /* nothing arrived: do not spin */
+    if (st == PROBE_SOURCE_ERROR) {
+      if (!live || !(g_error_matches (local, PROBE_ERROR, PROBE_ERROR_NOT_FOUND) ||
+                     g_error_matches (local, PROBE_ERROR, PROBE_ERROR_IO) ||
+                     g_error_matches (local, PROBE_ERROR, PROBE_ERROR_TIMEOUT))) {
+        g_propagate_error (error, g_steal_pointer (&local));
+        return FALSE;
+      }
+      if (g_error_matches (local, PROBE_ERROR, PROBE_ERROR_NOT_FOUND)) {
+        /* the stream went away (target reset): it restarts */
         emit_gap (s, PROBE_GAP_HALT);
-        if (!open_source (s, error))
+        if (!attach_source (s, error))
           return FALSE;
         continue;
       }
@@ -769,137 +729,67 @@ run_live (Session *s, GError **error)
       if (!flush_rows (s, error))
         return FALSE;
       if (!reconnect (s)) {
-        link_down = TRUE; /* stopped while reconnecting: the sources have no link */
+        link_down = TRUE; /* stopped while reconnecting: the source has no link */
         break;
       }
       continue;
     }
-    if (s->sampler && now >= next_target_poll) {
-      /* poll is off while sampling: ask now and then (this also makes OpenOCD send its
-       * halt/resume/reset notifications) */
+    if (live && now >= next_target_poll) {
+      /* a source that turns OpenOCD's poll off asks now and then (this also makes OpenOCD
+       * send its halt/resume/reset notifications) */
       next_target_poll = now + TARGET_POLL_INTERVAL_US;
-      ProbeTargetState st;
+      ProbeTargetState ts;
       g_autoptr (GError) perr = NULL;
-      if (probe_poll_sampler_check_target (s->sampler, &st, &perr)) {
+      if (probe_source_check_target (s->source, &ts, &perr)) {
         take_notifications (s);
-        note_target_state (s, st);
+        note_target_state (s, ts);
       }
     }
-    take_notifications (s);
-    if (s->sampler)
-      report_quality (s);
+    if (live)
+      take_notifications (s);
+    report_quality (s);
+    check_clock (s);
     if (now >= next_flush || s->events->len >= EVENT_BATCH) {
       next_flush = now + FLUSH_INTERVAL_US;
-      if (!flush_rows (s, error))
+      if (!flush_rows (s, error) || !write_stats (s, FALSE, error))
         return FALSE;
     }
   }
-  if (!link_down && s->sampler)
-    probe_poll_sampler_finish (s->sampler, NULL);
-  if (!link_down && s->rtt)
-    probe_rtt_source_stop (s->rtt, NULL);
+  probe_source_finish (s->source, &s->sink); /* what the decoder still holds */
+  if (live && !link_down)
+    probe_source_detach (s->source, NULL);
   return TRUE;
 }
 
+/* ---- statistics: live (at most once a second) and at the end ------------------------------ */
+
+/* The statistics and the measurement quality into the store: when a live refresh is due,
+ * or always when @final. */
 static gboolean
-run_replay (Session *s, GError **error)
+write_stats (Session *s, gboolean final, GError **error)
 {
-  ProbeCaptureRecord rec;
-  ProbeCaptureStatus st;
-  GError *local = NULL;
-  while (!stop_requested (s) &&
-         (st = probe_capture_reader_next (s->replay, &rec, &local)) == PROBE_CAPTURE_RECORD) {
-    if (rec.type == PROBE_CAPTURE_DATA) {
-      if (!consume (s, rec.data, rec.len, rec.host_time_us, error))
-        return FALSE;
-    } else if (rec.type == PROBE_CAPTURE_GAP) {
-      emit_gap (s, rec.len ? rec.data[0] : PROBE_GAP_LINK);
-    } else if (rec.type == PROBE_CAPTURE_STATE && rec.len == 1) {
-      /* the gap that followed a stop has its own record */
-      s->target_state = rec.data[0];
-      ProbeEvent ev = { .ts = s->last_ts, .kind = PROBE_EVENT_TARGET_STATE, .a = rec.data[0] };
-      on_event (&ev, s);
-    }
-    if (s->events->len >= EVENT_BATCH && !flush_rows (s, error))
-      return FALSE;
-  }
-  if (local) {
-    g_propagate_error (error, local);
-    return FALSE;
-  }
-  return TRUE;
-}
-
-/* ---- statistics at the end --------------------------------------------------------------- */
-
-static gboolean
-write_stats (Session *s, GError **error)
-{
-  g_autoptr (GArray) tasks = g_array_new (FALSE, TRUE, sizeof (StoreTaskStat));
-  for (gsize i = 0; i < slicer_n_tasks (s->slicer); i++) {
-    SlicerTaskStats t;
-    if (!slicer_get_task_stats (s->slicer, i, &t))
-      continue;
-    StoreTaskStat row = {
-      .task = t.task, .activations = (gint64) t.activations,
-      .runs = (gint64) (t.terminations ? t.terminations : t.period.count + (t.run_interval.count ? 1 : 0)),
-      .preemptions = (gint64) t.preemptions, .run_total = (gint64) t.run_time,
-      .load = t.load_pct / 100.0,
-      .run_min = (gint64) t.run_interval.min, .run_max = (gint64) t.run_interval.max,
-      .run_avg = t.run_interval.avg,
-      .run_p50 = (gint64) t.run_pct.p50, .run_p90 = (gint64) t.run_pct.p90,
-      .run_p99 = (gint64) t.run_pct.p99,
-      .period_min = (gint64) t.period.min, .period_max = (gint64) t.period.max,
-      .period_avg = t.period.avg,
-      .response_min = (gint64) t.response.min, .response_max = (gint64) t.response.max,
-      .response_avg = t.response.avg,
-    };
-    g_array_append_val (tasks, row);
-  }
-  if (tasks->len && !store_writer_put_task_stats (s->writer, s->id, (StoreTaskStat *) tasks->data,
-                                                  tasks->len, error))
-    return FALSE;
-
-  g_autoptr (GArray) fns = g_array_new (FALSE, TRUE, sizeof (StoreFunctionStat));
-  for (int pass = 0; pass < 2; pass++) {
-    gsize n = pass == 0 ? slicer_n_functions (s->slicer) : slicer_n_context_functions (s->slicer);
-    for (gsize i = 0; i < n; i++) {
-      SlicerCallStats c;
-      if (!(pass == 0 ? slicer_get_function_stats (s->slicer, i, &c)
-                      : slicer_get_context_function_stats (s->slicer, i, &c)))
-        continue;
-      if (pass == 1 && c.ctx_kind != SLICER_CONTEXT_TASK)
-        continue;
-      StoreFunctionStat row = {
-        .task = pass == 0 ? -1 : (gint64) c.ctx_id, .function = c.id, .count = (gint64) c.count,
-        .gross_total = (gint64) c.gross.total, .net_total = (gint64) c.net.total,
-        .self_total = (gint64) c.self.total, .net_min = (gint64) c.net.min,
-        .net_max = (gint64) c.net.max, .net_avg = c.net.avg,
-        .net_p50 = (gint64) c.net_pct.p50, .net_p90 = (gint64) c.net_pct.p90,
-        .net_p99 = (gint64) c.net_pct.p99, .period_min = (gint64) c.period.min,
-        .period_max = (gint64) c.period.max, .period_avg = c.period.avg,
-      };
-      g_array_append_val (fns, row);
-    }
-  }
-  if (fns->len && !store_writer_put_function_stats (s->writer, s->id,
-                                                    (StoreFunctionStat *) fns->data, fns->len,
-                                                    error))
-    return FALSE;
-
+  if (!final && !session_stats_due (s->stats))
+    return TRUE;
   SessionLive live;
   session_get_live (s, &live);
   StoreSessionQuality q = { .gap_count = (gint64) live.gaps, .dropped_events = (gint64) live.drops,
                             .anomaly_count = (gint64) live.anomalies };
-  if (s->sampler) {
-    const ProbePollQuality *pq = probe_poll_sampler_get_quality (s->sampler);
+  const ProbeSourceQuality *sq = probe_source_get_quality (s->source);
+  const ProbePollQuality *pq = sq->poll;
+  if (sq->clock_measured)
+    q.clock_hz_measured = sq->clock_hz;
+  if (pq) {
     double us_per_tick = s->tick_hz ? 1e6 / (double) s->tick_hz : 0;
     q.sample_rate_hz = pq->sample_rate;
     q.interval_jitter_us = pq->jitter * us_per_tick;
     q.min_interval_us = pq->min_interval != G_MAXUINT64 ? (double) pq->min_interval * us_per_tick : 0;
     q.reads_failed = (gint64) pq->reads_failed;
+    q.interval_p50_us = (double) pq->p50_interval * us_per_tick;
+    q.interval_p99_us = (double) pq->p99_interval * us_per_tick;
+    q.samples = (gint64) (pq->samples_before + pq->samples);
+    q.samples_effective = bounds_effective_samples (pq->sum_interval, pq->sum_interval_sq);
   }
-  return store_writer_set_quality (s->writer, s->id, &q, error);
+  return session_stats_write (s->stats, s->slicer, &q, final, error);
 }
 
 /* ---- worker ------------------------------------------------------------------------------ */
@@ -909,7 +799,17 @@ worker_main (gpointer data)
 {
   Session *s = data;
   g_autoptr (GError) error = NULL;
-  gboolean ok = s->replay ? run_replay (s, &error) : run_live (s, &error);
+  gboolean ok = run_source (s, &error);
+  /* a stream that delivered bytes but not one event is not a complete session: the channel
+   * carries something else than orti-trace records */
+  const ProbeSourceQuality *sq = probe_source_get_quality (s->source);
+  if (ok && s->capture_kind == PROBE_SOURCE_RTT && sq->records > 0 && s->live.events == 0) {
+    g_set_error (&error, SESSION_ERROR, SESSION_ERROR_FAILED, "the RTT channel delivered %"
+                 G_GUINT64_FORMAT " bytes and not one orti-trace record: it carries something "
+                 "else (is the firmware's RTT up-channel 0 the orti-trace stream? "
+                 "docs/integration.md)", sq->records);
+    ok = FALSE;
+  }
   /* whatever happened, keep what was collected: feed, close, store */
   g_autoptr (GError) ferr = NULL;
   if (!flush_rows (s, &ferr) && ok) {
@@ -920,7 +820,7 @@ worker_main (gpointer data)
     close_gap (s, s->last_ts);
   slicer_finish (s->slicer, s->last_ts);
   g_autoptr (GError) serr = NULL;
-  if (!flush_rows (s, &serr) || !write_stats (s, &serr)) {
+  if (!flush_rows (s, &serr) || !write_stats (s, TRUE, &serr)) {
     if (ok) {
       ok = FALSE;
       g_propagate_error (&error, g_steal_pointer (&serr));
@@ -956,43 +856,36 @@ sha256_hex (const char *path)
   return g_string_free (hex, FALSE);
 }
 
-static const char *
-source_label (Session *s)
-{
-  if (s->replay)
-    return "replay";
-  if (s->capture_kind == PROBE_SOURCE_POLL)
-    return "poll";
-  return probe_rtt_source_get_method (s->rtt) == PROBE_RTT_SERVER ? "rtt-server" : "rtt-drain";
-}
-
 gboolean
 session_start (Session *s, StoreWriter *writer, GError **error)
 {
   s->writer = writer;
-  if (!s->replay) {
-    s->oc = probe_openocd_connect (s->host, s->cfg.openocd_port, 3000, error);
-    if (s->oc == NULL)
+  if (s->replay) {
+    g_autoptr (ProbeSource) decoder = make_source (s, s->capture_kind, error);
+    if (decoder == NULL)
       return FALSE;
-    s->capture_kind = s->cfg.source == SESSION_SOURCE_RTT ? PROBE_SOURCE_RTT : PROBE_SOURCE_POLL;
-    if (s->cfg.source == SESSION_SOURCE_AUTO && rtt_control_block (s))
-      s->capture_kind = PROBE_SOURCE_RTT;
-    if (!open_source (s, error))
-      return FALSE;
-  }
-
-  /* decoders */
-  if (s->capture_kind == PROBE_SOURCE_POLL) {
-    s->poll_dec = probe_poll_decoder_new ((ProbePollChannel *) s->channels->data,
-                                          s->channels->len, error);
-    if (s->poll_dec == NULL)
-      return FALSE;
+    s->source = probe_source_new_replay (g_steal_pointer (&s->replay), g_steal_pointer (&decoder));
   } else {
-    s->rtt_dec = probe_decoder_new (NULL);
-    s->tick_from_stream = s->tick_hz == 0;
-    if (s->tick_from_stream && s->rtt && !rtt_read_header (s, error))
+    s->oc = probe_openocd_connect (s->host, s->cfg.openocd_port, 3000, error);
+    if (s->oc == NULL) {
+      if (error && *error && (*error)->domain == PROBE_ERROR &&
+          (*error)->code == PROBE_ERROR_CONNECT) {
+        g_autofree char *msg = (*error)->message;
+        (*error)->message = g_strdup_printf (
+            "%s. Is OpenOCD running? Start it for your probe and chip, e.g. `openocd -f "
+            "interface/stlink.cfg -f target/stm32f4x.cfg` (its TCL port is 6666 unless the "
+            "config sets tcl_port), then give --openocd HOST:PORT", msg);
+      }
       return FALSE;
+    }
+    if (!start_live_source (s, error))
+      return FALSE;
+    s->tick_hz = probe_source_get_quality (s->source)->tick_hz;
   }
+  s->sink = (ProbeSourceSink) { on_event, s->record_path ? on_record : NULL, s };
+  const ProbeSourceQuality *sq = probe_source_get_quality (s->source);
+  if (sq->clock_note)
+    g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "clock: %s", sq->clock_note);
 
   /* the store session, now that the source works */
   g_autofree char *orti_hex = sha256_hex (s->orti_path);
@@ -1008,8 +901,8 @@ session_start (Session *s, StoreWriter *writer, GError **error)
   g_autofree char *target = tgt->len ? g_strdup (tgt->str) : NULL;
   StoreSessionInfo info = {
     .name = s->name, .target = target, .openocd_version = ocd_version,
-    .source_kind = source_label (s),
-    .clock = s->capture_kind == PROBE_SOURCE_POLL && !s->cfg.timestamp_address ? "host" : "target",
+    .source_kind = sq->label,
+    .clock = g_strcmp0 (sq->clock, "host") == 0 ? "host" : "target",
     .tick_rate_hz = s->tick_hz ? (double) s->tick_hz : 1e6,
     .orti_path = s->orti_path, .orti_sha256 = orti_hex, .elf_path = s->elf_path,
     .elf_sha256 = elf_hex, .command_line = s->command_line,
@@ -1017,26 +910,45 @@ session_start (Session *s, StoreWriter *writer, GError **error)
   s->id = store_writer_begin_session (writer, &info, error);
   if (s->id < 0)
     return FALSE;
+  for (guint i = 0; i < s->w->warnings->len; i++)
+    g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "session %" G_GINT64_FORMAT
+                      ": %s", s->id, (const char *) g_ptr_array_index (s->w->warnings, i));
+  if (s->capture_kind == PROBE_SOURCE_POLL)
+    g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "session %" G_GINT64_FORMAT
+                      ": job ends and preemptions decided on: %s", s->id, s->w->inference);
+  if (s->swo != NULL) {
+    for (guint i = 0; i < s->swo->notes->len; i++)
+      g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "session %"
+                        G_GINT64_FORMAT ": %s", s->id,
+                        (const char *) g_ptr_array_index (s->swo->notes, i));
+    g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "session %" G_GINT64_FORMAT
+                      ": job ends and preemptions decided on: %s", s->id, s->swo->inference);
+    GHashTableIter ei;
+    gpointer eid, ename;
+    g_hash_table_iter_init (&ei, s->swo->exception_names);
+    while (g_hash_table_iter_next (&ei, &eid, &ename))
+      store_writer_add_isr (writer, s->id, GPOINTER_TO_UINT (eid), ename, NULL);
+  }
   GHashTableIter it;
   gpointer k, v;
-  g_hash_table_iter_init (&it, s->task_names);
+  g_hash_table_iter_init (&it, s->w->task_names);
   while (g_hash_table_iter_next (&it, &k, &v))
     store_writer_add_task (writer, s->id, GPOINTER_TO_UINT (k), v, NULL);
-  g_hash_table_iter_init (&it, s->isr_names);
+  g_hash_table_iter_init (&it, s->w->isr_names);
   while (g_hash_table_iter_next (&it, &k, &v))
     store_writer_add_isr (writer, s->id, GPOINTER_TO_UINT (k), v, NULL);
-  g_hash_table_iter_init (&it, s->service_names);
+  g_hash_table_iter_init (&it, s->w->service_names);
   while (g_hash_table_iter_next (&it, &k, &v))
     store_writer_add_service (writer, s->id, GPOINTER_TO_UINT (k), v, NULL);
-  if (s->elf) {
-    GPtrArray *fns = orti_elf_get_functions (s->elf);
+  if (s->w->elf) {
+    GPtrArray *fns = orti_elf_get_functions (s->w->elf);
     for (guint i = 0; i < fns->len; i++) {
       const OrtiSymbol *f = g_ptr_array_index (fns, i);
       store_writer_add_function (writer, s->id, (guint32) (f->address & ~1ull), (guint32) f->size,
                                  f->name, NULL);
     }
   }
-  for (guint c = 0; c < orti_watch_get_n_cores (s->watch); c++) {
+  for (guint c = 0; c < s->w->n_cores; c++) {
     g_autofree char *cname = g_strdup_printf ("core %u", c);
     store_writer_add_core (writer, s->id, c, cname, NULL);
   }
@@ -1047,6 +959,20 @@ session_start (Session *s, StoreWriter *writer, GError **error)
     probe_sha256_file (s->orti_path, ci.orti_sha256, NULL);
     if (s->elf_path)
       probe_sha256_file (s->elf_path, ci.elf_sha256, NULL);
+    g_autoptr (GHashTable) meta = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+    if (sq->config && strpbrk (sq->config, "=\n") == NULL) /* metadata cannot hold them */
+      g_hash_table_insert (meta, "source_config", g_strdup (sq->config));
+    if (s->swo != NULL) {
+      g_hash_table_insert (meta, "swo.comparators", g_strdup_printf ("%u", sq->comparators));
+      g_hash_table_insert (meta, "swo.priorities", g_strdup (s->swo->priorities));
+      g_hash_table_insert (meta, "swo.vtor", g_strdup_printf ("0x%08" G_GINT64_MODIFIER "x",
+                                                              s->swo->vtor));
+      g_hash_table_insert (meta, "swo.input", g_strdup (s->cfg.swo_input == PROBE_SWO_INPUT_TPIU
+                                                        ? "tpiu"
+                                                        : s->cfg.swo_input == PROBE_SWO_INPUT_ORBFLOW
+                                                        ? "orbflow" : "itm"));
+    }
+    ci.metadata = meta;
     s->record = probe_capture_writer_new (s->record_path, &ci, error);
     if (s->record == NULL) {
       store_writer_end_session (writer, s->id, STORE_SESSION_INCOMPLETE, (*error)->message, NULL);
@@ -1056,17 +982,42 @@ session_start (Session *s, StoreWriter *writer, GError **error)
 
   SlicerConfig sc = SLICER_CONFIG_INIT;
   sc.tick_hz = s->tick_hz;
-  sc.n_cores = MAX (orti_watch_get_n_cores (s->watch), 1);
+  /* a poll source with evidence for every task decides job ends itself (TERMINATE/WAIT) */
+  sc.terminate_events = (s->capture_kind == PROBE_SOURCE_POLL && s->w->full_evidence)
+                        || (s->swo != NULL && s->swo->full_evidence);
+  sc.n_cores = s->w->n_cores;
   sc.sink.on_slice = sink_slice;
   sc.sink.on_call = sink_call;
   sc.sink.on_anomaly = sink_anomaly;
+  sc.sink.on_data = sink_data;
   sc.sink.user_data = s;
   GHashTableIter svc;
   gpointer id, name;
-  g_hash_table_iter_init (&svc, s->service_names); /* TerminateTask, ChainTask end a job */
+  g_hash_table_iter_init (&svc, s->w->service_names); /* TerminateTask, ChainTask end a job */
   while (g_hash_table_iter_next (&svc, &id, &name))
     slicer_config_add_job_end_service (&sc, GPOINTER_TO_UINT (id), name);
   s->slicer = slicer_new (&sc);
+  s->stats = session_stats_new (writer, s->id, s->capture_kind != PROBE_SOURCE_POLL, s->tick_hz);
+  /* the tasks' priorities: who can preempt whom (preemptions a sampled source may miss) */
+  GArray *evidence = s->swo != NULL ? s->swo->evidence : s->w->channels;
+  for (guint i = 0; i < evidence->len; i++) {
+    const ProbePollChannel *c = &g_array_index (evidence, ProbePollChannel, i);
+    if (c->kind == PROBE_POLL_TASK_STATE && c->has_priority)
+      session_stats_set_priorities (s->stats, &c->task, &c->priority, 1);
+  }
+  StoreSessionNotes notes = { .clock_source = sq->clock, .source_config = sq->config,
+                              .inference = s->capture_kind == PROBE_SOURCE_POLL ? s->w->inference
+                                           : s->swo != NULL ? s->swo->inference
+                                           : "trace events" };
+  store_writer_set_notes (writer, s->id, &notes, NULL);
+  g_autoptr (GArray) vars = g_array_new (FALSE, FALSE, sizeof (SessionVariable));
+  g_array_append_vals (vars, s->cfg.variables, s->cfg.n_variables);
+  g_array_append_vals (vars, s->w->variables->data, s->w->variables->len);
+  if (!session_stats_declare (s->stats, s->slicer, s->cfg.pp_alphas, s->cfg.n_pp_alphas,
+                              (SessionVariable *) vars->data, vars->len, error)) {
+    store_writer_end_session (writer, s->id, STORE_SESSION_INCOMPLETE, (*error)->message, NULL);
+    return FALSE;
+  }
   s->events = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
   s->slices = g_array_new (FALSE, FALSE, sizeof (StoreSlice));
   s->calls = g_array_new (FALSE, FALSE, sizeof (StoreCall));
@@ -1076,7 +1027,7 @@ session_start (Session *s, StoreWriter *writer, GError **error)
   g_mutex_lock (&s->lock);
   s->live.id = s->id;
   s->live.state = SESSION_STATE_RUNNING;
-  s->live.source = source_label (s);
+  s->live.source = sq->label;
   s->live.tick_hz = s->tick_hz;
   s->live.n_cores = sc.n_cores;
   g_mutex_unlock (&s->lock);

@@ -19,6 +19,7 @@
 
 #include "orti.h"
 #include "probe.h"
+#include "session-stats.h"
 #include "store.h"
 
 #include <glib.h>
@@ -34,10 +35,12 @@ typedef enum {
 } SessionError;
 
 typedef enum {
-  SESSION_SOURCE_AUTO,   /* RTT when the firmware has a control block, else poll */
+  SESSION_SOURCE_AUTO,   /* RTT when the firmware links orti-trace, else SWO when the target and
+                          * adapter can, else poll */
   SESSION_SOURCE_POLL,
   SESSION_SOURCE_RTT,
   SESSION_SOURCE_REPLAY, /* a capture file */
+  SESSION_SOURCE_SWO,    /* DWT/ITM trace over SWO */
 } SessionSourceKind;
 
 typedef struct {
@@ -54,9 +57,23 @@ typedef struct {
   guint64 timestamp_address;     /* poll: free-running target timer (0: OpenOCD's µs clock) */
   guint64 timestamp_hz;          /* its rate */
   gboolean timestamp_down;       /* it counts down */
+  guint64 core_clock_hz;         /* poll without a timer: DWT CYCCNT's rate (0: measured) */
   ProbeRttMethod rtt_method;     /* RTT: drain, server or auto */
   guint16 rtt_server_port;       /* RTT server method: port for `rtt server start` */
+  const char *swo_stream;        /* SWO: ":PORT", "HOST:PORT" or a file (NULL: OpenOCD's
+                                  * capture); given with --source auto: SWO is wanted */
+  ProbeSwoInput swo_input;       /* SWO: the stream's format */
+  guint64 swo_pin_hz;            /* SWO: pin rate (0: OpenOCD's choice / left as it is) */
+  ProbeSwoProtocol swo_protocol; /* SWO: the TPIU's output protocol */
+  gboolean swo_no_exception_trace; /* SWO: no exception trace */
+  guint pc_sample_hz;            /* SWO: PC samples per second (0: none) */
   const char *command_line;      /* recorded in the session */
+  const SessionPointAlpha *pp_alphas; /* profile points' averaging constants (borrowed) */
+  guint n_pp_alphas;
+  const SessionVariable *variables;   /* declared data variables (borrowed) */
+  guint n_variables;
+  const char *const *watch;      /* poll/SWO: variables to watch, "EXPR[:state|:value]" */
+  guint n_watch;
 } SessionConfig;
 
 typedef enum {
@@ -83,6 +100,7 @@ typedef struct {
   guint64 span;            /* ticks from the first to the latest event */
   guint n_cores;
   guint32 running[8];      /* task value running per core (PROBE_TASK_IDLE: none) */
+  double clock_ratio;      /* target clock / host time since the first event (0: unknown) */
 } SessionLive;
 
 typedef struct _Session Session;

@@ -136,6 +136,67 @@ slicer_hist_percentile (const SlicerHist *h, double pct)
   return h->max;
 }
 
+/* The middle of a bucket (its value, below 2^bits). */
+static double
+hist_mid (guint bits, guint row, guint sub)
+{
+  if (row == 0)
+    return sub;
+  guint64 lower = (((guint64) 1 << bits) + sub) << (row - 1);
+  return (double) lower + (double) (((guint64) 1 << (row - 1)) - 1) / 2.0;
+}
+
+guint64
+slicer_hist_base_period (const SlicerHist *h)
+{
+  if (h->total < 3)
+    return 0;
+  gsize width = (gsize) 1 << h->bits;
+  const double candidates[] = { (double) h->min, (double) slicer_hist_percentile (h, 5),
+                                (double) slicer_hist_percentile (h, 10),
+                                (double) slicer_hist_percentile (h, 25),
+                                (double) slicer_hist_percentile (h, 50) };
+  double need = MAX (3.0, 0.05 * (double) h->total);
+  for (gsize c = 0; c < G_N_ELEMENTS (candidates); c++) {
+    /* mean shift from the candidate to the centre of its cluster (a candidate from the short
+     * tail of a jittered cluster moves up to the cluster's middle) */
+    double p0 = candidates[c], n = 0;
+    for (int step = 0; step < 16 && p0 > 0; step++) {
+      double sum = 0;
+      n = 0;
+      for (guint r = 0; r < h->n_rows; r++)
+        for (gsize s = 0; s < width; s++) {
+          guint32 k = h->counts[r * width + s];
+          double v = hist_mid (h->bits, h->lo_row + r, (guint) s);
+          if (k && v >= 0.5 * p0 && v <= 1.5 * p0) {
+            n += k;
+            sum += k * v;
+          }
+        }
+      if (n == 0)
+        break;
+      double next = sum / n;
+      gboolean settled = fabs (next - p0) <= 1e-3 * p0;
+      p0 = next;
+      if (settled)
+        break;
+    }
+    if (n < need)
+      continue;
+    double base = p0, near = 0;
+    for (guint r = 0; r < h->n_rows; r++)
+      for (gsize s = 0; s < width; s++) {
+        guint32 k = h->counts[r * width + s];
+        double v = hist_mid (h->bits, h->lo_row + r, (guint) s);
+        double m = MAX (1.0, round (v / base));
+        if (k && fabs (v - m * base) <= 0.25 * base)
+          near += k;
+      }
+    return near >= 0.9 * (double) h->total ? (guint64) (base + 0.5) : 0;
+  }
+  return 0;
+}
+
 void
 slicer_hist_percentiles (const SlicerHist *h, SlicerPercentiles *out)
 {

@@ -77,4 +77,12 @@ guint64 slicer_hist_percentile (const SlicerHist *h, double pct);
 /* slicer_hist_percentiles: p50, p90, p99 and max of @h. */
 void slicer_hist_percentiles (const SlicerHist *h, SlicerPercentiles *out);
 
+/* slicer_hist_base_period: the period of events whose intervals @h holds when some events may
+ * have gone unseen (an interval then spans several periods): the mean of the lowest cluster of
+ * intervals — within half a candidate of the candidate, for the smallest interval and then the
+ * 5th, 10th, 25th and 50th percentile — that holds at least 5 % of them (and 3). 0 when there
+ * is none, or when fewer than 90 % of the intervals lie within a quarter period of a multiple
+ * of it (the events are not periodic). */
+guint64 slicer_hist_base_period (const SlicerHist *h);
+
 G_END_DECLS

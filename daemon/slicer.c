@@ -10,6 +10,7 @@
  * tables have grown to the program's set of ids. */
 #include "slicer.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "slicer-idmap.h"
@@ -33,7 +34,7 @@ typedef struct {
   guint32 func;      /* function/service id as in the events */
   guint32 site;      /* call site */
   guint32 fidx;      /* index into functions (or services) */
-  guint32 tfidx;     /* index into context×function, NONE for services */
+  guint32 tfidx;     /* index into context×function (or context×service) */
   guint32 fl;        /* SlicerFlags | FRAME_* */
   guint16 core;      /* core at entry */
 } Frame;
@@ -90,12 +91,24 @@ typedef struct {
   guint64 suspend_start;
   gboolean suspend_preempted;
   gboolean terminated;              /* TERMINATE since its last switch-in */
+  guint32 ended_by_svc;             /* id + 1 of the service open at its TERMINATE (its exit,
+                                     * the kernel's after the job ended, is no mismatch) */
+  gboolean waiting;                 /* WAIT since its last switch-in (blocked, job goes on) */
+  gboolean out_waiting;             /* switched out waiting, not switched in since */
+  gboolean activated_ever;          /* this task's stream carries ACTIVATE: job starts are
+                                     * activations (else inferred from switch-ins) */
+  guint64 waits, wait_time;         /* WAIT switch-outs; ticks from them to the switch-in */
+  gboolean job_open;                /* a job is counted from job_exec0 … */
+  guint64 job_exec0;                /* … the task's execution time when it began */
+  SlicerAcc job_net;                /* net execution time of complete jobs */
+  SlicerHist job_hist, response_hist;
   gboolean ever_in;
   gboolean last_out_preempted;      /* switched out by a preemption, not switched in since */
   gint out_core;                    /* the core it was last switched out on */
   guint64 activations, terminations, preemptions;
+  guint64 starts_after_task;        /* fresh switch-ins right after another task's slice */
   SlicerAcc run_interval, period, response;
-  SlicerHist run_hist;
+  SlicerHist run_hist, period_hist;
   guint64 last_job;
   gboolean has_job;
   guint64 activated_at;
@@ -105,6 +118,12 @@ typedef struct {
   /* ISR2 instance */
   guint64 isr_start, isr_exec0;
   guint32 isr_flags;
+  guint32 isr_victim;               /* ctxs index of the task/idle it interrupted */
+  guint32 isr_max_depth;            /* deepest nesting level entered at */
+  guint64 isr_nested;               /* instances entered over another ISR2 */
+  /* context×service */
+  guint32 *ts;                      /* service index → context×service index + 1 (0: none) */
+  guint32 ts_len;
 } Ctx;
 
 typedef struct {
@@ -128,6 +147,10 @@ typedef struct {
   guint64 partial;   /* latched partial sum */
   SlicerAcc value;
   SlicerHist hist;
+  guint64 last;      /* last recorded measurement (has_last) */
+  double alpha;      /* exponential averaging constant (has_alpha) */
+  double ema;        /* exponential average (has_ema) */
+  gboolean has_last, has_alpha, has_ema;
 } Point;
 
 typedef struct {
@@ -142,7 +165,19 @@ typedef struct {
   guint32 value;
   guint64 since;
   guint32 stat;      /* DataValue index or NONE */
+  guint8 kind;       /* SlicerVariableKind */
+  gboolean period_ok;/* last_change is valid (no gap since) */
+  guint64 changes, last_change;
+  SlicerAcc period;  /* between changes */
+  guint32 vmin, vmax;
 } DataVar;
+
+/* Instances of one ISR2 that interrupted one task (or idle). */
+typedef struct {
+  guint32 victim;    /* ctxs index of the task or idle context */
+  guint32 isr;       /* index into isrs */
+  guint64 count, time;
+} Interruption;
 
 struct _Slicer {
   SlicerConfig cfg;
@@ -153,6 +188,10 @@ struct _Slicer {
   GPtrArray *isrs;   /* Ctx*, ISR2s in order of appearance */
   SlicerIdMap task_map, isr_map, func_map, svc_map, point_map, var_map, data_map;
   CallAccArray funcs, tfs, svcs, isr_acc;
+  CallAccArray tsvcs;  /* context×service */
+  GArray *svc_gross, *tsvc_gross; /* SlicerHist of gross, per service / context×service */
+  SlicerIdMap intr_map;/* victim << 32 | isr → index into intrs */
+  GArray *intrs;     /* Interruption */
   GArray *points;    /* Point */
   GArray *vars;      /* DataVar */
   GArray *data;      /* DataValue */
@@ -277,8 +316,11 @@ ctx_new (Slicer *s, SlicerContextKind kind, guint32 id)
   c->index = s->ctxs->len;
   c->core = -1;
   c->out_core = -1;
-  c->run_interval = c->period = c->response = (SlicerAcc) SLICER_ACC_INIT;
+  c->run_interval = c->period = c->response = c->job_net = (SlicerAcc) SLICER_ACC_INIT;
   slicer_hist_init (&c->run_hist, s->cfg.hist_bits);
+  slicer_hist_init (&c->period_hist, s->cfg.hist_bits);
+  slicer_hist_init (&c->job_hist, s->cfg.hist_bits);
+  slicer_hist_init (&c->response_hist, s->cfg.hist_bits);
   g_ptr_array_add (s->ctxs, c);
   return c;
 }
@@ -291,8 +333,12 @@ ctx_free (gpointer p)
   g_free (c->svcs.v);
   g_free (c->pp);
   g_free (c->tf);
+  g_free (c->ts);
   g_free (c->log);
   g_free (c->run_hist.counts);
+  g_free (c->period_hist.counts);
+  g_free (c->job_hist.counts);
+  g_free (c->response_hist.counts);
   g_free (c);
 }
 
@@ -401,6 +447,11 @@ frame_close (Slicer *s, Ctx *c, gboolean service, guint64 ts, guint32 flags)
 
   if (service) {
     call_acc_close (&s->svcs.v[f->fidx], gross, net, self, fl);
+    call_acc_close (&s->tsvcs.v[f->tfidx], gross, net, self, fl);
+    if (!(fl & SLICER_FLAG_INCOMPLETE)) {
+      slicer_hist_add (&g_array_index (s->svc_gross, SlicerHist, f->fidx), gross);
+      slicer_hist_add (&g_array_index (s->tsvc_gross, SlicerHist, f->tfidx), gross);
+    }
   } else {
     /* the per-function durations are merged from the context×function ones on query */
     call_acc_close (&s->tfs.v[f->tfidx], gross, net, self, fl);
@@ -449,6 +500,26 @@ ctx_tf (Slicer *s, Ctx *c, guint32 fidx)
   return c->tf[fidx] - 1;
 }
 
+/* The context×service index of service @sidx in @c (made on first use). */
+static guint32
+ctx_ts (Slicer *s, Ctx *c, guint32 sidx)
+{
+  if (G_UNLIKELY (sidx >= c->ts_len)) {
+    guint32 n = MAX (sidx + 1, c->ts_len * 2);
+    c->ts = g_renew (guint32, c->ts, n);
+    memset (c->ts + c->ts_len, 0, (n - c->ts_len) * sizeof (guint32));
+    c->ts_len = n;
+  }
+  if (G_UNLIKELY (c->ts[sidx] == 0)) {
+    guint32 i = call_acc_append (&s->tsvcs, s->svcs.v[sidx].id, c->index, s->cfg.hist_bits);
+    SlicerHist h;
+    slicer_hist_init (&h, s->cfg.hist_bits);
+    g_array_append_val (s->tsvc_gross, h);
+    c->ts[sidx] = i + 1;
+  }
+  return c->ts[sidx] - 1;
+}
+
 static void
 func_enter (Slicer *s, Core *core, guint16 coreno, guint64 ts, guint32 func, guint32 site,
             gboolean service)
@@ -478,6 +549,9 @@ func_enter (Slicer *s, Core *core, guint16 coreno, guint64 ts, guint32 func, gui
     if (G_UNLIKELY (fidx == NONE)) {
       fidx = call_acc_append (&s->svcs, func, NONE, s->cfg.hist_bits);
       slicer_idmap_insert (&s->svc_map, func, fidx);
+      SlicerHist h;
+      slicer_hist_init (&h, s->cfg.hist_bits);
+      g_array_append_val (s->svc_gross, h);
     }
     call_acc_entry (&s->svcs.v[fidx], ts);
   } else {
@@ -488,10 +562,13 @@ func_enter (Slicer *s, Core *core, guint16 coreno, guint64 ts, guint32 func, gui
     }
     call_acc_entry (&s->funcs.v[fidx], ts);
   }
-  guint32 tfidx = NONE;
+  guint32 tfidx;
   if (!service) {
     tfidx = ctx_tf (s, c, fidx);
     call_acc_entry (&s->tfs.v[tfidx], ts);
+  } else {
+    tfidx = ctx_ts (s, c, fidx);
+    call_acc_entry (&s->tsvcs.v[tfidx], ts);
   }
 
   guint64 parent = 0;
@@ -545,6 +622,11 @@ func_exit (Slicer *s, Core *core, guint16 coreno, guint64 ts, guint32 func, gboo
     return;
   }
   if (G_UNLIKELY (st->depth == 0)) {
+    if (service && c->ended_by_svc != 0 &&
+        (func == PROBE_ID_ANY || c->ended_by_svc == func + 1)) { /* TerminateTask's exit */
+      c->ended_by_svc = 0;
+      return;
+    }
     anomaly (s, service ? SLICER_ANOMALY_SERVICE_MISMATCH : SLICER_ANOMALY_EXIT_WITHOUT_ENTRY,
              coreno, ts, c, func, PROBE_ID_ANY);
     return;
@@ -573,13 +655,33 @@ func_exit (Slicer *s, Core *core, guint16 coreno, guint64 ts, guint32 func, gboo
 
 /* ---------------------------------------------------------------- tasks */
 
+/* A job of @t begins at @ts: its period, and the net time it will have used when it ends. */
 static void
 job_start (Ctx *t, guint64 ts)
 {
-  if (t->has_job)
+  if (t->has_job) {
     slicer_acc_add (&t->period, ts - t->last_job);
+    slicer_hist_add (&t->period_hist, ts - t->last_job);
+  }
   t->has_job = TRUE;
   t->last_job = ts;
+  t->job_open = TRUE;
+  t->job_exec0 = ctx_exec_now (t, ts);
+}
+
+/* The job of @t ends at @ts with response @response (activation or first switch-in to the
+ * end): net time per job and response statistics. */
+static void
+job_done (Ctx *t, guint64 ts, guint64 response)
+{
+  slicer_acc_add (&t->response, response);
+  slicer_hist_add (&t->response_hist, response);
+  if (t->job_open) {
+    guint64 net = ctx_exec_now (t, ts) - t->job_exec0;
+    slicer_acc_add (&t->job_net, net);
+    slicer_hist_add (&t->job_hist, net);
+    t->job_open = FALSE;
+  }
 }
 
 /* TRUE when the innermost open service of @t never returns (SlicerConfig.job_end_services). */
@@ -600,7 +702,7 @@ in_job_end_service (Slicer *s, Ctx *t)
 static void
 job_end (Ctx *t, guint64 ts)
 {
-  slicer_acc_add (&t->response, ts - t->job_in);
+  job_done (t, ts, ts - t->job_in);
   t->in_job = FALSE;
 }
 
@@ -643,17 +745,20 @@ task_switch_out (Slicer *s, Ctx *t, guint64 ts, SwitchOutReason why, Ctx *next)
   guint32 flags = 0;
 
   gboolean inferred = !s->cfg.terminate_events && !s->seen_terminate;
-  if (why == OUT_SWITCH && inferred && in_job_end_service (s, t))
+  if (why == OUT_SWITCH && inferred && !t->waiting && in_job_end_service (s, t))
     ctx_close_all (s, t, ts, SLICER_FLAG_UNWOUND); /* the job ended in TerminateTask/ChainTask */
-  else if (why == OUT_SWITCH && next->kind == SLICER_CONTEXT_TASK)
+  else if (why == OUT_SWITCH && next->kind == SLICER_CONTEXT_TASK && !t->waiting)
     preempted = inferred ? t->calls.depth || t->svcs.depth || t->pp_depth
                                || !next->last_out_preempted || !next->ever_in
                          : !t->terminated;
   if (preempted) {
     t->preemptions++;
     flags |= SLICER_FLAG_PREEMPTED;
-  } else if (why == OUT_SWITCH && t->in_job && !s->seen_activate) {
-    job_end (t, ts); /* not preempted: finished (or waiting) */
+  } else if (why == OUT_SWITCH && t->waiting) {
+    t->waits++; /* blocked in WaitEvent: the job goes on */
+    flags |= SLICER_FLAG_WAITING;
+  } else if (why == OUT_SWITCH && t->in_job && !t->activated_ever) {
+    job_end (t, ts); /* not preempted: finished */
   }
   if (why == OUT_GAP)
     flags |= SLICER_FLAG_GAP | SLICER_FLAG_INCOMPLETE;
@@ -663,8 +768,10 @@ task_switch_out (Slicer *s, Ctx *t, guint64 ts, SwitchOutReason why, Ctx *next)
     flags |= SLICER_FLAG_REPAIRED;
 
   if (!(flags & SLICER_FLAG_INCOMPLETE)) {
-    slicer_acc_add (&t->run_interval, ts - t->slice_start);
-    slicer_hist_add (&t->run_hist, ts - t->slice_start);
+    /* a slice's time is what the task executed in it: ISR2s that ran over it excluded */
+    guint64 net = ctx_exec_now (t, ts) - t->slice_exec0;
+    slicer_acc_add (&t->run_interval, net);
+    slicer_hist_add (&t->run_hist, net);
   }
   if (s->cfg.sink.on_slice) {
     SlicerSlice sl = {
@@ -675,6 +782,7 @@ task_switch_out (Slicer *s, Ctx *t, guint64 ts, SwitchOutReason why, Ctx *next)
   }
   t->last_out_preempted = preempted;
   s->n_preempted += preempted;
+  t->out_waiting = why == OUT_SWITCH && t->waiting;
   t->out_core = t->core;
   t->core = -1;
   if (why == OUT_SWITCH && !t->terminated) {
@@ -685,14 +793,24 @@ task_switch_out (Slicer *s, Ctx *t, guint64 ts, SwitchOutReason why, Ctx *next)
 }
 
 static void
-task_switch_in (Slicer *s, guint16 coreno, Ctx *t, guint64 ts)
+task_switch_in (Slicer *s, guint16 coreno, Ctx *t, guint64 ts, gboolean after_task)
 {
-  suspend_close (s, t, ts, 0);
-  if (!s->seen_activate && (!t->ever_in || !t->last_out_preempted)) {
+  if (after_task && !t->last_out_preempted && !t->out_waiting)
+    t->starts_after_task++;
+  if (t->out_waiting && t->suspended)
+    t->wait_time += ts - t->suspend_start;
+  suspend_close (s, t, ts, t->out_waiting ? SLICER_FLAG_WAITING : 0);
+  gboolean fresh = !t->ever_in || (!t->last_out_preempted && !t->out_waiting);
+  if (fresh && (!t->activated_ever || (!t->pending_activation && !t->in_job))) {
+    /* a job begins here: no activation events, or (a sampled source) its activation went
+     * unseen: the job is counted from this first switch-in */
     job_start (t, ts);
     t->job_in = ts;
     t->in_job = TRUE;
   }
+  t->out_waiting = FALSE;
+  t->waiting = FALSE;
+  t->ended_by_svc = 0;
   if (t->last_out_preempted) {
     t->last_out_preempted = FALSE;
     s->n_preempted--;
@@ -712,12 +830,13 @@ core_set_base (Slicer *s, Core *core, guint16 coreno, Ctx *next, gboolean known,
   gboolean base_runs = core->isr_depth == 0;
   if (base_runs)
     core_leave (core, ts);
+  gboolean after_task = core->base->kind == SLICER_CONTEXT_TASK && why == OUT_SWITCH;
   if (core->base->kind == SLICER_CONTEXT_TASK)
     task_switch_out (s, core->base, ts, why, next);
   core->base = next;
   core->known = known;
   if (next->kind == SLICER_CONTEXT_TASK)
-    task_switch_in (s, coreno, next, ts);
+    task_switch_in (s, coreno, next, ts, after_task);
   else if (why == OUT_SWITCH && s->n_preempted > 0)
     core_idle_clears_preempted (s, coreno);
   if (base_runs)
@@ -761,14 +880,26 @@ task_terminate (Slicer *s, guint64 ts, guint32 task)
   t->terminations++;
   s->seen_terminate = TRUE;
   if (t->pending_activation) {
-    slicer_acc_add (&t->response, ts - t->activated_at);
+    job_done (t, ts, ts - t->activated_at);
     t->pending_activation = FALSE;
-  } else if (t->in_job && !s->seen_activate) {
+  } else if (t->in_job) {
     job_end (t, ts);
   }
+  t->in_job = FALSE;
+  t->waiting = FALSE;
+  t->ended_by_svc = t->svcs.depth ? t->svcs.v[t->svcs.depth - 1].func + 1 : 0;
   ctx_close_all (s, t, ts, SLICER_FLAG_UNWOUND);
   t->terminated = TRUE;
   suspend_close (s, t, ts, 0);
+}
+
+/* WAIT: @task blocks (WaitEvent); its next switch-out is neither a preemption nor a job end. */
+static void
+task_wait (Slicer *s, guint64 ts, guint32 task)
+{
+  Ctx *t = task_ctx (s, task);
+  (void) ts;
+  t->waiting = TRUE;
 }
 
 static void
@@ -777,12 +908,37 @@ task_activate (Slicer *s, guint64 ts, guint32 task)
   Ctx *t = task_ctx (s, task);
   t->activations++;
   s->seen_activate = TRUE;
+  if (!t->activated_ever) {
+    /* from now on this task's jobs start at activations; a job inferred from a switch-in
+     * before is not counted (its start was a guess) */
+    t->activated_ever = TRUE;
+    t->has_job = FALSE;
+  }
+  t->in_job = FALSE; /* a job begun unseen and never seen ending is not counted */
   job_start (t, ts);
   t->activated_at = ts;
   t->pending_activation = TRUE;
 }
 
 /* ---------------------------------------------------------------- ISR2 */
+
+/* Counts one complete instance of ISR2 @isr (isrs index) that interrupted context @victim
+ * (ctxs index) and ran @net ticks. */
+static void
+interruption_add (Slicer *s, guint32 victim, guint32 isr, guint64 net)
+{
+  guint64 key = (guint64) victim << 32 | isr;
+  guint32 i = slicer_idmap_lookup (&s->intr_map, key);
+  if (G_UNLIKELY (i == NONE)) {
+    Interruption z = { .victim = victim, .isr = isr };
+    i = s->intrs->len;
+    g_array_append_val (s->intrs, z);
+    slicer_idmap_insert (&s->intr_map, key, i);
+  }
+  Interruption *x = &g_array_index (s->intrs, Interruption, i);
+  x->count++;
+  x->time += net;
+}
 
 /* Ends the innermost ISR2 instance of @core at @ts with @flags. @repair: count the calls it
  * leaves open as MISSING_EXIT. */
@@ -804,6 +960,8 @@ isr_close_top (Slicer *s, Core *core, guint16 coreno, guint64 ts, guint32 flags,
   guint64 net = c->exec - c->isr_exec0;
   guint32 fl = flags | c->isr_flags;
   call_acc_close (&s->isr_acc.v[c->sub], gross, net, net, fl);
+  if (!(fl & SLICER_FLAG_INCOMPLETE))
+    interruption_add (s, c->isr_victim, c->sub, net);
   if (s->cfg.sink.on_slice) {
     SlicerSlice sl = {
       .start = c->isr_start, .end = ts, .net = net, .ctx_id = c->id, .flags = fl,
@@ -835,6 +993,10 @@ isr_enter (Slicer *s, Core *core, guint16 coreno, guint64 ts, guint32 isr)
     core->isr = g_renew (Ctx *, core->isr, core->isr_cap);
   }
   core->isr[core->isr_depth++] = c;
+  if (core->isr_depth > c->isr_max_depth)
+    c->isr_max_depth = core->isr_depth;
+  c->isr_nested += core->isr_depth > 1;
+  c->isr_victim = core->base->index;
   c->core = coreno;
   c->isr_start = ts;
   c->isr_exec0 = c->exec;
@@ -956,29 +1118,72 @@ pp_end (Slicer *s, Core *core, guint16 coreno, guint64 ts, guint32 id, gboolean 
     p->partial += value;
     p->latched++;
   } else {
-    slicer_acc_add (&p->value, p->partial + value);
-    slicer_hist_add (&p->hist, p->partial + value);
+    guint64 x = p->partial + value;
+    slicer_acc_add (&p->value, x);
+    slicer_hist_add (&p->hist, x);
     p->partial = 0;
+    p->last = x;
+    p->has_last = TRUE;
+    if (p->has_alpha) {
+      p->ema = p->has_ema ? p->ema + p->alpha * ((double) x - p->ema) : (double) x;
+      p->has_ema = TRUE;
+    }
   }
+}
+
+/* Sets point @id's averaging constant (clamped to 0..1); its average so far is kept. */
+static void
+point_set_alpha (Slicer *s, guint32 id, double alpha)
+{
+  Point *p = point_get (s, id);
+  p->alpha = isnan (alpha) ? 0.0 : CLAMP (alpha, 0.0, 1.0);
+  p->has_alpha = TRUE;
 }
 
 /* ---------------------------------------------------------------- data values */
 
-static void
-data_write (Slicer *s, guint16 coreno, guint64 ts, guint32 var, guint32 value)
+static DataVar *
+var_get (Slicer *s, guint32 var)
 {
   guint32 vi = slicer_idmap_lookup (&s->var_map, var);
   if (vi == NONE) {
-    DataVar v = { .id = var, .stat = NONE };
+    DataVar v = { .id = var, .stat = NONE, .period = SLICER_ACC_INIT };
     vi = s->vars->len;
     g_array_append_val (s->vars, v);
     slicer_idmap_insert (&s->var_map, var, vi);
   }
-  DataVar *v = &g_array_index (s->vars, DataVar, vi);
+  return &g_array_index (s->vars, DataVar, vi);
+}
+
+static void
+data_write (Slicer *s, guint16 coreno, guint64 ts, guint32 var, guint32 value)
+{
+  DataVar *v = var_get (s, var);
   if (v->has && v->value == value)
     return;
   if (v->has && v->stat != NONE)
     slicer_acc_add (&g_array_index (s->data, DataValue, v->stat).duration, ts - v->since);
+  /* per variable */
+  if (v->period_ok)
+    slicer_acc_add (&v->period, ts - v->last_change);
+  v->period_ok = TRUE;
+  v->last_change = ts;
+  if (v->changes == 0 || value < v->vmin)
+    v->vmin = value;
+  if (v->changes == 0 || value > v->vmax)
+    v->vmax = value;
+  v->changes++;
+  if (s->cfg.sink.on_data) {
+    SlicerDataChange d = { .ts = ts, .variable = var, .value = value, .core = coreno };
+    s->cfg.sink.on_data (&d, s->cfg.sink.user_data);
+  }
+  if (v->kind == SLICER_VARIABLE_VALUE) { /* a regular variable: no per-value statistics */
+    v->has = TRUE;
+    v->value = value;
+    v->since = ts;
+    v->stat = NONE;
+    return;
+  }
   guint64 key = ((guint64) var << 32) | value;
   guint32 di = slicer_idmap_lookup (&s->data_map, key);
   if (di == NONE) {
@@ -1033,8 +1238,16 @@ close_everything (Slicer *s, guint64 ts, gboolean gap)
     }
   }
   if (gap) {
-    for (guint32 i = 0; i < s->vars->len; i++)
+    for (guint32 i = 0; i < s->vars->len; i++) {
       g_array_index (s->vars, DataVar, i).has = FALSE;
+      g_array_index (s->vars, DataVar, i).period_ok = FALSE;
+    }
+    /* a job cut by the gap has no known net time, response or period */
+    for (guint32 i = 0; i < s->tasks->len; i++) {
+      Ctx *t = g_ptr_array_index (s->tasks, i);
+      t->job_open = t->in_job = t->pending_activation = t->has_job = FALSE;
+      t->waiting = t->out_waiting = FALSE;
+    }
   }
 }
 
@@ -1109,6 +1322,9 @@ slicer_feed (Slicer *self, const ProbeEvent *events, gsize n)
     case PROBE_EVENT_TASK_TERMINATE:
       task_terminate (self, ts, ev->a);
       break;
+    case PROBE_EVENT_TASK_WAIT:
+      task_wait (self, ts, ev->a);
+      break;
     case PROBE_EVENT_ISR_ENTER:
       isr_enter (self, core, coreno, ts, ev->a);
       break;
@@ -1129,6 +1345,17 @@ slicer_feed (Slicer *self, const ProbeEvent *events, gsize n)
       break;
     case PROBE_EVENT_DATA:
       data_write (self, coreno, ts, ev->a, ev->b);
+      break;
+    case PROBE_EVENT_PC_SAMPLE:
+      if (self->cfg.sink.on_pc_sample) {
+        const Ctx *c = core_running (core);
+        SlicerPcSample smp = { .ts = ts, .pc = ev->a, .flags = ev->b, .ctx_id = c->id,
+                               .core = coreno, .ctx_kind = c->kind };
+        self->cfg.sink.on_pc_sample (&smp, self->cfg.sink.user_data);
+      }
+      break;
+    case PROBE_EVENT_PP_ALPHA:
+      point_set_alpha (self, ev->a, (double) ev->b / 65536.0);
       break;
     case PROBE_EVENT_TARGET_STATE:
       if (ev->a != PROBE_TARGET_RESET)
@@ -1185,6 +1412,10 @@ slicer_new (const SlicerConfig *cfg)
   s->points = g_array_new (FALSE, FALSE, sizeof (Point));
   s->vars = g_array_new (FALSE, FALSE, sizeof (DataVar));
   s->data = g_array_new (FALSE, FALSE, sizeof (DataValue));
+  s->svc_gross = g_array_new (FALSE, FALSE, sizeof (SlicerHist));
+  s->tsvc_gross = g_array_new (FALSE, FALSE, sizeof (SlicerHist));
+  s->intrs = g_array_new (FALSE, FALSE, sizeof (Interruption));
+  slicer_idmap_init (&s->intr_map);
   slicer_idmap_init (&s->task_map);
   slicer_idmap_init (&s->isr_map);
   slicer_idmap_init (&s->func_map);
@@ -1218,6 +1449,15 @@ slicer_free (Slicer *self)
   call_acc_array_clear (&self->tfs);
   call_acc_array_clear (&self->svcs);
   call_acc_array_clear (&self->isr_acc);
+  call_acc_array_clear (&self->tsvcs);
+  for (int k = 0; k < 2; k++) {
+    GArray *h = k ? self->tsvc_gross : self->svc_gross;
+    for (guint i = 0; i < h->len; i++)
+      g_free (g_array_index (h, SlicerHist, i).counts);
+    g_array_unref (h);
+  }
+  g_array_unref (self->intrs);
+  slicer_idmap_clear (&self->intr_map);
   slicer_idmap_clear (&self->task_map);
   slicer_idmap_clear (&self->isr_map);
   slicer_idmap_clear (&self->func_map);
@@ -1308,13 +1548,20 @@ slicer_get_task_stats (const Slicer *self, gsize index, SlicerTaskStats *out)
   out->activations = t->activations;
   out->terminations = t->terminations;
   out->preemptions = t->preemptions;
+  out->starts_after_task = t->starts_after_task;
   out->run_time = ctx_exec_latest (self, t);
   if (self->any_event && self->last_ts > self->first_ts)
     out->load_pct = 100.0 * (double) out->run_time / (double) (self->last_ts - self->first_ts);
   slicer_acc_measure (&t->run_interval, &out->run_interval);
   slicer_hist_percentiles (&t->run_hist, &out->run_pct);
   slicer_acc_measure (&t->period, &out->period);
+  out->period_base = slicer_hist_base_period (&t->period_hist);
   slicer_acc_measure (&t->response, &out->response);
+  slicer_hist_percentiles (&t->response_hist, &out->response_pct);
+  slicer_acc_measure (&t->job_net, &out->job);
+  slicer_hist_percentiles (&t->job_hist, &out->job_pct);
+  out->waits = t->waits;
+  out->wait_time = t->wait_time;
   return TRUE;
 }
 
@@ -1389,7 +1636,98 @@ slicer_n_services (const Slicer *self)
 gboolean
 slicer_get_service_stats (const Slicer *self, gsize index, SlicerCallStats *out)
 {
-  return call_stats_at (self, &self->svcs, index, out);
+  if (!call_stats_at (self, &self->svcs, index, out))
+    return FALSE;
+  slicer_hist_percentiles (&g_array_index (self->svc_gross, SlicerHist, index), &out->gross_pct);
+  return TRUE;
+}
+
+gsize
+slicer_n_context_services (const Slicer *self)
+{
+  return self->tsvcs.n;
+}
+
+gboolean
+slicer_get_context_service_stats (const Slicer *self, gsize index, SlicerCallStats *out)
+{
+  if (!call_stats_at (self, &self->tsvcs, index, out))
+    return FALSE;
+  slicer_hist_percentiles (&g_array_index (self->tsvc_gross, SlicerHist, index), &out->gross_pct);
+  return TRUE;
+}
+
+gboolean
+slicer_get_isr_nesting (const Slicer *self, gsize index, SlicerIsrNesting *out)
+{
+  memset (out, 0, sizeof *out);
+  if (index >= self->isrs->len)
+    return FALSE;
+  const Ctx *c = g_ptr_array_index (self->isrs, index);
+  out->isr = c->id;
+  out->max_depth = c->isr_max_depth;
+  out->nested = c->isr_nested;
+  return TRUE;
+}
+
+gsize
+slicer_n_interruptions (const Slicer *self)
+{
+  return self->intrs->len;
+}
+
+gboolean
+slicer_get_interruption (const Slicer *self, gsize index, SlicerInterruption *out)
+{
+  memset (out, 0, sizeof *out);
+  if (index >= self->intrs->len)
+    return FALSE;
+  const Interruption *x = &g_array_index (self->intrs, Interruption, index);
+  const Ctx *v = g_ptr_array_index (self->ctxs, x->victim);
+  const Ctx *i = g_ptr_array_index (self->isrs, x->isr);
+  out->ctx_id = v->id;
+  out->ctx_kind = v->kind;
+  out->isr = i->id;
+  out->count = x->count;
+  out->time = x->time;
+  return TRUE;
+}
+
+gsize
+slicer_n_variables (const Slicer *self)
+{
+  return self->vars->len;
+}
+
+gboolean
+slicer_get_variable_stats (const Slicer *self, gsize index, SlicerVariableStats *out)
+{
+  memset (out, 0, sizeof *out);
+  if (index >= self->vars->len)
+    return FALSE;
+  const DataVar *v = &g_array_index (self->vars, DataVar, index);
+  out->variable = v->id;
+  out->kind = (SlicerVariableKind) v->kind;
+  out->changes = v->changes;
+  slicer_acc_measure (&v->period, &out->period);
+  out->value_min = v->vmin;
+  out->value_max = v->vmax;
+  out->last_value = v->value;
+  return TRUE;
+}
+
+void
+slicer_set_point_alpha (Slicer *self, guint32 id, double alpha)
+{
+  g_return_if_fail (self != NULL);
+  point_set_alpha (self, id, alpha);
+}
+
+void
+slicer_set_variable_kind (Slicer *self, guint32 id, SlicerVariableKind kind)
+{
+  g_return_if_fail (self != NULL);
+  var_get (self, id)->kind = (guint8) kind;
 }
 
 gsize
@@ -1411,6 +1749,13 @@ slicer_get_point_stats (const Slicer *self, gsize index, SlicerPointStats *out)
   out->latched = p->latched;
   slicer_acc_measure (&p->value, &out->value);
   slicer_hist_percentiles (&p->hist, &out->pct);
+  out->partial = p->partial;
+  out->has_last = p->has_last;
+  out->last = p->last;
+  out->has_alpha = p->has_alpha;
+  out->alpha = p->alpha;
+  out->has_ema = p->has_ema;
+  out->ema = p->ema;
   return TRUE;
 }
 

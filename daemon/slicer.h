@@ -39,18 +39,38 @@
  *   preempted once per period by Task 1 and Task 1 never preempted; seed 002 §4.3 gives
  *   Task 0 two preemptions and Task 1 one. An ISR2 is not a preemption (the task stays
  *   switched in; its time is cut out of the task's run time and its calls' net).
- * - Job starts (for the task period): ACTIVATE events when the stream has them; otherwise a
- *   switch-in of a task whose previous switch-out was not a preemption (or its first run).
- *   Response time = ACTIVATE → TERMINATE of the same task; without ACTIVATE events, the job's
- *   gross time: its first switch-in → TERMINATE or the switch-out that is not a preemption.
+ * - Waits: after TASK_WAIT (the task blocked in WaitEvent, an extended task), its next
+ *   switch-out is neither a preemption nor the end of its job; the job goes on at the next
+ *   switch-in. The time between is the task's wait time, its own column, never a preemption.
+ * - Job starts (for the task period): ACTIVATE events of that task when the stream has them;
+ *   otherwise a switch-in of a task whose previous switch-out was not a preemption and not a
+ *   wait (or its first run). Response time = ACTIVATE → TERMINATE of the same task; without
+ *   ACTIVATE events, the job's gross time: its first switch-in → TERMINATE or the switch-out
+ *   that is not a preemption. A job's net time is the task's execution time from its start to
+ *   its end. A gap ends every job unmeasured (no net, response or period across it).
  * - Profile points (seed 003): Begin/End pairs per context; nested points are exclusive (an
  *   outer point's measurement excludes its inner points' time); they pause while the context
  *   is switched out or interrupted. End with latch=1 adds the measurement to a partial sum; the
  *   next End with latch=0 records partial + measurement as one sample. An End of a point that
  *   is not inside a measurement is ignored (valid in loops, seed 003) and counted per point.
+ * - Profile point averages: each recorded measurement x also updates the point's
+ *   exponential average avg += alpha (x − avg) (the first measurement sets avg) once the
+ *   point has an alpha: from a PP_ALPHA event (pfpSetAlpha, b = alpha as 16.16 fixed point,
+ *   clamped to 1) or slicer_set_point_alpha(). The point also keeps its last recorded
+ *   measurement and the partial sum latched so far.
  * - Data values (seed 002 §2.3.1): per (variable, value) the count of writes that changed the
  *   variable to that value, the duration the variable kept it (completed states only) and
  *   the period between consecutive entries into it. Rewriting the same value is no event.
+ *   Per variable: the changes, the period between them (not across a gap) and the smallest,
+ *   largest and last value. A variable declared SLICER_VARIABLE_VALUE (a regular variable,
+ *   slicer_set_variable_kind()) keeps only the per-variable statistics; every change is also
+ *   reported through SlicerSink.on_data (value-over-time charts).
+ * - ISR2 nesting and victims: each ISR2 instance records the nesting level it entered at
+ *   (1 over a task or idle, 2 over another ISR2, …) and the task (or idle) it interrupted;
+ *   per task×ISR2 the complete instances and their net time are counted (the sum over the
+ *   tasks of an ISR2's time is its net total).
+ * - OS services are also kept per calling context (context×service, like
+ *   context×function), with percentiles of gross as well as net time.
  * - TARGET_STATE RESET acts as a GAP; HALTED/RUNNING are ignored. END (or slicer_finish)
  *   closes everything still open at its timestamp; events after END are anomalies.
  *
@@ -89,6 +109,8 @@ typedef enum {
   SLICER_FLAG_UNWOUND = 1 << 4,    /* call closed by TASK_TERMINATE (the OS dropped the
                                     * stack); its end is exact, it counts as complete */
   SLICER_FLAG_GAP = 1 << 5,        /* closed by a GAP (data lost) */
+  SLICER_FLAG_WAITING = 1 << 6,    /* slice/suspend: the task left the CPU blocked in
+                                    * WaitEvent (TASK_WAIT): neither preempted nor ended */
 } SlicerFlags;
 
 typedef enum {
@@ -193,6 +215,23 @@ typedef struct {
   guint8 ctx_kind;         /* SlicerContextKind */
 } SlicerAnomaly;
 
+/* A PC sample (PROBE_EVENT_PC_SAMPLE) and the context running on its core at that time. */
+typedef struct {
+  guint64 ts;              /* ticks */
+  guint32 pc;              /* the sampled PC */
+  guint32 flags;           /* PROBE_PC_* (sleeping) */
+  guint32 ctx_id;          /* task / ISR2 id, or core for idle */
+  guint16 core;
+  guint8 ctx_kind;         /* SlicerContextKind */
+} SlicerPcSample;
+/* A data variable changed its value (SlicerSink.on_data). */
+typedef struct {
+  guint64 ts;              /* when */
+  guint32 variable;        /* variable id */
+  guint32 value;           /* its new value */
+  guint16 core;            /* core of the write */
+} SlicerDataChange;
+
 /* Where finished items go. Any callback may be NULL. Called synchronously from
  * slicer_feed()/slicer_finish(); the pointers are valid only during the call. */
 typedef struct {
@@ -204,7 +243,10 @@ typedef struct {
   void (*on_slice) (const SlicerSlice *slice, gpointer user_data);   /* slice/ISR2 closed */
   void (*on_suspend) (const SlicerSuspend *s, gpointer user_data);   /* suspend closed */
   void (*on_anomaly) (const SlicerAnomaly *a, gpointer user_data);   /* anomaly repaired */
+  void (*on_data) (const SlicerDataChange *d, gpointer user_data);   /* a variable changed */
   gpointer user_data;
+  void (*on_pc_sample) (const SlicerPcSample *s, gpointer user_data); /* a PC sample, in
+                                                                       * its context */
 } SlicerSink;
 
 #define SLICER_MAX_JOB_END_SERVICES 4
@@ -237,7 +279,7 @@ gboolean slicer_config_add_job_end_service (SlicerConfig *cfg, guint32 id, const
 
 /* Defaults: tick_hz 0, 1 core, hist_bits 5, max_depth 256, log_size 32,
  * max_data_values 65536, no sink. */
-#define SLICER_CONFIG_INIT { 0, 1, 5, 256, 32, 65536, FALSE, { NULL, NULL, NULL, NULL, NULL, NULL } }
+#define SLICER_CONFIG_INIT { 0, 1, 5, 256, 32, 65536, FALSE, { NULL, NULL, NULL, NULL, NULL, NULL, NULL } }
 
 /* Count, sum and extremes of one measure. */
 typedef struct {
@@ -265,6 +307,7 @@ typedef struct {
   SlicerMeasure gross, net, self; /* of complete calls */
   SlicerMeasure period;     /* between consecutive entries */
   SlicerPercentiles net_pct;/* of net */
+  SlicerPercentiles gross_pct; /* of gross: OS services only (zero otherwise) */
 } SlicerCallStats;
 
 typedef struct {
@@ -272,12 +315,22 @@ typedef struct {
   guint64 activations;      /* ACTIVATE events */
   guint64 terminations;     /* TERMINATE events */
   guint64 preemptions;      /* see the preemption rule above */
+  guint64 starts_after_task;/* switch-ins that did not resume a preempted or waiting slice and
+                             * came straight after another task's: with a sampled source the
+                             * task may have run (and been preempted) unseen before */
   guint64 run_time;         /* ticks executing (ISR2 time excluded), up to the last event */
   double load_pct;          /* run_time / session span × 100 */
-  SlicerMeasure run_interval; /* closed slices, switch-in → switch-out */
+  SlicerMeasure run_interval; /* closed slices, switch-in → switch-out: net (ISR2s excluded) */
   SlicerPercentiles run_pct;  /* of run_interval */
   SlicerMeasure period;     /* between consecutive job starts */
+  guint64 period_base;      /* the period itself when the jobs are periodic, also when some
+                             * went unseen (slicer_hist_base_period); 0: not periodic */
   SlicerMeasure response;   /* ACTIVATE → TERMINATE, or the job's gross time (see above) */
+  SlicerPercentiles response_pct; /* of response */
+  SlicerMeasure job;        /* net execution time per complete job (count = jobs) */
+  SlicerPercentiles job_pct;/* of job */
+  guint64 waits;            /* switch-outs blocked in WaitEvent (TASK_WAIT) */
+  guint64 wait_time;        /* ticks from those switch-outs to the next switch-in */
 } SlicerTaskStats;
 
 typedef struct {
@@ -296,6 +349,13 @@ typedef struct {
   guint64 latched;          /* partial measurements latched */
   SlicerMeasure value;      /* recorded measurements */
   SlicerPercentiles pct;    /* of value */
+  guint64 partial;          /* latched so far and not yet recorded (PFP c_partial) */
+  gboolean has_last;        /* a measurement was recorded */
+  guint64 last;             /* the last recorded measurement */
+  gboolean has_alpha;       /* an averaging constant is set */
+  double alpha;             /* its value (0..1) */
+  double ema;               /* exponential average (valid when has_alpha and has_last after it) */
+  gboolean has_ema;         /* ema holds a value */
 } SlicerPointStats;
 
 typedef struct {
@@ -305,6 +365,40 @@ typedef struct {
   SlicerMeasure duration;   /* completed stays in this value */
   SlicerMeasure period;     /* between consecutive transitions into it */
 } SlicerDataStats;
+
+/* How a data variable is summarised. */
+typedef enum {
+  SLICER_VARIABLE_STATE = 0, /* a state variable: statistics per value (the default) */
+  SLICER_VARIABLE_VALUE = 1, /* a regular variable: per-variable statistics only */
+} SlicerVariableKind;
+
+/* Per data variable (state and regular alike). */
+typedef struct {
+  guint32 variable;         /* variable id */
+  SlicerVariableKind kind;  /* as declared (default STATE) */
+  guint64 changes;          /* writes that changed the value (the first write included) */
+  SlicerMeasure period;     /* between consecutive changes (none across a gap) */
+  guint32 value_min;        /* smallest value taken (valid when changes > 0) */
+  guint32 value_max;        /* largest value taken */
+  guint32 last_value;       /* the latest value */
+} SlicerVariableStats;
+
+/* ISR2 nesting, by the index of slicer_get_isr_stats(). */
+typedef struct {
+  guint32 isr;              /* ISR2 id */
+  guint32 max_depth;        /* deepest level it entered at: 1 over a task or idle, 2 over
+                             * another ISR2, … (0: never entered) */
+  guint64 nested;           /* instances that entered over another ISR2 */
+} SlicerIsrNesting;
+
+/* What an ISR2 interrupted: per (task or idle) × ISR2, complete instances only. */
+typedef struct {
+  guint32 ctx_id;           /* task id, or the core for idle */
+  guint8 ctx_kind;          /* SLICER_CONTEXT_TASK or SLICER_CONTEXT_IDLE */
+  guint32 isr;              /* ISR2 id */
+  guint64 count;            /* instances that began while it was switched in */
+  guint64 time;             /* their net time (what the task lost to them) */
+} SlicerInterruption;
 
 /* An open call as seen by slicer_get_stack(). */
 typedef struct {
@@ -370,6 +464,21 @@ gsize slicer_n_data_values (const Slicer *self);
 gboolean slicer_get_data_stats (const Slicer *self, gsize index, SlicerDataStats *out);
 gsize slicer_n_cores (const Slicer *self);
 gboolean slicer_get_core_stats (const Slicer *self, gsize index, SlicerCoreStats *out);
+gboolean slicer_get_isr_nesting (const Slicer *self, gsize index, SlicerIsrNesting *out);
+gsize slicer_n_interruptions (const Slicer *self);
+gboolean slicer_get_interruption (const Slicer *self, gsize index, SlicerInterruption *out);
+gsize slicer_n_context_services (const Slicer *self); /* context×service (any context) */
+gboolean slicer_get_context_service_stats (const Slicer *self, gsize index, SlicerCallStats *out);
+gsize slicer_n_variables (const Slicer *self);
+gboolean slicer_get_variable_stats (const Slicer *self, gsize index, SlicerVariableStats *out);
+
+/* slicer_set_point_alpha: profile point @id's exponential averaging constant (0..1, clamped),
+ * as pfpSetAlpha; a later PP_ALPHA event of the point replaces it. */
+void slicer_set_point_alpha (Slicer *self, guint32 id, double alpha);
+
+/* slicer_set_variable_kind: how data variable @id is summarised (before its first write, or
+ * its per-value statistics so far are kept but no longer grow). */
+void slicer_set_variable_kind (Slicer *self, guint32 id, SlicerVariableKind kind);
 
 /* slicer_get_stack:
  * The open calls of context (@kind, @id) *now* (after the last fed event), root first, at most

@@ -14,6 +14,7 @@ typedef struct {
   GArray *slices;    /* SlicerSlice */
   GArray *suspends;  /* SlicerSuspend */
   GArray *anomalies; /* SlicerAnomaly */
+  GArray *data;      /* SlicerDataChange */
   EventsText *text;  /* names of the text input */
   Slicer *slicer;
 } Rec;
@@ -57,6 +58,18 @@ rec_on_anomaly (const SlicerAnomaly *a, gpointer u)
   g_array_append_val (((Rec *) u)->anomalies, *a);
 }
 
+static void
+rec_on_data (const SlicerDataChange *d, gpointer u)
+{
+  SlicerDataChange c; /* copied field by field: the padding of *d is undefined */
+  memset (&c, 0, sizeof c);
+  c.ts = d->ts;
+  c.variable = d->variable;
+  c.value = d->value;
+  c.core = d->core;
+  g_array_append_val (((Rec *) u)->data, c);
+}
+
 /* rec_new: a recorder with a slicer configured from @cfg (NULL: defaults). */
 static G_GNUC_UNUSED Rec *
 rec_new (const SlicerConfig *cfg)
@@ -70,12 +83,14 @@ rec_new (const SlicerConfig *cfg)
   r->slices = g_array_new (FALSE, FALSE, sizeof (SlicerSlice));
   r->suspends = g_array_new (FALSE, FALSE, sizeof (SlicerSuspend));
   r->anomalies = g_array_new (FALSE, FALSE, sizeof (SlicerAnomaly));
+  r->data = g_array_new (FALSE, FALSE, sizeof (SlicerDataChange));
   r->text = events_text_new ();
   c.sink.on_call = rec_on_call;
   c.sink.on_enter = rec_on_enter;
   c.sink.on_slice = rec_on_slice;
   c.sink.on_suspend = rec_on_suspend;
   c.sink.on_anomaly = rec_on_anomaly;
+  c.sink.on_data = rec_on_data;
   c.sink.user_data = r;
   r->slicer = slicer_new (&c);
   return r;
@@ -91,6 +106,7 @@ rec_free (Rec *r)
   g_array_unref (r->slices);
   g_array_unref (r->suspends);
   g_array_unref (r->anomalies);
+  g_array_unref (r->data);
   g_free (r);
 }
 

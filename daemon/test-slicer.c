@@ -563,6 +563,237 @@ test_data_values (void)
   rec_free (r);
 }
 
+/* Seed 002 §2.3: a state variable (the traffic light: statistics per state) and a regular
+ * variable (a temperature: one statistic for the variable, every change charted). */
+static void
+test_data_variables (void)
+{
+  Rec *r = rec_new (NULL);
+  g_autoptr (GArray) ev = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+  g_autoptr (GPtrArray) errors = g_ptr_array_new_with_free_func (g_free);
+  /* name the variables first, so their kinds can be declared before the writes */
+  g_assert_cmpuint (events_text_parse (r->text, "t", "0 DATA: light 1\n0 DATA: temp 100\n", -1, ev,
+                                       errors), ==, 0);
+  slicer_set_variable_kind (r->slicer, rec_id (r, EVENTS_TEXT_VARIABLE, "temp"), SLICER_VARIABLE_VALUE);
+  slicer_feed (r->slicer, (const ProbeEvent *) (gpointer) ev->data, ev->len);
+  rec_feed (r, "10 DATA: light 2\n12 DATA: temp 101\n15 DATA: light 2\n16 DATA: temp 101\n"
+               "30 DATA: light 1\n31 DATA: temp 250\n35 DATA: light 3\n50 DATA: light 0x1\n"
+               "55 GAP\n70 DATA: light 2\n71 DATA: temp 99\n80 END\n");
+  guint32 light = rec_id (r, EVENTS_TEXT_VARIABLE, "light"), temp = rec_id (r, EVENTS_TEXT_VARIABLE, "temp");
+  /* per value: only the state variable's (1, 2, 3) */
+  g_assert_cmpuint (slicer_n_data_values (r->slicer), ==, 3);
+  for (gsize i = 0; i < 3; i++) {
+    SlicerDataStats d;
+    slicer_get_data_stats (r->slicer, i, &d);
+    g_assert_cmpuint (d.variable, ==, light);
+  }
+  g_assert_cmpuint (slicer_n_variables (r->slicer), ==, 2);
+  SlicerVariableStats v;
+  gsize li = 0; /* temp was declared first: it is first */
+  g_assert_true (slicer_get_variable_stats (r->slicer, li, &v));
+  if (v.variable != light)
+    g_assert_true (slicer_get_variable_stats (r->slicer, li = 1, &v));
+  g_assert_cmpuint (v.variable, ==, light);
+  g_assert_cmpint (v.kind, ==, SLICER_VARIABLE_STATE);
+  g_assert_cmpuint (v.changes, ==, 6);    /* 1 2 1 3 1 | 2 (the rewrite of 2 is no change) */
+  g_assert_cmpuint (v.period.count, ==, 4); /* 10 20 5 15; none across the gap */
+  g_assert_cmpuint (v.period.min, ==, 5);
+  g_assert_cmpuint (v.period.max, ==, 20);
+  g_assert_cmpuint (v.period.total, ==, 50);
+  g_assert_cmpuint (v.value_min, ==, 1);
+  g_assert_cmpuint (v.value_max, ==, 3);
+  g_assert_cmpuint (v.last_value, ==, 2);
+  g_assert_true (slicer_get_variable_stats (r->slicer, 1 - li, &v));
+  g_assert_cmpuint (v.variable, ==, temp);
+  g_assert_cmpint (v.kind, ==, SLICER_VARIABLE_VALUE);
+  g_assert_cmpuint (v.changes, ==, 4);    /* 100 101 250 | 99 */
+  g_assert_cmpuint (v.period.count, ==, 2); /* 12, 19 */
+  g_assert_cmpuint (v.period.min, ==, 12);
+  g_assert_cmpuint (v.period.max, ==, 19);
+  g_assert_cmpuint (v.value_min, ==, 99);
+  g_assert_cmpuint (v.value_max, ==, 250);
+  g_assert_cmpuint (v.last_value, ==, 99);
+  g_assert_false (slicer_get_variable_stats (r->slicer, 2, &v));
+  /* every change reaches the sink, in order */
+  static const struct { guint64 ts; gboolean is_temp; guint32 value; } want[] = {
+    { 0, FALSE, 1 }, { 0, TRUE, 100 }, { 10, FALSE, 2 }, { 12, TRUE, 101 }, { 30, FALSE, 1 },
+    { 31, TRUE, 250 }, { 35, FALSE, 3 }, { 50, FALSE, 1 }, { 70, FALSE, 2 }, { 71, TRUE, 99 },
+  };
+  g_assert_cmpuint (r->data->len, ==, G_N_ELEMENTS (want));
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++) {
+    const SlicerDataChange *d = &g_array_index (r->data, SlicerDataChange, i);
+    g_assert_cmpuint (d->ts, ==, want[i].ts);
+    g_assert_cmpuint (d->variable, ==, want[i].is_temp ? temp : light);
+    g_assert_cmpuint (d->value, ==, want[i].value);
+  }
+  rec_free (r);
+}
+
+/* ISR2 nesting levels and what each instance interrupted: per task (or idle) × ISR2 the
+ * complete instances and their net time; over the victims an ISR2's time sums to its net. */
+static void
+test_isr_nesting (void)
+{
+  Rec *r = rec_new (NULL);
+  rec_feed (r, "0 TASK: A\n10 ISR: Low\n12 ISR: High\n15 ISR_END: High\n20 ISR_END: Low\n"
+               "30 TASK: idle\n40 ISR: Low\n45 ISR_END\n50 ISR: High\n52 ISR_END\n"
+               "60 TASK: A\n70 ISR: High\n71 ISR: Low\n74 GAP\n80 END\n");
+  guint32 low = rec_id (r, EVENTS_TEXT_ISR, "Low"), high = rec_id (r, EVENTS_TEXT_ISR, "High");
+  SlicerIsrNesting n;
+  g_assert_true (slicer_get_isr_nesting (r->slicer, 0, &n));
+  g_assert_cmpuint (n.isr, ==, low);
+  g_assert_cmpuint (n.max_depth, ==, 2); /* over High at 71 */
+  g_assert_cmpuint (n.nested, ==, 1);
+  g_assert_true (slicer_get_isr_nesting (r->slicer, 1, &n));
+  g_assert_cmpuint (n.isr, ==, high);
+  g_assert_cmpuint (n.max_depth, ==, 2);
+  g_assert_cmpuint (n.nested, ==, 1);
+  g_assert_false (slicer_get_isr_nesting (r->slicer, 2, &n));
+  /* complete instances only (the two cut by the gap are not counted) */
+  guint32 a = TASK (r, "A");
+  guint64 sum[2] = { 0, 0 };
+  guint found = 0;
+  for (gsize i = 0; i < slicer_n_interruptions (r->slicer); i++) {
+    SlicerInterruption x;
+    g_assert_true (slicer_get_interruption (r->slicer, i, &x));
+    sum[x.isr == high] += x.time;
+    if (x.ctx_kind == SLICER_CONTEXT_TASK && x.ctx_id == a && x.isr == low) {
+      g_assert_cmpuint (x.count, ==, 1);
+      g_assert_cmpuint (x.time, ==, 7); /* 10..20 minus High's 3 */
+      found++;
+    } else if (x.ctx_kind == SLICER_CONTEXT_TASK && x.ctx_id == a && x.isr == high) {
+      g_assert_cmpuint (x.count, ==, 1); /* High over Low over A interrupted A */
+      g_assert_cmpuint (x.time, ==, 3);
+      found++;
+    } else if (x.ctx_kind == SLICER_CONTEXT_IDLE) {
+      g_assert_cmpuint (x.count, ==, 1);
+      g_assert_cmpuint (x.time, ==, x.isr == low ? 5 : 2);
+      found++;
+    }
+  }
+  g_assert_cmpuint (found, ==, 4);
+  g_assert_cmpuint (slicer_n_interruptions (r->slicer), ==, 4);
+  SlicerCallStats st;
+  slicer_get_isr_stats (r->slicer, 0, &st);
+  g_assert_cmpuint (st.net.total, ==, sum[0]);
+  g_assert_cmpuint (st.incomplete, ==, 1);
+  slicer_get_isr_stats (r->slicer, 1, &st);
+  g_assert_cmpuint (st.net.total, ==, sum[1]);
+  rec_free (r);
+}
+
+/* OS services per calling task, with gross percentiles (the net excludes preemption). */
+static void
+test_services_per_task (void)
+{
+  Rec *r = rec_new (NULL);
+  rec_feed (r, "0 TASK: A\n10 SERVICE: GetResource\n12 SERVICE_END\n20 TASK: B\n"
+               "25 SERVICE: GetResource\n26 TASK: A\n30 TASK: B\n34 SERVICE_END\n"
+               "35 SERVICE: ReleaseResource\n36 SERVICE_END\n40 TASK: idle\n50 END\n");
+  guint32 get = rec_id (r, EVENTS_TEXT_SERVICE, "GetResource");
+  SlicerCallStats st;
+  g_assert_true (slicer_get_service_stats (r->slicer, 0, &st));
+  g_assert_cmpuint (st.id, ==, get);
+  g_assert_cmpuint (st.count, ==, 2);
+  g_assert_cmpuint (st.net.total, ==, 7);   /* 2 + (1 + 4) */
+  g_assert_cmpuint (st.gross.total, ==, 11); /* 2 + 9 */
+  g_assert_cmpuint (st.gross_pct.p50, ==, 2);
+  g_assert_cmpuint (st.gross_pct.p99, ==, 9);
+  g_assert_cmpuint (slicer_n_context_services (r->slicer), ==, 3);
+  guint seen = 0;
+  for (gsize i = 0; i < slicer_n_context_services (r->slicer); i++) {
+    g_assert_true (slicer_get_context_service_stats (r->slicer, i, &st));
+    g_assert_cmpuint (st.ctx_kind, ==, SLICER_CONTEXT_TASK);
+    if (st.id != get)
+      continue;
+    seen++;
+    g_assert_cmpuint (st.count, ==, 1);
+    if (st.ctx_id == TASK (r, "A")) {
+      g_assert_cmpuint (st.net.total, ==, 2);
+      g_assert_cmpuint (st.gross_pct.p99, ==, 2);
+    } else {
+      g_assert_cmpuint (st.ctx_id, ==, TASK (r, "B"));
+      g_assert_cmpuint (st.net.total, ==, 5);
+      g_assert_cmpuint (st.gross.total, ==, 9);
+      g_assert_cmpuint (st.net_pct.p99, ==, 5);
+      g_assert_cmpuint (st.gross_pct.p99, ==, 9);
+    }
+  }
+  g_assert_cmpuint (seen, ==, 2);
+  g_assert_false (slicer_get_context_service_stats (r->slicer, 3, &st));
+  rec_free (r);
+}
+
+/* A kernel that writes TerminateTask's service exit after the job ended (the terminate
+ * unwound the open service): that exit is expected, not a mismatch; a second one is. */
+static void
+test_services_terminate_exit (void)
+{
+  Rec *r = rec_new (NULL);
+  rec_feed (r, "0 ACTIVATE: A\n1 TASK: A\n10 SERVICE: TerminateTask\n12 TERMINATE: A\n"
+               "13 SERVICE_END: TerminateTask\n14 TASK: idle\n20 ACTIVATE: A\n21 TASK: A\n"
+               "30 SERVICE: TerminateTask\n32 TERMINATE: A\n33 SERVICE_END\n"
+               "34 SERVICE_END: TerminateTask\n35 TASK: idle\n40 END\n");
+  g_assert_cmpuint (slicer_anomaly_count (r->slicer, SLICER_ANOMALY_SERVICE_MISMATCH), ==, 1);
+  g_assert_cmpuint (total_anomalies (r), ==, 1);
+  SlicerCallStats st;
+  g_assert_true (slicer_get_service_stats (r->slicer, 0, &st));
+  g_assert_cmpuint (st.count, ==, 2);
+  g_assert_cmpuint (st.net.total, ==, 4);  /* entry to the terminate, twice */
+  rec_free (r);
+}
+
+/* Seed 003 pfpSetAlpha: exponential averaging per point, set from the stream (PP_ALPHA,
+ * 16.16 fixed point; the seed's own call: pfpSetAlpha(PFP_ID_TASK0_1, 0.125)) or the API
+ * (alpha = T / tau: a 100 ms region averaged over 500 ms gives 0.2); the last measurement
+ * and the latched partial sum. */
+static void
+test_seed003_alpha (void)
+{
+  Rec *r = rec_new (NULL);
+  rec_feed (r, "0 TASK: Task0\n0 PP_ALPHA: TASK0_1 0.125\n"
+               "0 PP_BEGIN: TASK0_1\n100 PP_END: TASK0_1\n"
+               "100 PP_BEGIN: TASK0_1\n300 PP_END: TASK0_1\n"
+               "300 PP_BEGIN: TASK0_1\n600 PP_END: TASK0_1\n"
+               "600 PP_BEGIN: PLAIN\n610 PP_END: PLAIN\n"
+               "610 PP_BEGIN: LATCHED\n620 PP_END: LATCHED latch\n");
+  SlicerPointStats p;
+  rec_point (r, "TASK0_1", &p);
+  g_assert_cmpuint (p.value.count, ==, 3);
+  g_assert_true (p.has_alpha);
+  g_assert_cmpfloat (p.alpha, ==, 0.125);
+  g_assert_true (p.has_ema);
+  g_assert_cmpfloat (p.ema, ==, 135.9375); /* 100; 100 + (200 - 100) / 8; 112.5 + (300 - 112.5) / 8 */
+  g_assert_true (p.has_last);
+  g_assert_cmpuint (p.last, ==, 300);
+  g_assert_cmpuint (p.partial, ==, 0);
+  rec_point (r, "PLAIN", &p);
+  g_assert_false (p.has_alpha);
+  g_assert_false (p.has_ema);
+  g_assert_cmpuint (p.last, ==, 10);
+  rec_point (r, "LATCHED", &p);
+  g_assert_cmpuint (p.value.count, ==, 0);
+  g_assert_false (p.has_last);
+  g_assert_cmpuint (p.partial, ==, 10); /* latched, not yet recorded */
+  /* the API, and a later change of alpha keeping the average */
+  slicer_set_point_alpha (r->slicer, rec_id (r, EVENTS_TEXT_POINT, "PLAIN"), 100.0 / 500.0);
+  rec_feed (r, "620 PP_BEGIN: PLAIN\n640 PP_END: PLAIN\n"
+               "640 PP_BEGIN: LATCHED\n645 PP_END: LATCHED\n"
+               "650 PP_ALPHA: TASK0_1 1\n650 PP_BEGIN: TASK0_1\n660 PP_END: TASK0_1\n");
+  rec_point (r, "PLAIN", &p);
+  g_assert_cmpfloat_with_epsilon (p.alpha, 0.2, 1e-12);
+  g_assert_cmpfloat (p.ema, ==, 20); /* the first measurement after alpha is set starts it */
+  rec_point (r, "LATCHED", &p);
+  g_assert_cmpuint (p.value.count, ==, 1);
+  g_assert_cmpuint (p.last, ==, 15);
+  g_assert_cmpuint (p.partial, ==, 0);
+  rec_point (r, "TASK0_1", &p);
+  g_assert_cmpfloat (p.alpha, ==, 1.0);
+  g_assert_cmpfloat (p.ema, ==, 10); /* alpha 1: the latest measurement */
+  g_assert_cmpuint (total_anomalies (r), ==, 0);
+  rec_free (r);
+}
+
 /* Per-function statistics merge the contexts' calls; the period is across all contexts. */
 static void
 test_function_across_tasks (void)
@@ -801,6 +1032,138 @@ test_recursion_is_not_refetch (void)
 
 /* ---------------------------------------------------------------- histogram */
 
+
+/* WAIT (an extended task blocked in WaitEvent): the switch-out is neither a preemption nor the
+ * end of its job; the time until it runs again is wait time; its job's net time spans both
+ * parts. Jobs and slices are counted apart. */
+static void
+test_wait (void)
+{
+  Rec *r = rec_new (NULL);
+  rec_feed (r, "0 ACTIVATE: E\n0 TASK: E\n10 WAIT: E\n10 TASK: idle\n25 TASK: E\n"
+               "30 TERMINATE: E\n30 TASK: idle\n"
+               "100 ACTIVATE: E\n100 TASK: E\n104 ACTIVATE: H\n104 TASK: H\n106 TERMINATE: H\n"
+               "106 TASK: E\n110 WAIT: E\n110 TASK: idle\n140 TASK: E\n145 TERMINATE: E\n"
+               "145 TASK: idle\n200 END\n");
+  SlicerTaskStats t;
+  rec_task_stats (r, TASK (r, "E"), &t);
+  g_assert_cmpuint (t.preemptions, ==, 1);          /* by H, not by its waits */
+  g_assert_cmpuint (t.waits, ==, 2);
+  g_assert_cmpuint (t.wait_time, ==, 15 + 30);
+  g_assert_cmpuint (t.job.count, ==, 2);            /* jobs … */
+  g_assert_cmpuint (t.run_interval.count, ==, 5);   /* … and slices */
+  g_assert_cmpuint (t.job.min, ==, 13);             /* 4 + 4 + 5 */
+  g_assert_cmpuint (t.job.max, ==, 15);
+  g_assert_cmpuint (t.job.total, ==, 15 + 13);      /* H's 2 ticks are not E's */
+  g_assert_cmpuint (t.response.max, ==, 45);
+  g_assert_cmpuint (t.period.count, ==, 1);
+  g_assert_cmpuint (t.period.min, ==, 100);
+  guint waits = 0;
+  for (guint i = 0; i < r->suspends->len; i++)
+    waits += (g_array_index (r->suspends, SlicerSuspend, i).flags & SLICER_FLAG_WAITING) != 0;
+  g_assert_cmpuint (waits, ==, 2);
+  g_assert_cmpuint (total_anomalies (r), ==, 0);
+  rec_free (r);
+}
+
+/* What the poll source emits with task evidence (TERMINATE before a switch, no ACTIVATE):
+ * harmonic periods where A ends and B starts on the same tick are no preemption of A; jobs
+ * start at the first switch-in after a job end; their net time excludes preemption. */
+static void
+test_poll_evidence (void)
+{
+  SlicerConfig cfg = SLICER_CONFIG_INIT;
+  cfg.terminate_events = TRUE;
+  Rec *r = rec_new (&cfg);
+  GString *in = g_string_new (NULL);
+  for (guint k = 0; k < 4; k++) {
+    guint b = k * 100;
+    /* A (high) runs 10, ends; B runs 20 but C (higher, arriving at +15) preempts it for 5 */
+    g_string_append_printf (in, "%u TASK: A\n%u TERMINATE: A\n%u TASK: B\n%u TASK: C\n"
+                            "%u TERMINATE: C\n%u TASK: B\n%u TERMINATE: B\n%u TASK: idle\n",
+                            b, b + 10, b + 10, b + 15, b + 20, b + 20, b + 35, b + 35);
+  }
+  g_string_append (in, "400 END\n");
+  rec_feed (r, in->str);
+  g_string_free (in, TRUE);
+  SlicerTaskStats t;
+  rec_task_stats (r, TASK (r, "A"), &t);
+  g_assert_cmpuint (t.preemptions, ==, 0);
+  g_assert_cmpuint (t.job.count, ==, 4);
+  g_assert_cmpuint (t.job.min, ==, 10);
+  g_assert_cmpuint (t.period.min, ==, 100);
+  g_assert_cmpuint (t.period.max, ==, 100);
+  rec_task_stats (r, TASK (r, "B"), &t);
+  g_assert_cmpuint (t.preemptions, ==, 4);
+  g_assert_cmpuint (t.job.count, ==, 4);
+  g_assert_cmpuint (t.job.min, ==, 20);              /* net: 5 + 15 */
+  g_assert_cmpuint (t.job.max, ==, 20);
+  g_assert_cmpuint (t.response.min, ==, 25);         /* gross: preemption included */
+  g_assert_cmpuint (t.run_interval.count, ==, 8);
+  g_assert_cmpuint (t.job_pct.p99, ==, 20);
+  g_assert_cmpuint (total_anomalies (r), ==, 0);
+  rec_free (r);
+}
+
+/* A gap ends every job unmeasured: no net time, response or period spans it. */
+static void
+test_jobs_across_gap (void)
+{
+  Rec *r = rec_new (NULL);
+  rec_feed (r, "0 ACTIVATE: A\n0 TASK: A\n10 TERMINATE: A\n10 TASK: idle\n"
+               "100 ACTIVATE: A\n100 TASK: A\n105 GAP\n300 ACTIVATE: A\n300 TASK: A\n"
+               "307 TERMINATE: A\n307 TASK: idle\n400 ACTIVATE: A\n400 TASK: A\n"
+               "408 TERMINATE: A\n408 TASK: idle\n500 END\n");
+  SlicerTaskStats t;
+  rec_task_stats (r, TASK (r, "A"), &t);
+  g_assert_cmpuint (t.job.count, ==, 3);
+  g_assert_cmpuint (t.job.min, ==, 7);
+  g_assert_cmpuint (t.job.max, ==, 10);
+  g_assert_cmpuint (t.period.count, ==, 2);          /* 0→100 and 300→400, not 100→300 */
+  g_assert_cmpuint (t.period.max, ==, 100);
+  rec_free (r);
+}
+
+
+static void
+rec_on_pc (const SlicerPcSample *smp, gpointer user)
+{
+  g_array_append_val ((GArray *) user, *smp);
+}
+
+/* A PC sample goes to the context running on its core: the task, an ISR2 over it, idle. */
+static void
+test_pc_samples (void)
+{
+  g_autoptr (GArray) got = g_array_new (FALSE, FALSE, sizeof (SlicerPcSample));
+  SlicerConfig cfg = SLICER_CONFIG_INIT;
+  cfg.sink.on_pc_sample = rec_on_pc;
+  cfg.sink.user_data = got;
+  Slicer *sl = slicer_new (&cfg);
+  const ProbeEvent ev[] = {
+    { .ts = 0, .kind = PROBE_EVENT_PC_SAMPLE, .a = 0x100 },                     /* unknown */
+    { .ts = 1, .kind = PROBE_EVENT_TASK_SWITCH, .a = 7 },
+    { .ts = 2, .kind = PROBE_EVENT_PC_SAMPLE, .a = 0x200 },
+    { .ts = 3, .kind = PROBE_EVENT_ISR_ENTER, .a = 3 },
+    { .ts = 4, .kind = PROBE_EVENT_PC_SAMPLE, .a = 0x300 },
+    { .ts = 5, .kind = PROBE_EVENT_ISR_EXIT, .a = 3 },
+    { .ts = 6, .kind = PROBE_EVENT_TASK_SWITCH, .a = PROBE_TASK_IDLE },
+    { .ts = 7, .kind = PROBE_EVENT_PC_SAMPLE, .a = 0xFFFFFFFF, .b = PROBE_PC_SLEEPING },
+  };
+  slicer_feed (sl, ev, G_N_ELEMENTS (ev));
+  g_assert_cmpuint (got->len, ==, 4);
+  const SlicerPcSample *p = (const SlicerPcSample *) (gpointer) got->data;
+  g_assert_cmpuint (p[0].ctx_kind, ==, SLICER_CONTEXT_IDLE);
+  g_assert_cmpuint (p[1].ctx_kind, ==, SLICER_CONTEXT_TASK);
+  g_assert_cmpuint (p[1].ctx_id, ==, 7);
+  g_assert_cmpuint (p[1].pc, ==, 0x200);
+  g_assert_cmpuint (p[2].ctx_kind, ==, SLICER_CONTEXT_ISR);
+  g_assert_cmpuint (p[2].ctx_id, ==, 3);
+  g_assert_cmpuint (p[3].ctx_kind, ==, SLICER_CONTEXT_IDLE);
+  g_assert_cmpuint (p[3].flags, ==, PROBE_PC_SLEEPING);
+  slicer_free (sl);
+}
+
 static void
 test_histogram (void)
 {
@@ -829,6 +1192,39 @@ test_histogram (void)
   g_assert_cmpuint (slicer_hist_percentile (&h, 50.0), ==, 0);
 }
 
+/* The period of periodic events some of which went unseen: intervals of 1, 2, 3 periods with
+ * jitter give the period; irregular intervals give 0. */
+static void
+test_base_period (void)
+{
+  g_autoptr (GRand) r = g_rand_new_with_seed (7);
+  for (guint seen_pct = 10; seen_pct <= 100; seen_pct += 30) {
+    SlicerHist h;
+    slicer_hist_init (&h, 7);
+    guint64 last = 0, period = 250000; /* 10 ms at 25 MHz */
+    gboolean any = FALSE;
+    for (guint k = 1; k < 5000; k++) {
+      if ((guint) g_rand_int_range (r, 0, 100) >= seen_pct)
+        continue; /* this job went unseen */
+      guint64 at = k * period + (guint64) g_rand_int_range (r, 0, 25000); /* seen up to 1 ms late */
+      if (any)
+        slicer_hist_add (&h, at - last);
+      last = at;
+      any = TRUE;
+    }
+    guint64 base = slicer_hist_base_period (&h);
+    g_assert_cmpuint (base, >=, period - period / 100);
+    g_assert_cmpuint (base, <=, period + period / 100);
+    g_free (h.counts);
+  }
+  SlicerHist h;
+  slicer_hist_init (&h, 7);
+  for (guint k = 0; k < 1000; k++)
+    slicer_hist_add (&h, (guint64) g_rand_int_range (r, 1000, 100000)); /* no period */
+  g_assert_cmpuint (slicer_hist_base_period (&h), ==, 0);
+  g_free (h.counts);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -844,9 +1240,18 @@ main (int argc, char **argv)
   g_test_add_func ("/slicer/isr", test_isr);
   g_test_add_func ("/slicer/activate-terminate", test_activate_terminate);
   g_test_add_func ("/slicer/switches-only", test_switches_only);
+  g_test_add_func ("/slicer/wait", test_wait);
+  g_test_add_func ("/slicer/pc-samples", test_pc_samples);
+  g_test_add_func ("/slicer/poll-evidence", test_poll_evidence);
+  g_test_add_func ("/slicer/jobs-across-gap", test_jobs_across_gap);
   g_test_add_func ("/slicer/job-end-service", test_job_end_service);
   g_test_add_func ("/slicer/services", test_services);
   g_test_add_func ("/slicer/data-values", test_data_values);
+  g_test_add_func ("/slicer/data-variables", test_data_variables);
+  g_test_add_func ("/slicer/isr-nesting", test_isr_nesting);
+  g_test_add_func ("/slicer/services-per-task", test_services_per_task);
+  g_test_add_func ("/slicer/services-terminate-exit", test_services_terminate_exit);
+  g_test_add_func ("/slicer/seed003/alpha", test_seed003_alpha);
   g_test_add_func ("/slicer/function-across-tasks", test_function_across_tasks);
   g_test_add_func ("/slicer/recursion-is-not-refetch", test_recursion_is_not_refetch);
   for (guint i = 0; i < G_N_ELEMENTS (anomaly_cases); i++) {
@@ -857,5 +1262,6 @@ main (int argc, char **argv)
   g_test_add_func ("/slicer/anomaly/limits", test_anomaly_limits);
   g_test_add_func ("/slicer/anomaly/unknown-event", test_anomaly_unknown_event);
   g_test_add_func ("/slicer/histogram", test_histogram);
+  g_test_add_func ("/slicer/base-period", test_base_period);
   return g_test_run ();
 }

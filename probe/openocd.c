@@ -26,6 +26,7 @@ struct _ProbeOpenocd {
   GSocketConnection *conn; /* TCP connection to OpenOCD's TCL port */
   GSocket *socket;         /* its socket (borrowed from conn) */
   char *where;             /* "HOST:PORT" for messages */
+  char *host;              /* HOST */
   GByteArray *inbuf;       /* bytes received, not yet split into messages */
   GPtrArray *notifications; /* ProbeOpenocdNotification*, oldest first */
   gboolean broken;         /* an I/O error happened: every later call fails fast */
@@ -62,6 +63,7 @@ probe_openocd_connect (const char *host, guint16 port, guint timeout_ms, GError 
   g_socket_set_timeout (oc->socket, (timeout_ms + 999) / 1000);
   g_socket_set_option (oc->socket, IPPROTO_TCP, TCP_NODELAY, 1, NULL);
   oc->where = g_steal_pointer (&where);
+  oc->host = g_strdup (host);
   oc->inbuf = g_byte_array_new ();
   oc->notifications = g_ptr_array_new_with_free_func (notification_free);
   return oc;
@@ -78,6 +80,7 @@ probe_openocd_free (ProbeOpenocd *oc)
   g_byte_array_unref (oc->inbuf);
   g_ptr_array_unref (oc->notifications);
   g_free (oc->where);
+  g_free (oc->host);
   g_free (oc);
 }
 
@@ -85,6 +88,29 @@ const char *
 probe_openocd_get_address (ProbeOpenocd *oc)
 {
   return oc->where;
+}
+
+const char *
+probe_openocd_get_host (ProbeOpenocd *oc)
+{
+  return oc->host;
+}
+
+guint16
+probe_free_loopback_port (GError **error)
+{
+  g_autoptr (GSocket) sock = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+                                           G_SOCKET_PROTOCOL_TCP, error);
+  if (sock == NULL)
+    return 0;
+  g_autoptr (GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr (GSocketAddress) any = g_inet_socket_address_new (lo, 0);
+  if (!g_socket_bind (sock, any, FALSE, error))
+    return 0;
+  g_autoptr (GSocketAddress) bound = g_socket_get_local_address (sock, error);
+  if (bound == NULL)
+    return 0;
+  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
 }
 
 static gboolean

@@ -1,43 +1,122 @@
 /* poll-decoder.c — turn poll samples into Events (probe.h, "Poll source").
  *
- * The poll sampler reads the watched OS variables (RUNNINGTASK, RUNNINGISR2, SERVICETRACE, per
- * core) over and over and writes each sample as a record (format below). This decoder is a
- * pure byte pump over those records: it compares each sample with the previous one and emits
- * an Event for every change —
- *   task channel:    TASK_SWITCH (a = value, or PROBE_TASK_IDLE for a "none" value);
+ * The poll sampler reads the watched OS variables (RUNNINGTASK, RUNNINGISR2, SERVICETRACE, task
+ * states, RUNNINGTASKPRIORITY, VALID, per core) over and over and writes each sample as a
+ * record (format below). This decoder is a pure byte pump over those records: it compares each
+ * sample with the previous one and emits an Event for every change —
+ *   task channel:    TASK_SWITCH (a = value, or PROBE_TASK_IDLE for a "none" value); a value
+ *                    of class PROBE_VALUE_ISR (one running-id variable for tasks and ISRs) is
+ *                    an ISR2 over the task that ran before: ISR_ENTER/ISR_EXIT, no switch;
  *   ISR2 channel:    ISR_EXIT of the old ISR and/or ISR_ENTER of the new one;
  *   service channel: with the ORTI entry bit (odd = inside, even = outside, ATTRIBUTES.md),
  *                    SERVICE_EXIT/ENTER of value & ~1; without it, any non-"none" value is
  *                    "inside that service";
- *   data channel:    DATA (a = variable id, b = value) on change.
+ *   data channel:    DATA (a = variable id, b = value) on change;
+ *   task states:     TASK_ACTIVATE when a task's state leaves SUSPENDED;
+ *   PC channel:      PC_SAMPLE every sample (not only on change), after the sample's switches.
+ * Within one sample, what ended comes first (ISR2 and service exits), then the evidence about
+ * a task switching out, activations, the switch, and what began (entries, data). So a service
+ * or ISR2 seen open in one sample and gone in the next ends in the context that entered it
+ * (e.g. CounterTick in an unseen timer ISR, sampled over task T1, with T0 running at the next
+ * sample).
+ *
+ * Evidence at a switch from task T to U on a core (why the slicer can count preemptions):
+ *  1. T's STATE in the same sample: SUSPENDED → TASK_TERMINATE(T) (its job ended); WAITING →
+ *     TASK_WAIT(T) (blocked in WaitEvent: neither preempted nor ended); READY → nothing (T was
+ *     preempted). RUNNING or an unknown value (reads are not atomic) falls through to 2.
+ *  2. Priorities: U idle → TASK_TERMINATE(T) (nothing else was ready); else T's static
+ *     priority (or the core's RUNNINGTASKPRIORITY while T ran) against U's running priority in
+ *     this sample (or its static one): higher → nothing (preempted), else TASK_TERMINATE(T).
+ *  3. Neither: nothing; the slicer's own rule decides.
+ * Trace mode (probe_poll_decoder_set_trace; the SWO mapper's data trace): every write arrives,
+ * one value per record, so more can be said —
+ *  - ISR2s nest: a core keeps a stack of the ISR2 values it has seen. A new value pushes (the
+ *    ISR2 interrupted the one running) unless the exception depth says both run at the same
+ *    level (one handler's ISR2s in sequence: the old one ends); a value already on the stack
+ *    coming back ends the ones above it (the OS restored what it interrupted); "none" ends
+ *    all. An exception that returns ends the ISR2s entered inside it that were not ended.
+ *  - services are evidence: a task that entered a job-end service (SVC_END: TerminateTask,
+ *    ChainTask) since it was switched in has ended its job when it is switched out; one whose
+ *    last service was SVC_WAIT (WaitEvent) and that the priorities say was not preempted
+ *    waits. Services entered inside ISR2s or exceptions are not the task's.
+ * VALID: while a core's VALID channel reads 0 (or cannot be read; in trace mode: in the records
+ * that carry it), that core's other channels
+ * in the sample are ignored (their state holds).
  * The first sample emits the initial state. A sample whose channel could not be read leaves
  * that channel's state unchanged (the sampler reports the failure). A link gap
  * (probe_poll_decoder_gap) emits GAP and forgets the state, so the next sample re-emits it.
  *
- * Sample record, little endian: u8 'S', u8 n (channels), u16 reserved, u32 valid bitmap
- * (bit i: channel i was read), u64 timestamp (ticks), n × i64 values. Total 16 + 8n bytes.
+ * Sample records, little endian, two formats (a capture holds one or the other):
+ *   'P' (written now): u8 'P', u8 0, u16 n (channels), u32 0, u64 timestamp (ticks),
+ *       valid bitmap in ceil(n/64) u64 words (bit i: channel i was read), n × i64 values.
+ *   'S' (older captures, n ≤ 32): u8 'S', u8 n, u16 0, u32 valid, u64 timestamp, n × i64.
  */
 #include "probe.h"
 
 #include <string.h>
+
+#define NO_PRIORITY G_MININT64
+#define ISR_STACK_MAX 32            /* ISR2 nesting levels kept per core (trace mode) */
+
+typedef struct {
+  guint32 id;                 /* ISR2 value */
+  guint depth;                /* exception depth when it was entered */
+} IsrLevel;
+
+typedef struct {              /* trace mode, per core */
+  IsrLevel isr[ISR_STACK_MAX];
+  guint n_isr;
+  guint depth;                /* exception depth (0: thread mode) … */
+  gboolean depth_known;       /* … once the mapper has told it */
+  gboolean svc_end;           /* the running task entered a job-end service since switch-in */
+  gboolean svc_wait;          /* its last service entered was a waiting one */
+} TraceCore;
 
 struct _ProbePollDecoder {
   ProbePollChannel *channels; /* copies of the channel descriptions */
   guint n_channels;
   gint64 *state;              /* last value per channel */
   gboolean *known;            /* state[i] is meaningful */
+  gint64 *value;              /* this sample's values … */
+  gboolean *valid;            /* … and which of them count */
   GByteArray *partial;        /* bytes of an incomplete record */
   guint64 last_ts;            /* timestamp of the last sample */
   guint64 samples;            /* samples decoded */
   guint64 events;             /* events emitted */
+  guint32 *task_in;           /* per task channel: the task last switched in … */
+  gboolean *task_known;       /* … when known */
+  gint64 prio_prev[PROBE_POLL_MAX_CORES]; /* RUNNINGTASKPRIORITY at the previous sample */
+  guint32 isr_under[PROBE_POLL_MAX_CORES]; /* shared variable: the ISR value running, if any */
+  gboolean in_isr[PROBE_POLL_MAX_CORES];
+  gboolean trace;             /* trace mode (see the header) … */
+  TraceCore *tc;              /* … its per-core state (PROBE_POLL_MAX_CORES), else NULL */
 };
 
-static void
-channel_copy (ProbePollChannel *dst, const ProbePollChannel *src)
+void
+probe_poll_channel_copy (ProbePollChannel *dst, const ProbePollChannel *src)
 {
   *dst = *src;
   dst->name = g_strdup (src->name);
+  dst->tcl = g_strdup (src->tcl);
   dst->none_values = g_memdup2 (src->none_values, sizeof (gint64) * src->n_none_values);
+  dst->classes = g_memdup2 (src->classes, sizeof (ProbePollValueClass) * src->n_classes);
+  dst->reads = g_memdup2 (src->reads, sizeof (ProbePollRead) * src->n_reads);
+}
+
+void
+probe_poll_channel_clear (ProbePollChannel *c)
+{
+  g_clear_pointer (&c->name, g_free);
+  g_clear_pointer (&c->tcl, g_free);
+  g_clear_pointer (&c->none_values, g_free);
+  g_clear_pointer (&c->classes, g_free);
+  g_clear_pointer (&c->reads, g_free);
+}
+
+gboolean
+probe_poll_channel_reads (const ProbePollChannel *c)
+{
+  return c->simple || c->tcl != NULL || c->eval != NULL || c->n_reads > 0;
 }
 
 ProbePollDecoder *
@@ -49,14 +128,26 @@ probe_poll_decoder_new (const ProbePollChannel *channels, guint n_channels, GErr
                  n_channels);
     return NULL;
   }
+  for (guint i = 0; i < n_channels; i++)
+    if (channels[i].core >= PROBE_POLL_MAX_CORES) {
+      g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT, "channel %s: core %u (at most %u cores)",
+                   channels[i].name, channels[i].core, PROBE_POLL_MAX_CORES);
+      return NULL;
+    }
   ProbePollDecoder *d = g_new0 (ProbePollDecoder, 1);
   d->channels = g_new0 (ProbePollChannel, n_channels);
   for (guint i = 0; i < n_channels; i++)
-    channel_copy (&d->channels[i], &channels[i]);
+    probe_poll_channel_copy (&d->channels[i], &channels[i]);
   d->n_channels = n_channels;
   d->state = g_new0 (gint64, n_channels);
   d->known = g_new0 (gboolean, n_channels);
+  d->value = g_new0 (gint64, n_channels);
+  d->valid = g_new0 (gboolean, n_channels);
+  d->task_in = g_new0 (guint32, n_channels);
+  d->task_known = g_new0 (gboolean, n_channels);
   d->partial = g_byte_array_new ();
+  for (guint c = 0; c < PROBE_POLL_MAX_CORES; c++)
+    d->prio_prev[c] = NO_PRIORITY;
   return d;
 }
 
@@ -65,15 +156,26 @@ probe_poll_decoder_free (ProbePollDecoder *d)
 {
   if (d == NULL)
     return;
-  for (guint i = 0; i < d->n_channels; i++) {
-    g_free (d->channels[i].name);
-    g_free (d->channels[i].none_values);
-  }
+  for (guint i = 0; i < d->n_channels; i++)
+    probe_poll_channel_clear (&d->channels[i]);
   g_free (d->channels);
   g_free (d->state);
   g_free (d->known);
+  g_free (d->value);
+  g_free (d->valid);
+  g_free (d->task_in);
+  g_free (d->task_known);
   g_byte_array_unref (d->partial);
+  g_free (d->tc);
   g_free (d);
+}
+
+void
+probe_poll_decoder_set_trace (ProbePollDecoder *d, gboolean trace)
+{
+  d->trace = trace;
+  if (trace && d->tc == NULL)
+    d->tc = g_new0 (TraceCore, PROBE_POLL_MAX_CORES);
 }
 
 static gboolean
@@ -81,6 +183,25 @@ is_none (const ProbePollChannel *ch, gint64 v)
 {
   for (guint i = 0; i < ch->n_none_values; i++)
     if (ch->none_values[i] == v)
+      return TRUE;
+  return FALSE;
+}
+
+static guint32
+class_of (const ProbePollChannel *ch, gint64 v)
+{
+  for (guint i = 0; i < ch->n_classes; i++)
+    if (ch->classes[i].value == v)
+      return ch->classes[i].cls;
+  return PROBE_VALUE_OTHER;
+}
+
+/* TRUE when some value of @ch is of class ISR (a running-id variable shared with ISR2s). */
+static gboolean
+has_isr_class (const ProbePollChannel *ch)
+{
+  for (guint i = 0; i < ch->n_classes; i++)
+    if (ch->classes[i].cls == PROBE_VALUE_ISR)
       return TRUE;
   return FALSE;
 }
@@ -94,6 +215,15 @@ service_of (const ProbePollChannel *ch, gint64 v)
   return is_none (ch, v) ? -1 : v;
 }
 
+/* The task a task-channel value stands for (PROBE_TASK_IDLE for none); @isr is set for a value
+ * of class ISR (no task of its own: the caller keeps the previous one). */
+static guint32
+task_of (const ProbePollChannel *ch, gint64 v, gboolean *isr)
+{
+  *isr = class_of (ch, v) == PROBE_VALUE_ISR;
+  return is_none (ch, v) ? PROBE_TASK_IDLE : (guint32) v;
+}
+
 static void
 emit (ProbePollDecoder *d, ProbeEventFunc func, gpointer user, guint64 ts, guint16 core,
       ProbeEventKind kind, guint32 a, guint32 b)
@@ -103,49 +233,289 @@ emit (ProbePollDecoder *d, ProbeEventFunc func, gpointer user, guint64 ts, guint
   func (&ev, user);
 }
 
-/* Emit what changed on channel @i from its known state to @v (@had: state was known): in
- * @phase 0 what ended (ISR2 and service exits), in phase 1 the rest (task switches, entries,
- * data). A sample's exits all come before its switches, so a service or ISR2 seen open in one
- * sample and gone in the next ends in the context that entered it, not in the task the next
- * sample shows: e.g. CounterTick in an unseen timer ISR, sampled over task T1, with T0
- * running at the next sample; otherwise T1 would keep an open service (and look preempted at
- * every switch-out) while T0 got an exit it never entered. */
+/* Trace mode: ends the ISR2s of @core above stack level @level, innermost first. */
 static void
-channel_change (ProbePollDecoder *d, guint i, gboolean had, gint64 old, gint64 v, guint64 ts,
-                int phase, ProbeEventFunc func, gpointer user)
+isr_pop_to (ProbePollDecoder *d, guint16 core, guint level, guint64 ts, ProbeEventFunc func,
+            gpointer user)
+{
+  TraceCore *c = &d->tc[core];
+  while (c->n_isr > level) {
+    c->n_isr--;
+    emit (d, func, user, ts, core, PROBE_EVENT_ISR_EXIT, c->isr[c->n_isr].id, 0);
+  }
+}
+
+/* Trace mode: the ISR2 value of @core was written: @none (no ISR2 runs), else @id (rules in
+ * the header). */
+static void
+isr_trace_value (ProbePollDecoder *d, guint16 core, gboolean none, guint32 id, guint64 ts,
+                 ProbeEventFunc func, gpointer user)
+{
+  TraceCore *c = &d->tc[core];
+  if (none) {
+    isr_pop_to (d, core, 0, ts, func, user);
+    return;
+  }
+  if (c->n_isr > 0 && c->isr[c->n_isr - 1].id == id)
+    return;
+  for (guint k = c->n_isr; k-- > 0;)
+    if (c->isr[k].id == id) { /* restored: the ones above it ended */
+      isr_pop_to (d, core, k + 1, ts, func, user);
+      return;
+    }
+  if (c->n_isr > 0 && c->depth_known && c->depth <= c->isr[c->n_isr - 1].depth)
+    isr_pop_to (d, core, c->n_isr - 1, ts, func, user); /* same level: one after the other */
+  if (c->n_isr == ISR_STACK_MAX)
+    isr_pop_to (d, core, ISR_STACK_MAX - 1, ts, func, user);
+  c->isr[c->n_isr++] = (IsrLevel) { id, c->depth };
+  emit (d, func, user, ts, core, PROBE_EVENT_ISR_ENTER, id, 0);
+}
+
+void
+probe_poll_decoder_set_depth (ProbePollDecoder *d, guint16 core, guint depth, guint64 ts,
+                              ProbeEventFunc func, gpointer user)
+{
+  if (!d->trace || core >= PROBE_POLL_MAX_CORES)
+    return;
+  TraceCore *c = &d->tc[core];
+  c->depth = depth;
+  c->depth_known = TRUE;
+  guint level = c->n_isr;
+  while (level > 0 && c->isr[level - 1].depth > depth)
+    level--;
+  isr_pop_to (d, core, level, ts, func, user);
+}
+
+/* Trace mode: @core runs an ISR2 or an exception handler (a service there is not the task's). */
+static gboolean
+in_interrupt (ProbePollDecoder *d, guint16 core)
+{
+  return d->tc[core].n_isr > 0 || d->tc[core].depth > 0;
+}
+
+/* The TASK_STATE channel of task @task (on @core or any), or -1. */
+static gint
+state_channel (ProbePollDecoder *d, guint32 task, guint16 core)
+{
+  for (guint i = 0; i < d->n_channels; i++) {
+    const ProbePollChannel *c = &d->channels[i];
+    if (c->kind == PROBE_POLL_TASK_STATE && c->task == task)
+      return (gint) i;
+  }
+  (void) core;
+  return -1;
+}
+
+/* The core's RUNNINGTASKPRIORITY channel, or -1. */
+static gint
+priority_channel (ProbePollDecoder *d, guint16 core)
+{
+  for (guint i = 0; i < d->n_channels; i++)
+    if (d->channels[i].kind == PROBE_POLL_PRIORITY && d->channels[i].core == core)
+      return (gint) i;
+  return -1;
+}
+
+/* Evidence about task @t leaving @core for @u at this sample (rules 1–2 in the header). */
+static void
+switch_out_evidence (ProbePollDecoder *d, guint16 core, guint32 t, guint32 u, guint64 ts,
+                     ProbeEventFunc func, gpointer user)
+{
+  if (t == PROBE_TASK_IDLE)
+    return;
+  gint sc = state_channel (d, t, core);
+  if (sc >= 0 && d->valid[sc] && probe_poll_channel_reads (&d->channels[sc])) {
+    switch (class_of (&d->channels[sc], d->value[sc])) {
+    case PROBE_VALUE_SUSPENDED:
+      emit (d, func, user, ts, core, PROBE_EVENT_TASK_TERMINATE, t, 0);
+      return;
+    case PROBE_VALUE_WAITING:
+      emit (d, func, user, ts, core, PROBE_EVENT_TASK_WAIT, t, 0);
+      return;
+    case PROBE_VALUE_READY:
+      return; /* preempted */
+    default:
+      break; /* RUNNING (read before the switch) or unknown: ask the priorities */
+    }
+  }
+  gboolean svc_wait = d->trace && d->tc[core].svc_wait;
+  if (d->trace && d->tc[core].svc_end) {
+    emit (d, func, user, ts, core, PROBE_EVENT_TASK_TERMINATE, t, 0);
+    return;
+  }
+  ProbeEventKind ended = svc_wait ? PROBE_EVENT_TASK_WAIT : PROBE_EVENT_TASK_TERMINATE;
+  gint pc = priority_channel (d, core);
+  if (u == PROBE_TASK_IDLE) {
+    /* nothing else was ready: T finished or waits (a STATE or its last service tells which) */
+    if (sc >= 0 || pc >= 0 || svc_wait)
+      emit (d, func, user, ts, core, ended, t, 0);
+    return;
+  }
+  gint64 prio_t = sc >= 0 && d->channels[sc].has_priority ? d->channels[sc].priority
+                                                           : d->prio_prev[core];
+  gint su = state_channel (d, u, core);
+  gint64 prio_u = pc >= 0 && d->valid[pc] ? d->value[pc]
+                  : su >= 0 && d->channels[su].has_priority ? d->channels[su].priority
+                                                            : NO_PRIORITY;
+  if (prio_t == NO_PRIORITY || prio_u == NO_PRIORITY) {
+    if (svc_wait)
+      emit (d, func, user, ts, core, PROBE_EVENT_TASK_WAIT, t, 0);
+    return; /* no evidence: the slicer decides */
+  }
+  if (prio_u <= prio_t)
+    emit (d, func, user, ts, core, ended, t, 0);
+}
+
+/* ISR2, service and shared-variable ISR exits of channel @i (phase "what ended"). */
+static void
+channel_exits (ProbePollDecoder *d, guint i, guint64 ts, ProbeEventFunc func, gpointer user)
 {
   const ProbePollChannel *ch = &d->channels[i];
-  if (phase == 0 && ch->kind != PROBE_POLL_ISR && ch->kind != PROBE_POLL_SERVICE)
+  gboolean had = d->known[i];
+  gint64 old = d->state[i], v = d->value[i];
+  if (d->trace && ch->kind == PROBE_POLL_ISR) {
+    isr_trace_value (d, ch->core, is_none (ch, v), (guint32) v, ts, func, user);
     return;
+  }
+  if (d->trace && ch->kind == PROBE_POLL_TASK) {
+    /* a running-id variable shared with ISR2s: a task value ends them all */
+    gboolean isr = class_of (ch, v) == PROBE_VALUE_ISR;
+    if (isr || has_isr_class (ch))
+      isr_trace_value (d, ch->core, !isr, (guint32) v, ts, func, user);
+    return;
+  }
   switch (ch->kind) {
-  case PROBE_POLL_TASK: {
-    guint32 task = is_none (ch, v) ? PROBE_TASK_IDLE : (guint32) v;
-    if (!had || (is_none (ch, old) ? PROBE_TASK_IDLE : (guint32) old) != task)
-      emit (d, func, user, ts, ch->core, PROBE_EVENT_TASK_SWITCH, task, 0);
+  case PROBE_POLL_ISR:
+    if (had && !is_none (ch, old) && (is_none (ch, v) || old != v))
+      emit (d, func, user, ts, ch->core, PROBE_EVENT_ISR_EXIT, (guint32) old, 0);
+    break;
+  case PROBE_POLL_SERVICE: {
+    gint64 was = had ? service_of (ch, old) : -1;
+    if (was >= 0 && was != service_of (ch, v))
+      emit (d, func, user, ts, ch->core, PROBE_EVENT_SERVICE_EXIT, (guint32) was, 0);
     break;
   }
+  case PROBE_POLL_TASK:
+    if (d->in_isr[ch->core] && (!had || old != v)) {
+      emit (d, func, user, ts, ch->core, PROBE_EVENT_ISR_EXIT, d->isr_under[ch->core], 0);
+      d->in_isr[ch->core] = FALSE;
+    }
+    break;
+  default:
+    break;
+  }
+}
+
+/* A task channel's switch, with its evidence and the activations seen in this sample. */
+static void
+task_change (ProbePollDecoder *d, guint i, guint64 ts, ProbeEventFunc func, gpointer user)
+{
+  const ProbePollChannel *ch = &d->channels[i];
+  gboolean isr_now = FALSE;
+  guint32 now = task_of (ch, d->value[i], &isr_now);
+  if (isr_now)
+    return; /* an ISR2 over the task that ran before: no switch (entered with the entries) */
+  /* the task beneath: the one last switched in (also when an ISR2 ran in between) */
+  if (d->task_known[i] && d->task_in[i] == now)
+    return;
+  if (d->task_known[i])
+    switch_out_evidence (d, ch->core, d->task_in[i], now, ts, func, user);
+  emit (d, func, user, ts, ch->core, PROBE_EVENT_TASK_SWITCH, now, 0);
+  if (d->trace)
+    d->tc[ch->core].svc_end = d->tc[ch->core].svc_wait = FALSE;
+  d->task_in[i] = now;
+  d->task_known[i] = TRUE;
+}
+
+/* Entries of channel @i (phase "what began"). */
+static void
+channel_entries (ProbePollDecoder *d, guint i, guint64 ts, ProbeEventFunc func, gpointer user)
+{
+  const ProbePollChannel *ch = &d->channels[i];
+  gboolean had = d->known[i];
+  gint64 old = d->state[i], v = d->value[i];
+  switch (ch->kind) {
   case PROBE_POLL_ISR: {
+    if (d->trace)
+      break; /* entered with the exits */
     gboolean was = had && !is_none (ch, old), now = !is_none (ch, v);
-    if (phase == 0) {
-      if (was && (!now || old != v))
-        emit (d, func, user, ts, ch->core, PROBE_EVENT_ISR_EXIT, (guint32) old, 0);
-    } else if (now && (!was || old != v))
+    if (now && (!was || old != v))
       emit (d, func, user, ts, ch->core, PROBE_EVENT_ISR_ENTER, (guint32) v, 0);
     break;
   }
   case PROBE_POLL_SERVICE: {
     gint64 was = had ? service_of (ch, old) : -1, now = service_of (ch, v);
-    if (phase == 0) {
-      if (was >= 0 && was != now)
-        emit (d, func, user, ts, ch->core, PROBE_EVENT_SERVICE_EXIT, (guint32) was, 0);
-    } else if (now >= 0 && was != now)
+    if (now >= 0 && was != now) {
       emit (d, func, user, ts, ch->core, PROBE_EVENT_SERVICE_ENTER, (guint32) now, 0);
+      if (d->trace && !in_interrupt (d, ch->core)) {
+        guint32 cls = class_of (ch, now);
+        d->tc[ch->core].svc_end |= cls == PROBE_VALUE_SVC_END;
+        d->tc[ch->core].svc_wait = cls == PROBE_VALUE_SVC_WAIT;
+      }
+    }
     break;
   }
+  case PROBE_POLL_TASK:
+    if (d->trace)
+      break; /* ISR2 values were handled with the exits */
+    if (class_of (ch, v) == PROBE_VALUE_ISR && !d->in_isr[ch->core]) {
+      emit (d, func, user, ts, ch->core, PROBE_EVENT_ISR_ENTER, (guint32) v, 0);
+      d->in_isr[ch->core] = TRUE;
+      d->isr_under[ch->core] = (guint32) v;
+    }
+    break;
   case PROBE_POLL_DATA:
     if (!had || old != v)
       emit (d, func, user, ts, ch->core, PROBE_EVENT_DATA, ch->data_id, (guint32) v);
     break;
+  case PROBE_POLL_PC:
+    emit (d, func, user, ts, ch->core, PROBE_EVENT_PC_SAMPLE, (guint32) v,
+          (guint32) v == 0xFFFFFFFFu ? PROBE_PC_SLEEPING : 0);
+    break;
+  default:
+    break;
+  }
+}
+
+/* Decode one sample whose values and valid flags are in d->value / d->valid. */
+static void
+decode_sample (ProbePollDecoder *d, guint64 ts, ProbeEventFunc func, gpointer user)
+{
+  /* VALID: a core whose gate reads 0 (or was not read) contributes nothing this sample */
+  for (guint i = 0; i < d->n_channels; i++) {
+    const ProbePollChannel *g = &d->channels[i];
+    if (g->kind != PROBE_POLL_VALID || (d->valid[i] && d->value[i] != 0) ||
+        (d->trace && !d->valid[i])) /* a trace record without it: not about it */
+      continue;
+    for (guint k = 0; k < d->n_channels; k++)
+      if (d->channels[k].core == g->core)
+        d->valid[k] = FALSE;
+  }
+  for (guint i = 0; i < d->n_channels; i++)
+    if (d->valid[i])
+      channel_exits (d, i, ts, func, user);
+  /* activations: a task whose state leaves SUSPENDED */
+  for (guint i = 0; i < d->n_channels; i++) {
+    const ProbePollChannel *c = &d->channels[i];
+    if (c->kind != PROBE_POLL_TASK_STATE || !d->valid[i] || !d->known[i])
+      continue;
+    guint32 was = class_of (c, d->state[i]), now = class_of (c, d->value[i]);
+    if (was == PROBE_VALUE_SUSPENDED && now != PROBE_VALUE_SUSPENDED && now != PROBE_VALUE_OTHER)
+      emit (d, func, user, ts, c->core, PROBE_EVENT_TASK_ACTIVATE, c->task, 0);
+  }
+  for (guint i = 0; i < d->n_channels; i++)
+    if (d->valid[i] && d->channels[i].kind == PROBE_POLL_TASK)
+      task_change (d, i, ts, func, user);
+  for (guint i = 0; i < d->n_channels; i++)
+    if (d->valid[i])
+      channel_entries (d, i, ts, func, user);
+  for (guint i = 0; i < d->n_channels; i++) {
+    if (!d->valid[i])
+      continue;
+    d->state[i] = d->value[i];
+    d->known[i] = TRUE;
+    if (d->channels[i].kind == PROBE_POLL_PRIORITY)
+      d->prio_prev[d->channels[i].core] = d->value[i];
   }
 }
 
@@ -164,68 +534,99 @@ rd_u32 (const guint8 *p)
   return (guint32) p[0] | ((guint32) p[1] << 8) | ((guint32) p[2] << 16) | ((guint32) p[3] << 24);
 }
 
-/* Decode one complete record at @p (length already checked). */
+static gsize
+record_size_p (guint n)
+{
+  return 16 + 8 * (gsize) ((n + 63) / 64) + 8 * (gsize) n;
+}
+
+/* Size of the record starting with @tag for this decoder's channels, 0 when @tag/@n is not a
+ * record header we decode. */
+static gsize
+record_size_for (ProbePollDecoder *d, const guint8 *head)
+{
+  if (head[0] == 'P' && (guint) (head[2] | head[3] << 8) == d->n_channels)
+    return record_size_p (d->n_channels);
+  if (head[0] == 'S' && head[1] == d->n_channels && d->n_channels <= 32)
+    return 16 + 8 * (gsize) d->n_channels;
+  return 0;
+}
+
+/* Decode one complete record at @p (header checked). */
 static gboolean
 decode_record (ProbePollDecoder *d, const guint8 *p, ProbeEventFunc func, gpointer user,
                GError **error)
 {
-  guint32 valid = rd_u32 (p + 4);
   guint64 ts = rd_u64 (p + 8);
+  const guint8 *values;
+  if (p[0] == 'P') {
+    const guint8 *bits = p + 16;
+    for (guint i = 0; i < d->n_channels; i++)
+      d->valid[i] = (bits[i / 8] >> (i % 8)) & 1;
+    values = bits + 8 * ((d->n_channels + 63) / 64);
+  } else {
+    guint32 valid = rd_u32 (p + 4);
+    for (guint i = 0; i < d->n_channels; i++)
+      d->valid[i] = (valid >> i) & 1;
+    values = p + 16;
+  }
   if (d->samples > 0 && ts < d->last_ts) {
     g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT,
                  "poll sample %" G_GUINT64_FORMAT " goes back in time (%" G_GUINT64_FORMAT
                  " after %" G_GUINT64_FORMAT ")", d->samples, ts, d->last_ts);
     return FALSE;
   }
+  for (guint i = 0; i < d->n_channels; i++)
+    d->value[i] = (gint64) rd_u64 (values + 8 * i);
   d->last_ts = ts;
   d->samples++;
-  for (int phase = 0; phase < 2; phase++)
-    for (guint i = 0; i < d->n_channels; i++) {
-      if (!(valid & (1u << i)))
-        continue;
-      gint64 v = (gint64) rd_u64 (p + 16 + 8 * i);
-      channel_change (d, i, d->known[i], d->state[i], v, ts, phase, func, user);
-      if (phase == 1) {
-        d->state[i] = v;
-        d->known[i] = TRUE;
-      }
-    }
+  decode_sample (d, ts, func, user);
   return TRUE;
+}
+
+static gboolean
+corrupt (ProbePollDecoder *d, const guint8 *head, GError **error)
+{
+  g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT,
+               "poll sample %" G_GUINT64_FORMAT " is corrupt (header %02x %02x %02x %02x; "
+               "expected 'P' or 'S' and %u channels)", d->samples, head[0], head[1], head[2],
+               head[3], d->n_channels);
+  return FALSE;
 }
 
 gboolean
 probe_poll_decoder_feed (ProbePollDecoder *d, const guint8 *data, gsize len, ProbeEventFunc func,
                          gpointer user, GError **error)
 {
-  const gsize rec = probe_poll_record_size (d->n_channels);
   while (len > 0) {
-    /* complete a partial record first, else decode whole records in place */
-    if (d->partial->len > 0 || len < rec) {
-      gsize take = MIN (len, rec - d->partial->len);
+    /* complete a partial record first (its header tells its size), else decode in place */
+    gsize rec = len >= 4 && d->partial->len == 0 ? record_size_for (d, data) : 0;
+    if (d->partial->len > 0 || len < 4 || rec > len) {
+      if (d->partial->len < 4) {
+        gsize take = MIN (len, 4 - d->partial->len);
+        g_byte_array_append (d->partial, data, (guint) take);
+        data += take;
+        len -= take;
+        if (d->partial->len < 4)
+          break;
+      }
+      gsize size = record_size_for (d, d->partial->data);
+      if (size == 0)
+        return corrupt (d, d->partial->data, error);
+      gsize take = MIN (len, size - d->partial->len);
       g_byte_array_append (d->partial, data, (guint) take);
       data += take;
       len -= take;
-      if (d->partial->len < rec)
+      if (d->partial->len < size)
         break;
-      if (d->partial->data[0] != 'S' || d->partial->data[1] != d->n_channels) {
-        g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT,
-                     "poll sample %" G_GUINT64_FORMAT " is corrupt (header %02x %02x; expected "
-                     "'S' and %u channels)", d->samples, d->partial->data[0], d->partial->data[1],
-                     d->n_channels);
-        return FALSE;
-      }
       gboolean ok = decode_record (d, d->partial->data, func, user, error);
       g_byte_array_set_size (d->partial, 0);
       if (!ok)
         return FALSE;
       continue;
     }
-    if (data[0] != 'S' || data[1] != d->n_channels) {
-      g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT,
-                   "poll sample %" G_GUINT64_FORMAT " is corrupt (header %02x %02x; expected 'S' "
-                   "and %u channels)", d->samples, data[0], data[1], d->n_channels);
-      return FALSE;
-    }
+    if (rec == 0)
+      return corrupt (d, data, error);
     if (!decode_record (d, data, func, user, error))
       return FALSE;
     data += rec;
@@ -240,6 +641,12 @@ probe_poll_decoder_gap (ProbePollDecoder *d, guint64 ts, ProbeGapReason reason,
 {
   emit (d, func, user, MAX (ts, d->last_ts), 0, PROBE_EVENT_GAP, 0, reason);
   memset (d->known, 0, sizeof (gboolean) * d->n_channels);
+  memset (d->task_known, 0, sizeof (gboolean) * d->n_channels);
+  memset (d->in_isr, 0, sizeof d->in_isr);
+  if (d->tc != NULL)
+    memset (d->tc, 0, sizeof (TraceCore) * PROBE_POLL_MAX_CORES);
+  for (guint c = 0; c < PROBE_POLL_MAX_CORES; c++)
+    d->prio_prev[c] = NO_PRIORITY;
   g_byte_array_set_size (d->partial, 0);
 }
 
@@ -252,23 +659,29 @@ probe_poll_decoder_get_samples (ProbePollDecoder *d)
 gsize
 probe_poll_record_size (guint n_channels)
 {
-  return 16 + 8 * (gsize) n_channels;
+  return record_size_p (n_channels);
 }
 
 void
-probe_poll_record_append (GByteArray *out, guint n_channels, guint32 valid, guint64 ts,
+probe_poll_record_append (GByteArray *out, guint n_channels, const guint32 *valid, guint64 ts,
                           const gint64 *values)
 {
-  guint8 rec[16 + 8 * PROBE_POLL_MAX_CHANNELS];
-  rec[0] = 'S';
-  rec[1] = (guint8) n_channels;
-  rec[2] = rec[3] = 0;
-  for (int i = 0; i < 4; i++)
-    rec[4 + i] = (guint8) (valid >> (8 * i));
+  gsize size = record_size_p (n_channels);
+  guint old = out->len;
+  g_byte_array_set_size (out, old + (guint) size);
+  guint8 *rec = out->data + old;
+  memset (rec, 0, size);
+  rec[0] = 'P';
+  rec[2] = (guint8) n_channels;
+  rec[3] = (guint8) (n_channels >> 8);
   for (int i = 0; i < 8; i++)
     rec[8 + i] = (guint8) (ts >> (8 * i));
+  guint8 *bits = rec + 16;
+  for (guint c = 0; c < n_channels; c++)
+    if (valid[c / 32] & (1u << (c % 32)))
+      bits[c / 8] |= (guint8) (1u << (c % 8));
+  guint8 *v = bits + 8 * ((n_channels + 63) / 64);
   for (guint c = 0; c < n_channels; c++)
     for (int i = 0; i < 8; i++)
-      rec[16 + 8 * c + i] = (guint8) ((guint64) values[c] >> (8 * i));
-  g_byte_array_append (out, rec, (guint) probe_poll_record_size (n_channels));
+      v[8 * c + i] = (guint8) ((guint64) values[c] >> (8 * i));
 }

@@ -10,8 +10,11 @@
  *  - AUTO tries SINGLE and BATCH for a short while and keeps the faster;
  *  - `poll off` stops OpenOCD's own periodic polling while we sample; the caller asks for an
  *    explicit target poll now and then (probe_poll_sampler_check_target).
- * Channels whose value needs dependent reads (pointer chases) are evaluated on the host once
- * per round trip through their eval callback, one read_memory per dependent read.
+ * Channels whose value needs dependent reads (pointer chases, value-dependent indices) are
+ * evaluated inside OpenOCD in the same batch, through their Jim Tcl expression (each inside a
+ * catch: a faulting read or a division by zero makes that channel unread in that sample, the
+ * others go on). Channels with only a host evaluator are evaluated once per round trip, one
+ * read_memory per dependent read: the slow fallback.
  *
  * Aliasing: a steady sample rate near a rational multiple of a task's period sees only a few
  * phases of it, which biases every duration measured in that window; cfg.dither_us pauses a
@@ -30,13 +33,22 @@
 #include <math.h>
 #include <string.h>
 
-#define PROBE_POLL_MERGE_SPAN 64 /* bytes: reads closer than this share one read_memory */
+#define PROBE_POLL_MERGE_SPAN 128 /* bytes: reads closer than this share one read_memory (a
+                                   * word more in a read costs far less than another read) */
+
+/* One read at a fixed address: a simple channel's, or one of a derived channel's. */
+typedef struct {
+  guint64 address;
+  guint width;
+  guint ch;        /* the channel it belongs to */
+} PollItem;
 
 typedef struct {
   guint64 start;   /* 4-aligned start address */
   guint words;     /* 32-bit words to read */
-  guint first_ch;  /* channels in this group: indices into members */
+  guint first_ch;  /* items in this group: indices into items */
   guint n_ch;
+  guint word0;     /* index of its first word in the sample's word buffer */
 } PollGroup;
 
 struct _ProbePollSampler {
@@ -50,7 +62,14 @@ struct _ProbePollSampler {
   GRand *rand;               /* sampling-phase dither */
   PollGroup *groups;
   guint n_groups;
-  guint *members;            /* channel indices, grouped */
+  PollItem *items;           /* fixed-address reads, by address, grouped */
+  guint n_items;
+  guint *tcl_ch;             /* channels evaluated by Tcl inside the batch */
+  guint n_tcl;
+  guint *derived_ch;         /* channels evaluated on the host from their group reads */
+  guint n_derived;
+  guint32 *words;            /* one sample's group words (PollGroup.word0) */
+  guint n_words;
   char *single_script;       /* one sample per round trip */
   char *batch_script;        /* cfg.batch samples per round trip */
   ProbePollMode mode;        /* chosen mode (never AUTO after calibration) */
@@ -68,43 +87,60 @@ struct _ProbePollSampler {
   guint64 last_ts;
   double sum_dt, sum_dt2;    /* over intervals, in ticks */
   guint64 n_dt;
+  guint64 dt_hist[64 * 8];   /* intervals: 8 sub-buckets per power of two (±9 %) */
+  gboolean chain;            /* last_ts is a sample of this link session (an interval may be
+                              * counted from it) */
   gint64 started_us;
+  gint64 *values;            /* scratch: one sample's values … */
+  guint32 *valid;            /* … and which were read (bitmap) */
 };
 
-static void
-channel_copy (ProbePollChannel *dst, const ProbePollChannel *src)
-{
-  *dst = *src;
-  dst->name = g_strdup (src->name);
-  dst->none_values = g_memdup2 (src->none_values, sizeof (gint64) * src->n_none_values);
-}
-
 static int
-cmp_by_address (gconstpointer a, gconstpointer b, gpointer user)
+cmp_by_address (gconstpointer a, gconstpointer b)
 {
-  const ProbePollChannel *ch = user;
-  guint ia = *(const guint *) a, ib = *(const guint *) b;
-  return ch[ia].address < ch[ib].address ? -1 : ch[ia].address > ch[ib].address;
+  const PollItem *x = a, *y = b;
+  return x->address < y->address ? -1 : x->address > y->address;
 }
 
-/* Build groups of simple channels and the Tcl scripts reading them. */
+/* Build groups of fixed-address reads and the Tcl scripts reading them. */
 static void
 build_plan (ProbePollSampler *s)
 {
   g_free (s->groups);
-  g_free (s->members);
+  g_free (s->items);
+  g_free (s->tcl_ch);
+  g_free (s->derived_ch);
+  g_free (s->words);
   g_free (s->single_script);
   g_free (s->batch_script);
-  s->members = g_new0 (guint, s->n_ch);
-  guint n = 0;
+  guint n_items = 0;
   for (guint i = 0; i < s->n_ch; i++)
-    if (s->ch[i].simple && !s->disabled[i])
-      s->members[n++] = i;
-  g_qsort_with_data (s->members, (gint) n, sizeof (guint), cmp_by_address, s->ch);
+    n_items += s->ch[i].simple ? 1 : s->ch[i].n_reads;
+  s->items = g_new0 (PollItem, MAX (n_items, 1));
+  s->tcl_ch = g_new0 (guint, s->n_ch);
+  s->derived_ch = g_new0 (guint, s->n_ch);
+  s->n_tcl = s->n_derived = 0;
+  guint n = 0;
+  for (guint i = 0; i < s->n_ch; i++) {
+    const ProbePollChannel *c = &s->ch[i];
+    if (s->disabled[i])
+      continue;
+    if (c->simple) {
+      s->items[n++] = (PollItem) { c->address, c->width, i };
+    } else if (c->n_reads > 0 && c->eval != NULL) {
+      for (guint r = 0; r < c->n_reads; r++)
+        s->items[n++] = (PollItem) { c->reads[r].address, c->reads[r].width, i };
+      s->derived_ch[s->n_derived++] = i;
+    } else if (c->tcl != NULL) {
+      s->tcl_ch[s->n_tcl++] = i;
+    }
+  }
+  s->n_items = n;
+  qsort (s->items, n, sizeof (PollItem), cmp_by_address);
   s->groups = g_new0 (PollGroup, MAX (n, 1));
   s->n_groups = 0;
   for (guint k = 0; k < n; k++) {
-    const ProbePollChannel *c = &s->ch[s->members[k]];
+    const PollItem *c = &s->items[k];
     guint64 end = c->address + c->width;
     PollGroup *g = s->n_groups ? &s->groups[s->n_groups - 1] : NULL;
     if (g && end - g->start <= PROBE_POLL_MERGE_SPAN) {
@@ -120,6 +156,12 @@ build_plan (ProbePollSampler *s)
       g->n_ch = 1;
     }
   }
+  s->n_words = 0;
+  for (guint gi = 0; gi < s->n_groups; gi++) {
+    s->groups[gi].word0 = s->n_words;
+    s->n_words += s->groups[gi].words;
+  }
+  s->words = g_new0 (guint32, MAX (s->n_words, 1));
 
   g_autoptr (GString) reads = g_string_new (NULL);
   const char *tgt = s->target ? s->target : "";
@@ -132,6 +174,11 @@ build_plan (ProbePollSampler *s)
   for (guint gi = 0; gi < s->n_groups; gi++)
     g_string_append_printf (reads, " [%s%sread_memory 0x%" G_GINT64_MODIFIER "x 32 %u]", tgt, sp,
                             s->groups[gi].start, s->groups[gi].words);
+  /* a channel whose expression fails (a fault in a pointer chase, a division by zero) reads
+   * as "X": unread in that sample */
+  for (guint k = 0; k < s->n_tcl; k++)
+    g_string_append_printf (reads, " [if {[catch {expr {%s}} _orti_v]} {list X} else {set _orti_v}]",
+                            s->ch[s->tcl_ch[k]].tcl);
   s->single_script = g_strdup_printf ("list%s", reads->str);
   s->batch_script = g_strdup_printf ("set _orti_r {}; for {set _orti_i 0} {$_orti_i < %u} "
                                      "{incr _orti_i} {lappend _orti_r%s}; set _orti_r",
@@ -155,9 +202,10 @@ probe_poll_sampler_new (ProbeOpenocd *oc, const ProbePollConfig *cfg,
                    "channel %s: cannot read a %u-byte value", c->name, c->width);
       return NULL;
     }
-    if (!c->simple && c->eval == NULL) {
+    if (!probe_poll_channel_reads (c) && c->kind != PROBE_POLL_TASK_STATE) {
       g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT,
-                   "channel %s: neither a simple read nor an evaluator", c->name);
+                   "channel %s: neither a simple read, a Tcl expression nor an evaluator",
+                   c->name);
       return NULL;
     }
   }
@@ -170,9 +218,11 @@ probe_poll_sampler_new (ProbeOpenocd *oc, const ProbePollConfig *cfg,
     s->cfg.batch = 32;
   s->ch = g_new0 (ProbePollChannel, n_channels);
   for (guint i = 0; i < n_channels; i++)
-    channel_copy (&s->ch[i], &channels[i]);
+    probe_poll_channel_copy (&s->ch[i], &channels[i]);
   s->n_ch = n_channels;
   s->disabled = g_new0 (gboolean, n_channels);
+  s->values = g_new0 (gint64, n_channels);
+  s->valid = g_new0 (guint32, (n_channels + 31) / 32);
   s->messages = g_ptr_array_new_with_free_func (g_free);
   s->rand = g_rand_new ();
   s->mode = cfg->mode;
@@ -186,16 +236,19 @@ probe_poll_sampler_free (ProbePollSampler *s)
 {
   if (s == NULL)
     return;
-  for (guint i = 0; i < s->n_ch; i++) {
-    g_free (s->ch[i].name);
-    g_free (s->ch[i].none_values);
-  }
+  for (guint i = 0; i < s->n_ch; i++)
+    probe_poll_channel_clear (&s->ch[i]);
   g_free (s->ch);
   g_free (s->disabled);
+  g_free (s->values);
+  g_free (s->valid);
   g_ptr_array_unref (s->messages);
   g_rand_free (s->rand);
   g_free (s->groups);
-  g_free (s->members);
+  g_free (s->items);
+  g_free (s->tcl_ch);
+  g_free (s->derived_ch);
+  g_free (s->words);
   g_free (s->single_script);
   g_free (s->batch_script);
   g_free (s->target);
@@ -217,6 +270,13 @@ probe_poll_sampler_inherit_clock (ProbePollSampler *s, ProbePollSampler *from)
   s->wraps = from->wraps;
   s->last_ts = from->last_ts;
   s->q.samples_before = from->q.samples_before + from->q.samples;
+  /* the statistics of the intervals go on; the outage between the two is not an interval */
+  s->sum_dt = from->sum_dt;
+  s->sum_dt2 = from->sum_dt2;
+  s->n_dt = from->n_dt;
+  memcpy (s->dt_hist, from->dt_hist, sizeof s->dt_hist);
+  s->q.min_interval = from->q.min_interval;
+  s->q.max_interval = from->q.max_interval;
 }
 
 gboolean
@@ -232,18 +292,32 @@ probe_poll_sampler_prepare (ProbePollSampler *s, GError **error)
   return TRUE;
 }
 
-/* Extract the value of channel @c from a group's words. */
-static gint64
-extract (const ProbePollSampler *s, const ProbePollChannel *c, const PollGroup *g,
-         const guint32 *words)
+/* Copies @size bytes at @address from this sample's group words (target byte order); FALSE
+ * when no group holds them all. */
+static gboolean
+group_bytes (const ProbePollSampler *s, guint64 address, guint size, guint8 *buf)
 {
-  guint8 bytes[8];
-  guint off = (guint) (c->address - g->start);
-  for (guint i = 0; i < c->width; i++) {
-    guint b = off + i;
-    guint32 w = words[b / 4];
-    bytes[i] = (guint8) (s->cfg.big_endian ? w >> (8 * (3 - b % 4)) : w >> (8 * (b % 4)));
+  for (guint gi = 0; gi < s->n_groups; gi++) {
+    const PollGroup *g = &s->groups[gi];
+    if (address < g->start || address + size > g->start + 4ull * g->words)
+      continue;
+    const guint32 *words = s->words + g->word0;
+    for (guint i = 0; i < size; i++) {
+      guint b = (guint) (address - g->start) + i;
+      guint32 w = words[b / 4];
+      buf[i] = (guint8) (s->cfg.big_endian ? w >> (8 * (3 - b % 4)) : w >> (8 * (b % 4)));
+    }
+    return TRUE;
   }
+  return FALSE;
+}
+
+/* The value of simple channel @c from this sample's group words. */
+static gint64
+extract (const ProbePollSampler *s, const ProbePollChannel *c)
+{
+  guint8 bytes[8] = { 0 };
+  group_bytes (s, c->address, c->width, bytes);
   guint64 v = 0;
   for (guint i = 0; i < c->width; i++) {
     guint idx = s->cfg.big_endian ? i : c->width - 1 - i;
@@ -254,6 +328,17 @@ extract (const ProbePollSampler *s, const ProbePollChannel *c, const PollGroup *
     v = (v ^ sign) - sign;
   }
   return (gint64) v;
+}
+
+/* Reader for derived channels: their reads come from the sample's group words. */
+static gboolean
+group_read (guint64 address, guint size, guint8 *buf, gpointer user_data, GError **error)
+{
+  if (size <= 8 && group_bytes (user_data, address, size, buf))
+    return TRUE;
+  g_set_error (error, PROBE_ERROR, PROBE_ERROR_READ, "0x%08" G_GINT64_MODIFIER "x (%u bytes) is "
+               "not among the reads of the batch", address, size);
+  return FALSE;
 }
 
 static guint64
@@ -277,17 +362,53 @@ make_ts (ProbePollSampler *s, guint64 raw)
   return t - s->t0;
 }
 
+/* Histogram bucket of @v: 8 sub-buckets per power of two. */
+static guint
+dt_bucket (guint64 v)
+{
+  if (v < 8)
+    return (guint) v;
+  guint e = 63 - (guint) __builtin_clzll (v); /* ≥ 3 */
+  return (e - 2) * 8 + (guint) ((v >> (e - 3)) & 7);
+}
+
+/* Upper bound of bucket @b (the inverse of dt_bucket). */
+static guint64
+dt_bucket_top (guint b)
+{
+  if (b < 8)
+    return b;
+  guint e = b / 8 + 2, sub = b % 8;
+  return ((8ull + sub + 1) << (e - 3)) - 1;
+}
+
+static guint64
+dt_percentile (const ProbePollSampler *s, double q)
+{
+  guint64 rank = (guint64) (q * (double) s->n_dt), seen = 0;
+  for (guint b = 0; b < G_N_ELEMENTS (s->dt_hist); b++) {
+    seen += s->dt_hist[b];
+    if (seen > rank)
+      return dt_bucket_top (b);
+  }
+  return 0;
+}
+
 static void
 account (ProbePollSampler *s, guint64 ts)
 {
-  if (s->q.samples > 0 && ts >= s->last_ts) {
+  if (s->chain && ts >= s->last_ts) {
     guint64 dt = ts - s->last_ts;
     if (dt < s->q.min_interval)
       s->q.min_interval = dt;
+    if (dt > s->q.max_interval)
+      s->q.max_interval = dt;
     s->sum_dt += (double) dt;
     s->sum_dt2 += (double) dt * (double) dt;
     s->n_dt++;
+    s->dt_hist[MIN (dt_bucket (dt), G_N_ELEMENTS (s->dt_hist) - 1)]++;
   }
+  s->chain = TRUE;
   s->last_ts = ts;
   s->q.samples++;
 }
@@ -318,9 +439,10 @@ isolate_faults (ProbePollSampler *s, GError **error)
       return FALSE;
     }
     for (guint k = 0; k < g->n_ch; k++) {
-      guint ci = s->members[g->first_ch + k];
+      const PollItem *it = &s->items[g->first_ch + k];
+      guint ci = it->ch;
       g_autofree char *why = g_strdup_printf ("read of 0x%08" G_GINT64_MODIFIER "x failed: %s",
-                                              s->ch[ci].address, local->message);
+                                              it->address, local->message);
       disable_channel (s, ci, why);
       s->q.reads_failed++;
     }
@@ -347,12 +469,14 @@ host_read (guint64 address, guint size, guint8 *buf, gpointer user_data, GError 
   return TRUE;
 }
 
-/* Parse one sample (timestamp element + one element per group) starting at @parts[*pos]. */
+/* Parse one sample (timestamp element, one element per group, one per Tcl channel) starting
+ * at @parts[*pos]. */
 static gboolean
 parse_sample (ProbePollSampler *s, GPtrArray *parts, guint *pos, GByteArray *out, GError **error)
 {
-  gint64 values[PROBE_POLL_MAX_CHANNELS] = { 0 };
-  guint32 valid = 0;
+  gint64 *values = s->values;
+  guint32 *valid = s->valid;
+  memset (valid, 0, sizeof (guint32) * ((s->n_ch + 31) / 32));
   const char *tstext = g_ptr_array_index (parts, *pos);
   guint64 raw;
   if (!probe_openocd_parse_memory (tstext, &raw, 1, error))
@@ -361,17 +485,33 @@ parse_sample (ProbePollSampler *s, GPtrArray *parts, guint *pos, GByteArray *out
   for (guint gi = 0; gi < s->n_groups; gi++) {
     const PollGroup *g = &s->groups[gi];
     guint64 w64[PROBE_POLL_MERGE_SPAN / 4 + 2];
-    guint32 w32[PROBE_POLL_MERGE_SPAN / 4 + 2];
     if (!probe_openocd_parse_memory (g_ptr_array_index (parts, *pos), w64, g->words, error))
       return FALSE;
     (*pos)++;
     for (guint k = 0; k < g->words; k++)
-      w32[k] = (guint32) w64[k];
-    for (guint k = 0; k < g->n_ch; k++) {
-      guint ci = s->members[g->first_ch + k];
-      values[ci] = extract (s, &s->ch[ci], g, w32);
-      valid |= 1u << ci;
-    }
+      s->words[g->word0 + k] = (guint32) w64[k];
+  }
+  for (guint k = 0; k < s->n_items; k++) {
+    guint ci = s->items[k].ch;
+    if (!s->ch[ci].simple)
+      continue;
+    values[ci] = extract (s, &s->ch[ci]);
+    valid[ci / 32] |= 1u << (ci % 32);
+  }
+  for (guint k = 0; k < s->n_derived; k++) {
+    guint ci = s->derived_ch[k];
+    if (s->ch[ci].eval (s->ch[ci].plan, group_read, s, &values[ci], NULL))
+      valid[ci / 32] |= 1u << (ci % 32);
+  }
+  for (guint k = 0; k < s->n_tcl; k++) {
+    const char *text = g_ptr_array_index (parts, (*pos)++);
+    guint ci = s->tcl_ch[k];
+    char *end = NULL;
+    gint64 v = g_ascii_strtoll (text, &end, 0);
+    if (end == text || *end != '\0')
+      continue; /* "X": the expression failed in this sample */
+    values[ci] = v;
+    valid[ci / 32] |= 1u << (ci % 32);
   }
   guint64 ts = make_ts (s, raw);
   account (s, ts);
@@ -394,7 +534,7 @@ run_script (ProbePollSampler *s, const char *script, guint samples, GByteArray *
   g_autoptr (GPtrArray) parts = probe_tcl_list_split (answer, error);
   if (parts == NULL)
     return FALSE;
-  guint per = 1 + s->n_groups;
+  guint per = 1 + s->n_groups + s->n_tcl;
   if (parts->len != per * samples) {
     g_set_error (error, PROBE_ERROR, PROBE_ERROR_PROTOCOL,
                  "poll: expected %u values from OpenOCD, got %u", per * samples, parts->len);
@@ -411,14 +551,18 @@ run_script (ProbePollSampler *s, const char *script, guint samples, GByteArray *
 static gboolean
 eval_complex (ProbePollSampler *s, GByteArray *out, GError **error)
 {
-  gint64 values[PROBE_POLL_MAX_CHANNELS] = { 0 };
-  guint32 valid = 0;
+  gint64 *values = s->values;
+  guint32 *valid = s->valid;
+  gboolean any = FALSE;
+  memset (valid, 0, sizeof (guint32) * ((s->n_ch + 31) / 32));
   for (guint i = 0; i < s->n_ch; i++) {
-    if (s->ch[i].simple || s->disabled[i])
+    if (s->ch[i].simple || s->ch[i].tcl != NULL || s->ch[i].n_reads > 0 ||
+        s->ch[i].eval == NULL || s->disabled[i])
       continue;
     g_autoptr (GError) local = NULL;
     if (s->ch[i].eval (s->ch[i].plan, host_read, s, &values[i], &local)) {
-      valid |= 1u << i;
+      valid[i / 32] |= 1u << (i % 32);
+      any = TRUE;
       continue;
     }
     if (g_error_matches (local, PROBE_ERROR, PROBE_ERROR_IO) ||
@@ -429,7 +573,7 @@ eval_complex (ProbePollSampler *s, GByteArray *out, GError **error)
     s->q.reads_failed++;
     disable_channel (s, i, local->message);
   }
-  if (valid)
+  if (any)
     probe_poll_record_append (out, s->n_ch, valid, s->last_ts, values);
   return TRUE;
 }
@@ -439,7 +583,7 @@ probe_poll_sampler_step (ProbePollSampler *s, GByteArray *out, GError **error)
 {
   if (s->cfg.dither_us > 0)
     g_usleep ((gulong) g_rand_int_range (s->rand, 0, (gint32) s->cfg.dither_us + 1));
-  gboolean any_simple = s->n_groups > 0;
+  gboolean any_simple = s->n_groups > 0 || s->n_tcl > 0;
   gboolean ok = TRUE;
   if (s->mode == PROBE_POLL_AUTO) {
     /* calibration: 150 ms of SINGLE, then 150 ms of BATCH; keep the faster */
@@ -503,8 +647,13 @@ probe_poll_sampler_get_quality (ProbePollSampler *s)
   if (s->n_dt > 0) {
     double mean = s->sum_dt / (double) s->n_dt;
     s->q.mean_interval = mean;
+    s->q.p50_interval = dt_percentile (s, 0.50);
+    s->q.p99_interval = dt_percentile (s, 0.99);
     s->q.jitter = sqrt (MAX (0.0, s->sum_dt2 / (double) s->n_dt - mean * mean));
   }
+  s->q.intervals = s->n_dt;
+  s->q.sum_interval = s->sum_dt;
+  s->q.sum_interval_sq = s->sum_dt2;
   s->q.mode = s->mode;
   s->q.messages = s->messages;
   return &s->q;

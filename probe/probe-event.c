@@ -20,6 +20,10 @@ static const char *const kind_names[PROBE_EVENT_KIND_COUNT] = {
   [PROBE_EVENT_GAP] = "gap",
   [PROBE_EVENT_TARGET_STATE] = "target_state",
   [PROBE_EVENT_END] = "end",
+  [PROBE_EVENT_TASK_WAIT] = "task_wait",
+  [PROBE_EVENT_PP_ALPHA] = "pp_alpha",
+  [PROBE_EVENT_PC_SAMPLE] = "pc_sample",
+  [PROBE_EVENT_STIMULUS] = "stimulus",
 };
 
 const char *
@@ -32,7 +36,7 @@ ProbeEventKind
 probe_event_kind_from_name (const char *name)
 {
   for (guint k = 1; k < PROBE_EVENT_KIND_COUNT; k++)
-    if (g_strcmp0 (kind_names[k], name) == 0)
+    if (kind_names[k] != NULL && g_strcmp0 (kind_names[k], name) == 0)
       return (ProbeEventKind) k;
   return PROBE_EVENT_NONE;
 }

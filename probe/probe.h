@@ -33,11 +33,15 @@ typedef enum {
   PROBE_ERROR_READ,     /* a target memory read faulted (message names the address) */
   PROBE_ERROR_FORMAT_VERSION, /* a stream's format version is not one we decode */
   PROBE_ERROR_NOT_FOUND, /* something on the target is not there (yet): RTT control block */
+  PROBE_ERROR_UNSUPPORTED, /* the target or adapter cannot do it (no DWT, no SWO capture) */
 } ProbeError;
 
 /* Payload value meaning "no task is running" (NO_TASK / idle) in PROBE_EVENT_TASK_SWITCH.
  * Sources normalise the OS's own NO_TASK value(s) to this. */
 #define PROBE_TASK_IDLE 0xFFFFFFFFu
+/* b of PROBE_EVENT_PC_SAMPLE. */
+#define PROBE_PC_SLEEPING 1u /* the core was asleep (WFI/WFE): the sample counts as idle */
+
 /* Payload value meaning "unknown id" (e.g. an exit whose function is not known). */
 #define PROBE_ID_ANY 0xFFFFFFFFu
 
@@ -61,6 +65,11 @@ typedef enum {
                                    * unknown until the next task switch. */
   PROBE_EVENT_TARGET_STATE = 14,  /* a = PROBE_TARGET_* (halt/resume/reset seen by the probe) */
   PROBE_EVENT_END = 15,           /* end of the stream: close everything still open at ts */
+  PROBE_EVENT_TASK_WAIT = 16,     /* a = task that blocked (WaitEvent): it leaves the CPU
+                                   * without being preempted and without ending its job */
+  PROBE_EVENT_PP_ALPHA = 17,      /* a = profile point, b = alpha as 16.16 fixed point */
+  PROBE_EVENT_PC_SAMPLE = 18,     /* a = PC sampled, b = PROBE_PC_* flags */
+  PROBE_EVENT_STIMULUS = 19,      /* a = ITM stimulus port, b = value written */
   PROBE_EVENT_KIND_COUNT
 } ProbeEventKind;
 
@@ -71,6 +80,7 @@ typedef enum {
   PROBE_GAP_DECODE = 2,      /* the decoder lost sync on corrupt bytes */
   PROBE_GAP_LINK = 3,        /* the probe link (OpenOCD) went away and came back */
   PROBE_GAP_HALT = 4,        /* the target was halted or reset */
+  PROBE_GAP_OVERFLOW = 5,    /* the trace unit reported overflows (SWO bandwidth exceeded) */
 } ProbeGapReason;
 
 /* a of PROBE_EVENT_TARGET_STATE. */
@@ -142,6 +152,11 @@ ProbeOpenocd *probe_openocd_connect (const char *host, guint16 port, guint timeo
 void probe_openocd_free (ProbeOpenocd *oc);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbeOpenocd, probe_openocd_free)
 const char *probe_openocd_get_address (ProbeOpenocd *oc); /* "HOST:PORT" */
+/* The host OpenOCD was reached at. */
+const char *probe_openocd_get_host (ProbeOpenocd *oc);
+/* A TCP port on the loopback interface that nothing listens on right now (0 and @error when
+ * none can be had), for a server OpenOCD is to open. */
+guint16 probe_free_loopback_port (GError **error);
 
 /* probe_openocd_call: runs @script (wrapped in catch) and returns its result, or NULL with
  * PROBE_ERROR_OPENOCD (the command failed: OpenOCD's code and message), PROBE_ERROR_IO /
@@ -188,6 +203,7 @@ typedef enum {
   PROBE_SOURCE_POLL = 1, /* poll samples (see the poll source) */
   PROBE_SOURCE_RTT = 2,  /* the target library's RTT byte stream (docs/event-format.md) */
   PROBE_SOURCE_TEXT = 3, /* the slicer's text notation */
+  PROBE_SOURCE_SWO = 4,  /* an SWO byte stream (ITM, TPIU frames or orbflow: see the metadata) */
 } ProbeSourceKind;
 
 /* What a capture says about itself. */
@@ -334,17 +350,56 @@ typedef gboolean (*ProbeReadFunc) (guint64 address, guint size, guint8 *buf, gpo
 typedef gboolean (*ProbePollEvalFunc) (gpointer plan, ProbeReadFunc read, gpointer read_data,
                                        gint64 *value, GError **error);
 
-#define PROBE_POLL_MAX_CHANNELS 32
+#define PROBE_POLL_MAX_CHANNELS 1024 /* watched values of one source */
+#define PROBE_POLL_MAX_CORES 64       /* cores one poll source watches */
 
 typedef enum {
-  PROBE_POLL_TASK,    /* RUNNINGTASK: TASK_SWITCH on change */
-  PROBE_POLL_ISR,     /* RUNNINGISR2: ISR_ENTER / ISR_EXIT on change */
-  PROBE_POLL_SERVICE, /* SERVICETRACE: SERVICE_ENTER / SERVICE_EXIT on change */
-  PROBE_POLL_DATA,    /* a state variable: DATA on change */
+  PROBE_POLL_TASK,       /* RUNNINGTASK: TASK_SWITCH on change; values of class
+                          * PROBE_VALUE_ISR are an ISR2 running over the task instead */
+  PROBE_POLL_ISR,        /* RUNNINGISR2: ISR_ENTER / ISR_EXIT on change */
+  PROBE_POLL_SERVICE,    /* SERVICETRACE: SERVICE_ENTER / SERVICE_EXIT on change */
+  PROBE_POLL_DATA,       /* a state variable: DATA on change */
+  PROBE_POLL_TASK_STATE, /* one task's STATE (values classed RUNNING/READY/WAITING/SUSPENDED):
+                          * the evidence that tells a preemption (READY) from the end of a job
+                          * (SUSPENDED: TASK_TERMINATE) and a wait (WAITING: TASK_WAIT), and
+                          * shows activations (SUSPENDED → READY: TASK_ACTIVATE). A channel of
+                          * this kind without reads carries only the task's static priority */
+  PROBE_POLL_PRIORITY,   /* RUNNINGTASKPRIORITY of the core: the evidence when no state is */
+  PROBE_POLL_VALID,      /* VALID of the core: its other channels count only while it is not 0 */
+  PROBE_POLL_PC,         /* the core's sampled PC (DWT_PCSR): a PC_SAMPLE Event every sample,
+                          * after the sample's switches (attributed to what runs then);
+                          * 0xFFFFFFFF (halted, asleep, no sample) counts as sleeping */
 } ProbePollKind;
 
-/* One watched value. Either @simple (one read of @width bytes at @address) or computed by
- * @eval over @plan (pointer chases). */
+/* Classes of values (ProbePollValueClass.cls). */
+enum {
+  PROBE_VALUE_OTHER = 0,     /* nothing special (TASK: a task; TASK_STATE: unknown) */
+  PROBE_VALUE_ISR,           /* TASK: an ISR2 runs over the task (one running-id variable) */
+  PROBE_VALUE_RUNNING,       /* TASK_STATE classes */
+  PROBE_VALUE_READY,
+  PROBE_VALUE_WAITING,
+  PROBE_VALUE_SUSPENDED,
+  PROBE_VALUE_SVC_END,       /* SERVICE: a service that ends the caller's job (TerminateTask,
+                              * ChainTask) */
+  PROBE_VALUE_SVC_WAIT,      /* SERVICE: a service that may block the caller (WaitEvent) */
+};
+
+typedef struct {
+  gint64 value;
+  guint32 cls;             /* PROBE_VALUE_* */
+} ProbePollValueClass;
+
+/* A read at a fixed address. */
+typedef struct {
+  guint64 address;
+  guint width;             /* bytes */
+} ProbePollRead;
+
+/* One watched value. Either @simple (one read of @width bytes at @address); or derived: @eval
+ * over @plan from @reads, all at fixed addresses, made with the simple reads of the batch
+ * (`running_id != -1`); or computed by @tcl inside OpenOCD's batch (pointer chases,
+ * value-dependent indices); or by @eval over @plan on the host (one round trip per dependent
+ * read, once per batch: the slow fallback). */
 typedef struct {
   ProbePollKind kind;
   guint16 core;
@@ -353,13 +408,29 @@ typedef struct {
   guint64 address;        /* simple: where */
   guint width;            /* simple: 1, 2, 4 or 8 bytes */
   gboolean is_signed;     /* simple: sign-extend */
-  ProbePollEvalFunc eval; /* !simple: evaluator */
+  char *tcl;              /* !simple: a Jim Tcl expression (orti_plan_to_tcl) */
+  ProbePollEvalFunc eval; /* !simple: evaluator (derived channels, or the fallback) */
   gpointer plan;          /* !simple: its plan (borrowed; must outlive the sampler) */
+  ProbePollRead *reads;   /* derived: every read the plan makes (fixed addresses) */
+  guint n_reads;
   gint64 *none_values;    /* values meaning "nothing" (NO_TASK, NO_ISR, no service) */
   guint n_none_values;
+  ProbePollValueClass *classes; /* values with a class (see PROBE_VALUE_*) */
+  guint n_classes;
   gboolean entry_bit;     /* SERVICE: odd = inside service value & ~1 (ORTI convention) */
   guint32 data_id;        /* DATA: variable id put in Event.a */
+  guint32 task;           /* TASK_STATE: the task's value (Event.a of its TASK_SWITCH) */
+  gboolean has_priority;  /* TASK_STATE: the task's static priority is known: … */
+  gint64 priority;        /* … (larger = more urgent) */
 } ProbePollChannel;
+
+/* TRUE when the channel reads something (a TASK_STATE channel may carry only a priority). */
+gboolean probe_poll_channel_reads (const ProbePollChannel *c);
+
+/* probe_poll_channel_copy: deep copy of @src into @dst (free with probe_poll_channel_clear). */
+void probe_poll_channel_copy (ProbePollChannel *dst, const ProbePollChannel *src);
+/* probe_poll_channel_clear: frees what a channel owns (name, value tables); not @c itself. */
+void probe_poll_channel_clear (ProbePollChannel *c);
 
 /* --- decoder: pure, bytes of sample records in, Events out --- */
 typedef struct _ProbePollDecoder ProbePollDecoder;
@@ -375,9 +446,22 @@ gboolean probe_poll_decoder_feed (ProbePollDecoder *d, const guint8 *data, gsize
 void probe_poll_decoder_gap (ProbePollDecoder *d, guint64 ts, ProbeGapReason reason,
                              ProbeEventFunc func, gpointer user);
 guint64 probe_poll_decoder_get_samples (ProbePollDecoder *d);
+/* probe_poll_decoder_set_trace: the records are a trace, not samples: each holds one value as
+ * it was written, and no change is missed (the SWO mapper). Then ISR2 values nest — a new ISR2
+ * over a running one is nested in it unless the exception depth says they are at one level;
+ * the value below coming back ends the nested one — and SERVICE classes are evidence at a
+ * task's switch-out (the last job-end service it entered: TASK_TERMINATE; the last service
+ * entered was SVC_WAIT and the priorities rule out a preemption: TASK_WAIT). Call before the
+ * first feed. */
+void probe_poll_decoder_set_trace (ProbePollDecoder *d, gboolean trace);
+/* probe_poll_decoder_set_depth: (trace) the exception nesting depth of @core is now @depth
+ * (0: thread mode); ISR2s entered deeper than @depth whose end was not traced end at @ts. */
+void probe_poll_decoder_set_depth (ProbePollDecoder *d, guint16 core, guint depth, guint64 ts,
+                                   ProbeEventFunc func, gpointer user);
 /* Sample record encoding (the sampler's output, and what captures of poll sessions hold). */
 gsize probe_poll_record_size (guint n_channels);
-void probe_poll_record_append (GByteArray *out, guint n_channels, guint32 valid, guint64 ts,
+/* @valid: bitmap of (n_channels + 31) / 32 words, bit i set when channel i was read. */
+void probe_poll_record_append (GByteArray *out, guint n_channels, const guint32 *valid, guint64 ts,
                                const gint64 *values);
 
 /* --- sampler: live, over an OpenOCD connection, on the probe's worker thread --- */
@@ -390,8 +474,11 @@ typedef enum {
 typedef struct {
   const char *target;          /* OpenOCD target name, NULL: current */
   gboolean big_endian;         /* target byte order */
-  guint64 timestamp_address;   /* free-running target timer (0: OpenOCD's µs clock) */
+  guint64 timestamp_address;   /* free-running target timer (0: CYCCNT or OpenOCD's µs clock) */
   guint64 timestamp_hz;        /* its rate */
+  gboolean cyccnt;             /* no timer given: use the Cortex-M DWT cycle counter when the
+                                * core has one that counts (the poll source enables it) */
+  guint64 cyccnt_hz;           /* its rate, the core clock (0: measured against host time) */
   gboolean timestamp_down;     /* it counts down (CMSDK timers): use ~value */
   ProbePollMode mode;
   guint batch;                 /* samples per round trip in BATCH mode (0: 32) */
@@ -404,9 +491,15 @@ typedef struct {
   guint64 samples;        /* samples taken */
   double elapsed_s;       /* since prepare */
   double sample_rate;     /* achieved samples/s */
-  guint64 min_interval;   /* shortest interval between samples, ticks (resolution) */
+  guint64 min_interval;   /* shortest interval between samples, ticks */
   double mean_interval;   /* ticks */
   double jitter;          /* standard deviation of the interval, ticks */
+  guint64 p50_interval;   /* median interval, ticks */
+  guint64 p99_interval;   /* 99th percentile: the resolution of every sampled duration */
+  guint64 max_interval;   /* longest (a stall of the host or the link) */
+  guint64 intervals;      /* intervals counted (consecutive samples of one link session) */
+  double sum_interval;    /* Σ interval, ticks … */
+  double sum_interval_sq; /* … and Σ interval²: effective samples (ΣΔ)²/ΣΔ² (bounds) */
   guint64 reads_failed;   /* reads that faulted */
   double rate_single;     /* AUTO calibration: samples/s with SINGLE … */
   double rate_batch;      /* … and with BATCH */
@@ -440,7 +533,7 @@ const ProbePollQuality *probe_poll_sampler_get_quality (ProbePollSampler *s);
 gboolean probe_poll_sampler_finish (ProbePollSampler *s, GError **error);
 
 /* ---------------------------------------------------------------------------------------- */
-/* RTT source (rtt-source.c): the target library's up-channel, through OpenOCD.             */
+/* RTT link (rtt-link.c): the target library's up-channel, through OpenOCD.               */
 
 typedef enum {
   PROBE_RTT_AUTO,   /* DRAIN, falling back to SERVER when DRAIN cannot work */
@@ -451,6 +544,8 @@ typedef enum {
 typedef struct {
   ProbeRttMethod method;
   const char *target;          /* OpenOCD target, NULL: current */
+  guint64 info_address;        /* orti_trace_info (ELF symbol), 0: unknown — the library's init
+                                * status and tick rate, read before the stream (source only) */
   guint64 cb_address;          /* control block address when known (ELF symbol), else 0 … */
   guint64 search_start;        /* … search for the ID in this range */
   guint64 search_size;
@@ -460,23 +555,570 @@ typedef struct {
   guint polling_interval_ms;   /* SERVER: `rtt polling_interval` (0: 1 ms) */
 } ProbeRttConfig;
 
-typedef struct _ProbeRttSource ProbeRttSource;
-/* @oc is borrowed and must outlive the source. */
-ProbeRttSource *probe_rtt_source_new (ProbeOpenocd *oc, const ProbeRttConfig *cfg);
-void probe_rtt_source_free (ProbeRttSource *r);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbeRttSource, probe_rtt_source_free)
+typedef struct _ProbeRttLink ProbeRttLink;
+/* @oc is borrowed and must outlive the link. */
+ProbeRttLink *probe_rtt_link_new (ProbeOpenocd *oc, const ProbeRttConfig *cfg);
+void probe_rtt_link_free (ProbeRttLink *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbeRttLink, probe_rtt_link_free)
 /* Find the control block and the channel's buffer. PROBE_ERROR_NOT_FOUND while the firmware
  * has not initialised it (retry later); call again after a target reset. */
-gboolean probe_rtt_source_locate (ProbeRttSource *r, GError **error);
+gboolean probe_rtt_link_locate (ProbeRttLink *r, GError **error);
 /* Locate if needed and start (SERVER: setup, start, server start, connect). */
-gboolean probe_rtt_source_start (ProbeRttSource *r, GError **error);
+gboolean probe_rtt_link_start (ProbeRttLink *r, GError **error);
 /* Append newly arrived bytes to @out (SERVER waits up to @wait_ms for data; DRAIN does one
  * round trip). PROBE_ERROR_NOT_FOUND: the block went away (reset): locate again. */
-gboolean probe_rtt_source_step (ProbeRttSource *r, GByteArray *out, guint wait_ms,
+gboolean probe_rtt_link_step (ProbeRttLink *r, GByteArray *out, guint wait_ms,
                                 GError **error);
-gboolean probe_rtt_source_stop (ProbeRttSource *r, GError **error);
-ProbeRttMethod probe_rtt_source_get_method (ProbeRttSource *r);
-guint64 probe_rtt_source_get_control_block (ProbeRttSource *r);
-guint64 probe_rtt_source_get_bytes (ProbeRttSource *r);
+gboolean probe_rtt_link_stop (ProbeRttLink *r, GError **error);
+ProbeRttMethod probe_rtt_link_get_method (ProbeRttLink *r);
+guint64 probe_rtt_link_get_control_block (ProbeRttLink *r);
+guint64 probe_rtt_link_get_bytes (ProbeRttLink *r);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Cortex-M trace unit (cortexm.c): the debug and trace registers sources configure through  */
+/* OpenOCD, written with a record so a source undoes exactly what it changed.                */
+
+#define PROBE_DEMCR 0xE000EDFCu
+#define PROBE_DEMCR_TRCENA (1u << 24)
+#define PROBE_DWT_CTRL 0xE0001000u
+#define PROBE_DWT_CTRL_CYCCNTENA 1u
+#define PROBE_DWT_CYCCNT 0xE0001004u
+#define PROBE_DWT_PCSR 0xE000101Cu
+#define PROBE_DWT_COMP(n) (0xE0001020u + 16u * (n))
+#define PROBE_DWT_MASK(n) (0xE0001024u + 16u * (n))
+#define PROBE_DWT_FUNCTION(n) (0xE0001028u + 16u * (n))
+#define PROBE_ITM_TER 0xE0000E00u
+#define PROBE_ITM_TCR 0xE0000E80u
+#define PROBE_ITM_LAR 0xE0000FB0u
+#define PROBE_TPIU_ACPR 0xE0040010u
+#define PROBE_TPIU_SPPR 0xE00400F0u
+#define PROBE_TPIU_FFCR 0xE0040304u
+
+typedef struct {
+  guint32 cpuid;
+  gboolean is_cortex_m;
+  gboolean has_dwt;        /* Cortex-M3 and later (not M0/M0+/M1) */
+  guint32 dwt_ctrl;        /* DWT_CTRL as read */
+  guint n_comparators;     /* DWT_CTRL.NUMCOMP */
+  gboolean has_cyccnt;     /* !NOCYCCNT */
+  gboolean has_trace_packets; /* !NOTRCPKT: data/exception/PC-sample packets */
+  gboolean armv8m;         /* ARMv8-M comparator encoding (DWT_DEVARCH) */
+} ProbeCortexmInfo;
+
+typedef struct _ProbeCortexm ProbeCortexm;
+/* @oc is borrowed; @target NULL: OpenOCD's current target. */
+ProbeCortexm *probe_cortexm_new (ProbeOpenocd *oc, const char *target);
+void probe_cortexm_free (ProbeCortexm *c);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbeCortexm, probe_cortexm_free)
+/* After a reconnect: the registers are written through @oc from now on (the record stays). */
+void probe_cortexm_set_openocd (ProbeCortexm *c, ProbeOpenocd *oc);
+gboolean probe_cortexm_read (ProbeCortexm *c, guint32 address, guint32 *value, GError **error);
+/* probe_cortexm_write: writes @value to @address (@what names it in messages and the record);
+ * the register's value before the first write is kept for probe_cortexm_restore(). */
+gboolean probe_cortexm_write (ProbeCortexm *c, guint32 address, guint32 value, const char *what,
+                              GError **error);
+/* probe_cortexm_restore: writes back every register written, last first. */
+gboolean probe_cortexm_restore (ProbeCortexm *c, GError **error);
+/* What was written, as a JSON array of {"register", "address", "value"} (newly allocated). */
+char *probe_cortexm_config_json (ProbeCortexm *c);
+/* probe_cortexm_identify: CPUID and what the DWT offers. A refused CPUID read (not an
+ * M-profile core) leaves @info all FALSE and returns TRUE; @error only for a failed link. */
+gboolean probe_cortexm_identify (ProbeCortexm *c, ProbeCortexmInfo *info, GError **error);
+/* probe_cortexm_cyccnt_start:
+ * Enables CYCCNT (DEMCR.TRCENA, DWT_CTRL.CYCCNTENA) and checks that it counts; its rate is
+ * @given_hz or measured against host time over @window_us. TRUE with *@hz; FALSE without error
+ * when the core has no counter that counts (*@note says why); FALSE with @error when the link
+ * failed. *@note (newly allocated) says how the clock was chosen. */
+gboolean probe_cortexm_cyccnt_start (ProbeCortexm *c, guint64 given_hz, guint window_us,
+                                     guint64 *hz, char **note, GError **error);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Sources (source.c, source-poll.c, source-rtt.c): poll, RTT and replay behind one small   */
+/* interface, so the session drives any of them without knowing their internals (RTT control */
+/* blocks, sample batches, trace units).                                                      */
+/*                                                                                            */
+/* Life cycle: probe_source_new_*() → probe_source_attach() (configure the target through an */
+/* OpenOCD connection; again after a reconnect, with the new connection: clocks, decoder      */
+/* state and statistics carry on) → probe_source_step() until stopped → probe_source_detach() */
+/* (undo what attach configured) → probe_source_free(). A replay needs no connection.         */
+
+typedef struct _ProbeSource ProbeSource;
+
+/* Where a source's output goes. */
+typedef struct {
+  ProbeEventFunc on_event;  /* each decoded Event, in order (required) */
+  /* Everything the source read, as capture records (--record), before it is decoded; NULL:
+   * nothing is recorded. */
+  void (*on_record) (ProbeCaptureRecordType type, guint16 channel, gint64 host_time_us,
+                     const guint8 *data, gsize len, gpointer user_data);
+  gpointer user_data;
+} ProbeSourceSink;
+
+typedef enum {
+  PROBE_SOURCE_OK,    /* something was read and decoded */
+  PROBE_SOURCE_IDLE,  /* nothing arrived: the caller may sleep a little */
+  PROBE_SOURCE_END,   /* a replay reached the end of its capture */
+  PROBE_SOURCE_ERROR, /* see the error: PROBE_ERROR_IO / _TIMEOUT — the link is lost (reconnect
+                       * and attach again); PROBE_ERROR_NOT_FOUND — the target restarted and the
+                       * stream with it (emit a gap, attach again); anything else — the stream
+                       * cannot be decoded (corrupt capture, unknown format): stop */
+} ProbeSourceStatus;
+
+/* What a source says about its measurement; owned by the source, valid until the next call
+ * on it. */
+typedef struct {
+  const char *label;        /* "poll", "rtt-drain", "rtt-server", "replay" */
+  const char *clock;        /* "cyccnt", "timer" (a target timer), "host" (OpenOCD's host
+                             * clock), "stream" (the target's own timestamps) */
+  const char *clock_note;   /* how the clock was chosen or why not CYCCNT (NULL: nothing) */
+  double clock_hz;          /* rate of the clock as given or measured (0: unknown) */
+  gboolean clock_measured;  /* clock_hz was measured against host time (not given) */
+  guint64 tick_hz;          /* ticks per second of Event timestamps (0: not known yet) */
+  gboolean exact;           /* every change of the watched state is seen (a trace); FALSE:
+                             * sampled, every statistic is an estimate */
+  gboolean sees_calls;      /* function entry/exit events can appear */
+  gboolean sees_activations;/* TASK_ACTIVATE events can appear */
+  const char *inference;    /* the evidence job ends and preemptions are decided on */
+  guint64 records;          /* samples (sampled sources) or bytes (streams) */
+  GPtrArray *messages;      /* char*: what went wrong and was survived (channels disabled, …),
+                             * oldest first; the session reports the new ones */
+  const ProbePollQuality *poll; /* the sampler's quality (poll sources), else NULL */
+  const char *config;       /* what attach configured on the target, as a JSON object (NULL:
+                             * nothing); stored with the session and in captures */
+  guint comparators;        /* SWO: DWT comparators tracing watch[0 … n-1] (a replay needs it) */
+} ProbeSourceQuality;
+
+/* probe_source_new_poll: a poll source over @channels (copied). The sampler is made at
+ * attach, with @cfg (copied; cfg->target is copied too). */
+ProbeSource *probe_source_new_poll (const ProbePollConfig *cfg, const ProbePollChannel *channels,
+                                    guint n_channels, GError **error);
+/* probe_source_new_rtt: the orti-trace event stream of the RTT up channel @cfg names. attach
+ * locates the control block (retrying up to 5 s while the firmware has not made it) and reads
+ * until the stream header tells the tick rate (up to 3 s; the bytes are decoded first). */
+ProbeSource *probe_source_new_rtt (const ProbeRttConfig *cfg);
+/* probe_source_new_replay: plays back the capture @reader (taken over) through @decoder, a
+ * source of the kind the capture was recorded with (taken over; never attached: only its
+ * decoder is used). */
+ProbeSource *probe_source_new_replay (ProbeCaptureReader *reader, ProbeSource *decoder);
+
+void probe_source_free (ProbeSource *src);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbeSource, probe_source_free)
+
+/* probe_source_attach: configures the target through @oc (borrowed; must stay open until the
+ * next attach or detach). FALSE with the error that prevented it; PROBE_ERROR_NOT_FOUND means
+ * the target is not ready yet (no RTT control block). */
+gboolean probe_source_attach (ProbeSource *src, ProbeOpenocd *oc, GError **error);
+/* probe_source_step: one round: reads what arrived, hands it to @sink->on_record, decodes it
+ * into @sink->on_event. */
+ProbeSourceStatus probe_source_step (ProbeSource *src, const ProbeSourceSink *sink,
+                                     GError **error);
+/* probe_source_gap: data was lost (link, halt, reset): emits a GAP Event (and a capture GAP
+ * record) at the source's latest timestamp and forgets the decoded state. */
+void probe_source_gap (ProbeSource *src, ProbeGapReason reason, const ProbeSourceSink *sink);
+/* probe_source_finish: the stream ends (the session stops, a replay reached its end): what
+ * the decoder still holds is decoded into @sink (and recorded, so a replay ends the same). */
+void probe_source_finish (ProbeSource *src, const ProbeSourceSink *sink);
+/* probe_source_check_target: the target's state by an explicit poll, for sources that turn
+ * OpenOCD's own polling off (poll); TRUE with *state, or FALSE without error when the source
+ * relies on OpenOCD's notifications instead. */
+gboolean probe_source_check_target (ProbeSource *src, ProbeTargetState *state, GError **error);
+/* probe_source_detach: undoes what attach configured (`poll on`, stops OpenOCD's rtt
+ * server, …). Safe to call when not attached. */
+gboolean probe_source_detach (ProbeSource *src, GError **error);
+const ProbeSourceQuality *probe_source_get_quality (ProbeSource *src);
+/* The capture kind of what this source reads (PROBE_SOURCE_POLL, _RTT). */
+ProbeSourceKind probe_source_get_kind (ProbeSource *src);
+/* The latest Event timestamp the source produced. */
+guint64 probe_source_get_last_ts (ProbeSource *src);
+
+/* ---------------------------------------------------------------------------------------- */
+/* SWO decoders (swo-tpiu.c, swo-orbflow.c, swo-itm.c, swo-mapper.c, swo-decoder.c; see       */
+/* docs/swo.md). Pure byte pumps in layers, each usable and tested alone:                     */
+/*   TPIU deframer (formatter on)  ─┐                                                         */
+/*   orbflow (orbuculum TCP 3402)  ─┼─► ITM bytes ─► ITM/DWT packet decoder ─► packets ─►     */
+/*   raw ITM (OpenOCD, 3443, file) ─┘                  mapper (comparator map) ─► Events      */
+/* ProbeSwoDecoder chains them for a source. Any split of the input gives the same output;    */
+/* nothing waits for a sync to start; lost or corrupt input becomes a GAP Event.              */
+
+/* Receives @len (> 0) bytes of the inner stream; @lost_before: bytes of it were lost or
+ * corrupt just before these (a bad frame, a partial frame cut by a sync). Only valid during
+ * the call. */
+typedef void (*ProbeSwoBytesFunc) (const guint8 *data, gsize len, gboolean lost_before,
+                                   gpointer user_data);
+
+/* --- TPIU deframer: CoreSight formatter frames (16 bytes; CoreSight Architecture
+ * Specification, "Trace Formatter") → the bytes of one trace ID. --- */
+typedef struct {
+  guint8 trace_id;  /* the ID to deliver (ITM_TCR.TraceBusID; 0: 1) */
+} ProbeSwoTpiuOptions;
+#define PROBE_SWO_TPIU_OPTIONS_INIT { 1 }
+
+typedef struct {
+  guint64 bytes;          /* bytes fed */
+  guint64 frames;         /* complete frames decoded */
+  guint64 syncs;          /* full syncs FF FF FF 7F */
+  guint64 halfword_syncs; /* halfword syncs FF 7F (at an even frame position) */
+  guint64 id_changes;     /* ID change bytes (immediate and delayed) */
+  guint64 id_bytes;       /* data bytes of the selected ID (delivered) */
+  guint64 other_bytes;    /* data bytes of other IDs (ETM, …) */
+  guint64 null_bytes;     /* data bytes of ID 0 (padding) */
+  guint64 trigger_bytes;  /* data bytes of the trigger ID 0x7D */
+  guint64 bad_frames;     /* frames with ID 0x7F (impossible: misaligned or corrupt): dropped */
+  guint64 skipped_bytes;  /* bytes dropped: bad frames, partial frames cut by a sync */
+} ProbeSwoTpiuStats;
+
+typedef struct _ProbeSwoTpiu ProbeSwoTpiu;
+/* probe_swo_tpiu_new: a deframer taking frames as aligned from the first byte until a full
+ * sync says otherwise. @options may be NULL (defaults). */
+ProbeSwoTpiu *probe_swo_tpiu_new (const ProbeSwoTpiuOptions *options);
+void probe_swo_tpiu_free (ProbeSwoTpiu *t);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbeSwoTpiu, probe_swo_tpiu_free)
+/* probe_swo_tpiu_feed: deframes @len bytes (frames may span calls) and hands the selected ID's
+ * bytes to @func, in batches, before returning. Up to 18 bytes stay inside (a frame in
+ * progress and a possible sync). */
+void probe_swo_tpiu_feed (ProbeSwoTpiu *t, const guint8 *data, gsize len,
+                          ProbeSwoBytesFunc func, gpointer user_data);
+/* probe_swo_tpiu_reset: the input was interrupted and the caller reports the gap: drops the
+ * frame in progress (counted as skipped) and takes the next byte as a frame start; the trace
+ * ID in force stays. */
+void probe_swo_tpiu_reset (ProbeSwoTpiu *t);
+const ProbeSwoTpiuStats *probe_swo_tpiu_get_stats (ProbeSwoTpiu *t);
+
+/* --- orbflow: orbuculum's protocol (TCP 3402): COBS frames ended by 0x00; a decoded frame is
+ * [tag][payload…][sum] with all its bytes summing to 0 mod 256; tag 1 carries ITM. --- */
+typedef struct {
+  guint8 tag;  /* the tag to deliver (0: 1, ITM) */
+} ProbeSwoOrbflowOptions;
+#define PROBE_SWO_ORBFLOW_OPTIONS_INIT { 1 }
+
+#define PROBE_SWO_ORBFLOW_MAX_FRAME 8192 /* decoded bytes of the longest frame accepted */
+
+typedef struct {
+  guint64 bytes;          /* bytes fed */
+  guint64 frames;         /* well-formed frames (any tag) */
+  guint64 tag_frames;     /* … of the selected tag (their payload is delivered) */
+  guint64 payload_bytes;  /* bytes delivered */
+  guint64 bad_frames;     /* frames dropped: COBS code overrun, too short, too long, bad sum */
+  guint64 skipped_bytes;  /* encoded bytes of the dropped frames */
+} ProbeSwoOrbflowStats;
+
+typedef struct _ProbeSwoOrbflow ProbeSwoOrbflow;
+/* probe_swo_orbflow_new: a decoder taking the first byte as a frame start. */
+ProbeSwoOrbflow *probe_swo_orbflow_new (const ProbeSwoOrbflowOptions *options);
+void probe_swo_orbflow_free (ProbeSwoOrbflow *o);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbeSwoOrbflow, probe_swo_orbflow_free)
+/* probe_swo_orbflow_feed: decodes @len bytes (frames may span calls) and hands the payload of
+ * good frames of the selected tag to @func before returning. */
+void probe_swo_orbflow_feed (ProbeSwoOrbflow *o, const guint8 *data, gsize len,
+                             ProbeSwoBytesFunc func, gpointer user_data);
+/* probe_swo_orbflow_reset: the input was interrupted and the caller reports the gap: drops
+ * the frame in progress (counted as skipped); the next byte starts a frame. */
+void probe_swo_orbflow_reset (ProbeSwoOrbflow *o);
+const ProbeSwoOrbflowStats *probe_swo_orbflow_get_stats (ProbeSwoOrbflow *o);
+
+/* --- ITM/DWT packet decoder (ARMv7-M ARM appendix D4; ARMv8-M ARM appendix D2 is the same
+ * for these packets): ITM bytes → packets, each with its timestamp. --- */
+
+typedef enum {
+  PROBE_SWO_PACKET_SYNC = 0,      /* synchronisation packet (≥ 47 zero bits, then a 1) */
+  PROBE_SWO_PACKET_OVERFLOW,      /* 0x70: the ITM or DWT dropped packets */
+  PROBE_SWO_PACKET_LOCAL_TS,      /* local timestamp: value = delta, info = TC (0: in sync;
+                                   * 1 timestamp delayed, 2 packet delayed, 3 both) */
+  PROBE_SWO_PACKET_GLOBAL_TS,     /* global timestamp (skipped): info = 1 or 2 (GTS1/GTS2),
+                                   * value = its low 32 payload bits */
+  PROBE_SWO_PACKET_EXTENSION,     /* extension: source = SH bit, value = EX bits; SH = 0 sets
+                                   * the stimulus port page */
+  PROBE_SWO_PACKET_STIMULUS,      /* software source: source = port (page × 32 + port),
+                                   * value, size 1/2/4 */
+  PROBE_SWO_PACKET_EVENT_COUNTER, /* hardware ID 0: value = counter wrap bits (CPI, Exc,
+                                   * Sleep, LSU, Fold, Cyc) */
+  PROBE_SWO_PACKET_EXCEPTION,     /* hardware ID 1: value = exception number (0: thread),
+                                   * info = PROBE_SWO_EXC_* */
+  PROBE_SWO_PACKET_PC_SAMPLE,     /* hardware ID 2: value = PC, info = 1 when sleeping (`15 00`) */
+  PROBE_SWO_PACKET_DATA_PC,       /* data trace PC value: source = comparator, value = PC */
+  PROBE_SWO_PACKET_DATA_ADDRESS,  /* data trace address offset: source = comparator,
+                                   * value = address[15:0] */
+  PROBE_SWO_PACKET_DATA_VALUE,    /* data trace data value: source = comparator, value, size,
+                                   * info = 1 write / 0 read */
+  PROBE_SWO_PACKET_HARDWARE,      /* any other hardware source packet (reserved ID, or a size
+                                   * its ID does not have: malformed): source = ID */
+  PROBE_SWO_PACKET_LOST,          /* the input was corrupt or lost here (a malformed run
+                                   * starts): info = PROBE_SWO_LOST_* */
+  PROBE_SWO_PACKET_KIND_COUNT
+} ProbeSwoPacketKind;
+
+/* info of PROBE_SWO_PACKET_EXCEPTION (the FN field). */
+enum {
+  PROBE_SWO_EXC_ENTERED = 1,  /* the exception's handler was entered */
+  PROBE_SWO_EXC_EXITED = 2,   /* its handler was left (exception return begins) */
+  PROBE_SWO_EXC_RETURNED = 3, /* execution returned to this exception (0: thread mode) */
+};
+
+/* info of PROBE_SWO_PACKET_LOST. */
+enum {
+  PROBE_SWO_LOST_MALFORMED = 1, /* a header that is no packet, or a malformed packet */
+  PROBE_SWO_LOST_CUT = 2,       /* a sync arrived inside a packet */
+  PROBE_SWO_LOST_INPUT = 3,     /* the layer below reported lost bytes (bad frame, link) */
+};
+
+/* One ITM/DWT packet. Its timestamp: local timestamp packets follow the packets they stamp
+ * (ARMv7-M D4.2.4), so every packet gets the cumulative local-timestamp count up to and
+ * including the next local timestamp packet after it (a timestamp packet: its own). */
+typedef struct {
+  guint64 ts;      /* Σ local-timestamp deltas, in timestamp-clock ticks (after the prescaler) */
+  guint32 value;   /* payload (see the kind) */
+  guint16 source;  /* stimulus port; data trace: comparator; other hardware packets: their
+                    * source ID (0 event counter, 1 exception, 2 PC sample, …) */
+  guint8 kind;     /* ProbeSwoPacketKind */
+  guint8 size;     /* payload bytes (source packets: 1, 2 or 4) */
+  guint8 info;     /* kind-specific detail (see the kind) */
+  guint8 reserved[7]; /* zero */
+} ProbeSwoPacket;
+
+G_STATIC_ASSERT (sizeof (ProbeSwoPacket) == 24);
+
+typedef struct {
+  guint max_held;  /* packets kept waiting for their timestamp; when exceeded they get the
+                    * latest time (counted as untimed) — a stream without local timestamps
+                    * is delivered every max_held packets (0: 4096) */
+} ProbeSwoItmOptions;
+#define PROBE_SWO_ITM_OPTIONS_INIT { 0 }
+
+typedef struct {
+  guint64 bytes;           /* bytes fed */
+  guint64 packets;         /* packets decoded (all kinds; a flush hands over the last) */
+  guint64 kinds[PROBE_SWO_PACKET_KIND_COUNT]; /* packets decoded per ProbeSwoPacketKind */
+  guint64 syncs;           /* sync packets */
+  guint64 overflows;       /* overflow packets */
+  guint64 malformed;       /* malformed packets or headers, and packets cut by a sync */
+  guint64 lost_runs;       /* LOST packets: runs of malformed or lost input */
+  guint64 skipped_bytes;   /* bytes in no packet: malformed headers, packets cut short */
+  guint64 ts_delayed;      /* local timestamps with TC ≠ 0 (time or packet delayed) */
+  guint64 untimed;         /* packets delivered without a later timestamp (max_held, flush) */
+} ProbeSwoItmStats;
+
+/* Receives @n (> 0) packets in stream order; the array is only valid during the call. */
+typedef void (*ProbeSwoPacketsFunc) (const ProbeSwoPacket *packets, gsize n,
+                                     gpointer user_data);
+
+typedef struct _ProbeSwoItm ProbeSwoItm;
+/* probe_swo_itm_new: a decoder taking the first byte as a packet header. */
+ProbeSwoItm *probe_swo_itm_new (const ProbeSwoItmOptions *options);
+void probe_swo_itm_free (ProbeSwoItm *d);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbeSwoItm, probe_swo_itm_free)
+/* probe_swo_itm_feed: decodes @len ITM bytes (packets may span calls; @lost_before: bytes
+ * before these were lost, as ProbeSwoBytesFunc says) and hands every packet whose timestamp
+ * is known to @func, in batches, before returning. */
+void probe_swo_itm_feed (ProbeSwoItm *d, const guint8 *data, gsize len, gboolean lost_before,
+                         ProbeSwoPacketsFunc func, gpointer user_data);
+/* probe_swo_itm_flush: hands over the packets still waiting for a timestamp, with the latest
+ * time (the end of a stream, or before a gap). A packet in progress stays. */
+void probe_swo_itm_flush (ProbeSwoItm *d, ProbeSwoPacketsFunc func, gpointer user_data);
+/* probe_swo_itm_reset: the input was interrupted and the caller reports the gap: drops the
+ * packet in progress (counted as skipped) and takes the next byte as a header; malformed
+ * bytes right after belong to that gap (no LOST packet until the decoder has resynchronised).
+ * Waiting packets stay (flush first to hand them over). */
+void probe_swo_itm_reset (ProbeSwoItm *d);
+/* The cumulative local-timestamp count so far. */
+guint64 probe_swo_itm_get_time (ProbeSwoItm *d);
+const ProbeSwoItmStats *probe_swo_itm_get_stats (ProbeSwoItm *d);
+/* probe_swo_packet_kind_name: "sync", "overflow", "local_ts", … or NULL. */
+const char *probe_swo_packet_kind_name (guint kind);
+
+/* --- mapper: packets → Events (pure). --- */
+
+/* Event id of an exception the exception map does not name (ISR_ENTER/ISR_EXIT a). */
+#define PROBE_SWO_EXCEPTION_ID(number) (0xE0000000u | (guint32) (number))
+#define PROBE_SWO_MAX_EXCEPTIONS 512 /* exception numbers are 9 bits */
+#define PROBE_SWO_MAX_COMPARATORS 4  /* data trace packets name comparators 0–3 */
+
+/* One DWT comparator with data trace: what the value it traces means. @watch is read like a
+ * poll channel (kind TASK, ISR, SERVICE, DATA or PRIORITY; width, is_signed, none_values,
+ * classes, entry_bit, data_id; address and name for messages), and a traced value changes the
+ * state as a poll sample of that channel would (poll-decoder.c, in its trace mode). */
+typedef struct {
+  guint comparator;        /* 0–3 */
+  ProbePollChannel watch;
+} ProbeSwoComparator;
+
+/* One exception of the vector table. */
+typedef struct {
+  guint16 number;  /* exception number (16 + IRQn for interrupts) */
+  guint32 id;      /* ISR id in Events: the ORTI ISR2 value, or any id the session names */
+  gboolean isr2;   /* it is an ISR2: with a comparator on RUNNINGISR2 (or a task comparator
+                    * with ISR values) it is reported from the data trace, not from here. When
+                    * no entry says isr2, the mapper learns which exceptions carry ISR2s
+                    * (swo-mapper.c) */
+} ProbeSwoException;
+
+typedef struct {
+  guint16 core;                          /* core of every Event */
+  const ProbeSwoComparator *comparators; /* copied */
+  guint n_comparators;
+  const ProbeSwoException *exceptions;   /* copied; others get PROBE_SWO_EXCEPTION_ID (n) */
+  guint n_exceptions;
+  gboolean no_exceptions;  /* do not turn exception trace into ISR Events */
+  guint lts_prescaler;     /* ITM_TCR.TSPrescale as a divisor: 1, 4, 16 or 64 (0: 1) */
+  guint64 lts_hz;          /* the timestamp clock before the prescaler (0: the CPU clock) */
+  guint64 cpu_hz;          /* CYCCNT rate: Event timestamps are CPU cycles (0: Event
+                            * timestamps are timestamp-clock ticks × prescaler) */
+  /* Evidence the comparators do not trace: TASK_STATE channels of this core without reads,
+   * each carrying one task's priority (copied), so a switch tells a preemption from the end
+   * of a job as in poll-decoder.c ("Evidence"). */
+  const ProbePollChannel *evidence;
+  guint n_evidence;
+  /* VALID channels of this core whose one read is a traced variable (same address as a
+   * comparator's watch, no wider): evaluated (eval over plan, little endian) on each traced
+   * value of it, so a value the OS marks invalid (Trampoline's running id -1 while it
+   * dispatches) changes nothing, as in poll-decoder.c ("VALID"). Copied; plans borrowed. */
+  const ProbePollChannel *gates;
+  guint n_gates;
+} ProbeSwoMapConfig;
+#define PROBE_SWO_MAP_CONFIG_INIT { 0, NULL, 0, NULL, 0, FALSE, 1, 0, 0, NULL, 0, NULL, 0 }
+
+typedef struct {
+  guint64 packets;          /* packets fed */
+  guint64 events;           /* Events delivered */
+  guint64 overflow_gaps;    /* GAP Events for overflows … */
+  guint64 overflow_packets; /* … and the overflow packets they stand for */
+  guint64 decode_gaps;      /* GAP Events for LOST packets */
+  guint64 other_gaps;       /* GAP Events of probe_swo_mapper_gap (link, halt, …) */
+  guint64 values;           /* data values of configured comparators */
+  guint64 values_unmapped;  /* data values of comparators the map does not name */
+  guint64 values_narrow;    /* values narrower than the watched width (zero-extended) */
+  guint64 exceptions_unmatched; /* exits/returns of exceptions not seen entering */
+  guint64 exceptions_repaired;  /* exits emitted for exceptions whose exit was never seen */
+  guint64 exceptions_isr2;      /* exceptions found to carry an ISR2 (learned; see swo-mapper.c) */
+} ProbeSwoMapStats;
+
+typedef struct _ProbeSwoMapper ProbeSwoMapper;
+/* probe_swo_mapper_new: checks and copies @config. Fails with PROBE_ERROR_FORMAT naming the
+ * entry: a comparator outside 0–3 or given twice, a watch kind other than TASK, ISR, SERVICE or
+ * DATA, a width other than 1, 2 or 4, a watch on another core, an exception number ≥ 512 or
+ * given twice, a prescaler other than 1, 4, 16, 64. */
+ProbeSwoMapper *probe_swo_mapper_new (const ProbeSwoMapConfig *config, GError **error);
+void probe_swo_mapper_free (ProbeSwoMapper *m);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbeSwoMapper, probe_swo_mapper_free)
+/* probe_swo_mapper_feed: turns @n packets (in stream order, non-decreasing ts) into Events,
+ * delivered to @func in batches before returning. */
+void probe_swo_mapper_feed (ProbeSwoMapper *m, const ProbeSwoPacket *packets, gsize n,
+                            ProbeEventsFunc func, gpointer user_data);
+/* probe_swo_mapper_flush: emits an overflow GAP still waiting for the end of its run. */
+void probe_swo_mapper_flush (ProbeSwoMapper *m, ProbeEventsFunc func, gpointer user_data);
+/* probe_swo_mapper_gap: emits GAP(@reason) at the latest timestamp and forgets the state. */
+void probe_swo_mapper_gap (ProbeSwoMapper *m, ProbeGapReason reason, ProbeEventsFunc func,
+                           gpointer user_data);
+/* probe_swo_mapper_seed: the variable of @comparator holds @value now (read through the
+ * debugger when the trace started or resumed): as if written at the latest timestamp, so
+ * the state is known before the variable's next write. */
+void probe_swo_mapper_seed (ProbeSwoMapper *m, guint comparator, guint32 value,
+                            ProbeEventsFunc func, gpointer user_data);
+/* The Event timestamp of cumulative local-timestamp count @lts (config's clocks). */
+guint64 probe_swo_mapper_ticks (ProbeSwoMapper *m, guint64 lts);
+const ProbeSwoMapStats *probe_swo_mapper_get_stats (ProbeSwoMapper *m);
+/* probe_swo_exception_name: "Reset", "NMI", "HardFault", …, "SysTick", "IRQ5" (number 21);
+ * "Thread" for 0, "Reserved7" for the reserved numbers. Newly allocated. */
+char *probe_swo_exception_name (guint number);
+
+/* --- the whole pipeline for a source --- */
+typedef enum {
+  PROBE_SWO_INPUT_ITM = 0,  /* raw ITM bytes (TPIU formatter off: OpenOCD's tpiu -output,
+                             * orbuculum 3443, a file) */
+  PROBE_SWO_INPUT_TPIU,     /* TPIU formatter frames */
+  PROBE_SWO_INPUT_ORBFLOW,  /* orbuculum orbflow (3402) */
+} ProbeSwoInput;
+
+typedef struct {
+  ProbeSwoInput input;
+  guint8 trace_id;          /* TPIU: the ITM's trace ID (0: 1) */
+  guint8 orbflow_tag;       /* ORBFLOW: the ITM tag (0: 1) */
+  guint max_held;           /* ProbeSwoItmOptions.max_held */
+  ProbeSwoMapConfig map;
+} ProbeSwoDecoderOptions;
+#define PROBE_SWO_DECODER_OPTIONS_INIT { PROBE_SWO_INPUT_ITM, 1, 1, 0, PROBE_SWO_MAP_CONFIG_INIT }
+
+typedef struct {
+  ProbeSwoTpiuStats tpiu;       /* zero unless input is TPIU */
+  ProbeSwoOrbflowStats orbflow; /* zero unless input is ORBFLOW */
+  ProbeSwoItmStats itm;
+  ProbeSwoMapStats map;
+  guint64 bytes;                /* bytes fed */
+  guint64 skipped_bytes;        /* bytes of every layer that carried nothing (lost) */
+  guint64 overflows;            /* overflow packets (trace bandwidth exceeded) */
+  guint64 gaps;                 /* GAP Events emitted (overflow, decode, _gap calls) */
+} ProbeSwoDecoderStats;
+
+typedef struct _ProbeSwoDecoder ProbeSwoDecoder;
+/* probe_swo_decoder_new: the layers for @options->input and the mapper (errors: as
+ * probe_swo_mapper_new). */
+ProbeSwoDecoder *probe_swo_decoder_new (const ProbeSwoDecoderOptions *options, GError **error);
+void probe_swo_decoder_free (ProbeSwoDecoder *d);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbeSwoDecoder, probe_swo_decoder_free)
+/* probe_swo_decoder_feed: decodes @len input bytes into Events, delivered to @func in batches
+ * before returning. Any split of the input gives the same Events. */
+void probe_swo_decoder_feed (ProbeSwoDecoder *d, const guint8 *data, gsize len,
+                             ProbeEventsFunc func, gpointer user_data);
+/* probe_swo_decoder_flush: the stream ended (or paused for long): Events of the packets still
+ * waiting for a timestamp, and a pending overflow gap. */
+void probe_swo_decoder_flush (ProbeSwoDecoder *d, ProbeEventsFunc func, gpointer user_data);
+/* probe_swo_decoder_gap: the input was interrupted (link lost, target reset): flushes, drops
+ * every layer's partial frame or packet, emits GAP(@reason) and forgets the state. */
+void probe_swo_decoder_gap (ProbeSwoDecoder *d, ProbeGapReason reason, ProbeEventsFunc func,
+                            gpointer user_data);
+/* probe_swo_decoder_seed: comparators 0 … @n-1 watch variables that hold @values now
+ * (probe_swo_mapper_seed), after the packets fed so far. */
+void probe_swo_decoder_seed (ProbeSwoDecoder *d, const guint32 *values, guint n,
+                             ProbeEventsFunc func, gpointer user_data);
+/* The statistics of all layers (never NULL; refreshed by each call). */
+const ProbeSwoDecoderStats *probe_swo_decoder_get_stats (ProbeSwoDecoder *d);
+/* The Event timestamp the stream has reached. */
+guint64 probe_swo_decoder_get_ts (ProbeSwoDecoder *d);
+
+/* ---------------------------------------------------------------------------------------- */
+/* The TPIU's output protocol (TPIU_SPPR; OpenOCD's `tpiu configure -protocol`). */
+typedef enum {
+  PROBE_SWO_UART = 0,        /* SWO pin, NRZ (SPPR 2): the common one */
+  PROBE_SWO_MANCHESTER,      /* SWO pin, Manchester (SPPR 1) */
+  PROBE_SWO_SYNC,            /* parallel trace port (SPPR 0): TRACEDATA pins, a trace probe */
+} ProbeSwoProtocol;
+
+/* The SWO source (source-swo.c): DWT data trace of the watched variables, exception trace
+ * and PC samples through the ITM, read from the SWO stream. */
+typedef struct {
+  const char *target;          /* OpenOCD target (NULL: the current one) */
+  guint16 core;                /* core of every Event */
+  /* Where the stream comes from: NULL — OpenOCD's own capture (`tpiu … -output :PORT` on a
+   * free port of OpenOCD's host, programmed by OpenOCD); ":PORT" or "HOST:PORT" — a server
+   * already serving it (orbuculum 3443 raw / 3402 orbflow, the rig); anything else — a file
+   * or FIFO being written. With a stream given, attach programs the TPIU itself. */
+  const char *stream;
+  ProbeSwoInput input;         /* the stream's format (OpenOCD's capture: ITM, formatter off) */
+  guint64 core_clock_hz;       /* CYCCNT = TRACECLKIN rate (0: measured against host time) */
+  guint64 pin_hz;              /* SWO pin rate (0: OpenOCD's choice; a given stream: the TPIU
+                                * prescaler is left as it is) */
+  ProbeSwoProtocol protocol;   /* the TPIU's output (default: UART/NRZ on the SWO pin) */
+  /* What to trace: one comparator each, most important first (simple channels: a fixed
+   * address, 1/2/4 bytes); those beyond the DWT's comparators are reported, not traced. */
+  const ProbePollChannel *watch;
+  guint n_watch;
+  const ProbePollChannel *evidence; /* ProbeSwoMapConfig.evidence (copied) */
+  guint n_evidence;
+  const ProbePollChannel *gates;    /* ProbeSwoMapConfig.gates (copied; plans borrowed) */
+  guint n_gates;
+  const ProbeSwoException *exceptions; /* ProbeSwoMapConfig.exceptions (copied) */
+  guint n_exceptions;
+  gboolean no_exception_trace; /* leave DWT_CTRL.EXCTRCENA off */
+  guint pc_sample_hz;          /* periodic PC samples at about this rate (0: none) */
+  guint ts_prescale;           /* ITM_TCR.TSPrescale divisor 1, 4, 16, 64 (0: 1) */
+  /* A replay's decoder (never attached): the comparators and clock the recording used. */
+  gboolean decode_only;
+  guint decode_comparators;    /* watch[0 … n-1] were on comparators 0 … n-1 */
+} ProbeSwoSourceConfig;
+
+/* probe_source_new_swo: the SWO source for @cfg (copied). Fails with PROBE_ERROR_FORMAT for
+ * a configuration the decoder refuses (probe_swo_mapper_new) or a bad stream address. attach
+ * fails with PROBE_ERROR_UNSUPPORTED on a core without DWT data trace (Cortex-M0/M0+: use
+ * --source poll) or an adapter OpenOCD cannot capture SWO with. */
+ProbeSource *probe_source_new_swo (const ProbeSwoSourceConfig *cfg, GError **error);
 
 G_END_DECLS

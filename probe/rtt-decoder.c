@@ -348,6 +348,20 @@ decoder_process (ProbeDecoder *d, const guint8 *buf, gsize n)
     guint b0 = *p;
     guint type = b0 >> 4;
     const guint8 *q = p + 1;
+    if (G_UNLIKELY (b0 == OTF_PP_ALPHA && !d->need_sync)) { /* extension: no delta */
+      guint32 id = 0, alpha = 0;
+      int r = read_varint (&q, end, 32, &id);
+      if (r > 0)
+        r = read_varint (&q, end, 32, &alpha);
+      if (r == 0)
+        break;
+      if (r < 0 || alpha > 65536u)
+        goto invalid;
+      decoder_emit (d, PROBE_EVENT_PP_ALPHA, id, alpha);
+      d->stats.records++;
+      p = q;
+      continue;
+    }
     if (G_UNLIKELY (type >= OTF_SPECIAL_MIN)) {
       gssize r = (b0 == OTF_SYNC || (b0 == OTF_HEADER && !d->need_sync))
                      ? decoder_special (d, p, (gsize) (end - p))

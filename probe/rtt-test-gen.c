@@ -24,6 +24,7 @@ typedef struct {
   GRand *rand;
   RttGenResult *res;
   guint64 now64;           /* model time */
+  guint64 last_ts;         /* time of the last record written (PP_ALPHA records take it) */
   guint32 task1;           /* running task + 1 (0: none) */
   guint32 pending;         /* drops not yet reported */
   guint32 countdown;       /* operations until the next drain */
@@ -60,6 +61,7 @@ gen_expect (Gen *g, guint16 kind, guint32 a, guint32 b)
 {
   ProbeEvent e = { .ts = g->now64, .a = a, .b = b, .core = 0, .kind = kind };
   g_array_append_val (g->res->expected, e);
+  g->last_ts = g->now64;
 }
 
 static guint
@@ -98,7 +100,10 @@ gen_call (Gen *g, guint16 kind, guint32 a, guint32 b)
   guint32 before = orti_trace_drop_count ();
   guint32 task1_before = g->task1;
   GenStack *s = &g->stacks[gen_stack_index (g, g->task1)];
-  gen_clock = (guint32) g->now64;
+  guint64 now = g->now64;
+  if (kind == PROBE_EVENT_PP_ALPHA) /* an extension record: at the last record's time */
+    g->now64 = g->last_ts;
+  gen_clock = (guint32) now;
   g->res->n_events++;
   switch (kind) {
   case PROBE_EVENT_FUNC_ENTER:
@@ -122,6 +127,7 @@ gen_call (Gen *g, guint16 kind, guint32 a, guint32 b)
   case PROBE_EVENT_PP_BEGIN: ORTI_TRACE_PP_BEGIN (a); break;
   case PROBE_EVENT_PP_END: ORTI_TRACE_PP_END (a, (int) b); break;
   case PROBE_EVENT_DATA: ORTI_TRACE_VALUE (a, b); break;
+  case PROBE_EVENT_PP_ALPHA: orti_trace_pp_set_alpha (a, b); break;
   case PROBE_EVENT_TASK_ACTIVATE: orti_trace_task_activate (a); break;
   case PROBE_EVENT_TASK_TERMINATE: orti_trace_task_terminate (a); break;
   default: g_assert_not_reached ();
@@ -157,6 +163,7 @@ gen_call (Gen *g, guint16 kind, guint32 a, guint32 b)
     if (written)
       gen_expect (g, kind, a, b);
   }
+  g->now64 = now;
   if (g->countdown-- == 0) {
     gen_drain (g);
     g->countdown = g->opt->drain_every > 1 ? g_rand_int_range (g->rand, 0, (gint32) g->opt->drain_every) : 0;
@@ -261,6 +268,8 @@ gen_step (Gen *g)
     gen_call (g, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE, g->task1 - 1u);
   else if (r < 98)
     gen_call (g, flip ? PROBE_EVENT_TASK_ACTIVATE : PROBE_EVENT_TASK_TERMINATE, x >> 1, 0);
+  else if (r < 99)
+    gen_call (g, PROBE_EVENT_PP_ALPHA, x, y % 65537u);
   /* else: a silent step (time passes) */
 }
 
@@ -283,6 +292,7 @@ rtt_gen_run (const RttGenOptions *options, guint n_ops)
   g.now64 = options->profile == RTT_GEN_STRESS ? 1000u : 0xFFFF0000u; /* random: wraps soon */
   g.next_isr = g.now64 + 25000;
   gen_clock = (guint32) g.now64;
+  g.last_ts = g.now64;
 
   OrtiTraceConfig config = {
     .timestamp = gen_timestamp,

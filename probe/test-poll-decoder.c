@@ -42,7 +42,7 @@ encode (void)
 {
   GByteArray *b = g_byte_array_new ();
   for (gsize i = 0; i < G_N_ELEMENTS (samples); i++)
-    probe_poll_record_append (b, 4, samples[i].valid, samples[i].ts, samples[i].v);
+    probe_poll_record_append (b, 4, &samples[i].valid, samples[i].ts, samples[i].v);
   return b;
 }
 
@@ -99,18 +99,19 @@ test_changes (void)
 static void
 test_gap_and_errors (void)
 {
+  const guint32 all4 = 0xF;
   g_autoptr (GError) error = NULL;
   g_autoptr (ProbePollDecoder) d = probe_poll_decoder_new (channels, 4, &error);
   g_autoptr (GArray) ev = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
   g_autoptr (GByteArray) b = g_byte_array_new ();
   gint64 v[4] = { 3, 0, 0, 1 };
-  probe_poll_record_append (b, 4, 0xF, 100, v);
+  probe_poll_record_append (b, 4, &all4, 100, v);
   g_assert_true (probe_poll_decoder_feed (d, b->data, b->len, collect, ev, &error));
   guint before = ev->len;
   /* after a gap the same values are re-emitted (state after a gap is unknown) */
   probe_poll_decoder_gap (d, 150, PROBE_GAP_LINK, collect, ev);
   g_byte_array_set_size (b, 0);
-  probe_poll_record_append (b, 4, 0xF, 200, v);
+  probe_poll_record_append (b, 4, &all4, 200, v);
   g_assert_true (probe_poll_decoder_feed (d, b->data, b->len, collect, ev, &error));
   ProbeEvent *gap = &g_array_index (ev, ProbeEvent, before);
   g_assert_cmpuint (gap->kind, ==, PROBE_EVENT_GAP);
@@ -120,7 +121,7 @@ test_gap_and_errors (void)
 
   /* time going back is refused, naming the sample */
   g_byte_array_set_size (b, 0);
-  probe_poll_record_append (b, 4, 0xF, 50, v);
+  probe_poll_record_append (b, 4, &all4, 50, v);
   g_assert_false (probe_poll_decoder_feed (d, b->data, b->len, collect, ev, &error));
   g_assert_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT);
   g_assert_nonnull (strstr (error->message, "goes back in time"));
@@ -128,7 +129,7 @@ test_gap_and_errors (void)
 
   /* a corrupt header is refused */
   g_byte_array_set_size (b, 0);
-  probe_poll_record_append (b, 4, 0xF, 300, v);
+  probe_poll_record_append (b, 4, &all4, 300, v);
   b->data[0] = 'X';
   g_assert_false (probe_poll_decoder_feed (d, b->data, b->len, collect, ev, &error));
   g_assert_nonnull (strstr (error->message, "is corrupt"));
@@ -138,11 +139,213 @@ test_gap_and_errors (void)
   g_assert_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT);
 }
 
+
+/* ---- evidence: task states, priorities, a shared running-id variable, VALID ---------------- */
+
+typedef struct { guint64 ts; guint16 core, kind; guint32 a; } Want;
+
+/* Decodes @n_samples rows of @values (every channel read) through @chs and checks the Events
+ * against @want; also byte by byte (the same Events). */
+static void
+check_events (const ProbePollChannel *chs, guint n_ch, const gint64 *values, guint n_samples,
+              const Want *want, guint n_want)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GByteArray) b = g_byte_array_new ();
+  guint32 valid[(PROBE_POLL_MAX_CHANNELS + 31) / 32];
+  memset (valid, 0xFF, sizeof valid);
+  for (guint i = 0; i < n_samples; i++)
+    probe_poll_record_append (b, n_ch, valid, 10 * i, values + i * n_ch);
+  for (int bytewise = 0; bytewise < 2; bytewise++) {
+    g_autoptr (ProbePollDecoder) d = probe_poll_decoder_new (chs, n_ch, &error);
+    g_assert_no_error (error);
+    g_autoptr (GArray) ev = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+    for (guint off = 0; off < b->len;) {
+      guint n = bytewise ? 1 : b->len;
+      g_assert_true (probe_poll_decoder_feed (d, b->data + off, n, collect, ev, &error));
+      off += n;
+    }
+    for (guint i = 0; i < MAX (ev->len, n_want); i++) {
+      const ProbeEvent *e = i < ev->len ? &g_array_index (ev, ProbeEvent, i) : NULL;
+      if (e == NULL || i >= n_want || e->ts != want[i].ts || e->kind != want[i].kind ||
+          e->a != want[i].a || e->core != want[i].core)
+        g_error ("event %u: got %s ts %" G_GUINT64_FORMAT " a %u, want %s ts %" G_GUINT64_FORMAT
+                 " a %u", i, e ? probe_event_kind_name (e->kind) : "nothing", e ? e->ts : 0,
+                 e ? e->a : 0, i < n_want ? probe_event_kind_name (want[i].kind) : "nothing",
+                 i < n_want ? want[i].ts : 0, i < n_want ? want[i].a : 0);
+    }
+  }
+}
+
+static const ProbePollValueClass state_classes[] = {
+  { 0, PROBE_VALUE_RUNNING }, { 1, PROBE_VALUE_WAITING }, { 2, PROBE_VALUE_READY },
+  { 3, PROBE_VALUE_SUSPENDED },
+};
+
+/* The state of the task switched out tells preempted (READY) from ended (SUSPENDED) from
+ * waiting (WAITING); SUSPENDED → READY is an activation. */
+static void
+test_state_evidence (void)
+{
+  const ProbePollChannel chs[] = {
+    { .kind = PROBE_POLL_TASK, .name = "RUNNINGTASK", .simple = TRUE, .none_values = task_none,
+      .n_none_values = 1 },
+    { .kind = PROBE_POLL_TASK_STATE, .name = "T0.STATE", .simple = TRUE, .task = 0,
+      .classes = (ProbePollValueClass *) state_classes, .n_classes = 4 },
+    { .kind = PROBE_POLL_TASK_STATE, .name = "T1.STATE", .simple = TRUE, .task = 1,
+      .classes = (ProbePollValueClass *) state_classes, .n_classes = 4 },
+  };
+  const gint64 v[] = {
+    0, 0, 3,      /* T0 runs, T1 suspended */
+    1, 2, 0,      /* T1 preempts: T0 READY; T1 activated */
+    0, 0, 3,      /* T1 ended (SUSPENDED), T0 resumes */
+    0xFF, 1, 3,   /* T0 waits (WaitEvent): idle */
+    0, 0, 3,      /* T0 released, runs again */
+    0xFF, 3, 3,   /* T0 ended */
+    0xFF, 2, 3,   /* T0 activated while idle … */
+    0, 0, 3,      /* … runs */
+    1, 0, 0,      /* RUNNING read before the switch, no priorities: no evidence */
+  };
+  const Want want[] = {
+    { 0, 0, PROBE_EVENT_TASK_SWITCH, 0 },
+    { 10, 0, PROBE_EVENT_TASK_ACTIVATE, 1 }, { 10, 0, PROBE_EVENT_TASK_SWITCH, 1 },
+    { 20, 0, PROBE_EVENT_TASK_TERMINATE, 1 }, { 20, 0, PROBE_EVENT_TASK_SWITCH, 0 },
+    { 30, 0, PROBE_EVENT_TASK_WAIT, 0 }, { 30, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE },
+    { 40, 0, PROBE_EVENT_TASK_SWITCH, 0 },
+    { 50, 0, PROBE_EVENT_TASK_TERMINATE, 0 }, { 50, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE },
+    { 60, 0, PROBE_EVENT_TASK_ACTIVATE, 0 },
+    { 70, 0, PROBE_EVENT_TASK_SWITCH, 0 },
+    { 80, 0, PROBE_EVENT_TASK_ACTIVATE, 1 }, { 80, 0, PROBE_EVENT_TASK_SWITCH, 1 },
+  };
+  check_events (chs, G_N_ELEMENTS (chs), v, G_N_ELEMENTS (v) / 3, want, G_N_ELEMENTS (want));
+}
+
+/* Without states, priorities decide: a higher one preempts; a switch to an equal or lower one
+ * (or to idle) ends the job — also "A ends, B starts on the same tick" with harmonic periods. */
+static void
+test_priority_evidence (void)
+{
+  const ProbePollChannel chs[] = {
+    { .kind = PROBE_POLL_TASK, .name = "RUNNINGTASK", .simple = TRUE, .none_values = task_none,
+      .n_none_values = 1 },
+    { .kind = PROBE_POLL_PRIORITY, .name = "RUNNINGTASKPRIORITY", .simple = TRUE },
+    { .kind = PROBE_POLL_TASK_STATE, .name = "A", .task = 10, .has_priority = TRUE, .priority = 6 },
+    { .kind = PROBE_POLL_TASK_STATE, .name = "B", .task = 11, .has_priority = TRUE, .priority = 5 },
+    { .kind = PROBE_POLL_TASK_STATE, .name = "C", .task = 12, .has_priority = TRUE, .priority = 4 },
+  };
+  const gint64 v[] = {
+    12, 4, 0, 0, 0,   /* C runs */
+    10, 6, 0, 0, 0,   /* A preempts C (6 > 4) */
+    11, 5, 0, 0, 0,   /* A ends, B starts on the same tick (5 < 6): A ended, not preempted */
+    12, 4, 0, 0, 0,   /* B ends, C resumes: B ended */
+    0xFF, 0, 0, 0, 0, /* C ends: idle */
+  };
+  const Want want[] = {
+    { 0, 0, PROBE_EVENT_TASK_SWITCH, 12 },
+    { 10, 0, PROBE_EVENT_TASK_SWITCH, 10 },
+    { 20, 0, PROBE_EVENT_TASK_TERMINATE, 10 }, { 20, 0, PROBE_EVENT_TASK_SWITCH, 11 },
+    { 30, 0, PROBE_EVENT_TASK_TERMINATE, 11 }, { 30, 0, PROBE_EVENT_TASK_SWITCH, 12 },
+    { 40, 0, PROBE_EVENT_TASK_TERMINATE, 12 }, { 40, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE },
+  };
+  check_events (chs, G_N_ELEMENTS (chs), v, G_N_ELEMENTS (v) / 5, want, G_N_ELEMENTS (want));
+}
+
+/* One running-id variable for tasks and ISRs: values of class ISR are ISR2s over the task that
+ * ran before them, never task switches; VALID gates a core's samples. */
+static void
+test_shared_variable_and_valid (void)
+{
+  static gint64 none[] = { 4 };
+  static const ProbePollValueClass isr_classes[] = { { 2, PROBE_VALUE_ISR }, { 3, PROBE_VALUE_ISR } };
+  const ProbePollChannel chs[] = {
+    { .kind = PROBE_POLL_TASK, .name = "running_id", .simple = TRUE, .none_values = none,
+      .n_none_values = 1, .classes = (ProbePollValueClass *) isr_classes, .n_classes = 2 },
+    { .kind = PROBE_POLL_VALID, .name = "VALID", .simple = TRUE },
+  };
+  const gint64 v[] = {
+    1, 0,   /* not valid yet: garbage ignored */
+    0, 1,   /* task 0 */
+    2, 1,   /* ISR 2 over task 0 */
+    0, 1,   /* back to task 0: no switch */
+    3, 1,   /* ISR 3 … */
+    1, 1,   /* … then task 1 */
+    7, 0,   /* VALID 0: ignored */
+    4, 1,   /* idle */
+  };
+  const Want want[] = {
+    { 10, 0, PROBE_EVENT_TASK_SWITCH, 0 },
+    { 20, 0, PROBE_EVENT_ISR_ENTER, 2 },
+    { 30, 0, PROBE_EVENT_ISR_EXIT, 2 },
+    { 40, 0, PROBE_EVENT_ISR_ENTER, 3 },
+    { 50, 0, PROBE_EVENT_ISR_EXIT, 3 }, { 50, 0, PROBE_EVENT_TASK_SWITCH, 1 },
+    { 70, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE },
+  };
+  check_events (chs, G_N_ELEMENTS (chs), v, G_N_ELEMENTS (v) / 2, want, G_N_ELEMENTS (want));
+}
+
+/* The PC channel: a PC_SAMPLE every sample, after the sample's switch; 0xFFFFFFFF sleeps. */
+static void
+test_pc_channel (void)
+{
+  const ProbePollChannel chs[] = {
+    { .kind = PROBE_POLL_TASK, .name = "RUNNINGTASK", .simple = TRUE, .none_values = task_none,
+      .n_none_values = 1 },
+    { .kind = PROBE_POLL_PC, .name = "PCSR", .simple = TRUE },
+  };
+  const gint64 v[] = { 0xFF, 0x1000, 1, 0x2000, 1, 0x2000, 0xFF, 0xFFFFFFFF };
+  const Want want[] = {
+    { 0, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE }, { 0, 0, PROBE_EVENT_PC_SAMPLE, 0x1000 },
+    { 10, 0, PROBE_EVENT_TASK_SWITCH, 1 }, { 10, 0, PROBE_EVENT_PC_SAMPLE, 0x2000 },
+    { 20, 0, PROBE_EVENT_PC_SAMPLE, 0x2000 },
+    { 30, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE }, { 30, 0, PROBE_EVENT_PC_SAMPLE, 0xFFFFFFFF },
+  };
+  check_events (chs, 2, v, 4, want, G_N_ELEMENTS (want));
+}
+
+/* Records of older captures ('S', at most 32 channels) still decode; more than 32 channels
+ * work in the current format. */
+static void
+test_record_formats (void)
+{
+  g_autoptr (GError) error = NULL;
+  guint8 rec[16 + 8 * 4] = { 'S', 4, 0, 0, 0x0F, 0, 0, 0, 42 };
+  gint64 v[4] = { 2, 0, 0, 5 };
+  for (int c = 0; c < 4; c++)
+    for (int i = 0; i < 8; i++)
+      rec[16 + 8 * c + i] = (guint8) ((guint64) v[c] >> (8 * i));
+  g_autoptr (ProbePollDecoder) d = probe_poll_decoder_new (channels, 4, &error);
+  g_autoptr (GArray) ev = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+  g_assert_true (probe_poll_decoder_feed (d, rec, sizeof rec, collect, ev, &error));
+  g_assert_cmpuint (ev->len, ==, 2);
+  g_assert_cmpuint (g_array_index (ev, ProbeEvent, 0).ts, ==, 42);
+  g_assert_cmpuint (g_array_index (ev, ProbeEvent, 0).a, ==, 2);
+
+  ProbePollChannel many[40];
+  memset (many, 0, sizeof many);
+  gint64 vals[2][40];
+  for (guint i = 0; i < 40; i++) {
+    many[i] = (ProbePollChannel) { .kind = PROBE_POLL_DATA, .name = "x", .simple = TRUE,
+                                   .data_id = i };
+    vals[0][i] = i;
+    vals[1][i] = i == 37 ? 100 : i;
+  }
+  Want want[41];
+  for (guint i = 0; i < 40; i++)
+    want[i] = (Want) { 0, 0, PROBE_EVENT_DATA, i };
+  want[40] = (Want) { 10, 0, PROBE_EVENT_DATA, 37 };
+  check_events (many, 40, &vals[0][0], 2, want, 41);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/probe/poll-decoder/changes", test_changes);
   g_test_add_func ("/probe/poll-decoder/gap-and-errors", test_gap_and_errors);
+  g_test_add_func ("/probe/poll-decoder/state-evidence", test_state_evidence);
+  g_test_add_func ("/probe/poll-decoder/priority-evidence", test_priority_evidence);
+  g_test_add_func ("/probe/poll-decoder/shared-variable-and-valid", test_shared_variable_and_valid);
+  g_test_add_func ("/probe/poll-decoder/record-formats", test_record_formats);
+  g_test_add_func ("/probe/poll-decoder/pc-channel", test_pc_channel);
   return g_test_run ();
 }

@@ -1,5 +1,6 @@
 /* test-rtt-decoder.c — round trips through the firmware tracer (host build) and the RTT
- * decoder: long seeded random streams compared Event by Event, ring-full drops with exact gap
+ * decoder: long seeded random streams (every record kind, the PP_ALPHA extension record
+ * included) compared Event by Event, ring-full drops with exact gap
  * counts, arbitrary splits, joining mid-stream, corruption, unknown versions, and the RTT
  * control block as OpenOCD sees it. */
 #include "probe.h"
@@ -64,6 +65,10 @@ test_roundtrip (void)
     g_assert_cmpuint (r->drops, ==, 0);
     g_assert_cmpuint (r->expected->len, >, 100000);
     assert_events_equal (got, r->expected);
+    guint alphas = 0; /* the extension record (0xE1) is in the mix */
+    for (guint i = 0; i < got->len; i++)
+      alphas += g_array_index (got, ProbeEvent, i).kind == PROBE_EVENT_PP_ALPHA;
+    g_assert_cmpuint (alphas, >, 100);
     g_assert_cmpuint (stats.resyncs, ==, 0);
     g_assert_cmpuint (stats.skipped_bytes, ==, 0);
     g_assert_cmpuint (stats.sync_mismatches, ==, 0);
@@ -281,10 +286,20 @@ test_control_block (void)
   guint8 ring[256];
   OrtiTraceConfig c = { .timestamp = fixed_clock, .tick_hz = 25000000, .core_id = 2, .buffer = ring,
                         .buffer_size = sizeof ring };
-  g_assert_cmpint (orti_trace_init (&(OrtiTraceConfig){ .timestamp = NULL }), ==, ORTI_TRACE_ERR_NO_CYCCNT);
+  g_assert_cmpint (orti_trace_init (&(OrtiTraceConfig){ .timestamp = NULL, .tick_hz = 1000 }), ==,
+                   ORTI_TRACE_ERR_NO_CYCCNT);
+  /* tick_hz 0 is refused, and every result is published for the host */
+  g_assert_cmpint (orti_trace_init (&(OrtiTraceConfig){ .timestamp = fixed_clock }), ==,
+                   ORTI_TRACE_ERR_TICK_HZ);
+  g_assert_cmpint (orti_trace_init (NULL), ==, ORTI_TRACE_ERR_TICK_HZ);
+  g_assert_cmpuint (orti_trace_info.magic, ==, ORTI_TRACE_INFO_MAGIC);
+  g_assert_cmpuint (orti_trace_info.status, ==, ORTI_TRACE_ERR_TICK_HZ);
   g_assert_cmpint (orti_trace_init (&(OrtiTraceConfig){ .timestamp = fixed_clock, .buffer = ring, .buffer_size = 10 }),
                    ==, ORTI_TRACE_ERR_BUFFER);
   g_assert_cmpint (orti_trace_init (&c), ==, ORTI_TRACE_OK);
+  g_assert_cmpuint (orti_trace_info.status, ==, ORTI_TRACE_OK);
+  g_assert_cmpuint (orti_trace_info.tick_hz, ==, 25000000);
+  g_assert_cmpuint (orti_trace_info.version, ==, ORTI_TRACE_FORMAT_VERSION);
   g_assert_cmpstr (orti_trace_rtt.acID, ==, "SEGGER RTT");
   g_assert_cmpint (orti_trace_rtt.MaxNumUpBuffers, ==, 1);
   g_assert_cmpint (orti_trace_rtt.MaxNumDownBuffers, ==, 1);

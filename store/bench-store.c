@@ -246,15 +246,16 @@ main (int argc, char **argv)
     }
     StoreTaskStat *ts = &tstat[k];
     ts->task = k;
-    ts->activations = ts->runs = run->len;
+    ts->activations = ts->jobs = ts->slices = run->len;
     ts->run_total = total;
     ts->load = (double) total / (double) span;
-    summarize (run, &ts->run_min, &ts->run_max, &ts->run_avg, &ts->run_p50, &ts->run_p90, &ts->run_p99);
+    summarize (run, &ts->slice_min, &ts->slice_max, &ts->slice_avg, &ts->slice_p50, &ts->slice_p90,
+               &ts->slice_p99);
     gint64 q50, q90, q99;
     summarize (period, &ts->period_min, &ts->period_max, &ts->period_avg, &q50, &q90, &q99);
-    ts->response_min = ts->run_min;
-    ts->response_max = ts->run_max;
-    ts->response_avg = ts->run_avg;
+    ts->response_min = ts->slice_min;
+    ts->response_max = ts->slice_max;
+    ts->response_avg = ts->slice_avg;
   }
   g_assert_true (store_writer_put_task_stats (w, id, tstat, N_TASKS, &error));
   g_autoptr (GArray) fstat = g_array_new (FALSE, TRUE, sizeof (StoreFunctionStat));

@@ -3,8 +3,9 @@
  * Packed event chunk format (table event_chunks, decoded in SQL by the `events` view):
  * events of one session and one core, in arrival order, at most STORE_CHUNK_MAX_EVENTS and
  * about STORE_CHUNK_MAX_BYTES so a row stays inside one page. Each event is
- *   h0 = kind (bits 0-3) | ts width code (bits 4-5) | a width code (bits 6-7)
- *   h1 = b width code (bits 0-1), other bits 0
+ *   h0 = kind bits 0-3 (bits 0-3) | ts width code (bits 4-5) | a width code (bits 6-7)
+ *   h1 = b width code (bits 0-1) | kind bits 4-9 (bits 2-7; 0 before schema 3, whose kinds
+ *        all fitted in h0)
  *   ts delta from the previous event of the chunk (the first event: 0; chunk.t0 is its ts),
  *   a, b — each big-endian in 0, 1, 2 or 4 bytes for width codes 0, 1, 2, 3.
  * A chunk ends where the next ts would go backwards or jump 2^32 ticks or more.

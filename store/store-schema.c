@@ -14,6 +14,18 @@
  *   2  sessions gain the poll source's measurement quality: interval_jitter_us,
  *      min_interval_us (the shortest interval it could resolve) and reads_failed;
  *      sessions_overview shows them.
+ *   3  event kinds beyond 15 (task_wait, pp_alpha, pc_sample, stimulus): their high bits in
+ *      h1 of the packed events, the `events` view decodes them, event_kinds lists them.
+ *   4  every measurement of the slicer is stored: isr_stat, task_isr_stat, service_stat,
+ *      task_service_stat, point_stat (+ points names), data_stat, data_state_stat,
+ *      data_values (+ variables names and kinds), core_stat, with views in µs; task_stat
+ *      splits slices from jobs (runs → slices, run_* → slice_*; jobs, job_*, response
+ *      percentiles, waits) and carries its error bounds (load_bound, time_bound,
+ *      preemptions_missed, jobs_expected); sessions gain how they measured (clock_source,
+ *      clock_hz_measured, clock_warning, interval percentiles, samples, samples_effective,
+ *      inference, source_config); sessions_overview.functions counts profiled functions.
+ *      Values a source could not see in older rows become NULL (a poll session's
+ *      activations).
  *
  * Workload facts that shaped it: events dominate (millions per session) so they are packed
  * per core into ~1 KB chunks (store-private.h) — about 8 bytes an event instead of ~30 for a
@@ -37,14 +49,17 @@
   "(CASE " w " WHEN 0 THEN 0 WHEN 1 THEN " B (q) " WHEN 2 THEN " B (q) " * 256 + " B (     \
     q " + 1") " ELSE " B (q) " * 16777216 + " B (q " + 1") " * 65536 + " B (q " + 2") " * 256 + " B (q " + 3") " END)"
 
+/* The `events` view. @kind_bits: 4 (schema 1–2: the kind is h0's low bits) or 10 (schema 3:
+ * plus bits 2–7 of h1). */
 static char *
-events_view_sql (void)
+events_view_sql (int kind_bits)
 {
   GString *lut = g_string_new ("X'");
   for (int i = 0; i < 256; i++)
     g_string_append_printf (lut, "%02X", i);
   g_string_append_c (lut, '\'');
   g_autofree char *lut_sql = g_string_free (lut, FALSE);
+  const char *kind = kind_bits > 4 ? "(h0 & 15) | ((h1 >> 2) << 4)" : "h0 & 15";
   return g_strdup_printf (
     "CREATE VIEW events AS\n"
     "WITH RECURSIVE lut(x) AS (SELECT %s),\n"
@@ -59,13 +74,13 @@ events_view_sql (void)
     "    pts + " V ("pos + 2", TW) "\n"
     "  FROM dec WHERE i + 1 < n)\n"
     "SELECT session_id, core, pts + " V ("pos + 2", TW) " AS ts,\n"
-    "  h0 & 15 AS kind,\n"
-    "  (SELECT name FROM event_kinds k WHERE k.kind = (h0 & 15)) AS kind_name,\n"
+    "  %s AS kind,\n"
+    "  (SELECT name FROM event_kinds k WHERE k.kind = (%s)) AS kind_name,\n"
     "  " V ("pos + 2 + " TW, AW) " AS a,\n"
     "  " V ("pos + 2 + " TW " + " AW, BW) " AS b,\n"
     "  chunk_id, i AS seq\n"
     "FROM dec;\n",
-    lut_sql);
+    lut_sql, kind, kind);
 }
 
 static const char schema_v1[] =
@@ -254,18 +269,15 @@ store__schema_version (sqlite3 *db, GError **error)
   return sqlite3_column_int (stmt, 0);
 }
 
-/* migrate_0_to_1: the initial schema. */
+/* The rows of event_kinds for kinds [@from, @to) (probe.h names). */
 static gboolean
-migrate_0_to_1 (sqlite3 *db, GError **error)
+fill_event_kinds (sqlite3 *db, guint from, guint to, GError **error)
 {
-  g_autofree char *events_sql = events_view_sql ();
-  if (!store__exec (db, schema_v1, error) || !store__exec (db, events_sql, error))
-    return FALSE;
   g_autoptr (sqlite3_stmt) stmt =
-    store__prepare (db, "INSERT INTO event_kinds (kind, name) VALUES (?, ?)", error);
+    store__prepare (db, "INSERT OR REPLACE INTO event_kinds (kind, name) VALUES (?, ?)", error);
   if (stmt == NULL)
     return FALSE;
-  for (guint k = 0; k < PROBE_EVENT_KIND_COUNT; k++) {
+  for (guint k = from; k < to; k++) {
     sqlite3_bind_int (stmt, 1, (int) k);
     sqlite3_bind_text (stmt, 2, probe_event_kind_name (k), -1, SQLITE_STATIC);
     int rc = sqlite3_step (stmt);
@@ -275,6 +287,18 @@ migrate_0_to_1 (sqlite3 *db, GError **error)
     }
     sqlite3_reset (stmt);
   }
+  return TRUE;
+}
+
+/* migrate_0_to_1: the initial schema. */
+static gboolean
+migrate_0_to_1 (sqlite3 *db, GError **error)
+{
+  g_autofree char *events_sql = events_view_sql (4);
+  if (!store__exec (db, schema_v1, error) || !store__exec (db, events_sql, error))
+    return FALSE;
+  if (!fill_event_kinds (db, 0, 16, error))
+    return FALSE;
   g_autofree char *mark = g_strdup_printf ("PRAGMA application_id = %d", STORE_APPLICATION_ID);
   return store__exec (db, mark, error);
 }
@@ -300,12 +324,272 @@ migrate_1_to_2 (sqlite3 *db, GError **error)
     "FROM sessions;\n", error);
 }
 
+/* migrate_2_to_3: event kinds beyond 15 (see store-private.h for their bits). */
+static gboolean
+migrate_2_to_3 (sqlite3 *db, GError **error)
+{
+  g_autofree char *events_sql = events_view_sql (10);
+  if (!store__exec (db, "DROP VIEW events;\n", error) || !store__exec (db, events_sql, error))
+    return FALSE;
+  return fill_event_kinds (db, 16, 20, error);
+}
+
+/* Version 4: the views over the version-4 tables (µs = ticks * 1e6 / tick_rate_hz). */
+#define US(col, as) "  " col " * 1e6 / x.tick_rate_hz AS " as
+
+static const char schema_v4[] =
+  /* task_stat: slices and jobs apart, error bounds */
+  "ALTER TABLE task_stat ADD COLUMN jobs INTEGER;\n"
+  "UPDATE task_stat SET jobs = runs;\n" /* version 2's runs counted jobs */
+  "ALTER TABLE task_stat RENAME COLUMN runs TO slices;\n"
+  "UPDATE task_stat SET slices = (SELECT count(*) FROM slices s WHERE s.session_id = "
+  "task_stat.session_id AND s.task = task_stat.task AND (s.flags & 5) = 0);\n"
+  "ALTER TABLE task_stat RENAME COLUMN run_min TO slice_min;\n"
+  "ALTER TABLE task_stat RENAME COLUMN run_max TO slice_max;\n"
+  "ALTER TABLE task_stat RENAME COLUMN run_avg TO slice_avg;\n"
+  "ALTER TABLE task_stat RENAME COLUMN run_p50 TO slice_p50;\n"
+  "ALTER TABLE task_stat RENAME COLUMN run_p90 TO slice_p90;\n"
+  "ALTER TABLE task_stat RENAME COLUMN run_p99 TO slice_p99;\n"
+  "ALTER TABLE task_stat ADD COLUMN job_min INTEGER;\n"
+  "ALTER TABLE task_stat ADD COLUMN job_max INTEGER;\n"
+  "ALTER TABLE task_stat ADD COLUMN job_avg REAL;\n"
+  "ALTER TABLE task_stat ADD COLUMN job_p50 INTEGER;\n"
+  "ALTER TABLE task_stat ADD COLUMN job_p90 INTEGER;\n"
+  "ALTER TABLE task_stat ADD COLUMN job_p99 INTEGER;\n"
+  "ALTER TABLE task_stat ADD COLUMN response_p50 INTEGER;\n"
+  "ALTER TABLE task_stat ADD COLUMN response_p90 INTEGER;\n"
+  "ALTER TABLE task_stat ADD COLUMN response_p99 INTEGER;\n"
+  "ALTER TABLE task_stat ADD COLUMN preemptions_missed INTEGER;\n"
+  "ALTER TABLE task_stat ADD COLUMN waits INTEGER;\n"
+  "ALTER TABLE task_stat ADD COLUMN wait_total INTEGER;\n"
+  "ALTER TABLE task_stat ADD COLUMN load_bound REAL;\n"
+  "ALTER TABLE task_stat ADD COLUMN time_bound INTEGER;\n"
+  "ALTER TABLE task_stat ADD COLUMN jobs_expected REAL;\n"
+  /* older sessions: exact sources were exact; a poll session saw no activations */
+  "UPDATE task_stat SET preemptions_missed = 0, load_bound = 0, time_bound = 0 WHERE "
+  "(SELECT source_kind FROM sessions WHERE id = task_stat.session_id) NOT LIKE 'poll%';\n"
+  "UPDATE task_stat SET activations = NULL WHERE activations = 0 AND "
+  "(SELECT source_kind FROM sessions WHERE id = task_stat.session_id) LIKE 'poll%';\n"
+  /* sessions: how they measured */
+  "ALTER TABLE sessions ADD COLUMN clock_source TEXT;\n"
+  "ALTER TABLE sessions ADD COLUMN clock_hz_measured REAL;\n"
+  "ALTER TABLE sessions ADD COLUMN clock_warning TEXT;\n"
+  "ALTER TABLE sessions ADD COLUMN interval_p50_us REAL;\n"
+  "ALTER TABLE sessions ADD COLUMN interval_p99_us REAL;\n"
+  "ALTER TABLE sessions ADD COLUMN samples INTEGER;\n"
+  "ALTER TABLE sessions ADD COLUMN samples_effective REAL;\n"
+  "ALTER TABLE sessions ADD COLUMN inference TEXT;\n"
+  "ALTER TABLE sessions ADD COLUMN source_config TEXT;\n"
+  "UPDATE sessions SET clock_source = CASE WHEN clock = 'host' THEN 'host' "
+  "WHEN source_kind LIKE 'poll%' THEN 'timer' ELSE 'stream' END;\n"
+  "UPDATE sessions SET sample_rate_hz = NULL WHERE sample_rate_hz = 0;\n"
+  /* new tables */
+  "CREATE TABLE points (session_id INTEGER NOT NULL, point INTEGER NOT NULL, name TEXT NOT NULL,\n"
+  "  PRIMARY KEY (session_id, point)) WITHOUT ROWID;\n"
+  "CREATE TABLE variables (session_id INTEGER NOT NULL, variable INTEGER NOT NULL,\n"
+  "  name TEXT NOT NULL, kind TEXT CHECK (kind IN ('state', 'value')),\n"
+  "  PRIMARY KEY (session_id, variable)) WITHOUT ROWID;\n"
+  "CREATE TABLE isr_stat (\n"
+  "  session_id INTEGER NOT NULL, isr INTEGER NOT NULL, count INTEGER, incomplete INTEGER,\n"
+  "  net_total INTEGER, net_min INTEGER, net_max INTEGER, net_avg REAL,\n"
+  "  net_p50 INTEGER, net_p90 INTEGER, net_p99 INTEGER,\n"
+  "  gross_total INTEGER, gross_min INTEGER, gross_max INTEGER, gross_avg REAL,\n"
+  "  period_min INTEGER, period_max INTEGER, period_avg REAL,\n"
+  "  max_depth INTEGER, nested INTEGER,\n"
+  "  PRIMARY KEY (session_id, isr)) WITHOUT ROWID;\n"
+  "CREATE TABLE task_isr_stat (\n"
+  "  session_id INTEGER NOT NULL, task INTEGER NOT NULL, isr INTEGER NOT NULL,\n"
+  "  count INTEGER, time INTEGER,\n"
+  "  PRIMARY KEY (session_id, task, isr)) WITHOUT ROWID;\n"
+  "CREATE TABLE service_stat (\n"
+  "  session_id INTEGER NOT NULL, service INTEGER NOT NULL, count INTEGER, incomplete INTEGER,\n"
+  "  net_total INTEGER, net_min INTEGER, net_max INTEGER, net_avg REAL,\n"
+  "  net_p50 INTEGER, net_p90 INTEGER, net_p99 INTEGER,\n"
+  "  gross_total INTEGER, gross_min INTEGER, gross_max INTEGER, gross_avg REAL, gross_p99 INTEGER,\n"
+  "  period_min INTEGER, period_max INTEGER, period_avg REAL,\n"
+  "  PRIMARY KEY (session_id, service)) WITHOUT ROWID;\n"
+  "CREATE TABLE task_service_stat (\n"
+  "  session_id INTEGER NOT NULL, task INTEGER NOT NULL, service INTEGER NOT NULL,\n"
+  "  count INTEGER, incomplete INTEGER,\n"
+  "  net_total INTEGER, net_min INTEGER, net_max INTEGER, net_avg REAL,\n"
+  "  net_p50 INTEGER, net_p90 INTEGER, net_p99 INTEGER,\n"
+  "  gross_total INTEGER, gross_min INTEGER, gross_max INTEGER, gross_avg REAL, gross_p99 INTEGER,\n"
+  "  period_min INTEGER, period_max INTEGER, period_avg REAL,\n"
+  "  PRIMARY KEY (session_id, task, service)) WITHOUT ROWID;\n"
+  "CREATE TABLE point_stat (\n"
+  "  session_id INTEGER NOT NULL, point INTEGER NOT NULL, count INTEGER,\n"
+  "  total INTEGER, min INTEGER, max INTEGER, avg REAL, p50 INTEGER, p90 INTEGER, p99 INTEGER,\n"
+  "  latches INTEGER, latched INTEGER, last INTEGER, ema REAL, alpha REAL,\n"
+  "  ends_outside INTEGER, disabled INTEGER,\n"
+  "  PRIMARY KEY (session_id, point)) WITHOUT ROWID;\n"
+  "CREATE TABLE data_stat (\n"
+  "  session_id INTEGER NOT NULL, variable INTEGER NOT NULL, changes INTEGER,\n"
+  "  period_min INTEGER, period_max INTEGER, period_avg REAL,\n"
+  "  value_min INTEGER, value_max INTEGER, last_value INTEGER,\n"
+  "  PRIMARY KEY (session_id, variable)) WITHOUT ROWID;\n"
+  "CREATE TABLE data_state_stat (\n"
+  "  session_id INTEGER NOT NULL, variable INTEGER NOT NULL, value INTEGER NOT NULL,\n"
+  "  count INTEGER, duration_total INTEGER, duration_min INTEGER, duration_max INTEGER,\n"
+  "  duration_avg REAL, period_min INTEGER, period_max INTEGER, period_avg REAL,\n"
+  "  PRIMARY KEY (session_id, variable, value)) WITHOUT ROWID;\n"
+  "CREATE TABLE data_values (\n"
+  "  session_id INTEGER NOT NULL, variable INTEGER NOT NULL, ts INTEGER NOT NULL,\n"
+  "  value INTEGER NOT NULL\n"
+  ");\n"
+  "CREATE INDEX data_values_time ON data_values (session_id, variable, ts);\n"
+  "CREATE TABLE core_stat (\n"
+  "  session_id INTEGER NOT NULL, core INTEGER NOT NULL, start INTEGER, \"end\" INTEGER,\n"
+  "  task_time INTEGER, isr_time INTEGER, idle_time INTEGER, unknown_time INTEGER,\n"
+  "  PRIMARY KEY (session_id, core)) WITHOUT ROWID;\n"
+  /* views */
+  "DROP VIEW task_stats;\n"
+  "CREATE VIEW task_stats AS\n"
+  "SELECT s.session_id, COALESCE(t.name, printf('0x%x', s.task)) AS task, s.task AS task_value,\n"
+  "  s.activations, s.jobs, s.jobs_expected,\n"
+  "  100.0 * s.jobs / s.jobs_expected AS coverage_percent,\n"
+  "  s.slices, s.preemptions, s.preemptions_missed, s.waits,\n"
+  US ("s.wait_total", "wait_total_us") ",\n"
+  US ("s.run_total", "run_total_us") ",\n"
+  "  s.load * 100.0 AS load_percent, s.load_bound * 100.0 AS load_bound_percent,\n"
+  US ("s.time_bound", "time_bound_us") ",\n"
+  US ("s.slice_min", "slice_min_us") ",\n" US ("s.slice_avg", "slice_avg_us") ",\n"
+  US ("s.slice_max", "slice_max_us") ",\n" US ("s.slice_p50", "slice_p50_us") ",\n"
+  US ("s.slice_p90", "slice_p90_us") ",\n" US ("s.slice_p99", "slice_p99_us") ",\n"
+  US ("s.job_min", "job_min_us") ",\n" US ("s.job_avg", "job_avg_us") ",\n"
+  US ("s.job_max", "job_max_us") ",\n" US ("s.job_p50", "job_p50_us") ",\n"
+  US ("s.job_p90", "job_p90_us") ",\n" US ("s.job_p99", "job_p99_us") ",\n"
+  US ("s.period_min", "period_min_us") ",\n" US ("s.period_avg", "period_avg_us") ",\n"
+  US ("s.period_max", "period_max_us") ",\n"
+  US ("s.response_min", "response_min_us") ",\n" US ("s.response_avg", "response_avg_us") ",\n"
+  US ("s.response_max", "response_max_us") ",\n" US ("s.response_p50", "response_p50_us") ",\n"
+  US ("s.response_p90", "response_p90_us") ",\n" US ("s.response_p99", "response_p99_us") "\n"
+  "FROM task_stat s JOIN sessions x ON x.id = s.session_id\n"
+  "LEFT JOIN tasks t ON t.session_id = s.session_id AND t.task = s.task;\n"
+  "CREATE VIEW isr_stats AS\n"
+  "SELECT s.session_id, COALESCE(i.name, printf('0x%x', s.isr)) AS isr, s.isr AS isr_value,\n"
+  "  s.count, s.incomplete,\n"
+  US ("s.net_total", "net_total_us") ",\n" US ("s.net_min", "net_min_us") ",\n"
+  US ("s.net_avg", "net_avg_us") ",\n" US ("s.net_max", "net_max_us") ",\n"
+  US ("s.net_p50", "net_p50_us") ",\n" US ("s.net_p90", "net_p90_us") ",\n"
+  US ("s.net_p99", "net_p99_us") ",\n"
+  US ("s.gross_total", "gross_total_us") ",\n" US ("s.gross_min", "gross_min_us") ",\n"
+  US ("s.gross_avg", "gross_avg_us") ",\n" US ("s.gross_max", "gross_max_us") ",\n"
+  US ("s.period_min", "period_min_us") ",\n" US ("s.period_avg", "period_avg_us") ",\n"
+  US ("s.period_max", "period_max_us") ",\n"
+  "  100.0 * s.net_total / NULLIF(x.last_tick - x.first_tick, 0) AS load_percent,\n"
+  "  s.max_depth, s.nested\n"
+  "FROM isr_stat s JOIN sessions x ON x.id = s.session_id\n"
+  "LEFT JOIN isrs i ON i.session_id = s.session_id AND i.isr = s.isr;\n"
+  "CREATE VIEW task_isr_stats AS\n"
+  "SELECT s.session_id,\n"
+  "  CASE WHEN s.task = 4294967295 THEN 'idle' ELSE COALESCE(t.name, printf('0x%x', s.task)) END AS task,\n"
+  "  s.task AS task_value, COALESCE(i.name, printf('0x%x', s.isr)) AS isr, s.isr AS isr_value,\n"
+  "  s.count,\n" US ("s.time", "time_us") ",\n"
+  "  s.time * 1e6 / x.tick_rate_hz / NULLIF(s.count, 0) AS avg_us\n"
+  "FROM task_isr_stat s JOIN sessions x ON x.id = s.session_id\n"
+  "LEFT JOIN tasks t ON t.session_id = s.session_id AND t.task = s.task\n"
+  "LEFT JOIN isrs i ON i.session_id = s.session_id AND i.isr = s.isr;\n"
+#define SERVICE_COLUMNS \
+  "  s.count, s.incomplete,\n" \
+  US ("s.net_total", "net_total_us") ",\n" US ("s.net_min", "net_min_us") ",\n" \
+  US ("s.net_avg", "net_avg_us") ",\n" US ("s.net_max", "net_max_us") ",\n" \
+  US ("s.net_p50", "net_p50_us") ",\n" US ("s.net_p90", "net_p90_us") ",\n" \
+  US ("s.net_p99", "net_p99_us") ",\n" \
+  US ("s.gross_total", "gross_total_us") ",\n" US ("s.gross_min", "gross_min_us") ",\n" \
+  US ("s.gross_avg", "gross_avg_us") ",\n" US ("s.gross_max", "gross_max_us") ",\n" \
+  US ("s.gross_p99", "gross_p99_us") ",\n" \
+  US ("s.period_min", "period_min_us") ",\n" US ("s.period_avg", "period_avg_us") ",\n" \
+  US ("s.period_max", "period_max_us") "\n"
+  "CREATE VIEW service_stats AS\n"
+  "SELECT s.session_id, COALESCE(v.name, printf('0x%x', s.service)) AS service,\n"
+  "  s.service AS service_value,\n" SERVICE_COLUMNS
+  "FROM service_stat s JOIN sessions x ON x.id = s.session_id\n"
+  "LEFT JOIN services v ON v.session_id = s.session_id AND v.service = s.service;\n"
+  "CREATE VIEW task_service_stats AS\n"
+  "SELECT s.session_id, COALESCE(t.name, printf('0x%x', s.task)) AS task, s.task AS task_value,\n"
+  "  COALESCE(v.name, printf('0x%x', s.service)) AS service, s.service AS service_value,\n"
+  SERVICE_COLUMNS
+  "FROM task_service_stat s JOIN sessions x ON x.id = s.session_id\n"
+  "LEFT JOIN tasks t ON t.session_id = s.session_id AND t.task = s.task\n"
+  "LEFT JOIN services v ON v.session_id = s.session_id AND v.service = s.service;\n"
+  "CREATE VIEW point_stats AS\n"
+  "SELECT s.session_id, COALESCE(p.name, printf('%02d', s.point)) AS point, s.point AS point_value,\n"
+  "  s.count,\n"
+  US ("s.total", "total_us") ",\n" US ("s.min", "min_us") ",\n" US ("s.avg", "avg_us") ",\n"
+  US ("s.max", "max_us") ",\n" US ("s.p50", "p50_us") ",\n" US ("s.p90", "p90_us") ",\n"
+  US ("s.p99", "p99_us") ",\n"
+  "  s.latches,\n" US ("s.latched", "latched_us") ",\n" US ("s.last", "last_us") ",\n"
+  US ("s.ema", "ema_us") ",\n"
+  "  s.alpha, s.ends_outside, s.disabled, s.total AS total_ticks, s.avg AS avg_ticks\n"
+  "FROM point_stat s JOIN sessions x ON x.id = s.session_id\n"
+  "LEFT JOIN points p ON p.session_id = s.session_id AND p.point = s.point;\n"
+  "CREATE VIEW data_stats AS\n"
+  "SELECT s.session_id, COALESCE(v.name, printf('%d', s.variable)) AS variable,\n"
+  "  s.variable AS variable_value, v.kind, s.changes,\n"
+  "  (SELECT count(*) FROM data_state_stat d WHERE d.session_id = s.session_id AND\n"
+  "   d.variable = s.variable) AS states,\n"
+  US ("s.period_min", "period_min_us") ",\n" US ("s.period_avg", "period_avg_us") ",\n"
+  US ("s.period_max", "period_max_us") ",\n"
+  "  s.value_min, s.value_max, s.last_value\n"
+  "FROM data_stat s JOIN sessions x ON x.id = s.session_id\n"
+  "LEFT JOIN variables v ON v.session_id = s.session_id AND v.variable = s.variable;\n"
+  "CREATE VIEW data_state_stats AS\n"
+  "SELECT s.session_id, COALESCE(v.name, printf('%d', s.variable)) AS variable,\n"
+  "  s.variable AS variable_value, s.value, s.count,\n"
+  US ("s.duration_total", "duration_total_us") ",\n" US ("s.duration_min", "duration_min_us") ",\n"
+  US ("s.duration_avg", "duration_avg_us") ",\n" US ("s.duration_max", "duration_max_us") ",\n"
+  US ("s.period_min", "period_min_us") ",\n" US ("s.period_avg", "period_avg_us") ",\n"
+  US ("s.period_max", "period_max_us") ",\n"
+  "  100.0 * s.duration_total / NULLIF(x.last_tick - x.first_tick, 0) AS share_percent\n"
+  "FROM data_state_stat s JOIN sessions x ON x.id = s.session_id\n"
+  "LEFT JOIN variables v ON v.session_id = s.session_id AND v.variable = s.variable;\n"
+  "CREATE VIEW data_series AS\n"
+  "SELECT s.session_id, COALESCE(v.name, printf('%d', s.variable)) AS variable,\n"
+  "  s.variable AS variable_value,\n" US ("s.ts", "t_us") ", s.ts AS tick, s.value\n"
+  "FROM data_values s JOIN sessions x ON x.id = s.session_id\n"
+  "LEFT JOIN variables v ON v.session_id = s.session_id AND v.variable = s.variable;\n"
+  "CREATE VIEW core_stats AS\n"
+  "SELECT s.session_id, s.core, COALESCE(c.name, printf('core %d', s.core)) AS name,\n"
+  US ("(s.\"end\" - s.start)", "span_us") ",\n"
+  US ("(s.task_time + s.isr_time)", "busy_us") ",\n"
+  US ("s.task_time", "task_us") ",\n" US ("s.isr_time", "isr_us") ",\n"
+  US ("s.idle_time", "idle_us") ",\n" US ("s.unknown_time", "unknown_us") ",\n"
+  "  100.0 * (s.task_time + s.isr_time) / NULLIF(s.task_time + s.isr_time + s.idle_time, 0)\n"
+  "    AS load_percent,\n"
+  "  100.0 * s.isr_time / NULLIF(s.task_time + s.isr_time + s.idle_time, 0) AS isr_percent,\n"
+  "  100.0 * s.unknown_time / NULLIF(s.\"end\" - s.start, 0) AS unknown_percent\n"
+  "FROM core_stat s JOIN sessions x ON x.id = s.session_id\n"
+  "LEFT JOIN cores c ON c.session_id = s.session_id AND c.core = s.core;\n"
+  "DROP VIEW sessions_overview;\n"
+  "CREATE VIEW sessions_overview AS\n"
+  "SELECT id, name, state, started_at, ended_at,\n"
+  "  (last_tick - first_tick) / tick_rate_hz AS duration_s,\n"
+  "  target, source_kind, clock, clock_source, tick_rate_hz, clock_hz_measured, clock_warning,\n"
+  "  event_count, sample_rate_hz, samples, samples_effective,\n"
+  "  interval_jitter_us, min_interval_us, interval_p50_us, interval_p99_us, reads_failed,\n"
+  "  gap_count, dropped_events, anomaly_count,\n"
+  "  (SELECT count(*) FROM tasks t WHERE t.session_id = sessions.id) AS tasks,\n"
+  "  (SELECT count(*) FROM function_stat f WHERE f.session_id = sessions.id AND f.count > 0)\n"
+  "    AS functions,\n"
+  "  inference, source_config, state_reason, orti_path, elf_path\n"
+  "FROM sessions;\n";
+
+/* migrate_3_to_4: the tables and views of version 4 (ALTER TABLE keeps every row; see
+ * schema_v4). */
+static gboolean
+migrate_3_to_4 (sqlite3 *db, GError **error)
+{
+  return store__exec (db, schema_v4, error);
+}
+
 typedef gboolean (*StoreMigration) (sqlite3 *db, GError **error);
 
 /* migrations[v] upgrades version v to v + 1. */
 static const StoreMigration migrations[STORE_SCHEMA_VERSION] = {
   migrate_0_to_1,
   migrate_1_to_2,
+  migrate_2_to_3,
+  migrate_3_to_4,
 };
 
 gboolean

@@ -15,6 +15,7 @@
  */
 #include "store-private.h"
 
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -28,13 +29,26 @@ typedef enum {
   MSG_GAPS,
   MSG_TASK_STATS,
   MSG_FUNCTION_STATS,
+  MSG_ISR_STATS,
+  MSG_TASK_ISR_STATS,
+  MSG_SERVICE_STATS,
+  MSG_POINT_STATS,
+  MSG_DATA_STATS,
+  MSG_DATA_STATE_STATS,
+  MSG_DATA_VALUES,
+  MSG_CORE_STATS,
   MSG_QUALITY,
+  MSG_NOTES,
   MSG_END,
   MSG_FLUSH,
   MSG_QUIT,
 } MsgType;
 
-typedef enum { NAME_CORE, NAME_TASK, NAME_ISR, NAME_SERVICE, NAME_FUNCTION } NameTable;
+typedef enum { NAME_CORE, NAME_TASK, NAME_ISR, NAME_SERVICE, NAME_FUNCTION, NAME_POINT,
+               NAME_VARIABLE } NameTable;
+
+/* Kinds of data variables as Msg.size of a NAME_VARIABLE message. */
+static const char *const variable_kinds[] = { NULL, "state", "value" };
 
 enum { INFO_NAME, INFO_TARGET, INFO_OPENOCD, INFO_SOURCE, INFO_CLOCK, INFO_ORTI, INFO_ORTI_SHA,
        INFO_ELF, INFO_ELF_SHA, INFO_CMDLINE, INFO_COUNT };
@@ -57,7 +71,8 @@ typedef struct {
   NameTable table;     /* MSG_NAME */
   guint32 value, size; /* MSG_NAME */
   char *text;          /* MSG_NAME name, MSG_END reason */
-  char *info[INFO_COUNT];      /* MSG_BEGIN: copied StoreSessionInfo strings (INFO_*) */
+  char *info[INFO_COUNT];      /* MSG_BEGIN: copied StoreSessionInfo strings (INFO_*);
+                               * MSG_NOTES: the StoreSessionNotes strings, in field order */
   double rate;         /* MSG_BEGIN: tick rate */
   StoreSessionQuality quality; /* MSG_QUALITY */
   StoreSessionState state;     /* MSG_END */
@@ -106,9 +121,16 @@ typedef struct {
 
 enum {
   ST_BEGIN, ST_COMMIT, ST_ROLLBACK, ST_SESSION, ST_CORE, ST_TASK, ST_ISR, ST_SERVICE,
-  ST_FUNCTION, ST_CHUNK, ST_SLICE, ST_BUCKET, ST_CALL, ST_ANOMALY, ST_GAP, ST_TASK_STAT,
-  ST_FUNCTION_STAT, ST_TASK_FUNCTION_STAT, ST_QUALITY, ST_EVENT_COUNT, ST_END, ST_COUNT
+  ST_FUNCTION, ST_POINT, ST_VARIABLE, ST_CHUNK, ST_SLICE, ST_BUCKET, ST_CALL, ST_ANOMALY,
+  ST_GAP, ST_TASK_STAT, ST_FUNCTION_STAT, ST_TASK_FUNCTION_STAT, ST_ISR_STAT,
+  ST_TASK_ISR_STAT, ST_SERVICE_STAT, ST_TASK_SERVICE_STAT, ST_POINT_STAT, ST_DATA_STAT,
+  ST_DATA_STATE_STAT, ST_DATA_VALUE, ST_CORE_STAT, ST_QUALITY, ST_NOTES, ST_EVENT_COUNT,
+  ST_END, ST_COUNT
 };
+
+#define SERVICE_STAT_COLUMNS \
+  "count, incomplete, net_total, net_min, net_max, net_avg, net_p50, net_p90, net_p99, " \
+  "gross_total, gross_min, gross_max, gross_avg, gross_p99, period_min, period_max, period_avg"
 
 static const char *const statement_sql[ST_COUNT] = {
   [ST_BEGIN] = "BEGIN IMMEDIATE",
@@ -123,6 +145,9 @@ static const char *const statement_sql[ST_COUNT] = {
   [ST_ISR] = "INSERT OR REPLACE INTO isrs (session_id, isr, name) VALUES (?, ?, ?)",
   [ST_SERVICE] = "INSERT OR REPLACE INTO services (session_id, service, name) VALUES (?, ?, ?)",
   [ST_FUNCTION] = "INSERT OR REPLACE INTO functions (session_id, address, size, name) "
+                  "VALUES (?, ?, ?, ?)",
+  [ST_POINT] = "INSERT OR REPLACE INTO points (session_id, point, name) VALUES (?, ?, ?)",
+  [ST_VARIABLE] = "INSERT OR REPLACE INTO variables (session_id, variable, name, kind) "
                   "VALUES (?, ?, ?, ?)",
   [ST_CHUNK] = "INSERT INTO event_chunks (session_id, core, t0, t1, n, data) "
                "VALUES (?, ?, ?, ?, ?, ?)",
@@ -140,10 +165,14 @@ static const char *const statement_sql[ST_COUNT] = {
                  "VALUES (?, ?, ?, ?, ?, ?, ?)",
   [ST_GAP] = "INSERT INTO gaps (session_id, start, \"end\", core, lost, reason) "
              "VALUES (?, ?, ?, ?, ?, ?)",
-  [ST_TASK_STAT] = "INSERT OR REPLACE INTO task_stat (session_id, task, activations, runs, "
-                   "preemptions, run_total, load, run_min, run_max, run_avg, run_p50, run_p90, "
-                   "run_p99, period_min, period_max, period_avg, response_min, response_max, "
-                   "response_avg) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  [ST_TASK_STAT] = "INSERT OR REPLACE INTO task_stat (session_id, task, activations, jobs, "
+                   "jobs_expected, slices, preemptions, preemptions_missed, waits, wait_total, "
+                   "run_total, load, load_bound, time_bound, slice_min, slice_max, slice_avg, "
+                   "slice_p50, slice_p90, slice_p99, job_min, job_max, job_avg, job_p50, "
+                   "job_p90, job_p99, period_min, period_max, period_avg, response_min, "
+                   "response_max, response_avg, response_p50, response_p90, response_p99) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                   "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   [ST_FUNCTION_STAT] = "INSERT OR REPLACE INTO function_stat (session_id, function, count, "
                        "gross_total, net_total, self_total, net_min, net_max, net_avg, "
                        "net_p50, net_p90, net_p99, period_min, period_max, period_avg) "
@@ -153,9 +182,39 @@ static const char *const statement_sql[ST_COUNT] = {
                             "net_max, net_avg, net_p50, net_p90, net_p99, period_min, "
                             "period_max, period_avg) "
                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  [ST_ISR_STAT] = "INSERT OR REPLACE INTO isr_stat (session_id, isr, count, incomplete, "
+                  "net_total, net_min, net_max, net_avg, net_p50, net_p90, net_p99, "
+                  "gross_total, gross_min, gross_max, gross_avg, period_min, period_max, "
+                  "period_avg, max_depth, nested) "
+                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  [ST_TASK_ISR_STAT] = "INSERT OR REPLACE INTO task_isr_stat (session_id, task, isr, count, "
+                       "time) VALUES (?, ?, ?, ?, ?)",
+  [ST_SERVICE_STAT] = "INSERT OR REPLACE INTO service_stat (session_id, service, "
+                      SERVICE_STAT_COLUMNS ") "
+                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  [ST_TASK_SERVICE_STAT] = "INSERT OR REPLACE INTO task_service_stat (session_id, task, "
+                           "service, " SERVICE_STAT_COLUMNS ") "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  [ST_POINT_STAT] = "INSERT OR REPLACE INTO point_stat (session_id, point, count, total, min, "
+                    "max, avg, p50, p90, p99, latches, latched, last, ema, alpha, ends_outside, "
+                    "disabled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  [ST_DATA_STAT] = "INSERT OR REPLACE INTO data_stat (session_id, variable, changes, period_min, "
+                   "period_max, period_avg, value_min, value_max, last_value) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  [ST_DATA_STATE_STAT] = "INSERT OR REPLACE INTO data_state_stat (session_id, variable, value, "
+                         "count, duration_total, duration_min, duration_max, duration_avg, "
+                         "period_min, period_max, period_avg) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  [ST_DATA_VALUE] = "INSERT INTO data_values (session_id, variable, ts, value) VALUES (?, ?, ?, ?)",
+  [ST_CORE_STAT] = "INSERT OR REPLACE INTO core_stat (session_id, core, start, \"end\", "
+                   "task_time, isr_time, idle_time, unknown_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
   [ST_QUALITY] = "UPDATE sessions SET sample_rate_hz = ?, gap_count = ?, dropped_events = ?, "
                  "anomaly_count = ?, interval_jitter_us = ?, min_interval_us = ?, "
-                 "reads_failed = ? WHERE id = ?",
+                 "reads_failed = ?, interval_p50_us = ?, interval_p99_us = ?, samples = ?, "
+                 "samples_effective = ?, clock_hz_measured = ? WHERE id = ?",
+  [ST_NOTES] = "UPDATE sessions SET clock_source = COALESCE(?, clock_source), "
+               "clock_warning = COALESCE(?, clock_warning), inference = COALESCE(?, inference), "
+               "source_config = COALESCE(?, source_config) WHERE id = ?",
   [ST_EVENT_COUNT] = "UPDATE sessions SET event_count = event_count + ?, "
                      "first_tick = min(COALESCE(first_tick, ?1 + ?2), ?2), "
                      "last_tick = max(COALESCE(last_tick, ?3), ?3) WHERE id = ?4",
@@ -217,7 +276,7 @@ store__encode_event (guint8 *out, gsize *len, const ProbeEvent *ev, guint64 delt
   guint32 d = (guint32) delta;
   guint tw = width_code (d), aw = width_code (ev->a), bw = width_code (ev->b);
   out[(*len)++] = (guint8) ((ev->kind & 15) | tw << 4 | aw << 6);
-  out[(*len)++] = (guint8) bw;
+  out[(*len)++] = (guint8) (bw | (ev->kind >> 4) << 2);
   put_be (out, len, d, tw);
   put_be (out, len, ev->a, aw);
   put_be (out, len, ev->b, bw);
@@ -249,7 +308,7 @@ store__decode_event (const guint8 *data, gsize len, gsize *pos, guint64 *ts, gui
     return FALSE;
   *ts += d;
   ev->ts = *ts;
-  ev->kind = (guint16) (h0 & 15);
+  ev->kind = (guint16) ((h0 & 15) | (h1 >> 2) << 4);
   ev->core = core;
   return TRUE;
 }
@@ -573,7 +632,8 @@ do_begin (StoreWriter *self, Msg *m, gint64 *id, GError **error)
 static gboolean
 do_name (StoreWriter *self, Msg *m, GError **error)
 {
-  static const int which[] = { ST_CORE, ST_TASK, ST_ISR, ST_SERVICE, ST_FUNCTION };
+  static const int which[] = { ST_CORE, ST_TASK, ST_ISR, ST_SERVICE, ST_FUNCTION, ST_POINT,
+                               ST_VARIABLE };
   int w = which[m->table];
   sqlite3_stmt *st = self->stmt[w];
   sqlite3_bind_int64 (st, 1, m->session);
@@ -583,8 +643,251 @@ do_name (StoreWriter *self, Msg *m, GError **error)
     bind_text_or_null (st, 4, m->text);
   } else {
     bind_text_or_null (st, 3, m->text);
+    if (m->table == NAME_VARIABLE)
+      bind_text_or_null (st, 4, variable_kinds[m->size]);
   }
   return step (self, w, error);
+}
+
+/* Statistics: a negative count, time or value, or a NAN, is unknown (store.h): NULL. */
+static inline void
+bind_i (sqlite3_stmt *st, int *k, gint64 v)
+{
+  if (v < 0)
+    sqlite3_bind_null (st, (*k)++);
+  else
+    sqlite3_bind_int64 (st, (*k)++, v);
+}
+
+static inline void
+bind_d (sqlite3_stmt *st, int *k, double v)
+{
+  if (isnan (v))
+    sqlite3_bind_null (st, (*k)++);
+  else
+    sqlite3_bind_double (st, (*k)++, v);
+}
+
+/* A quality field that is 0 when not applicable (store.h). */
+static inline void
+bind_d_or_na (sqlite3_stmt *st, int *k, double v)
+{
+  bind_d (st, k, v > 0 ? v : NAN);
+}
+
+/* put_stats: INSERT OR REPLACE of @m's rows with statement @which, one bind_row per row. */
+typedef void (*BindRow) (sqlite3_stmt *st, int *k, gconstpointer row);
+
+static gboolean
+put_stats (StoreWriter *self, Session *s, Msg *m, int which, gsize row_size, BindRow bind_row,
+           GError **error)
+{
+  sqlite3_stmt *st = self->stmt[which];
+  for (gsize i = 0; i < m->n; i++) {
+    int k = 1;
+    sqlite3_bind_int64 (st, k++, s->id);
+    bind_row (st, &k, (const guint8 *) m->rows + i * row_size);
+    if (!step (self, which, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+bind_task_stat (sqlite3_stmt *st, int *k, gconstpointer row)
+{
+  const StoreTaskStat *r = row;
+  sqlite3_bind_int64 (st, (*k)++, r->task);
+  bind_i (st, k, r->activations);
+  bind_i (st, k, r->jobs);
+  bind_d (st, k, r->jobs_expected);
+  bind_i (st, k, r->slices);
+  bind_i (st, k, r->preemptions);
+  bind_i (st, k, r->preemptions_missed);
+  bind_i (st, k, r->waits);
+  bind_i (st, k, r->wait_total);
+  bind_i (st, k, r->run_total);
+  bind_d (st, k, r->load);
+  bind_d (st, k, r->load_bound);
+  bind_i (st, k, r->time_bound);
+  bind_i (st, k, r->slice_min);
+  bind_i (st, k, r->slice_max);
+  bind_d (st, k, r->slice_avg);
+  bind_i (st, k, r->slice_p50);
+  bind_i (st, k, r->slice_p90);
+  bind_i (st, k, r->slice_p99);
+  bind_i (st, k, r->job_min);
+  bind_i (st, k, r->job_max);
+  bind_d (st, k, r->job_avg);
+  bind_i (st, k, r->job_p50);
+  bind_i (st, k, r->job_p90);
+  bind_i (st, k, r->job_p99);
+  bind_i (st, k, r->period_min);
+  bind_i (st, k, r->period_max);
+  bind_d (st, k, r->period_avg);
+  bind_i (st, k, r->response_min);
+  bind_i (st, k, r->response_max);
+  bind_d (st, k, r->response_avg);
+  bind_i (st, k, r->response_p50);
+  bind_i (st, k, r->response_p90);
+  bind_i (st, k, r->response_p99);
+}
+
+static void
+bind_function_stat (sqlite3_stmt *st, int *k, gconstpointer row)
+{
+  const StoreFunctionStat *r = row;
+  if (r->task >= 0)
+    sqlite3_bind_int64 (st, (*k)++, r->task);
+  sqlite3_bind_int64 (st, (*k)++, r->function);
+  bind_i (st, k, r->count);
+  bind_i (st, k, r->gross_total);
+  bind_i (st, k, r->net_total);
+  bind_i (st, k, r->self_total);
+  bind_i (st, k, r->net_min);
+  bind_i (st, k, r->net_max);
+  bind_d (st, k, r->net_avg);
+  bind_i (st, k, r->net_p50);
+  bind_i (st, k, r->net_p90);
+  bind_i (st, k, r->net_p99);
+  bind_i (st, k, r->period_min);
+  bind_i (st, k, r->period_max);
+  bind_d (st, k, r->period_avg);
+}
+
+static void
+bind_isr_stat (sqlite3_stmt *st, int *k, gconstpointer row)
+{
+  const StoreIsrStat *r = row;
+  sqlite3_bind_int64 (st, (*k)++, r->isr);
+  bind_i (st, k, r->count);
+  bind_i (st, k, r->incomplete);
+  bind_i (st, k, r->net_total);
+  bind_i (st, k, r->net_min);
+  bind_i (st, k, r->net_max);
+  bind_d (st, k, r->net_avg);
+  bind_i (st, k, r->net_p50);
+  bind_i (st, k, r->net_p90);
+  bind_i (st, k, r->net_p99);
+  bind_i (st, k, r->gross_total);
+  bind_i (st, k, r->gross_min);
+  bind_i (st, k, r->gross_max);
+  bind_d (st, k, r->gross_avg);
+  bind_i (st, k, r->period_min);
+  bind_i (st, k, r->period_max);
+  bind_d (st, k, r->period_avg);
+  bind_i (st, k, r->max_depth);
+  bind_i (st, k, r->nested);
+}
+
+static void
+bind_task_isr_stat (sqlite3_stmt *st, int *k, gconstpointer row)
+{
+  const StoreTaskIsrStat *r = row;
+  sqlite3_bind_int64 (st, (*k)++, r->task);
+  sqlite3_bind_int64 (st, (*k)++, r->isr);
+  bind_i (st, k, r->count);
+  bind_i (st, k, r->time);
+}
+
+static void
+bind_service_stat (sqlite3_stmt *st, int *k, gconstpointer row)
+{
+  const StoreServiceStat *r = row;
+  if (r->task >= 0)
+    sqlite3_bind_int64 (st, (*k)++, r->task);
+  sqlite3_bind_int64 (st, (*k)++, r->service);
+  bind_i (st, k, r->count);
+  bind_i (st, k, r->incomplete);
+  bind_i (st, k, r->net_total);
+  bind_i (st, k, r->net_min);
+  bind_i (st, k, r->net_max);
+  bind_d (st, k, r->net_avg);
+  bind_i (st, k, r->net_p50);
+  bind_i (st, k, r->net_p90);
+  bind_i (st, k, r->net_p99);
+  bind_i (st, k, r->gross_total);
+  bind_i (st, k, r->gross_min);
+  bind_i (st, k, r->gross_max);
+  bind_d (st, k, r->gross_avg);
+  bind_i (st, k, r->gross_p99);
+  bind_i (st, k, r->period_min);
+  bind_i (st, k, r->period_max);
+  bind_d (st, k, r->period_avg);
+}
+
+static void
+bind_point_stat (sqlite3_stmt *st, int *k, gconstpointer row)
+{
+  const StorePointStat *r = row;
+  sqlite3_bind_int64 (st, (*k)++, r->point);
+  bind_i (st, k, r->count);
+  bind_i (st, k, r->total);
+  bind_i (st, k, r->min);
+  bind_i (st, k, r->max);
+  bind_d (st, k, r->avg);
+  bind_i (st, k, r->p50);
+  bind_i (st, k, r->p90);
+  bind_i (st, k, r->p99);
+  bind_i (st, k, r->latches);
+  bind_i (st, k, r->latched);
+  bind_i (st, k, r->last);
+  bind_d (st, k, r->ema);
+  bind_d (st, k, r->alpha);
+  bind_i (st, k, r->ends_outside);
+  sqlite3_bind_int (st, (*k)++, r->disabled ? 1 : 0);
+}
+
+static void
+bind_data_stat (sqlite3_stmt *st, int *k, gconstpointer row)
+{
+  const StoreDataStat *r = row;
+  sqlite3_bind_int64 (st, (*k)++, r->variable);
+  bind_i (st, k, r->changes);
+  bind_i (st, k, r->period_min);
+  bind_i (st, k, r->period_max);
+  bind_d (st, k, r->period_avg);
+  bind_i (st, k, r->value_min);
+  bind_i (st, k, r->value_max);
+  bind_i (st, k, r->last_value);
+}
+
+static void
+bind_data_state_stat (sqlite3_stmt *st, int *k, gconstpointer row)
+{
+  const StoreDataStateStat *r = row;
+  sqlite3_bind_int64 (st, (*k)++, r->variable);
+  sqlite3_bind_int64 (st, (*k)++, r->value);
+  bind_i (st, k, r->count);
+  bind_i (st, k, r->duration_total);
+  bind_i (st, k, r->duration_min);
+  bind_i (st, k, r->duration_max);
+  bind_d (st, k, r->duration_avg);
+  bind_i (st, k, r->period_min);
+  bind_i (st, k, r->period_max);
+  bind_d (st, k, r->period_avg);
+}
+
+static void
+bind_data_value (sqlite3_stmt *st, int *k, gconstpointer row)
+{
+  const StoreDataValue *r = row;
+  sqlite3_bind_int64 (st, (*k)++, r->variable);
+  sqlite3_bind_int64 (st, (*k)++, r->ts);
+  sqlite3_bind_int64 (st, (*k)++, r->value);
+}
+
+static void
+bind_core_stat (sqlite3_stmt *st, int *k, gconstpointer row)
+{
+  const StoreCoreStat *r = row;
+  sqlite3_bind_int64 (st, (*k)++, r->core);
+  bind_i (st, k, r->start);
+  bind_i (st, k, r->end);
+  bind_i (st, k, r->task_time);
+  bind_i (st, k, r->isr_time);
+  bind_i (st, k, r->idle_time);
+  bind_i (st, k, r->unknown_time);
 }
 
 static gboolean
@@ -664,76 +967,70 @@ do_rows (StoreWriter *self, Session *s, Msg *m, GError **error)
     }
     return TRUE;
   case MSG_TASK_STATS:
-    for (gsize i = 0; i < m->n; i++) {
-      const StoreTaskStat *r = (const StoreTaskStat *) m->rows + i;
-      sqlite3_stmt *st = self->stmt[ST_TASK_STAT];
-      int k = 1;
-      sqlite3_bind_int64 (st, k++, s->id);
-      sqlite3_bind_int64 (st, k++, r->task);
-      sqlite3_bind_int64 (st, k++, r->activations);
-      sqlite3_bind_int64 (st, k++, r->runs);
-      sqlite3_bind_int64 (st, k++, r->preemptions);
-      sqlite3_bind_int64 (st, k++, r->run_total);
-      sqlite3_bind_double (st, k++, r->load);
-      sqlite3_bind_int64 (st, k++, r->run_min);
-      sqlite3_bind_int64 (st, k++, r->run_max);
-      sqlite3_bind_double (st, k++, r->run_avg);
-      sqlite3_bind_int64 (st, k++, r->run_p50);
-      sqlite3_bind_int64 (st, k++, r->run_p90);
-      sqlite3_bind_int64 (st, k++, r->run_p99);
-      sqlite3_bind_int64 (st, k++, r->period_min);
-      sqlite3_bind_int64 (st, k++, r->period_max);
-      sqlite3_bind_double (st, k++, r->period_avg);
-      sqlite3_bind_int64 (st, k++, r->response_min);
-      sqlite3_bind_int64 (st, k++, r->response_max);
-      sqlite3_bind_double (st, k++, r->response_avg);
-      if (!step (self, ST_TASK_STAT, error))
-        return FALSE;
-    }
-    return TRUE;
+    return put_stats (self, s, m, ST_TASK_STAT, sizeof (StoreTaskStat), bind_task_stat, error);
   case MSG_FUNCTION_STATS:
     for (gsize i = 0; i < m->n; i++) {
       const StoreFunctionStat *r = (const StoreFunctionStat *) m->rows + i;
       int w = r->task < 0 ? ST_FUNCTION_STAT : ST_TASK_FUNCTION_STAT;
-      sqlite3_stmt *st = self->stmt[w];
       int k = 1;
-      sqlite3_bind_int64 (st, k++, s->id);
-      if (r->task >= 0)
-        sqlite3_bind_int64 (st, k++, r->task);
-      sqlite3_bind_int64 (st, k++, r->function);
-      sqlite3_bind_int64 (st, k++, r->count);
-      sqlite3_bind_int64 (st, k++, r->gross_total);
-      sqlite3_bind_int64 (st, k++, r->net_total);
-      sqlite3_bind_int64 (st, k++, r->self_total);
-      sqlite3_bind_int64 (st, k++, r->net_min);
-      sqlite3_bind_int64 (st, k++, r->net_max);
-      sqlite3_bind_double (st, k++, r->net_avg);
-      sqlite3_bind_int64 (st, k++, r->net_p50);
-      sqlite3_bind_int64 (st, k++, r->net_p90);
-      sqlite3_bind_int64 (st, k++, r->net_p99);
-      sqlite3_bind_int64 (st, k++, r->period_min);
-      sqlite3_bind_int64 (st, k++, r->period_max);
-      sqlite3_bind_double (st, k++, r->period_avg);
+      sqlite3_bind_int64 (self->stmt[w], k++, s->id);
+      bind_function_stat (self->stmt[w], &k, r);
       if (!step (self, w, error))
         return FALSE;
     }
     return TRUE;
+  case MSG_ISR_STATS:
+    return put_stats (self, s, m, ST_ISR_STAT, sizeof (StoreIsrStat), bind_isr_stat, error);
+  case MSG_TASK_ISR_STATS:
+    return put_stats (self, s, m, ST_TASK_ISR_STAT, sizeof (StoreTaskIsrStat),
+                      bind_task_isr_stat, error);
+  case MSG_SERVICE_STATS:
+    for (gsize i = 0; i < m->n; i++) {
+      const StoreServiceStat *r = (const StoreServiceStat *) m->rows + i;
+      int w = r->task < 0 ? ST_SERVICE_STAT : ST_TASK_SERVICE_STAT;
+      int k = 1;
+      sqlite3_bind_int64 (self->stmt[w], k++, s->id);
+      bind_service_stat (self->stmt[w], &k, r);
+      if (!step (self, w, error))
+        return FALSE;
+    }
+    return TRUE;
+  case MSG_POINT_STATS:
+    return put_stats (self, s, m, ST_POINT_STAT, sizeof (StorePointStat), bind_point_stat, error);
+  case MSG_DATA_STATS:
+    return put_stats (self, s, m, ST_DATA_STAT, sizeof (StoreDataStat), bind_data_stat, error);
+  case MSG_DATA_STATE_STATS:
+    return put_stats (self, s, m, ST_DATA_STATE_STAT, sizeof (StoreDataStateStat),
+                      bind_data_state_stat, error);
+  case MSG_DATA_VALUES:
+    return put_stats (self, s, m, ST_DATA_VALUE, sizeof (StoreDataValue), bind_data_value, error);
+  case MSG_CORE_STATS:
+    return put_stats (self, s, m, ST_CORE_STAT, sizeof (StoreCoreStat), bind_core_stat, error);
   case MSG_QUALITY: {
     sqlite3_stmt *st = self->stmt[ST_QUALITY];
-    sqlite3_bind_double (st, 1, m->quality.sample_rate_hz);
-    sqlite3_bind_int64 (st, 2, m->quality.gap_count);
-    sqlite3_bind_int64 (st, 3, m->quality.dropped_events);
-    sqlite3_bind_int64 (st, 4, m->quality.anomaly_count);
-    if (m->quality.interval_jitter_us > 0 || m->quality.min_interval_us > 0) {
-      sqlite3_bind_double (st, 5, m->quality.interval_jitter_us);
-      sqlite3_bind_double (st, 6, m->quality.min_interval_us);
-    } else {
-      sqlite3_bind_null (st, 5);
-      sqlite3_bind_null (st, 6);
-    }
-    sqlite3_bind_int64 (st, 7, m->quality.reads_failed);
-    sqlite3_bind_int64 (st, 8, s->id);
+    const StoreSessionQuality *q = &m->quality;
+    int k = 1;
+    bind_d_or_na (st, &k, q->sample_rate_hz);
+    sqlite3_bind_int64 (st, k++, q->gap_count);
+    sqlite3_bind_int64 (st, k++, q->dropped_events);
+    sqlite3_bind_int64 (st, k++, q->anomaly_count);
+    bind_d_or_na (st, &k, q->interval_jitter_us);
+    bind_d_or_na (st, &k, q->min_interval_us);
+    sqlite3_bind_int64 (st, k++, q->reads_failed);
+    bind_d_or_na (st, &k, q->interval_p50_us);
+    bind_d_or_na (st, &k, q->interval_p99_us);
+    bind_i (st, &k, q->samples > 0 ? q->samples : -1);
+    bind_d_or_na (st, &k, q->samples_effective);
+    bind_d_or_na (st, &k, q->clock_hz_measured);
+    sqlite3_bind_int64 (st, k++, s->id);
     return step (self, ST_QUALITY, error);
+  }
+  case MSG_NOTES: {
+    sqlite3_stmt *st = self->stmt[ST_NOTES];
+    for (int i = 0; i < 4; i++)
+      bind_text_or_null (st, i + 1, m->info[i]);
+    sqlite3_bind_int64 (st, 5, s->id);
+    return step (self, ST_NOTES, error);
   }
   default:
     g_assert_not_reached ();
@@ -1056,6 +1353,28 @@ store_writer_add_function (StoreWriter *writer, gint64 session, guint32 address,
   return add_name (writer, session, NAME_FUNCTION, address, size, name, error);
 }
 
+gboolean
+store_writer_add_point (StoreWriter *writer, gint64 session, guint32 id, const char *name,
+                        GError **error)
+{
+  return add_name (writer, session, NAME_POINT, id, 0, name, error);
+}
+
+gboolean
+store_writer_add_variable (StoreWriter *writer, gint64 session, guint32 id, const char *name,
+                           const char *kind, GError **error)
+{
+  guint32 k = 0;
+  while (k < G_N_ELEMENTS (variable_kinds) && g_strcmp0 (kind, variable_kinds[k]) != 0)
+    k++;
+  if (k == G_N_ELEMENTS (variable_kinds)) {
+    g_set_error (error, STORE_ERROR, STORE_ERROR_SQL,
+                 "variable %u: kind \"%s\" is not \"state\" or \"value\"", id, kind);
+    return FALSE;
+  }
+  return add_name (writer, session, NAME_VARIABLE, id, k, name, error);
+}
+
 static gboolean
 push_rows (StoreWriter *writer, MsgType type, gint64 session, gconstpointer rows, gsize n,
            gsize row_size, GError **error)
@@ -1132,6 +1451,74 @@ store_writer_put_function_stats (StoreWriter *writer, gint64 session,
                                  const StoreFunctionStat *stats, gsize n, GError **error)
 {
   return push_rows (writer, MSG_FUNCTION_STATS, session, stats, n, sizeof *stats, error);
+}
+
+gboolean
+store_writer_put_isr_stats (StoreWriter *writer, gint64 session, const StoreIsrStat *stats,
+                            gsize n, GError **error)
+{
+  return push_rows (writer, MSG_ISR_STATS, session, stats, n, sizeof *stats, error);
+}
+
+gboolean
+store_writer_put_task_isr_stats (StoreWriter *writer, gint64 session,
+                                 const StoreTaskIsrStat *stats, gsize n, GError **error)
+{
+  return push_rows (writer, MSG_TASK_ISR_STATS, session, stats, n, sizeof *stats, error);
+}
+
+gboolean
+store_writer_put_service_stats (StoreWriter *writer, gint64 session,
+                                const StoreServiceStat *stats, gsize n, GError **error)
+{
+  return push_rows (writer, MSG_SERVICE_STATS, session, stats, n, sizeof *stats, error);
+}
+
+gboolean
+store_writer_put_point_stats (StoreWriter *writer, gint64 session, const StorePointStat *stats,
+                              gsize n, GError **error)
+{
+  return push_rows (writer, MSG_POINT_STATS, session, stats, n, sizeof *stats, error);
+}
+
+gboolean
+store_writer_put_data_stats (StoreWriter *writer, gint64 session, const StoreDataStat *stats,
+                             gsize n, GError **error)
+{
+  return push_rows (writer, MSG_DATA_STATS, session, stats, n, sizeof *stats, error);
+}
+
+gboolean
+store_writer_put_data_state_stats (StoreWriter *writer, gint64 session,
+                                   const StoreDataStateStat *stats, gsize n, GError **error)
+{
+  return push_rows (writer, MSG_DATA_STATE_STATS, session, stats, n, sizeof *stats, error);
+}
+
+gboolean
+store_writer_push_data_values (StoreWriter *writer, gint64 session,
+                               const StoreDataValue *values, gsize n, GError **error)
+{
+  return push_rows (writer, MSG_DATA_VALUES, session, values, n, sizeof *values, error);
+}
+
+gboolean
+store_writer_put_core_stats (StoreWriter *writer, gint64 session, const StoreCoreStat *stats,
+                             gsize n, GError **error)
+{
+  return push_rows (writer, MSG_CORE_STATS, session, stats, n, sizeof *stats, error);
+}
+
+gboolean
+store_writer_set_notes (StoreWriter *writer, gint64 session, const StoreSessionNotes *notes,
+                        GError **error)
+{
+  Msg *m = msg_new (MSG_NOTES, session, 1);
+  m->info[0] = g_strdup (notes->clock_source);
+  m->info[1] = g_strdup (notes->clock_warning);
+  m->info[2] = g_strdup (notes->inference);
+  m->info[3] = g_strdup (notes->source_config);
+  return enqueue (writer, m, error);
 }
 
 gboolean

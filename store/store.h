@@ -1,12 +1,18 @@
 /* store.h — orti-profd's store: every profiling session kept in one SQLite database.
  *
  * A database holds many sessions. Each session has its name tables (cores, tasks, ISRs,
- * services, functions), its raw Events (packed per core into chunks, readable through the
- * pure-SQL `events` view), the slices and calls the slicer made of them, per-task,
- * per-function and per-task×function statistics, anomalies and gaps. Times are stored in
- * target ticks; the views (task_stats, function_stats, task_function_stats, timeline,
- * sessions_overview, events) convert them to microseconds with the session's tick rate.
- * docs/schema.md documents every table and view.
+ * services, functions, profile points, variables), its raw Events (packed per core into
+ * chunks, readable through the pure-SQL `events` view), the slices and calls the slicer made
+ * of them, statistics per task, function, task×function, ISR2, task×ISR2, OS service,
+ * task×service, profile point, data variable and value, and core, the values data variables
+ * took over time, anomalies and gaps. Times are stored in target ticks; the views
+ * (task_stats, function_stats, isr_stats, …, sessions_overview, events) convert them to
+ * microseconds with the session's tick rate and resolve names. docs/schema.md documents
+ * every table and view.
+ *
+ * Unknown values. A statistic a source cannot measure is stored NULL, never 0: in the stat
+ * row structs below a gint64 field set to -1 (STORE_UNKNOWN) and a double set to NAN are
+ * written as NULL (counts, times and values are never negative).
  *
  * Two ways in, never sharing an SQLite connection between threads:
  * - StoreWriter: one writer thread with its own connection, fed through a bounded queue
@@ -46,7 +52,7 @@ typedef enum {
 } StoreError;
 
 /* Schema version this build reads and writes (store-schema.c keeps the history). */
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 4
 
 /* --- rows -------------------------------------------------------------------------------- */
 
@@ -71,16 +77,34 @@ typedef struct {
   const char *command_line;    /* how the daemon was started */
 } StoreSessionInfo;
 
-/* Measurement quality, updated while running and at the end. */
+/* Measurement quality, updated while running and at the end. Fields documented "0: n/a"
+ * are stored NULL when 0 (a source that does not sample has no sample rate). */
 typedef struct {
-  double sample_rate_hz;  /* achieved sample rate of the source (0: not applicable) */
+  double sample_rate_hz;  /* achieved sample rate of the source (0: n/a) */
   gint64 gap_count;       /* gaps seen */
   gint64 dropped_events;  /* records the source or target reported lost */
   gint64 anomaly_count;   /* anomalies the slicer reported */
   double interval_jitter_us; /* poll: standard deviation of the sample interval (0: n/a) */
   double min_interval_us; /* poll: shortest interval between samples, the resolution (0: n/a) */
   gint64 reads_failed;    /* poll: target reads that faulted */
+  double interval_p50_us; /* sampled sources: median interval between samples (0: n/a) */
+  double interval_p99_us; /* sampled sources: 99th percentile of that interval (0: n/a) */
+  gint64 samples;         /* sampled sources: samples taken (0: n/a) */
+  double samples_effective; /* samples an estimate is worth once correlation between
+                             * neighbouring samples is accounted for (0: n/a) */
+  double clock_hz_measured; /* tick rate measured against host time (0: not measured) */
 } StoreSessionQuality;
+
+/* How a session measured, in words; set once known (store_writer_set_notes). */
+typedef struct {
+  const char *clock_source;  /* "cyccnt", "timer", "host" or "stream" (the trace's own) */
+  const char *clock_warning; /* a clock problem found (host clock disagreeing with the
+                              * target's, a counter that did not advance) */
+  const char *inference;     /* the evidence preemption and termination were inferred from:
+                              * "trace events", "ORTI task STATE", "ORTI PRIORITY",
+                              * "heuristic" */
+  const char *source_config; /* JSON object: what the source configured on the target */
+} StoreSessionNotes;
 
 /* StoreSlice.flags */
 enum {
@@ -115,21 +139,39 @@ typedef struct {
   guint32 flags;    /* STORE_SLICE_CUT_START / _CUT_END when an end is unknown */
 } StoreCall;
 
-/* Per-task statistics over the whole session (replaced each time they are put). */
+/* Unknown value of a gint64 statistic (stored NULL); a double's is NAN. */
+#define STORE_UNKNOWN (-1)
+
+/* Per-task statistics over the whole session (replaced each time they are put). A group of
+ * min/max/avg/percentiles whose measure has no sample is unknown (-1 / NAN), not 0. */
 typedef struct {
   guint32 task;
-  gint64 activations; /* times the task was made ready */
-  gint64 runs;        /* completed runs (first switch-in to termination) */
+  gint64 activations; /* times the task was made ready; -1: the source cannot see them */
+  gint64 jobs;        /* jobs (activation or first switch-in, to termination) */
+  double jobs_expected; /* jobs a known period implies over the session; NAN: no period */
+  gint64 slices;      /* closed slices (switch-in to switch-out) */
   gint64 preemptions; /* times it was switched out without terminating */
+  gint64 preemptions_missed; /* preemptions possibly missed (preemptors shorter than the
+                              * sample interval); 0 for exact sources; -1 unknown */
+  gint64 waits;       /* times it blocked in WaitEvent; -1 unknown */
+  gint64 wait_total;  /* ticks it was blocked in WaitEvent; -1 unknown */
   gint64 run_total;   /* net run ticks (sum over slices) */
   double load;        /* run_total / observed time, 0..1 */
-  gint64 run_min, run_max;  /* net ticks per run */
-  double run_avg;
-  gint64 run_p50, run_p90, run_p99;
-  gint64 period_min, period_max; /* ticks between activations */
+  double load_bound;  /* half-width of the 99 % interval of load (a fraction); 0 for exact
+                       * sources; NAN unknown */
+  gint64 time_bound;  /* ± resolution of every duration and period below (ticks); 0 exact;
+                       * -1 unknown */
+  gint64 slice_min, slice_max; /* net ticks per slice */
+  double slice_avg;
+  gint64 slice_p50, slice_p90, slice_p99;
+  gint64 job_min, job_max;     /* net ticks per job */
+  double job_avg;
+  gint64 job_p50, job_p90, job_p99;
+  gint64 period_min, period_max; /* ticks between job starts */
   double period_avg;
-  gint64 response_min, response_max; /* activation to termination */
+  gint64 response_min, response_max; /* activation to termination (or the job's gross) */
   double response_avg;
+  gint64 response_p50, response_p90, response_p99;
 } StoreTaskStat;
 
 /* Per-function statistics: over all tasks (task < 0) or within one task. */
@@ -144,6 +186,99 @@ typedef struct {
   gint64 period_min, period_max; /* ticks between entries */
   double period_avg;
 } StoreFunctionStat;
+
+/* Per-ISR2 statistics (isr_stat). Net excludes nested ISR2s; gross is entry to exit. */
+typedef struct {
+  guint32 isr;          /* ISR2 id */
+  gint64 count;         /* complete instances */
+  gint64 incomplete;    /* instances cut by a gap, a repair or the end */
+  gint64 net_total, net_min, net_max; /* ticks */
+  double net_avg;
+  gint64 net_p50, net_p90, net_p99;
+  gint64 gross_total, gross_min, gross_max;
+  double gross_avg;
+  gint64 period_min, period_max; /* between entries */
+  double period_avg;
+  gint64 max_depth;     /* deepest nesting level it ran at: 1 = over a task or idle */
+  gint64 nested;        /* instances that entered over another ISR2 */
+} StoreIsrStat;
+
+/* Which task (or idle) each ISR2 interrupted, and for how long (task_isr_stat). */
+typedef struct {
+  guint32 task;         /* task value, PROBE_TASK_IDLE: the core was idle (or unknown) */
+  guint32 isr;          /* ISR2 id */
+  gint64 count;         /* ISR2 instances that began while the task was switched in */
+  gint64 time;          /* ticks those instances ran (their net: the task's lost time) */
+} StoreTaskIsrStat;
+
+/* Per-OS-service statistics: over all callers (task < 0) or within one task. */
+typedef struct {
+  gint64 task;          /* task value, or -1: all callers */
+  guint32 service;      /* service id (SERVICETRACE value) */
+  gint64 count;         /* complete calls */
+  gint64 incomplete;    /* calls cut by a gap, a repair or the end */
+  gint64 net_total, net_min, net_max; /* ticks, preemption excluded */
+  double net_avg;
+  gint64 net_p50, net_p90, net_p99;
+  gint64 gross_total, gross_min, gross_max; /* entry to exit */
+  double gross_avg;
+  gint64 gross_p99;
+  gint64 period_min, period_max; /* between entries */
+  double period_avg;
+} StoreServiceStat;
+
+/* Per-profile-point statistics (seed 003 PFP; point_stat). */
+typedef struct {
+  guint32 point;        /* profile point id */
+  gint64 count;         /* recorded measurements */
+  gint64 total, min, max; /* exclusive net ticks (inner points, preemption excluded) */
+  double avg;
+  gint64 p50, p90, p99;
+  gint64 latches;       /* partial measurements latched (pfpEnd(id, 1)) */
+  gint64 latched;       /* ticks latched and not yet recorded (PFP c_partial) */
+  gint64 last;          /* the last recorded measurement; -1: none */
+  double ema;           /* exponential average (avg += alpha (x - avg)); NAN: no alpha */
+  double alpha;         /* its constant; NAN: not set */
+  gint64 ends_outside;  /* End calls outside a measurement (ignored) */
+  gboolean disabled;    /* disabled by invalid use (Begin-Begin) */
+} StorePointStat;
+
+/* Per-data-variable statistics (data_stat), for state and regular variables alike. */
+typedef struct {
+  guint32 variable;     /* variable id */
+  gint64 changes;       /* writes that changed its value */
+  gint64 period_min, period_max; /* ticks between changes */
+  double period_avg;
+  gint64 value_min, value_max, last_value; /* values taken (unsigned 32-bit); -1: none */
+} StoreDataStat;
+
+/* Per value of a state variable (data_state_stat; seed 002 §2.3.1). */
+typedef struct {
+  guint32 variable;
+  guint32 value;
+  gint64 count;         /* changes into this value */
+  gint64 duration_total, duration_min, duration_max; /* completed stays in it, ticks */
+  double duration_avg;
+  gint64 period_min, period_max; /* between consecutive entries into it */
+  double period_avg;
+} StoreDataStateStat;
+
+/* One change of a data variable (data_values), for value-over-time charts. */
+typedef struct {
+  guint32 variable;
+  guint32 value;        /* the new value */
+  gint64 ts;            /* ticks */
+} StoreDataValue;
+
+/* Per-core time split (core_stat): start/end of its events, then where the time went. */
+typedef struct {
+  guint32 core;
+  gint64 start, end;    /* first and last event of the core */
+  gint64 task_time;     /* a task ran */
+  gint64 isr_time;      /* an ISR2 ran */
+  gint64 idle_time;     /* nothing ran (NO_TASK) */
+  gint64 unknown_time;  /* the state was unknown (before the first switch, after a gap) */
+} StoreCoreStat;
 
 /* Something the slicer found inconsistent. */
 typedef struct {
@@ -294,6 +429,13 @@ gboolean store_writer_add_service (StoreWriter *writer, gint64 session, guint32 
 /* @address: entry; @size: bytes of code (0: unknown). */
 gboolean store_writer_add_function (StoreWriter *writer, gint64 session, guint32 address,
                                     guint32 size, const char *name, GError **error);
+/* Profile point @id's name. */
+gboolean store_writer_add_point (StoreWriter *writer, gint64 session, guint32 id,
+                                 const char *name, GError **error);
+/* Data variable @id: its name and @kind, "state" (per-value durations) or "value" (a
+ * regular variable), NULL when not declared. */
+gboolean store_writer_add_variable (StoreWriter *writer, gint64 session, guint32 id,
+                                    const char *name, const char *kind, GError **error);
 
 /* Appending rows. Events on one core should come in time order (they compress best). */
 gboolean store_writer_push_events (StoreWriter *writer, gint64 session,
@@ -313,8 +455,32 @@ gboolean store_writer_put_task_stats (StoreWriter *writer, gint64 session,
 gboolean store_writer_put_function_stats (StoreWriter *writer, gint64 session,
                                           const StoreFunctionStat *stats, gsize n,
                                           GError **error);
+gboolean store_writer_put_isr_stats (StoreWriter *writer, gint64 session,
+                                     const StoreIsrStat *stats, gsize n, GError **error);
+gboolean store_writer_put_task_isr_stats (StoreWriter *writer, gint64 session,
+                                          const StoreTaskIsrStat *stats, gsize n,
+                                          GError **error);
+gboolean store_writer_put_service_stats (StoreWriter *writer, gint64 session,
+                                         const StoreServiceStat *stats, gsize n,
+                                         GError **error);
+gboolean store_writer_put_point_stats (StoreWriter *writer, gint64 session,
+                                       const StorePointStat *stats, gsize n, GError **error);
+gboolean store_writer_put_data_stats (StoreWriter *writer, gint64 session,
+                                      const StoreDataStat *stats, gsize n, GError **error);
+gboolean store_writer_put_data_state_stats (StoreWriter *writer, gint64 session,
+                                            const StoreDataStateStat *stats, gsize n,
+                                            GError **error);
+gboolean store_writer_put_core_stats (StoreWriter *writer, gint64 session,
+                                      const StoreCoreStat *stats, gsize n, GError **error);
+/* Appends changes of data variables (rows of data_values; time order per variable). */
+gboolean store_writer_push_data_values (StoreWriter *writer, gint64 session,
+                                        const StoreDataValue *values, gsize n, GError **error);
 gboolean store_writer_set_quality (StoreWriter *writer, gint64 session,
                                    const StoreSessionQuality *quality, GError **error);
+/* store_writer_set_notes: sets the session's texts; a NULL field leaves its column as it
+ * is, so each can be set when it becomes known. */
+gboolean store_writer_set_notes (StoreWriter *writer, gint64 session,
+                                 const StoreSessionNotes *notes, GError **error);
 
 /* store_writer_end_session:
  * Marks the session @state (COMPLETE or INCOMPLETE, with @reason or NULL), records its end

@@ -42,7 +42,7 @@ make_session (const char *path, const char *name, guint n_events)
   for (guint i = 0; i < n_events; i++)
     ev[i] = (ProbeEvent) { .ts = 100 + i * 20, .a = 3, .kind = PROBE_EVENT_TASK_SWITCH };
   g_assert_true (store_writer_push_events (w, id, ev, n_events, &error));
-  StoreTaskStat ts = { .task = 3, .runs = 5, .run_p99 = 2000 }; /* 2000 ticks = 1000 µs */
+  StoreTaskStat ts = { .task = 3, .jobs = 5, .slice_p99 = 2000 }; /* 2000 ticks = 1000 µs */
   g_assert_true (store_writer_put_task_stats (w, id, &ts, 1, &error));
   g_assert_true (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error));
   g_assert_true (store_writer_close (w, &error));
@@ -59,12 +59,12 @@ test_commands (void)
 
   g_autofree char *out = NULL, *err = NULL;
   g_assert_cmpint (run (&out, &err, "sql", "--db", db,
-                        "SELECT session_id, task, run_p99_us FROM task_stats ORDER BY 1", NULL), ==, 0);
+                        "SELECT session_id, task, slice_p99_us FROM task_stats ORDER BY 1", NULL), ==, 0);
   g_assert_cmpstr (out, ==,
-                   "session_id  task       run_p99_us\n"
-                   "----------  ---------  ----------\n"
-                   "         1  Task_10ms      1000.0\n"
-                   "         2  Task_10ms      1000.0\n"
+                   "session_id  task       slice_p99_us\n"
+                   "----------  ---------  ------------\n"
+                   "         1  Task_10ms        1000.0\n"
+                   "         2  Task_10ms        1000.0\n"
                    "(2 rows)\n");
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);

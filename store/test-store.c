@@ -4,6 +4,7 @@
 #include "store-private.h"
 
 #include <glib/gstdio.h>
+#include <math.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -106,10 +107,17 @@ test_new (Fixture *f, gconstpointer data)
   g_assert_cmpint (query_int (db, "PRAGMA application_id"), ==, STORE_APPLICATION_ID);
   g_autofree char *mode = query_text (db, "PRAGMA journal_mode");
   g_assert_cmpstr (mode, ==, "wal");
-  g_assert_cmpint (query_int (db, "SELECT count(*) FROM event_kinds"), ==, PROBE_EVENT_KIND_COUNT);
+  guint named = 0;
+  for (guint k = 0; k < PROBE_EVENT_KIND_COUNT; k++)
+    named += probe_event_kind_name (k) != NULL;
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM event_kinds"), ==, named);
+  g_assert_cmpint (query_int (db, "SELECT kind FROM event_kinds WHERE name = 'pp_alpha'"), ==,
+                   PROBE_EVENT_PP_ALPHA);
   /* every view answers on an empty store */
   const char *views[] = { "task_stats", "function_stats", "task_function_stats", "timeline",
-                          "sessions_overview", "events" };
+                          "sessions_overview", "events", "isr_stats", "task_isr_stats",
+                          "service_stats", "task_service_stats", "point_stats", "data_stats",
+                          "data_state_stats", "data_series", "core_stats" };
   for (guint i = 0; i < G_N_ELEMENTS (views); i++) {
     g_autofree char *sql = g_strdup_printf ("SELECT count(*) FROM %s", views[i]);
     g_assert_cmpint (query_int (db, sql), ==, 0);
@@ -207,6 +215,35 @@ test_failed_migration_keeps_data (Fixture *f, gconstpointer data)
   sqlite3_close (raw);
 }
 
+/* old_fixture: copies store/fixtures/@name to @f->path (and, when @copy is not NULL, to
+ * @copy too) and checks that a read-only open refuses it (TOO_OLD) byte-identical. FALSE (the
+ * test skipped) without ORTI_SOURCE_DIR. */
+static gboolean
+old_fixture (Fixture *f, const char *name, const char *copy)
+{
+  const char *src = g_getenv ("ORTI_SOURCE_DIR");
+  if (src == NULL) {
+    g_test_skip ("ORTI_SOURCE_DIR not set");
+    return FALSE;
+  }
+  g_autofree char *fixture = g_build_filename (src, "store", "fixtures", name, NULL);
+  g_autofree char *orig = NULL;
+  gsize orig_len = 0;
+  g_assert_true (g_file_get_contents (fixture, &orig, &orig_len, NULL));
+  g_assert_true (g_file_set_contents (f->path, orig, (gssize) orig_len, NULL));
+  if (copy != NULL)
+    g_assert_true (g_file_set_contents (copy, orig, (gssize) orig_len, NULL));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (StoreDb) ro = store_db_open (f->path, STORE_OPEN_READ_ONLY, &error);
+  g_assert_null (ro);
+  g_assert_error (error, STORE_ERROR, STORE_ERROR_TOO_OLD);
+  g_autofree char *after = NULL;
+  gsize after_len = 0;
+  g_assert_true (g_file_get_contents (f->path, &after, &after_len, NULL));
+  g_assert_cmpmem (after, after_len, orig, orig_len);
+  return TRUE;
+}
+
 /* A database written by schema version 1 (store/fixtures/schema-v1.db: a real 1 s poll
  * session of the rig's pfp workload, made by the version-1 build): read-only refuses it and
  * leaves it byte-identical; read-write migrates it to the current version keeping every
@@ -214,27 +251,9 @@ test_failed_migration_keeps_data (Fixture *f, gconstpointer data)
 static void
 test_migrate_v1 (Fixture *f, gconstpointer data)
 {
-  const char *src = g_getenv ("ORTI_SOURCE_DIR");
-  if (src == NULL) {
-    g_test_skip ("ORTI_SOURCE_DIR not set");
+  if (!old_fixture (f, "schema-v1.db", NULL))
     return;
-  }
-  g_autofree char *fixture = g_build_filename (src, "store", "fixtures", "schema-v1.db", NULL);
-  g_autofree char *orig = NULL;
-  gsize orig_len = 0;
-  g_assert_true (g_file_get_contents (fixture, &orig, &orig_len, NULL));
-  g_assert_true (g_file_set_contents (f->path, orig, (gssize) orig_len, NULL));
-
   g_autoptr (GError) error = NULL;
-  g_autoptr (StoreDb) ro = store_db_open (f->path, STORE_OPEN_READ_ONLY, &error);
-  g_assert_null (ro);
-  g_assert_error (error, STORE_ERROR, STORE_ERROR_TOO_OLD);
-  g_clear_error (&error);
-  g_autofree char *after = NULL;
-  gsize after_len = 0;
-  g_assert_true (g_file_get_contents (f->path, &after, &after_len, NULL));
-  g_assert_cmpmem (after, after_len, orig, orig_len);
-
   g_autoptr (StoreDb) db = store_db_open (f->path, STORE_OPEN_READ_WRITE, &error);
   g_assert_no_error (error);
   g_assert_cmpint (query_int (db, "PRAGMA user_version"), ==, STORE_SCHEMA_VERSION);
@@ -262,6 +281,150 @@ test_migrate_v1 (Fixture *f, gconstpointer data)
   g_assert_cmpint (query_int (db2, sql), ==, 1);
 }
 
+/* raw_dump: every row of @sql on a plain read-only connection to @path, as text lines. */
+static char *
+raw_dump (const char *path, const char *sql)
+{
+  sqlite3 *db = NULL;
+  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2 (db, sql, -1, &st, NULL) != SQLITE_OK)
+    g_error ("%s: %s", sql, sqlite3_errmsg (db));
+  GString *out = g_string_new (NULL);
+  while (sqlite3_step (st) == SQLITE_ROW) {
+    for (int c = 0; c < sqlite3_column_count (st); c++) {
+      const char *t = (const char *) sqlite3_column_text (st, c);
+      g_string_append_printf (out, "%s%s", c ? "|" : "", t ? t : "NULL");
+    }
+    g_string_append_c (out, '\n');
+  }
+  sqlite3_finalize (st);
+  sqlite3_close (db);
+  return g_string_free (out, FALSE);
+}
+
+/* The column list of @table in @path (plain connection). */
+static char *
+raw_columns (const char *path, const char *table)
+{
+  g_autofree char *sql = g_strdup_printf ("SELECT group_concat('\"' || name || '\"', ', ') FROM "
+                                          "pragma_table_info('%s')", table);
+  g_autofree char *dump = raw_dump (path, sql);
+  return g_strstrip (g_strdup (dump));
+}
+
+/* A database written by schema version 2 (store/fixtures/schema-v2.db: a real 1 s RTT session
+ * and a 1 s poll session of the rig's pfp workload, made by the version-2 build). Read-only
+ * refuses it untouched; read-write migrates it (through 3) to version 4 keeping every row of every table
+ * (compared column by column with the original, renamed columns under their new names), the
+ * decoded events unchanged; version 2's job count moves to jobs, slices are counted from the
+ * slices table, what the poll source could not see becomes NULL, and new rows can be added. */
+static void
+test_migrate_v2 (Fixture *f, gconstpointer data)
+{
+  g_autofree char *copy = g_build_filename (f->dir, "original.db", NULL);
+  if (!old_fixture (f, "schema-v2.db", copy))
+    return;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (StoreDb) db = store_db_open (f->path, STORE_OPEN_READ_WRITE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (query_int (db, "PRAGMA user_version"), ==, STORE_SCHEMA_VERSION);
+  g_clear_pointer (&db, store_db_close);
+
+  /* every version-2 row is still there, column by column */
+  static const struct { const char *table, *order; } tables[] = {
+    { "sessions", "id" }, { "cores", "1, 2" }, { "tasks", "1, 2" }, { "isrs", "1, 2" },
+    { "services", "1, 2" }, { "functions", "1, 2" }, { "event_chunks", "id" },
+    { "slices", "1, 2, 4, 3" }, { "timeline_buckets", "1, 2, 3, 4, 5, 6" }, { "calls", "1, 2" },
+    { "function_stat", "1, 2" }, { "task_function_stat", "1, 2, 3" }, { "anomalies", "1, 2, 5" },
+    { "gaps", "1, 2" }, { "event_kinds", "1" }, { "task_stat", "1, 2" },
+  };
+  guint compared = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (tables); i++) {
+    g_autofree char *cols = raw_columns (copy, tables[i].table);
+    g_autofree char *before_sql = g_strdup_printf ("SELECT %s FROM %s ORDER BY %s", cols,
+                                                   tables[i].table, tables[i].order);
+    g_autofree char *after_cols = g_strdup (cols);
+    if (strcmp (tables[i].table, "task_stat") == 0) {
+      static const char *const renamed[][2] = {
+        { "\"runs\"", "\"jobs\"" }, { "\"run_min\"", "\"slice_min\"" },
+        { "\"run_max\"", "\"slice_max\"" }, { "\"run_avg\"", "\"slice_avg\"" },
+        { "\"run_p50\"", "\"slice_p50\"" }, { "\"run_p90\"", "\"slice_p90\"" },
+        { "\"run_p99\"", "\"slice_p99\"" },
+        /* the poll session's 0 activations became unknown */
+        { "\"activations\"", "COALESCE(\"activations\", 0)" },
+      };
+      for (guint r = 0; r < G_N_ELEMENTS (renamed); r++) {
+        g_auto (GStrv) parts = g_strsplit (after_cols, renamed[r][0], -1);
+        g_free (after_cols);
+        after_cols = g_strjoinv (renamed[r][1], parts);
+      }
+      g_assert_nonnull (strstr (after_cols, "\"slice_p99\""));
+    }
+    if (strcmp (tables[i].table, "sessions") == 0) { /* 0 Hz became "not applicable" */
+      g_auto (GStrv) parts = g_strsplit (after_cols, "\"sample_rate_hz\"", -1);
+      g_free (after_cols);
+      after_cols = g_strjoinv ("COALESCE(\"sample_rate_hz\", 0.0)", parts);
+    }
+    g_autofree char *after_sql = g_strdup_printf ("SELECT %s FROM %s ORDER BY %s", after_cols,
+                                                  tables[i].table, tables[i].order);
+    g_autofree char *want = raw_dump (copy, before_sql);
+    g_autofree char *got = raw_dump (f->path, after_sql);
+    if (strcmp (tables[i].table, "event_kinds") == 0) /* kinds this build added follow */
+      g_assert_true (g_str_has_prefix (got, want) && strstr (got, "17|pp_alpha\n") != NULL);
+    else
+      g_assert_cmpstr (got, ==, want);
+    compared += strlen (want) > 0;
+  }
+  g_assert_cmpuint (compared, ==, G_N_ELEMENTS (tables) - 2); /* no anomalies, no gaps */
+  g_autofree char *ev_before = raw_dump (copy, "SELECT * FROM events ORDER BY session_id, core, chunk_id, seq");
+  g_autofree char *ev_after = raw_dump (f->path, "SELECT session_id, core, ts, kind, kind_name, a, b, "
+                                                 "chunk_id, seq FROM events ORDER BY session_id, core, chunk_id, seq");
+  g_assert_cmpstr (ev_after, ==, ev_before);
+  g_assert_cmpuint (strlen (ev_after), >, 1000);
+
+  db = store_db_open (f->path, STORE_OPEN_READ_ONLY, &error);
+  g_assert_no_error (error);
+  /* slices counted from the slices table, jobs from version 2's runs */
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM task_stats t WHERE slices = (SELECT "
+                                  "count(*) FROM slices s WHERE s.session_id = t.session_id AND "
+                                  "s.task = t.task_value AND s.flags = 0)"), ==, 4);
+  g_assert_cmpint (query_int (db, "SELECT jobs FROM task_stats WHERE session_id = 1 AND task = 'Task1'"),
+                   ==, 66);
+  /* RTT: exact and able to see activations? (the trace firmware has no activation hooks:
+   * version 2 stored 0, kept as recorded); poll: activations unknown, bounds unknown */
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM task_stats WHERE session_id = 1 AND "
+                                  "load_bound_percent = 0 AND time_bound_us = 0 AND "
+                                  "preemptions_missed = 0"), ==, 2);
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM task_stats WHERE session_id = 2 AND "
+                                  "activations IS NULL AND load_bound_percent IS NULL AND "
+                                  "time_bound_us IS NULL AND preemptions_missed IS NULL"), ==, 2);
+  g_autofree char *cs1 = query_text (db, "SELECT clock_source FROM sessions_overview WHERE id = 1");
+  g_autofree char *cs2 = query_text (db, "SELECT clock_source FROM sessions_overview WHERE id = 2");
+  g_assert_cmpstr (cs1, ==, "stream");
+  g_assert_cmpstr (cs2, ==, "host");
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM sessions_overview WHERE sample_rate_hz IS NULL"), ==, 1);
+  /* functions: profiled ones (with calls), not the ELF's symbols */
+  g_assert_cmpint (query_int (db, "SELECT functions FROM sessions_overview WHERE id = 1"), ==, 6);
+  g_assert_cmpint (query_int (db, "SELECT functions FROM sessions_overview WHERE id = 2"), ==, 0);
+  g_clear_pointer (&db, store_db_close);
+
+  StoreWriter *w = store_writer_new (f->path, NULL, &error);
+  g_assert_no_error (error);
+  StoreSessionInfo info = { .name = "v3", .tick_rate_hz = 1e6 };
+  gint64 id = store_writer_begin_session (w, &info, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (id, ==, 3);
+  StoreIsrStat is = { .isr = 1, .count = 4, .net_total = 40, .max_depth = 2, .period_min = -1 };
+  g_assert_true (store_writer_put_isr_stats (w, id, &is, 1, &error));
+  g_assert_true (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error));
+  g_assert_true (store_writer_close (w, &error));
+  db = store_db_open (f->path, STORE_OPEN_READ_ONLY, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM isr_stats WHERE session_id = 3 AND "
+                                  "max_depth = 2 AND net_total_us = 40 AND period_min_us IS NULL"), ==, 1);
+}
+
 static void
 test_event_codec (void)
 {
@@ -271,6 +434,7 @@ test_event_codec (void)
     { 1255, 0x08001234u, 0x0800abcdu, 0, PROBE_EVENT_FUNC_ENTER },
     { 1255 + 65536, 300, 65535, 0, PROBE_EVENT_DATA },
     { 1255 + 65536 + 0xFFFFFFFFull, 1, 1, 0, PROBE_EVENT_END },
+    { 1255 + 65536 + 0xFFFFFFFFull, 3, 32768, 0, PROBE_EVENT_PP_ALPHA }, /* kind above 15 */
   };
   guint8 buf[G_N_ELEMENTS (in) * STORE_EVENT_MAX_BYTES];
   gsize len = 0;
@@ -279,11 +443,12 @@ test_event_codec (void)
     store__encode_event (buf, &len, &in[i], in[i].ts - last);
     last = in[i].ts;
   }
-  g_assert_cmpuint (len, ==, (2 + 0) + (2 + 4 + 1) + (2 + 1 + 4 + 4) + (2 + 4 + 2 + 2) + (2 + 4 + 1 + 1));
+  g_assert_cmpuint (len, ==, (2 + 0) + (2 + 4 + 1) + (2 + 1 + 4 + 4) + (2 + 4 + 2 + 2) + (2 + 4 + 1 + 1) +
+                    (2 + 0 + 1 + 2));
   gsize pos = 0;
   guint64 ts = in[0].ts;
   for (guint i = 0; i < G_N_ELEMENTS (in); i++) {
-    ProbeEvent out;
+    ProbeEvent out = { 0 };
     g_assert_true (store__decode_event (buf, len, &pos, &ts, 0, &out));
     g_assert_cmpmem (&out, sizeof out, &in[i], sizeof in[i]);
   }
@@ -318,6 +483,7 @@ write_session (const char *path, Written *out, guint n_events, guint32 seed)
   g_assert_true (store_writer_add_task (w, id, 2, "Task_Idle", &error));
   g_assert_true (store_writer_add_isr (w, id, 5, "ISR_Can", &error));
   g_assert_true (store_writer_add_service (w, id, 3, "ActivateTask", &error));
+  g_assert_true (store_writer_add_service (w, id, 26, "GetResource", &error));
   g_assert_true (store_writer_add_function (w, id, 0x08000100, 64, "compute", &error));
   g_assert_no_error (error);
 
@@ -364,18 +530,61 @@ write_session (const char *path, Written *out, guint n_events, guint32 seed)
     { 2, 1, 0, 1, 0x08000200, 150, 200, 50, 50, 50, 1, 0 },
   };
   g_assert_true (store_writer_push_calls (w, id, calls, 2, &error));
-  StoreTaskStat ts_rows[1] = { { .task = 1, .activations = 10, .runs = 10, .run_total = 5000,
-                                 .load = 0.25, .run_min = 400, .run_max = 600, .run_avg = 500,
-                                 .run_p99 = 590, .period_min = 10000, .period_max = 10000,
+  StoreTaskStat ts_rows[1] = { { .task = 1, .activations = 10, .jobs = 10, .slices = 10,
+                                 .run_total = 5000, .load = 0.25, .slice_min = 400,
+                                 .slice_max = 600, .slice_avg = 500, .slice_p99 = 590,
+                                 .period_min = 10000, .period_max = 10000,
                                  .period_avg = 10000 } };
   g_assert_true (store_writer_put_task_stats (w, id, ts_rows, 1, &error));
-  ts_rows[0].run_p99 = 2000000; /* replaced, not added */
+  ts_rows[0].slice_p99 = 2000000; /* replaced, not added */
   g_assert_true (store_writer_put_task_stats (w, id, ts_rows, 1, &error));
   StoreFunctionStat fs[2] = {
     { .task = -1, .function = 0x08000100, .count = 4, .net_total = 1000, .net_p99 = 300 },
     { .task = 1, .function = 0x08000100, .count = 3, .net_total = 900, .net_p99 = 290 },
   };
   g_assert_true (store_writer_put_function_stats (w, id, fs, 2, &error));
+  /* version 4: the slicer's other statistics, names of points and variables, notes */
+  g_assert_true (store_writer_add_point (w, id, 2, "PFP_TASK0_INNER", &error));
+  g_assert_true (store_writer_add_variable (w, id, 7, "light", "state", &error));
+  g_assert_true (store_writer_add_variable (w, id, 8, "speed", "value", &error));
+  g_assert_false (store_writer_add_variable (w, id, 9, "x", "colour", &error));
+  g_assert_error (error, STORE_ERROR, STORE_ERROR_SQL);
+  g_clear_error (&error);
+  StoreIsrStat is = { .isr = 5, .count = 3, .incomplete = 1, .net_total = 300, .net_min = 90,
+                      .net_max = 110, .net_avg = 100, .net_p50 = 100, .net_p90 = 110,
+                      .net_p99 = 110, .gross_total = 330, .gross_min = 100, .gross_max = 120,
+                      .gross_avg = 110, .period_min = 1000, .period_max = 1000,
+                      .period_avg = 1000, .max_depth = 2, .nested = 1 };
+  g_assert_true (store_writer_put_isr_stats (w, id, &is, 1, &error));
+  StoreTaskIsrStat tis[2] = { { 1, 5, 2, 200 }, { PROBE_TASK_IDLE, 5, 1, 100 } };
+  g_assert_true (store_writer_put_task_isr_stats (w, id, tis, 2, &error));
+  StoreServiceStat ss[2] = {
+    { .task = -1, .service = 26, .count = 4, .net_total = 40, .net_min = 10, .net_max = 10,
+      .net_avg = 10, .gross_total = 44, .gross_p99 = 12, .period_min = -1, .period_max = -1,
+      .period_avg = NAN },
+    { .task = 1, .service = 26, .count = 4, .net_total = 40, .gross_p99 = 12 },
+  };
+  g_assert_true (store_writer_put_service_stats (w, id, ss, 2, &error));
+  StorePointStat ps = { .point = 2, .count = 100, .total = 300000, .min = 2990, .max = 3010,
+                        .avg = 3000, .p50 = 3000, .p90 = 3005, .p99 = 3010, .latches = 0,
+                        .latched = 0, .last = 3001, .ema = 2999.5, .alpha = 0.125 };
+  StorePointStat ps2 = { .point = 4, .count = 0, .min = -1, .max = -1, .avg = NAN, .p50 = -1,
+                         .p90 = -1, .p99 = -1, .last = -1, .ema = NAN, .alpha = NAN };
+  g_assert_true (store_writer_put_point_stats (w, id, &ps, 1, &error));
+  g_assert_true (store_writer_put_point_stats (w, id, &ps2, 1, &error));
+  StoreDataStat ds[2] = { { 7, 6, 10000, 30000, 20000, 0, 2, 1 },
+                          { 8, 3, 500, 700, 600, 10, 4000000000, 99 } };
+  g_assert_true (store_writer_put_data_stats (w, id, ds, 2, &error));
+  StoreDataStateStat dss = { 7, 2, 2, 40000, 20000, 20000, 20000, 60000, 60000, 60000 };
+  g_assert_true (store_writer_put_data_state_stats (w, id, &dss, 1, &error));
+  StoreDataValue dv[3] = { { 8, 10, 100 }, { 8, 4000000000u, 600 }, { 8, 99, 1300 } };
+  g_assert_true (store_writer_push_data_values (w, id, dv, 3, &error));
+  StoreCoreStat cs = { 0, 0, 100000, 60000, 5000, 30000, 5000 };
+  g_assert_true (store_writer_put_core_stats (w, id, &cs, 1, &error));
+  StoreSessionNotes notes = { .clock_source = "stream", .inference = "trace events" };
+  g_assert_true (store_writer_set_notes (w, id, &notes, &error));
+  StoreSessionNotes more = { .clock_warning = "host clock runs 3 % slow", .source_config = "{}" };
+  g_assert_true (store_writer_set_notes (w, id, &more, &error)); /* NULL fields keep theirs */
   StoreAnomaly an = { 77, 0, 1, "exit_without_enter", 0x08000200, "exit of 0x08000200, \"no\" entry" };
   g_assert_true (store_writer_push_anomalies (w, id, &an, 1, &error));
   StoreGap gap = { 1000, 2000, 0, 12, PROBE_GAP_TARGET_DROP };
@@ -447,7 +656,7 @@ test_roundtrip (Fixture *f, gconstpointer data)
   /* views in µs (tick rate 1 MHz: µs = ticks) and names */
   g_autofree char *tn = query_text (db, "SELECT task FROM task_stats");
   g_assert_cmpstr (tn, ==, "Task_10ms");
-  g_assert_cmpint (query_int (db, "SELECT run_p99_us FROM task_stats"), ==, 2000000);
+  g_assert_cmpint (query_int (db, "SELECT slice_p99_us FROM task_stats"), ==, 2000000);
   g_assert_cmpint (query_int (db, "SELECT load_percent FROM task_stats"), ==, 25);
   g_assert_cmpint (query_int (db, "SELECT net_total_us FROM function_stats WHERE function = 'compute'"), ==, 1000);
   g_assert_cmpint (query_int (db, "SELECT count FROM task_function_stats WHERE task = 'Task_10ms'"), ==, 3);
@@ -457,6 +666,35 @@ test_roundtrip (Fixture *f, gconstpointer data)
   g_assert_cmpint (query_int (db, "SELECT count(*) FROM calls WHERE parent IS NULL"), ==, 1);
   g_autofree char *det = query_text (db, "SELECT detail FROM anomalies");
   g_assert_cmpstr (det, ==, "exit of 0x08000200, \"no\" entry");
+  /* version-3 views: µs (1 tick = 1 µs), names, NULL for the unknown */
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM isr_stats WHERE isr = 'ISR_Can' AND "
+                                  "net_total_us = 300 AND gross_max_us = 120 AND max_depth = 2 "
+                                  "AND nested = 1 AND incomplete = 1 AND net_p99_us = 110"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM task_isr_stats WHERE (task = 'Task_10ms' "
+                                  "AND time_us = 200 AND avg_us = 100) OR (task = 'idle' AND "
+                                  "task_value = 4294967295 AND count = 1)"), ==, 2);
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM service_stats WHERE service = 'GetResource' "
+                                  "AND gross_p99_us = 12 AND period_min_us IS NULL AND net_avg_us = 10"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM task_service_stats WHERE task = 'Task_10ms' "
+                                  "AND service = 'GetResource' AND count = 4"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM point_stats WHERE point = 'PFP_TASK0_INNER' "
+                                  "AND avg_us = 3000 AND ema_us = 2999.5 AND alpha = 0.125 AND "
+                                  "last_us = 3001 AND total_ticks = 300000"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM point_stats WHERE point = '04' AND "
+                                  "ema_us IS NULL AND alpha IS NULL AND min_us IS NULL AND "
+                                  "last_us IS NULL"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM data_stats WHERE (variable = 'light' AND "
+                                  "kind = 'state' AND states = 1) OR (variable = 'speed' AND kind "
+                                  "= 'value' AND value_max = 4000000000 AND states = 0)"), ==, 2);
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM data_state_stats WHERE variable = 'light' "
+                                  "AND value = 2 AND duration_avg_us = 20000"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT sum(value) FROM data_series WHERE variable = 'speed'"),
+                   ==, 4000000109);
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM core_stats WHERE name = 'core0' AND "
+                                  "busy_us = 65000 AND round(load_percent, 6) = round(6500.0 / 95, 6)"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM sessions_overview WHERE clock_source = 'stream' "
+                                  "AND inference = 'trace events' AND clock_warning IS NOT NULL AND "
+                                  "source_config = '{}' AND samples IS NULL AND functions = 1"), ==, 1);
 
   /* every timeline level sums to the slices' total time, per core and task */
   for (int l = 0; l < STORE_LEVEL_COUNT; l++) {
@@ -552,7 +790,10 @@ test_delete (Fixture *f, gconstpointer data)
   g_assert_no_error (error);
   const char *tables[] = { "cores", "tasks", "isrs", "services", "functions", "event_chunks",
                            "slices", "timeline_buckets", "calls", "task_stat", "function_stat",
-                           "task_function_stat", "anomalies", "gaps" };
+                           "task_function_stat", "anomalies", "gaps", "points", "variables",
+                           "isr_stat", "task_isr_stat", "service_stat", "task_service_stat",
+                           "point_stat", "data_stat", "data_state_stat", "data_values",
+                           "core_stat" };
   for (guint i = 0; i < G_N_ELEMENTS (tables); i++) {
     g_autofree char *sql = g_strdup_printf ("SELECT count(*) = 0 AND (SELECT count(*) FROM %s "
                                             "WHERE session_id = %" G_GINT64_FORMAT ") > 0 FROM %s "
@@ -773,6 +1014,7 @@ main (int argc, char **argv)
   ADD ("/store/open/failed-migration-keeps-data", test_failed_migration_keeps_data);
   ADD ("/store/open/recover-crashed", test_recover_crashed);
   ADD ("/store/open/migrate-v1", test_migrate_v1);
+  ADD ("/store/open/migrate-v2", test_migrate_v2);
   g_test_add_func ("/store/events/codec", test_event_codec);
   ADD ("/store/writer/roundtrip", test_roundtrip);
   ADD ("/store/db/delete-session", test_delete);

@@ -19,7 +19,9 @@ typedef struct {
   char *db;
   gint64 main;  /* the session with tasks and nesting */
   gint64 twl;   /* seed 000's three functions */
-  gint64 pfp;   /* seed 003's ID 00 and ID 01 at 750 MHz */
+  gint64 pfp;   /* seed 003's ID 00 and ID 01 at 750 MHz, as functions */
+  gint64 points;/* seed 003's measured table, as profile points (point_stat) */
+  gint64 poll;  /* a poll session: no function calls to profile */
 } Fx;
 
 static void
@@ -129,6 +131,51 @@ make_seed_session (StoreWriter *w, gboolean pfp)
   return id;
 }
 
+/* Seed 003's "Measurement Example" as the profile points of a session at 750 MHz (the C66x
+ * core of the seed's test), with the seed's legend as point names. */
+static gint64
+make_points_session (StoreWriter *w)
+{
+  GError *error = NULL;
+  StoreSessionInfo info = { .name = "pfp-points", .source_kind = "rtt-drain", .clock = "target",
+                            .tick_rate_hz = 750e6 };
+  gint64 id = store_writer_begin_session (w, &info, &error);
+  g_assert_no_error (error);
+  static const StorePointStat rows[] = {
+    { .point = 0, .count = 1000, .total = 49265, .min = 49, .max = 314 },
+    { .point = 1, .count = 1000, .total = 750051197, .min = 750048, .max = 752163 },
+    { .point = 2, .count = 100, .total = 300473741, .min = 3004727, .max = 3005272 },
+    { .point = 3, .count = 100, .total = 150245906, .min = 1502456, .max = 1502491 },
+    { .point = 4, .count = 100, .total = 97626144, .min = 976259, .max = 976455 },
+    { .point = 5, .count = 0, .total = 0, .min = -1, .max = -1 }, /* never recorded: left out */
+  };
+  static const char *const names[] = {
+    "Overhead measurement", "Tuning of the dummy load to be close to 1ms",
+    "Task 0 inner 4ms dummy load", "Task 0 outer 2ms dummy load + \"other\"", "Task 1 dummy load",
+  };
+  must (store_writer_put_point_stats (w, id, rows, G_N_ELEMENTS (rows), &error), error);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    must (store_writer_add_point (w, id, i, names[i], &error), error);
+  must (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error), error);
+  return id;
+}
+
+/* A poll session: slices of two tasks, no calls (polling RUNNINGTASK sees none). */
+static gint64
+make_poll_session (StoreWriter *w)
+{
+  GError *error = NULL;
+  StoreSessionInfo info = { .name = "polled", .source_kind = "poll", .clock = "host",
+                            .tick_rate_hz = 1e6 };
+  gint64 id = store_writer_begin_session (w, &info, &error);
+  g_assert_no_error (error);
+  must (store_writer_add_task (w, id, 1, "Task_A", &error), error);
+  StoreSlice sl[] = { { 0, 1, 0, 100, 0 }, { 0, 1, 200, 300, 0 } };
+  must (store_writer_push_slices (w, id, sl, G_N_ELEMENTS (sl), &error), error);
+  must (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error), error);
+  return id;
+}
+
 static void
 fx_set_up (Fx *fx, gconstpointer data)
 {
@@ -141,6 +188,8 @@ fx_set_up (Fx *fx, gconstpointer data)
   fx->main = make_main (w);
   fx->twl = make_seed_session (w, FALSE);
   fx->pfp = make_seed_session (w, TRUE);
+  fx->points = make_points_session (w);
+  fx->poll = make_poll_session (w);
   must (store_writer_close (w, &error), error);
 }
 
@@ -452,6 +501,52 @@ test_pfp (Fx *fx, gconstpointer data)
                    "ID: 02, n=3, C=60, Cmin=10, Cmax=30, C-avg=20, Avg-T=0.02ms\n\n#00: outer (0x00000100)\n"));
 }
 
+/* The pfp export of profile points reproduces seed 003's measured table line for line (the
+ * seed aligns its columns with extra spaces; the numbers and their formatting are the
+ * seed's), then the legend of named points. */
+static void
+test_pfp_points (Fx *fx, gconstpointer data)
+{
+  g_autofree char *text = export (fx, fx->points, WEB_EXPORT_PFP, NULL, NULL);
+  g_assert_cmpstr (text, ==,
+                   "ID: 00, n=1000, C=49265, Cmin=49, Cmax=314, C-avg=49.265, Avg-T=6.56867e-05ms\n"
+                   "ID: 01, n=1000, C=750051197, Cmin=750048, Cmax=752163, C-avg=750051, Avg-T=1.00007ms\n"
+                   "ID: 02, n=100, C=300473741, Cmin=3004727, Cmax=3005272, C-avg=3.00474e+06, Avg-T=4.00632ms\n"
+                   "ID: 03, n=100, C=150245906, Cmin=1502456, Cmax=1502491, C-avg=1.50246e+06, Avg-T=2.00328ms\n"
+                   "ID: 04, n=100, C=97626144, Cmin=976259, Cmax=976455, C-avg=976261, Avg-T=1.30168ms\n"
+                   "\n"
+                   "#00: Overhead measurement\n"
+                   "#01: Tuning of the dummy load to be close to 1ms\n"
+                   "#02: Task 0 inner 4ms dummy load\n"
+                   "#03: Task 0 outer 2ms dummy load + \"other\"\n"
+                   "#04: Task 1 dummy load\n");
+}
+
+/* A poll session has no calls: the function profiles say so instead of coming out empty;
+ * the exports made of slices still work. */
+static void
+test_poll_no_calls (Fx *fx, gconstpointer data)
+{
+  static const WebExportFormat function_only[] = { WEB_EXPORT_CALLGRIND, WEB_EXPORT_GPROF,
+                                                   WEB_EXPORT_TWL, WEB_EXPORT_PFP };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (StoreDb) db = store_db_open (fx->db, STORE_OPEN_READ_ONLY, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (function_only); i++) {
+    WebExportOptions opt = { .session = fx->poll, .format = function_only[i] };
+    g_autoptr (GBytes) b = web_export_to_bytes (db, &opt, &error);
+    g_assert_null (b);
+    g_assert_error (error, WEB_ERROR, WEB_ERROR_CONFLICT);
+    g_assert_nonnull (strstr (error->message, "the poll source sees no function calls"));
+    g_assert_nonnull (strstr (error->message, web_export_format_name (function_only[i])));
+    g_clear_error (&error);
+  }
+  g_autofree char *folded = export (fx, fx->poll, WEB_EXPORT_FOLDED, NULL, NULL);
+  g_assert_cmpstr (folded, ==, "Task_A 200\n");
+  g_autofree char *perfetto = export (fx, fx->poll, WEB_EXPORT_PERFETTO, NULL, NULL);
+  g_assert_nonnull (strstr (perfetto, "\"Task_A\""));
+}
+
 /* ---- gprof ---- */
 
 static void
@@ -701,6 +796,8 @@ main (int argc, char **argv)
   g_test_add ("/export/folded", Fx, NULL, fx_set_up, test_folded, fx_tear_down);
   g_test_add ("/export/twl", Fx, NULL, fx_set_up, test_twl, fx_tear_down);
   g_test_add ("/export/pfp", Fx, NULL, fx_set_up, test_pfp, fx_tear_down);
+  g_test_add ("/export/pfp-points", Fx, NULL, fx_set_up, test_pfp_points, fx_tear_down);
+  g_test_add ("/export/poll-no-calls", Fx, NULL, fx_set_up, test_poll_no_calls, fx_tear_down);
   g_test_add ("/export/gprof", Fx, NULL, fx_set_up, test_gprof, fx_tear_down);
   g_test_add ("/export/csv", Fx, NULL, fx_set_up, test_csv, fx_tear_down);
   g_test_add ("/export/rest", Fx, NULL, fx_set_up, test_rest, fx_tear_down);

@@ -9,6 +9,7 @@
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include <math.h>
 #include <string.h>
 
 typedef struct {
@@ -18,6 +19,7 @@ typedef struct {
   char *base;          /* "http://127.0.0.1:PORT" */
   gint64 session;
   gint64 started;      /* sessions started through the control callback */
+  guint64 duration_ms; /* of the last one */
   gboolean stopped;
 } Fx;
 
@@ -40,6 +42,7 @@ ctl_start (gpointer data, const char *name, guint64 duration_ms, GError **error)
     g_set_error (error, WEB_ERROR, WEB_ERROR_CONFLICT, "session 1 is running");
     return -1;
   }
+  fx->duration_ms = duration_ms;
   return ++fx->started + 100;
 }
 
@@ -63,7 +66,7 @@ make_store (const char *path)
   g_autoptr (GError) error = NULL;
   StoreWriter *w = store_writer_new (path, NULL, &error);
   g_assert_no_error (error);
-  StoreSessionInfo info = { .name = "web-test", .source_kind = "poll", .clock = "host",
+  StoreSessionInfo info = { .name = "web-test", .source_kind = "rtt-drain", .clock = "target",
                             .tick_rate_hz = 1e6 };
   gint64 id = store_writer_begin_session (w, &info, &error);
   g_assert_no_error (error);
@@ -81,11 +84,13 @@ make_store (const char *path)
   };
   store_writer_push_calls (w, id, calls, G_N_ELEMENTS (calls), &error);
   StoreTaskStat ts[] = {
-    { .task = 1, .activations = 2, .runs = 2, .preemptions = 2, .run_total = 1140, .load = 0.6,
-      .run_min = 570, .run_max = 570, .run_avg = 570, .run_p50 = 570, .run_p90 = 570, .run_p99 = 570,
+    { .task = 1, .activations = 2, .jobs = 2, .slices = 2, .preemptions = 2, .run_total = 1140,
+      .load = 0.6, .slice_min = 570, .slice_max = 570, .slice_avg = 570, .slice_p50 = 570,
+      .slice_p90 = 570, .slice_p99 = 570,
       .period_min = 1000, .period_max = 1000, .period_avg = 1000 },
-    { .task = 2, .activations = 2, .runs = 2, .preemptions = 0, .run_total = 260, .load = 0.15,
-      .run_min = 130, .run_max = 130, .run_avg = 130, .run_p50 = 130, .run_p90 = 130, .run_p99 = 130,
+    { .task = 2, .activations = 2, .jobs = 2, .slices = 2, .preemptions = 0, .run_total = 260,
+      .load = 0.15, .slice_min = 130, .slice_max = 130, .slice_avg = 130, .slice_p50 = 130,
+      .slice_p90 = 130, .slice_p99 = 130,
       .period_min = 1000, .period_max = 1000, .period_avg = 1000 },
   };
   store_writer_put_task_stats (w, id, ts, G_N_ELEMENTS (ts), &error);
@@ -98,6 +103,32 @@ make_store (const char *path)
       .self_total = 400, .net_min = 400, .net_max = 400, .net_avg = 400 },
   };
   store_writer_put_function_stats (w, id, fs, G_N_ELEMENTS (fs), &error);
+  /* version 3: ISR2s, services, profile points, data, cores */
+  store_writer_add_isr (w, id, 3, "Isr_Can", &error);
+  store_writer_add_service (w, id, 26, "GetResource", &error);
+  store_writer_add_point (w, id, 2, "PFP_TASK0_1", &error);
+  store_writer_add_variable (w, id, 7, "light", "state", &error);
+  StoreIsrStat is = { .isr = 3, .count = 4, .net_total = 80, .net_min = 20, .net_max = 20,
+                      .net_avg = 20, .gross_total = 80, .max_depth = 1, .period_min = -1,
+                      .period_max = -1, .period_avg = NAN };
+  store_writer_put_isr_stats (w, id, &is, 1, &error);
+  StoreTaskIsrStat tis[] = { { 1, 3, 3, 60 }, { 2, 3, 1, 20 } };
+  store_writer_put_task_isr_stats (w, id, tis, G_N_ELEMENTS (tis), &error);
+  StoreServiceStat ss[] = { { .task = -1, .service = 26, .count = 2, .net_total = 10 },
+                            { .task = 2, .service = 26, .count = 2, .net_total = 10 } };
+  store_writer_put_service_stats (w, id, ss, G_N_ELEMENTS (ss), &error);
+  StorePointStat ps = { .point = 2, .count = 3, .total = 300, .min = 90, .max = 110, .avg = 100,
+                        .last = 110, .ema = 101.25, .alpha = 0.125 };
+  store_writer_put_point_stats (w, id, &ps, 1, &error);
+  StoreDataStat ds = { 7, 5, 100, 300, 200, 0, 2, 1 };
+  store_writer_put_data_stats (w, id, &ds, 1, &error);
+  StoreDataStateStat dss[] = { { 7, 0, 2, 300, 100, 200, 150, 500, 500, 500 },
+                               { 7, 1, 2, 200, 100, 100, 100, 600, 600, 600 } };
+  store_writer_put_data_state_stats (w, id, dss, G_N_ELEMENTS (dss), &error);
+  StoreDataValue dv[] = { { 7, 0, 0 }, { 7, 1, 300 }, { 7, 2, 400 }, { 7, 0, 500 }, { 7, 1, 900 } };
+  store_writer_push_data_values (w, id, dv, G_N_ELEMENTS (dv), &error);
+  StoreCoreStat cs = { 0, 0, 2000, 1400, 80, 500, 20 };
+  store_writer_put_core_stats (w, id, &cs, 1, &error);
   StoreAnomaly an = { .ts = 900, .core = 0, .task = 1, .kind = "missing_exit", .value = 0x200 };
   store_writer_push_anomalies (w, id, &an, 1, &error);
   StoreGap gap = { .start = 800, .end = 900, .core = 0, .lost = 3, .reason = 1 };
@@ -246,7 +277,7 @@ test_routes (Fx *fx, gconstpointer data)
   JsonObject *ta = array_find (json_node_get_array (tn), "task", "Task_A");
   g_assert_nonnull (ta);
   g_assert_cmpfloat_with_epsilon (json_object_get_double_member (ta, "load_percent"), 60.0, 1e-9);
-  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (ta, "run_avg_us"), 570.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (ta, "slice_avg_us"), 570.0, 1e-9);
   g_assert_cmpint (json_object_get_int_member (ta, "preemptions"), ==, 2);
 
   g_autofree char *fpath = g_strdup_printf ("%s/functions?task=Task_A", one_path);
@@ -297,11 +328,25 @@ test_routes (Fx *fx, gconstpointer data)
   g_assert_cmpint (code, ==, 200);
   g_autoptr (JsonNode) apin = parse (api);
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (apin), "openapi"), ==, "3.0.3");
+  /* every route of the server is described */
+  JsonObject *paths = json_object_get_object_member (json_node_get_object (apin), "paths");
+  const char *routes[] = { "tasks", "functions", "isrs", "isrs/tasks", "services", "services/tasks",
+                           "points", "data", "data/states", "data/values", "cores", "timeline",
+                           "callstack", "log", "flame", "anomalies", "gaps", "export", "stop" };
+  for (guint i = 0; i < G_N_ELEMENTS (routes); i++) {
+    g_autofree char *key = g_strdup_printf ("/api/sessions/{id}/%s", routes[i]);
+    if (!json_object_has_member (paths, key))
+      g_error ("OpenAPI lacks %s", key);
+  }
 
-  /* control */
-  g_autofree char *st = curl (fx, &code, "POST", "/api/sessions", "{\"name\":\"x\",\"duration_s\":2}", NULL);
+  /* control: the documented body */
+  g_autofree char *st = curl (fx, &code, "POST", "/api/sessions", "{\"name\":\"x\",\"duration\":\"2s\"}", NULL);
   g_assert_cmpint (code, ==, 201);
   g_assert_cmpstr (st, ==, "{\"id\":101}");
+  g_assert_cmpuint (fx->duration_ms, ==, 2000);
+  g_autofree char *st2 = curl (fx, &code, "POST", "/api/sessions", "{\"duration\":1.5}", NULL);
+  g_assert_cmpint (code, ==, 201);
+  g_assert_cmpuint (fx->duration_ms, ==, 1500);
   g_autofree char *busy = curl (fx, &code, "POST", "/api/sessions", "{\"name\":\"busy\"}", NULL);
   g_assert_cmpint (code, ==, 409);
   g_assert_nonnull (strstr (busy, "\"conflict\""));
@@ -314,6 +359,126 @@ test_routes (Fx *fx, gconstpointer data)
   g_autofree char *del = curl (fx, &code, "DELETE", one_path, NULL, NULL);
   g_assert_cmpint (code, ==, 409);
   g_assert_nonnull (strstr (del, "is running"));
+}
+
+/* GET @path (relative to the session) as a JSON array; asserts 200. */
+static JsonNode *
+get_rows (Fx *fx, const char *path, guint expect_len)
+{
+  int code;
+  g_autofree char *full = g_strdup_printf ("/api/sessions/%" G_GINT64_FORMAT "/%s", fx->session, path);
+  g_autofree char *body = curl (fx, &code, "GET", full, NULL, NULL);
+  if (code != 200)
+    g_error ("GET %s: HTTP %d: %s", full, code, body);
+  JsonNode *n = parse (body);
+  if (expect_len != G_MAXUINT && JSON_NODE_HOLDS_ARRAY (n))
+    g_assert_cmpuint (json_array_get_length (json_node_get_array (n)), ==, expect_len);
+  return n;
+}
+
+/* The version-3 views through REST: ISR2s (and per task), services (and per task), profile
+ * points, data variables, their states and values over time (raw and bucketed), cores, and
+ * seed 000's log mode. */
+static void
+test_v3_routes (Fx *fx, gconstpointer data)
+{
+  g_autoptr (JsonNode) isrs = get_rows (fx, "isrs", 1);
+  JsonObject *i0 = json_array_get_object_element (json_node_get_array (isrs), 0);
+  g_assert_cmpstr (json_object_get_string_member (i0, "isr"), ==, "Isr_Can");
+  g_assert_cmpfloat (json_object_get_double_member (i0, "net_total_us"), ==, 80);
+  g_assert_true (json_object_get_null_member (i0, "period_min_us")); /* unknown: null */
+  g_autoptr (JsonNode) ti = get_rows (fx, "isrs?task=Task_A", 1);
+  g_assert_cmpfloat (json_object_get_double_member (json_array_get_object_element (json_node_get_array (ti), 0),
+                                                    "time_us"), ==, 60);
+  g_autoptr (JsonNode) tiall = get_rows (fx, "isrs/tasks", 2);
+  g_autoptr (JsonNode) svc = get_rows (fx, "services", 1);
+  g_assert_nonnull (array_find (json_node_get_array (svc), "service", "GetResource"));
+  g_autoptr (JsonNode) tsvc = get_rows (fx, "services?task=Task_B", 1);
+  g_autoptr (JsonNode) tsvc0 = get_rows (fx, "services?task=Task_A", 0);
+  g_autoptr (JsonNode) tsvcall = get_rows (fx, "services/tasks", 1);
+  g_autoptr (JsonNode) pts = get_rows (fx, "points", 1);
+  JsonObject *p0 = json_array_get_object_element (json_node_get_array (pts), 0);
+  g_assert_cmpstr (json_object_get_string_member (p0, "point"), ==, "PFP_TASK0_1");
+  g_assert_cmpfloat (json_object_get_double_member (p0, "ema_us"), ==, 101.25);
+  g_assert_cmpfloat (json_object_get_double_member (p0, "alpha"), ==, 0.125);
+  g_autoptr (JsonNode) dat = get_rows (fx, "data", 1);
+  JsonObject *d0 = json_array_get_object_element (json_node_get_array (dat), 0);
+  g_assert_cmpstr (json_object_get_string_member (d0, "kind"), ==, "state");
+  g_assert_cmpint (json_object_get_int_member (d0, "states"), ==, 2);
+  g_autoptr (JsonNode) states = get_rows (fx, "data/states?variable=light", 2);
+  g_autoptr (JsonNode) states7 = get_rows (fx, "data/states?variable=7", 2);
+  /* all five changes raw; from 350 µs: the value held then (2 at 400? no: 1 since 300) first */
+  g_autoptr (JsonNode) vals = get_rows (fx, "data/values?variable=light", G_MAXUINT);
+  JsonObject *vo = json_node_get_object (vals);
+  g_assert_cmpfloat (json_object_get_double_member (vo, "bucket_us"), ==, 0);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (vo, "points")), ==, 5);
+  g_autoptr (JsonNode) win = get_rows (fx, "data/values?variable=light&from=350&to=950", G_MAXUINT);
+  JsonArray *wp = json_object_get_array_member (json_node_get_object (win), "points");
+  g_assert_cmpuint (json_array_get_length (wp), ==, 4); /* the held value, then 400, 500, 900 */
+  g_assert_cmpfloat (json_object_get_double_member (json_array_get_object_element (wp, 0), "t_us"), ==, 300);
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (wp, 0), "value"), ==, 1);
+  g_autoptr (JsonNode) bk = get_rows (fx, "data/values?variable=light&from=0&to=999&max_points=2", G_MAXUINT);
+  JsonObject *bo = json_node_get_object (bk);
+  g_assert_cmpfloat (json_object_get_double_member (bo, "bucket_us"), ==, 500);
+  JsonArray *bp = json_object_get_array_member (bo, "points");
+  g_assert_cmpuint (json_array_get_length (bp), ==, 2); /* [0, 500): 0 1 2, last 2; [500, 1000): 0 1 */
+  JsonObject *b0 = json_array_get_object_element (bp, 0), *b1 = json_array_get_object_element (bp, 1);
+  g_assert_cmpint (json_object_get_int_member (b0, "value"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (b0, "min"), ==, 0);
+  g_assert_cmpint (json_object_get_int_member (b0, "max"), ==, 2);
+  g_assert_cmpfloat (json_object_get_double_member (b1, "t_us"), ==, 500);
+  g_assert_cmpint (json_object_get_int_member (b1, "value"), ==, 1);
+  g_autoptr (JsonNode) cores = get_rows (fx, "cores", 1);
+  JsonObject *c0 = json_array_get_object_element (json_node_get_array (cores), 0);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (c0, "load_percent"),
+                                  100.0 * 1480 / 1980, 1e-9);
+  /* seed 000 log mode: the 2 calls of Task_A entered before t = 300: outer (0), inner (200) */
+  g_autoptr (JsonNode) log = get_rows (fx, "log?task=Task_A&t=300&n=2", 2);
+  JsonArray *la = json_node_get_array (log);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (la, 0), "function"), ==, "outer");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (la, 1), "function"), ==, "inner");
+  g_autoptr (JsonNode) log1 = get_rows (fx, "log?task=Task_A&t=150&n=5", 1); /* only outer began */
+  g_autoptr (JsonNode) log0 = get_rows (fx, "log?task=Task_A&t=0", 0);       /* none before 0 */
+}
+
+/* A poll session sees no function calls: the call stack, the log and the function profiles
+ * answer 409 and say so; its other views answer as usual. */
+static void
+test_poll_honest (Fx *fx, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  StoreWriter *w = store_writer_new (fx->db, NULL, &error);
+  g_assert_no_error (error);
+  StoreSessionInfo info = { .name = "polled", .source_kind = "poll", .clock = "host",
+                            .tick_rate_hz = 1e6 };
+  gint64 id = store_writer_begin_session (w, &info, &error);
+  g_assert_no_error (error);
+  StoreTaskStat ts = { .task = 1, .activations = -1, .jobs = 3, .load = 0.25, .load_bound = NAN,
+                       .time_bound = -1, .preemptions_missed = -1, .slice_avg = NAN };
+  g_assert_true (store_writer_put_task_stats (w, id, &ts, 1, &error));
+  g_assert_true (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error));
+  g_assert_true (store_writer_close (w, &error));
+  const char *paths[] = { "callstack?task=Task_A&t=10", "log?task=Task_A&t=10",
+                          "export?format=callgrind", "export?format=gprof", "export?format=twl",
+                          "export?format=pfp" };
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++) {
+    int code;
+    g_autofree char *p = g_strdup_printf ("/api/sessions/%" G_GINT64_FORMAT "/%s", id, paths[i]);
+    g_autofree char *body = curl (fx, &code, "GET", p, NULL, NULL);
+    if (code != 409 || strstr (body, "the poll source sees no function calls") == NULL)
+      g_error ("GET %s: HTTP %d: %s", p, code, body);
+  }
+  int code;
+  g_autofree char *p = g_strdup_printf ("/api/sessions/%" G_GINT64_FORMAT "/tasks", id);
+  g_autofree char *body = curl (fx, &code, "GET", p, NULL, NULL);
+  g_assert_cmpint (code, ==, 200);
+  g_autoptr (JsonNode) n = parse (body);
+  JsonObject *t = json_array_get_object_element (json_node_get_array (n), 0);
+  /* what polling cannot see is null, never 0 */
+  g_assert_true (json_object_get_null_member (t, "activations"));
+  g_assert_true (json_object_get_null_member (t, "load_bound_percent"));
+  g_assert_true (json_object_get_null_member (t, "preemptions_missed"));
+  g_assert_true (json_object_get_null_member (t, "slice_avg_us"));
 }
 
 static void
@@ -335,7 +500,17 @@ test_bad_requests (Fx *fx, gconstpointer data)
     { "GET", "/api//sessions", NULL, 404, "not_found" },
     { "POST", "/api/sessions", "{not json", 400, "bad_request" },
     { "POST", "/api/sessions", "[1,2]", 400, "bad_request" },
-    { "POST", "/api/sessions", "{\"duration_s\":-4}", 400, "bad_request" },
+    { "POST", "/api/sessions", "{\"duration\":-4}", 400, "bad_request" },
+    { "POST", "/api/sessions", "{\"duration\":\"soon\"}", 400, "bad_request" },
+    { "POST", "/api/sessions", "{\"duration\":\"0s\"}", 400, "bad_request" },
+    { "POST", "/api/sessions", "{\"duration_s\":30}", 400, "bad_request" },
+    { "POST", "/api/sessions", "{\"name\":\"a\",\"target\":\"x\"}", 400, "bad_request" },
+    { "GET", "/api/sessions/1/log?task=Task_A", NULL, 400, "bad_request" },
+    { "GET", "/api/sessions/1/log?task=Task_A&t=5&n=0", NULL, 400, "bad_request" },
+    { "GET", "/api/sessions/1/data/values", NULL, 400, "bad_request" },
+    { "GET", "/api/sessions/1/data/values?variable=nope", NULL, 404, "not_found" },
+    { "GET", "/api/sessions/1/isrs/nothing", NULL, 404, "not_found" },
+    { "GET", "/api/sessions/1/tasks/x", NULL, 404, "not_found" },
     { "POST", "/api/sessions/2/stop", NULL, 404, "not_found" },
     { "PUT", "/api/sessions", NULL, 405, "bad_request" },
   };
@@ -353,6 +528,9 @@ test_bad_requests (Fx *fx, gconstpointer data)
       g_assert_cmpstr (json_object_get_string_member (json_node_get_object (n), "error"), ==, cases[i].error);
       g_assert_nonnull (json_object_get_string_member (json_node_get_object (n), "message"));
     }
+    /* an unknown field of the start body is named */
+    if (cases[i].body && strstr (cases[i].body, "duration_s"))
+      g_assert_nonnull (strstr (out, "unknown field \\\"duration_s\\\""));
   }
   /* a huge query string is refused, and the server still answers afterwards */
   g_autoptr (GString) huge = g_string_new ("/api/sessions?x=");
@@ -398,6 +576,12 @@ test_metrics_and_live (Fx *fx, gconstpointer data)
   g_assert_cmpint (code, ==, 200);
   g_assert_nonnull (strstr (m, "orti_task_load_ratio{session=\"1\",task=\"Task_A\"} 0.6\n"));
   g_assert_nonnull (strstr (m, "orti_task_preemptions_total{session=\"1\",task=\"Task_A\"} 2\n"));
+  g_assert_nonnull (strstr (m, "orti_isr_seconds_total{session=\"1\",isr=\"Isr_Can\"} 8.0e-05\n"));
+  g_assert_nonnull (strstr (m, "orti_service_calls_total{session=\"1\",service=\"GetResource\"} 2\n"));
+  g_assert_nonnull (strstr (m, "orti_point_ema_seconds{session=\"1\",point=\"PFP_TASK0_1\"} 0.00010125\n"));
+  g_assert_nonnull (strstr (m, "orti_data_value{session=\"1\",variable=\"light\"} 1\n"));
+  g_assert_nonnull (strstr (m, "orti_core_busy_seconds_total{session=\"1\",core=\"0\"} 0.00148\n"));
+  g_assert_nonnull (strstr (m, "# TYPE orti_task_load_bound_ratio gauge\n"));
   g_autofree char *promtool = g_find_program_in_path ("promtool");
   if (promtool) {
     g_autofree char *path = g_build_filename (fx->dir, "metrics.txt", NULL);
@@ -428,6 +612,18 @@ test_metrics_and_live (Fx *fx, gconstpointer data)
   g_assert_cmpuint (events, >=, 2);
   g_assert_nonnull (strstr (run.out, "\"running\":[{\"core\":0,\"task\":\"Task_B\"}]"));
   g_free (run.out);
+
+  /* /metrics may come from a cache for up to a second, but never across a change of the latest
+   * session's state: the session ends with new statistics, the next answer has them */
+  g_autoptr (StoreDb) db = store_db_open (fx->db, STORE_OPEN_READ_WRITE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (sqlite3_exec (store_db_handle (db),
+                                 "UPDATE task_stat SET preemptions = 9 WHERE session_id = 1 AND "
+                                 "task = 1; UPDATE sessions SET state = 'complete' WHERE id = 1",
+                                 NULL, NULL, NULL), ==, SQLITE_OK);
+  g_autofree char *m2 = curl (fx, &code, "GET", "/metrics", NULL, NULL);
+  g_assert_cmpint (code, ==, 200);
+  g_assert_nonnull (strstr (m2, "orti_task_preemptions_total{session=\"1\",task=\"Task_A\"} 9\n"));
 }
 
 int
@@ -440,6 +636,8 @@ main (int argc, char **argv)
     return 77;
   }
   g_test_add ("/web/routes", Fx, NULL, fx_set_up, test_routes, fx_tear_down);
+  g_test_add ("/web/v3-routes", Fx, NULL, fx_set_up, test_v3_routes, fx_tear_down);
+  g_test_add ("/web/poll-honest", Fx, NULL, fx_set_up, test_poll_honest, fx_tear_down);
   g_test_add ("/web/bad-requests", Fx, NULL, fx_set_up, test_bad_requests, fx_tear_down);
   g_test_add ("/web/token", Fx, "secret", fx_set_up, test_token, fx_tear_down);
   g_test_add ("/web/metrics-live", Fx, NULL, fx_set_up, test_metrics_and_live, fx_tear_down);

@@ -159,6 +159,7 @@ typedef struct {
   gint64 id;
   char *name;            /* session name */
   char *elf;             /* ELF file name without directories, NULL: unknown */
+  gboolean no_calls;     /* its source cannot see function calls (poll, or a replayed poll) */
   double rate;           /* ticks per second */
   GHashTable *tasks;     /* task value → name */
   GHashTable *isrs;      /* ISR value → name */
@@ -259,7 +260,9 @@ session_load (Session *s, StoreDb *db, const WebExportOptions *opt, GError **err
   s->db = store_db_handle (db);
   s->id = opt->session;
   s->scratch = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr (sqlite3_stmt) st = prepare (s, "SELECT name, tick_rate_hz, elf_path FROM sessions WHERE id = ?", error);
+  g_autoptr (sqlite3_stmt) st = prepare (s, "SELECT name, tick_rate_hz, elf_path, source_kind LIKE "
+                                            "'poll%' OR (source_kind = 'replay' AND sample_rate_hz "
+                                            "IS NOT NULL) FROM sessions WHERE id = ?", error);
   if (st == NULL)
     return FALSE;
   if (!step (s, st, error)) {
@@ -272,6 +275,7 @@ session_load (Session *s, StoreDb *db, const WebExportOptions *opt, GError **err
   s->rate = sqlite3_column_double (st, 1);
   if (sqlite3_column_text (st, 2) != NULL)
     s->elf = g_path_get_basename ((const char *) sqlite3_column_text (st, 2));
+  s->no_calls = sqlite3_column_int (st, 3) != 0;
   if (!(s->rate > 0)) {
     g_set_error (error, WEB_ERROR, WEB_ERROR_CONFIG, "session %" G_GINT64_FORMAT
                  ": tick_rate_hz %g is not positive", s->id, s->rate);
@@ -326,6 +330,19 @@ call_task_label (Session *s, gint64 task)
   if (g_hash_table_contains (s->tasks, &task) || !g_hash_table_contains (s->isrs, &task))
     return task_name (s, task, FALSE);
   return task_name (s, task, TRUE);
+}
+
+/* A session whose source sees no function calls (poll, or a replayed poll capture: a
+ * replay that sampled) cannot make a function profile:
+ * FALSE with WEB_ERROR_CONFLICT saying so, for the export @what. */
+static gboolean
+sees_calls (const Session *s, const char *what, GError **error)
+{
+  if (!s->no_calls)
+    return TRUE;
+  g_set_error (error, WEB_ERROR, WEB_ERROR_CONFLICT, "%s: the poll source sees no function calls "
+               "(session %" G_GINT64_FORMAT " has no calls to profile)", what, s->id);
+  return FALSE;
 }
 
 /* ---- per-function aggregates (callgrind, gprof, twl, pfp) -------------------------------- */
@@ -462,6 +479,8 @@ arc_cmp (gconstpointer a, gconstpointer b)
 static gboolean
 write_callgrind (Session *s, Out *o, GError **error)
 {
+  if (!sees_calls (s, "callgrind", error))
+    return FALSE;
   g_autoptr (GHashTable) arcs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr (GPtrArray) fns = aggregate_functions (s, arcs, error);
   if (fns == NULL)
@@ -531,6 +550,8 @@ fn_by_self_desc (gconstpointer a, gconstpointer b)
 static gboolean
 write_gprof (Session *s, Out *o, GError **error)
 {
+  if (!sees_calls (s, "gprof", error))
+    return FALSE;
   g_autoptr (GPtrArray) fns = aggregate_functions (s, NULL, error);
   if (fns == NULL)
     return FALSE;
@@ -568,6 +589,8 @@ write_gprof (Session *s, Out *o, GError **error)
 static gboolean
 write_twl (Session *s, Out *o, GError **error)
 {
+  if (!sees_calls (s, "twl", error))
+    return FALSE;
   g_autoptr (GPtrArray) fns = aggregate_functions (s, NULL, error);
   if (fns == NULL)
     return FALSE;
@@ -586,26 +609,72 @@ out_g (Out *o, double v)
   g_string_append (o->buf, g_ascii_formatd (b, sizeof b, "%g", v));
 }
 
-/* PFP (seed 003): each function is a profile point, ID = its index by address. PFP pauses a
- * point while the task is preempted and nested points measure exclusive cycles, so
- * C/Cmin/Cmax are self ticks (net minus callees) per call; Avg-T is C-avg in ms. A legend
- * "#ID: name (address)" follows after a blank line. */
+/* One PFP measurement line (seed 003): "ID: 00, n=N, C=…, Cmin=…, Cmax=…, C-avg=…,
+ * Avg-T=…ms", C-avg = C / n and Avg-T = C-avg in ms. */
+static void
+out_pfp_line (Out *o, const Session *s, guint64 id, gint64 n, gint64 c, gint64 cmin, gint64 cmax)
+{
+  double avg = n ? (double) c / (double) n : 0.0;
+  out_printf (o, "ID: %02" G_GUINT64_FORMAT ", n=%" G_GINT64_FORMAT ", C=%" G_GINT64_FORMAT ", Cmin=%"
+              G_GINT64_FORMAT ", Cmax=%" G_GINT64_FORMAT ", C-avg=", id, n, c, cmin, cmax);
+  out_g (o, avg);
+  out_puts (o, ", Avg-T=");
+  out_g (o, avg * 1e3 / s->rate);
+  out_puts (o, "ms\n");
+}
+
+/* PFP (seed 003) from the session's profile points (point_stat): ID = the point's id, C* =
+ * its exclusive net ticks (inner points and preemption excluded, latched parts summed), then
+ * "#ID: name" for the named points. Points that never recorded a measurement are left out.
+ * Without profile points each function is a point instead (functions_as_points). */
+static gboolean write_pfp_functions (Session *s, Out *o, GError **error);
+
 static gboolean
 write_pfp (Session *s, Out *o, GError **error)
 {
+  g_autoptr (sqlite3_stmt) st = prepare (s,
+      "SELECT s.point, s.count, s.total, s.min, s.max, p.name FROM point_stat s LEFT JOIN "
+      "points p ON p.session_id = s.session_id AND p.point = s.point WHERE s.session_id = ? "
+      "AND s.count > 0 ORDER BY s.point", error);
+  if (st == NULL)
+    return FALSE;
+  g_autoptr (GPtrArray) legend = g_ptr_array_new_with_free_func (g_free);
+  guint n = 0;
+  while (step (s, st, error)) {
+    guint64 id = (guint64) sqlite3_column_int64 (st, 0);
+    out_pfp_line (o, s, id, sqlite3_column_int64 (st, 1), sqlite3_column_int64 (st, 2),
+                  sqlite3_column_int64 (st, 3), sqlite3_column_int64 (st, 4));
+    if (sqlite3_column_text (st, 5) != NULL)
+      g_ptr_array_add (legend, g_strdup_printf ("#%02" G_GUINT64_FORMAT ": %s\n", id,
+                                                (const char *) sqlite3_column_text (st, 5)));
+    n++;
+  }
+  if (error != NULL && *error != NULL)
+    return FALSE;
+  if (n == 0)
+    return write_pfp_functions (s, o, error);
+  if (legend->len > 0)
+    out_puts (o, "\n");
+  for (guint i = 0; i < legend->len; i++)
+    out_puts (o, g_ptr_array_index (legend, i));
+  return TRUE;
+}
+
+/* PFP for a session without profile points: each function is a point, ID = its index by
+ * address. PFP pauses a point while the task is preempted and nested points measure
+ * exclusive cycles, so C/Cmin/Cmax are self ticks (net minus callees) per call. A legend
+ * "#ID: name (address)" follows after a blank line. */
+static gboolean
+write_pfp_functions (Session *s, Out *o, GError **error)
+{
+  if (!sees_calls (s, "pfp (no profile points, so from functions)", error))
+    return FALSE;
   g_autoptr (GPtrArray) fns = aggregate_functions (s, NULL, error);
   if (fns == NULL)
     return FALSE;
   for (guint i = 0; i < fns->len; i++) {
     FnAgg *f = fns->pdata[i];
-    double avg = (double) f->self_total / (double) f->count;
-    out_printf (o, "ID: %02u, n=%" G_GINT64_FORMAT ", C=%" G_GINT64_FORMAT ", Cmin=%" G_GINT64_FORMAT
-                ", Cmax=%" G_GINT64_FORMAT ", C-avg=", i, f->count, f->self_total, f->self_min,
-                f->self_max);
-    out_g (o, avg);
-    out_puts (o, ", Avg-T=");
-    out_g (o, avg * 1e3 / s->rate);
-    out_puts (o, "ms\n");
+    out_pfp_line (o, s, i, f->count, f->self_total, f->self_min, f->self_max);
   }
   if (fns->len > 0)
     out_puts (o, "\n");
@@ -1104,6 +1173,17 @@ static const CsvTable csv_tables[] = {
   { "task_stat", "session_id", "task", TRUE },
   { "function_stat", "session_id", "function", TRUE },
   { "task_function_stat", "session_id", "task, function", TRUE },
+  { "points", "session_id", "point", TRUE },
+  { "variables", "session_id", "variable", TRUE },
+  { "isr_stat", "session_id", "isr", TRUE },
+  { "task_isr_stat", "session_id", "task, isr", TRUE },
+  { "service_stat", "session_id", "service", TRUE },
+  { "task_service_stat", "session_id", "task, service", TRUE },
+  { "point_stat", "session_id", "point", TRUE },
+  { "data_stat", "session_id", "variable", TRUE },
+  { "data_state_stat", "session_id", "variable, value", TRUE },
+  { "data_values", "session_id", "variable, ts", TRUE },
+  { "core_stat", "session_id", "core", TRUE },
   { "anomalies", "session_id", "ts, core", TRUE },
   { "gaps", "session_id", "start, core", TRUE },
   { "event_chunks", "session_id", "id", FALSE },
@@ -1111,6 +1191,15 @@ static const CsvTable csv_tables[] = {
   { "task_stats", "session_id", "task_value", FALSE },
   { "function_stats", "session_id", "address", FALSE },
   { "task_function_stats", "session_id", "task_value, address", FALSE },
+  { "isr_stats", "session_id", "isr_value", FALSE },
+  { "task_isr_stats", "session_id", "task_value, isr_value", FALSE },
+  { "service_stats", "session_id", "service_value", FALSE },
+  { "task_service_stats", "session_id", "task_value, service_value", FALSE },
+  { "point_stats", "session_id", "point_value", FALSE },
+  { "data_stats", "session_id", "variable_value", FALSE },
+  { "data_state_stats", "session_id", "variable_value, value", FALSE },
+  { "data_series", "session_id", "variable_value, tick", FALSE },
+  { "core_stats", "session_id", "core", FALSE },
   { "timeline", "session_id", "core, start_tick", FALSE },
   { "sessions_overview", "id", "id", FALSE },
   { "events", "session_id", "core, chunk_id, seq", FALSE },

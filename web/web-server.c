@@ -38,7 +38,29 @@ struct _WebServer {
   char *url;
   GPtrArray *live_clients; /* SoupServerMessage* being streamed /api/live */
   guint live_timer;
+  struct _MetricsCache *metrics; /* the last /metrics answer (refcounted: jobs share it) */
 };
+
+/* The last /metrics answer, reused for up to a second while the latest session's id and state
+ * are unchanged: the statistics behind it change at most once a second (the live refresh), so
+ * scrapers and dashboards polling it cost one small query; its counters lag by < 1 s. Shared by the
+ * worker threads; an atomic rc box, since a job may outlive the server. */
+typedef struct _MetricsCache {
+  GMutex lock;
+  char *key;     /* "id state" of the latest session when body was made */
+  char *body;
+  gint64 at;     /* monotonic µs of body */
+} MetricsCache;
+#define METRICS_CACHE_US G_USEC_PER_SEC
+
+static void
+metrics_cache_clear (gpointer p)
+{
+  MetricsCache *c = p;
+  g_mutex_clear (&c->lock);
+  g_free (c->key);
+  g_free (c->body);
+}
 
 /* ---- replies ------------------------------------------------------------------------------ */
 
@@ -138,6 +160,7 @@ typedef struct {
   gboolean write;         /* needs a read-write connection */
   char *db_path;
   guint timeout_ms;
+  MetricsCache *metrics;  /* /metrics only: a reference */
   Reply reply;
 } Job;
 
@@ -149,6 +172,8 @@ job_free (Job *j)
   g_strfreev (j->parts);
   g_clear_pointer (&j->query, g_hash_table_unref);
   g_free (j->db_path);
+  if (j->metrics != NULL)
+    g_atomic_rc_box_release_full (j->metrics, metrics_cache_clear);
   g_free (j->reply.body);
   g_free (j);
 }
@@ -229,6 +254,40 @@ session_tick_rate (Job *j, StoreDb *db, gint64 id, double *rate)
     return FALSE;
   }
   *rate = g_ascii_strtod (cell_text (res, 0, 0), NULL);
+  return TRUE;
+}
+
+/* "poll" when session @id's source cannot see function calls (a poll session, or the replay
+ * of one: a replayed source that sampled), else NULL; FALSE with an error reply when the
+ * query fails. */
+static gboolean
+session_blind_to_calls (Job *j, StoreDb *db, gint64 id, char **kind)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (StoreResult) res = run_sql (j, db, &error,
+      "SELECT 'poll' FROM sessions WHERE id = %lld AND (source_kind LIKE 'poll%%' OR "
+      "(source_kind = 'replay' AND sample_rate_hz IS NOT NULL))", (long long) id);
+  if (res == NULL) {
+    reply_from_error (&j->reply, error);
+    return FALSE;
+  }
+  *kind = res->rows->len ? g_strdup (cell_text (res, 0, 0)) : NULL;
+  return TRUE;
+}
+
+/* TRUE when session @id's source saw function calls; otherwise answers 409 "the poll source
+ * sees no function calls" (or an error) and returns FALSE. */
+static gboolean
+require_calls (Job *j, StoreDb *db, gint64 id)
+{
+  g_autofree char *kind = NULL;
+  if (!session_blind_to_calls (j, db, id, &kind))
+    return FALSE;
+  if (kind != NULL) {
+    reply_error (&j->reply, SOUP_STATUS_CONFLICT, "conflict",
+                 "the %s source sees no function calls (session %" G_GINT64_FORMAT ")", kind, id);
+    return FALSE;
+  }
   return TRUE;
 }
 
@@ -424,8 +483,115 @@ route_export (Job *j, StoreDb *db, gint64 id)
   }
 }
 
+/* A bounded non-negative integer query parameter; FALSE when present but malformed. */
+static gboolean
+parse_count (const char *s, guint64 max, guint64 *v)
+{
+  if (s == NULL)
+    return TRUE;
+  char *end = NULL;
+  if (!g_ascii_isdigit (*s))
+    return FALSE;
+  *v = g_ascii_strtoull (s, &end, 10);
+  return *end == '\0' && *v <= max;
+}
+
+/* GET …/data/values?variable=V[&from=US&to=US&max_points=N]: the changes of one data
+ * variable in a window, and the value it held at `from` (its last change before it): raw
+ * when at most max_points (default 2000) changes fall in the window, else per bucket of
+ * equal width the last value and the smallest and largest taken in it. */
 static void
-route_session (Job *j, StoreDb *db, gint64 id, const char *what)
+route_data_values (Job *j, StoreDb *db, gint64 id, double rate)
+{
+  const char *var = qparam (j, "variable");
+  double from_us = 0, to_us = -1, max_points = 2000;
+  if (var == NULL || !parse_number (qparam (j, "from"), &from_us) ||
+      !parse_number (qparam (j, "to"), &to_us) ||
+      !parse_number (qparam (j, "max_points"), &max_points) || max_points < 1 || max_points > 1e6) {
+    reply_error (&j->reply, SOUP_STATUS_BAD_REQUEST, "bad_request",
+                 "data values need variable=NAME|ID, and from, to (µs) and max_points (1…1000000) "
+                 "must be numbers");
+    return;
+  }
+  char *cond = task_condition (var, "v.name", "d.variable");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (StoreResult) vr = run_sql (j, db, &error,
+      "SELECT DISTINCT d.variable, COALESCE(v.name, printf('%%d', d.variable)) FROM data_stat d "
+      "LEFT JOIN variables v ON v.session_id = d.session_id AND v.variable = d.variable "
+      "WHERE d.session_id = %lld AND %s", (long long) id, cond);
+  sqlite3_free (cond);
+  if (vr == NULL) {
+    reply_from_error (&j->reply, error);
+    return;
+  }
+  if (vr->rows->len == 0) {
+    reply_error (&j->reply, SOUP_STATUS_NOT_FOUND, "not_found",
+                 "session %" G_GINT64_FORMAT " has no data variable \"%s\"", id, var);
+    return;
+  }
+  const char *vid = cell_text (vr, 0, 0);
+  g_autoptr (StoreResult) span = run_sql (j, db, &error,
+      "SELECT min(ts), max(ts), count(*) FROM data_values WHERE session_id = %lld AND variable = %s",
+      (long long) id, vid);
+  if (span == NULL) {
+    reply_from_error (&j->reply, error);
+    return;
+  }
+  gint64 t0 = qparam (j, "from") ? (gint64) floor (from_us * rate / 1e6)
+                                 : g_ascii_strtoll (cell_text (span, 0, 0), NULL, 10);
+  gint64 t1 = to_us >= 0 ? (gint64) ceil (to_us * rate / 1e6)
+                         : g_ascii_strtoll (cell_text (span, 0, 1), NULL, 10);
+  if (t1 < t0) {
+    reply_error (&j->reply, SOUP_STATUS_BAD_REQUEST, "bad_request", "to is before from");
+    return;
+  }
+  g_autoptr (StoreResult) n = run_sql (j, db, &error,
+      "SELECT count(*) FROM data_values WHERE session_id = %lld AND variable = %s AND ts >= %lld "
+      "AND ts <= %lld", (long long) id, vid, (long long) t0, (long long) t1);
+  if (n == NULL) {
+    reply_from_error (&j->reply, error);
+    return;
+  }
+  gint64 count = g_ascii_strtoll (cell_text (n, 0, 0), NULL, 10);
+  gboolean raw = count <= (gint64) max_points;
+  gint64 nb = (gint64) max_points, w = MAX (1, (t1 - t0 + nb) / nb);
+  g_autoptr (StoreResult) pts = raw ? run_sql (j, db, &error,
+      "SELECT * FROM (SELECT ts, value, value, value FROM data_values WHERE session_id = %lld AND "
+      "variable = %s AND ts < %lld ORDER BY ts DESC LIMIT 1) UNION ALL SELECT * FROM (SELECT ts, "
+      "value, value, value FROM data_values WHERE session_id = %lld AND variable = %s AND ts >= "
+      "%lld AND ts <= %lld ORDER BY ts)", (long long) id, vid, (long long) t0, (long long) id, vid,
+      (long long) t0, (long long) t1)
+    : run_sql (j, db, &error,
+      "SELECT * FROM (SELECT ts, value, value, value FROM data_values WHERE session_id = %lld AND "
+      "variable = %s AND ts < %lld ORDER BY ts DESC LIMIT 1) UNION ALL SELECT * FROM (SELECT "
+      "%lld + k * %lld, value, mn, mx FROM (SELECT (ts - %lld) / %lld AS k, value, "
+      "min(value) OVER p AS mn, max(value) OVER p AS mx, "
+      "row_number () OVER (PARTITION BY (ts - %lld) / %lld ORDER BY ts DESC) AS rn "
+      "FROM data_values WHERE session_id = %lld AND variable = %s AND ts >= %lld AND ts <= %lld "
+      "WINDOW p AS (PARTITION BY (ts - %lld) / %lld)) WHERE rn = 1 ORDER BY k)",
+      (long long) id, vid, (long long) t0, (long long) t0, (long long) w, (long long) t0,
+      (long long) w, (long long) t0, (long long) w, (long long) id, vid, (long long) t0,
+      (long long) t1, (long long) t0, (long long) w);
+  if (pts == NULL) {
+    reply_from_error (&j->reply, error);
+    return;
+  }
+  GString *out = g_string_new ("{\"variable\":");
+  json_str (out, cell_text (vr, 0, 1));
+  g_string_append_printf (out, ",\"variable_value\":%s,\"from_us\":%.3f,\"to_us\":%.3f,"
+                          "\"bucket_us\":%.3f,\"count\":%" G_GINT64_FORMAT ",\"points\":[",
+                          vid, (double) t0 * 1e6 / rate, (double) t1 * 1e6 / rate,
+                          raw ? 0.0 : (double) w * 1e6 / rate, count);
+  for (guint r = 0; r < pts->rows->len; r++)
+    g_string_append_printf (out, "%s{\"t_us\":%.3f,\"value\":%s,\"min\":%s,\"max\":%s}", r ? "," : "",
+                            g_ascii_strtod (cell_text (pts, r, 0), NULL) * 1e6 / rate,
+                            cell_text (pts, r, 1), cell_text (pts, r, 2), cell_text (pts, r, 3));
+  g_string_append (out, "]}");
+  reply_json (&j->reply, g_string_free (out, FALSE));
+}
+
+static void
+route_session (Job *j, StoreDb *db, gint64 id, const char *what, const char *sub)
 {
   double rate;
   if (what == NULL) {
@@ -446,21 +612,51 @@ route_session (Job *j, StoreDb *db, gint64 id, const char *what)
   if (!session_tick_rate (j, db, id, &rate))
     return;
   const char *task = qparam (j, "task");
+  /* the per-task tables: VIEW?task=T (one task) or VIEW/tasks (all rows) */
+  static const struct { const char *what, *all, *per_task, *order; } stats[] = {
+    { "functions", "function_stats", "task_function_stats", "net_total_us DESC" },
+    { "isrs", "isr_stats", "task_isr_stats", "isr" },
+    { "services", "service_stats", "task_service_stats", "service" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (stats); i++) {
+    if (strcmp (what, stats[i].what) != 0)
+      continue;
+    if (sub != NULL && strcmp (sub, "tasks") != 0)
+      break;
+    if (sub == NULL && task == NULL) {
+      answer_rows (j, db, "SELECT * FROM %s WHERE session_id = %lld ORDER BY %s", stats[i].all,
+                   (long long) id, stats[i].order);
+    } else {
+      char *cond = task ? task_condition (task, "task", "task_value") : sqlite3_mprintf ("1");
+      answer_rows (j, db, "SELECT * FROM %s WHERE session_id = %lld AND %s ORDER BY task, %s",
+                   stats[i].per_task, (long long) id, cond, stats[i].order);
+      sqlite3_free (cond);
+    }
+    return;
+  }
+  if (sub != NULL && !(strcmp (what, "data") == 0 &&
+                       (strcmp (sub, "states") == 0 || strcmp (sub, "values") == 0))) {
+    reply_error (&j->reply, SOUP_STATUS_NOT_FOUND, "not_found", "no such resource \"%s/%s\"", what, sub);
+    return;
+  }
   if (strcmp (what, "tasks") == 0)
     answer_rows (j, db, "SELECT * FROM task_stats WHERE session_id = %lld ORDER BY task", (long long) id);
-  else if (strcmp (what, "functions") == 0 && task == NULL)
-    answer_rows (j, db, "SELECT * FROM function_stats WHERE session_id = %lld ORDER BY net_total_us DESC",
+  else if (strcmp (what, "points") == 0)
+    answer_rows (j, db, "SELECT * FROM point_stats WHERE session_id = %lld ORDER BY point_value",
                  (long long) id);
-  else if (strcmp (what, "functions") == 0) {
-    char *cond = task_condition (task, "task", "task_value");
-    answer_rows (j, db, "SELECT * FROM task_function_stats WHERE session_id = %lld AND %s "
-                 "ORDER BY net_total_us DESC", (long long) id, cond);
+  else if (strcmp (what, "cores") == 0)
+    answer_rows (j, db, "SELECT * FROM core_stats WHERE session_id = %lld ORDER BY core", (long long) id);
+  else if (strcmp (what, "data") == 0 && sub == NULL)
+    answer_rows (j, db, "SELECT * FROM data_stats WHERE session_id = %lld ORDER BY variable_value",
+                 (long long) id);
+  else if (strcmp (what, "data") == 0 && strcmp (sub, "states") == 0) {
+    const char *var = qparam (j, "variable");
+    char *cond = var ? task_condition (var, "variable", "variable_value") : sqlite3_mprintf ("1");
+    answer_rows (j, db, "SELECT * FROM data_state_stats WHERE session_id = %lld AND %s "
+                 "ORDER BY variable_value, value", (long long) id, cond);
     sqlite3_free (cond);
-  } else if (strcmp (what, "isrs") == 0)
-    answer_rows (j, db, "SELECT name AS isr, value, count(*) AS count, sum(duration_us) AS total_us, "
-                 "min(duration_us) AS min_us, avg(duration_us) AS avg_us, max(duration_us) AS max_us "
-                 "FROM timeline WHERE session_id = %lld AND kind = 'isr' GROUP BY value ORDER BY name",
-                 (long long) id);
+  } else if (strcmp (what, "data") == 0)
+    route_data_values (j, db, id, rate);
   else if (strcmp (what, "anomalies") == 0)
     answer_rows (j, db, "SELECT ts * 1e6 / %.17g AS ts_us, core, task, kind, value, detail FROM "
                  "anomalies WHERE session_id = %lld ORDER BY ts LIMIT 10000", rate, (long long) id);
@@ -474,23 +670,40 @@ route_session (Job *j, StoreDb *db, gint64 id, const char *what)
     route_flame (j, db, id);
   else if (strcmp (what, "export") == 0)
     route_export (j, db, id);
-  else if (strcmp (what, "callstack") == 0) {
+  else if (strcmp (what, "callstack") == 0 || strcmp (what, "log") == 0) {
+    gboolean log = what[0] == 'l';
     double t_us = -1;
-    if (task == NULL || !parse_number (qparam (j, "t"), &t_us) || t_us < 0) {
+    guint64 n = 32;
+    if (task == NULL || !parse_number (qparam (j, "t"), &t_us) || t_us < 0 ||
+        (log && (!parse_count (qparam (j, "n"), 10000, &n) || n == 0))) {
       reply_error (&j->reply, SOUP_STATUS_BAD_REQUEST, "bad_request",
-                   "callstack needs task=NAME|VALUE and t=MICROSECONDS");
+                   log ? "log needs task=NAME|VALUE and t=MICROSECONDS, and n=1…10000 calls"
+                       : "callstack needs task=NAME|VALUE and t=MICROSECONDS");
       return;
     }
+    if (!require_calls (j, db, id))
+      return;
     char *cond = task_condition (task, "t.name", "c.task");
     gint64 tick = (gint64) (t_us * rate / 1e6);
-    answer_rows (j, db, "SELECT c.depth, coalesce(f.name, printf('0x%%x', c.function)) AS function, "
-                 "c.function AS address, c.start * 1e6 / %.17g AS start_us, c.\"end\" * 1e6 / %.17g "
-                 "AS end_us, c.net * 1e6 / %.17g AS net_us FROM calls c "
-                 "LEFT JOIN tasks t ON t.session_id = c.session_id AND t.task = c.task "
-                 "LEFT JOIN functions f ON f.session_id = c.session_id AND f.address = c.function "
-                 "WHERE c.session_id = %lld AND %s AND c.start <= %lld AND c.\"end\" > %lld "
-                 "ORDER BY c.depth", rate, rate, rate, (long long) id, cond, (long long) tick,
-                 (long long) tick);
+    if (log) /* seed 000 log mode: the last n calls entered before t, oldest first */
+      answer_rows (j, db, "SELECT * FROM (SELECT c.depth, coalesce(f.name, printf('0x%%x', c.function)) "
+                   "AS function, c.function AS address, c.start * 1e6 / %.17g AS start_us, c.\"end\" "
+                   "* 1e6 / %.17g AS end_us, c.net * 1e6 / %.17g AS net_us, c.gross * 1e6 / %.17g AS "
+                   "gross_us, c.id AS call, c.parent FROM calls c "
+                   "LEFT JOIN tasks t ON t.session_id = c.session_id AND t.task = c.task "
+                   "LEFT JOIN functions f ON f.session_id = c.session_id AND f.address = c.function "
+                   "WHERE c.session_id = %lld AND %s AND c.start < %lld ORDER BY c.start DESC, c.id "
+                   "DESC LIMIT %llu) ORDER BY start_us, call", rate, rate, rate, rate, (long long) id,
+                   cond, (long long) tick, (unsigned long long) n);
+    else
+      answer_rows (j, db, "SELECT c.depth, coalesce(f.name, printf('0x%%x', c.function)) AS function, "
+                   "c.function AS address, c.start * 1e6 / %.17g AS start_us, c.\"end\" * 1e6 / %.17g "
+                   "AS end_us, c.net * 1e6 / %.17g AS net_us FROM calls c "
+                   "LEFT JOIN tasks t ON t.session_id = c.session_id AND t.task = c.task "
+                   "LEFT JOIN functions f ON f.session_id = c.session_id AND f.address = c.function "
+                   "WHERE c.session_id = %lld AND %s AND c.start <= %lld AND c.\"end\" > %lld "
+                   "ORDER BY c.depth", rate, rate, rate, (long long) id, cond, (long long) tick,
+                   (long long) tick);
     sqlite3_free (cond);
   } else
     reply_error (&j->reply, SOUP_STATUS_NOT_FOUND, "not_found", "no such resource \"%s\"", what);
@@ -511,16 +724,16 @@ route_compare (Job *j, StoreDb *db)
   g_autoptr (StoreResult) res = run_sql (j, db, &error,
       "SELECT json_object("
       " 'tasks', (SELECT json_group_array(json_object('task', x.task,"
-      "   'a', (SELECT json_object('load_percent', load_percent, 'run_avg_us', run_avg_us, "
-      "         'run_p99_us', run_p99_us, 'preemptions', preemptions) FROM task_stats WHERE session_id = %lld AND task = x.task),"
-      "   'b', (SELECT json_object('load_percent', load_percent, 'run_avg_us', run_avg_us, "
-      "         'run_p99_us', run_p99_us, 'preemptions', preemptions) FROM task_stats WHERE session_id = %lld AND task = x.task),"
+      "   'a', (SELECT json_object('load_percent', load_percent, 'slice_avg_us', slice_avg_us, "
+      "         'slice_p99_us', slice_p99_us, 'preemptions', preemptions) FROM task_stats WHERE session_id = %lld AND task = x.task),"
+      "   'b', (SELECT json_object('load_percent', load_percent, 'slice_avg_us', slice_avg_us, "
+      "         'slice_p99_us', slice_p99_us, 'preemptions', preemptions) FROM task_stats WHERE session_id = %lld AND task = x.task),"
       "   'delta_load_percent', (SELECT load_percent FROM task_stats WHERE session_id = %lld AND task = x.task) -"
       "                         (SELECT load_percent FROM task_stats WHERE session_id = %lld AND task = x.task),"
-      "   'delta_run_avg_us', (SELECT run_avg_us FROM task_stats WHERE session_id = %lld AND task = x.task) -"
-      "                       (SELECT run_avg_us FROM task_stats WHERE session_id = %lld AND task = x.task),"
-      "   'delta_run_p99_us', (SELECT run_p99_us FROM task_stats WHERE session_id = %lld AND task = x.task) -"
-      "                       (SELECT run_p99_us FROM task_stats WHERE session_id = %lld AND task = x.task)))"
+      "   'delta_slice_avg_us', (SELECT slice_avg_us FROM task_stats WHERE session_id = %lld AND task = x.task) -"
+      "                       (SELECT slice_avg_us FROM task_stats WHERE session_id = %lld AND task = x.task),"
+      "   'delta_slice_p99_us', (SELECT slice_p99_us FROM task_stats WHERE session_id = %lld AND task = x.task) -"
+      "                       (SELECT slice_p99_us FROM task_stats WHERE session_id = %lld AND task = x.task)))"
       "   FROM (SELECT DISTINCT task FROM task_stats WHERE session_id IN (%lld, %lld) ORDER BY task) x),"
       " 'functions', (SELECT json_group_array(json_object('function', y.function,"
       "   'a', (SELECT json_object('count', count, 'net_avg_us', net_avg_us, 'net_p99_us', net_p99_us) FROM function_stats WHERE session_id = %lld AND function = y.function),"
@@ -598,8 +811,8 @@ job_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel)
       j->reply.status = SOUP_STATUS_NO_CONTENT;
       j->reply.body = g_strdup ("");
     }
-  } else if (strcmp (j->parts[0], "sessions") == 0 && parse_id (j->parts[1], &id) && n <= 3)
-    route_session (j, db, id, n == 3 ? j->parts[2] : NULL);
+  } else if (strcmp (j->parts[0], "sessions") == 0 && parse_id (j->parts[1], &id) && n <= 4)
+    route_session (j, db, id, n >= 3 ? j->parts[2] : NULL, n == 4 ? j->parts[3] : NULL);
   else if (strcmp (j->parts[0], "compare") == 0 && n == 1)
     route_compare (j, db);
   else
@@ -737,37 +950,113 @@ prom_label (GString *out, const char *s)
   }
 }
 
+/* The per-entity gauges and counters of /metrics, by entity: one query for session %lld gives
+ * rows of (label value, one value per metric, in the order of m[]); a NULL value (unknown)
+ * gives no sample. */
+typedef struct {
+  const char *name, *type, *help;
+} MetricDesc;
+
+static const struct {
+  const char *label, *sql;
+  MetricDesc m[5];
+} entity_metrics[] = {
+  { "task",
+    "SELECT task, load_percent / 100.0, load_bound_percent / 100.0, run_total_us / 1e6, "
+    "preemptions FROM task_stats WHERE session_id = %lld ORDER BY task",
+    { { "orti_task_load_ratio", "gauge", "Share of the session's time the task ran (0..1)." },
+      { "orti_task_load_bound_ratio", "gauge", "Half-width of the 99 % interval of the task's "
+        "load (0 for exact sources)." },
+      { "orti_task_run_seconds_total", "counter", "Time the task ran." },
+      { "orti_task_preemptions_total", "counter", "Times the task was preempted." } } },
+  { "isr",
+    "SELECT isr, count, net_total_us / 1e6, net_max_us / 1e6 FROM isr_stats "
+    "WHERE session_id = %lld ORDER BY isr",
+    { { "orti_isr_instances_total", "counter", "Complete instances of the ISR2." },
+      { "orti_isr_seconds_total", "counter", "Net time the ISR2 ran (nested ISR2s excluded)." },
+      { "orti_isr_net_max_seconds", "gauge", "Longest net time of one instance of the ISR2." } } },
+  { "service",
+    "SELECT service, count, net_total_us / 1e6 FROM service_stats WHERE session_id = %lld "
+    "ORDER BY service",
+    { { "orti_service_calls_total", "counter", "Complete calls of the OS service." },
+      { "orti_service_seconds_total", "counter", "Net time spent in the OS service." } } },
+  { "point",
+    "SELECT point, count, avg_us / 1e6, ema_us / 1e6 FROM point_stats WHERE session_id = %lld "
+    "ORDER BY point_value",
+    { { "orti_point_measurements_total", "counter", "Recorded measurements of the profile point." },
+      { "orti_point_avg_seconds", "gauge", "Average exclusive time of the profile point." },
+      { "orti_point_ema_seconds", "gauge", "Exponential average of the profile point (when it "
+        "has an alpha)." } } },
+  { "variable",
+    "SELECT variable, changes, last_value FROM data_stats WHERE session_id = %lld "
+    "ORDER BY variable_value",
+    { { "orti_data_changes_total", "counter", "Changes of the data variable's value." },
+      { "orti_data_value", "gauge", "The data variable's latest value." } } },
+  { "core",
+    "SELECT core, load_percent / 100.0, busy_us / 1e6, isr_us / 1e6, idle_us / 1e6, "
+    "unknown_us / 1e6 FROM core_stats WHERE session_id = %lld ORDER BY core",
+    { { "orti_core_load_ratio", "gauge", "Share of the core's known time a task or ISR2 ran "
+        "(0..1)." },
+      { "orti_core_busy_seconds_total", "counter", "Time a task or ISR2 ran on the core." },
+      { "orti_core_isr_seconds_total", "counter", "Time ISR2s ran on the core." },
+      { "orti_core_idle_seconds_total", "counter", "Time the core was idle." },
+      { "orti_core_unknown_seconds_total", "counter", "Time the core's state was unknown "
+        "(before the first switch, after a gap)." } } },
+};
+
+/* GET /metrics (worker thread): the latest session's gauges and counters (entity_metrics and
+ * the session's own), Prometheus text format; from the cache while it is fresh. */
 static void
 metrics_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel)
 {
   Job *j = data;
   g_autoptr (GError) error = NULL;
   StoreDb *db = thread_db (j->db_path, &error);
-  GString *out = g_string_new (NULL);
   g_autoptr (StoreResult) ses = db ? run_sql (j, db, &error,
-      "SELECT id, coalesce(sample_rate_hz, 0), gap_count, dropped_events, event_count, name "
-      "FROM sessions ORDER BY id DESC LIMIT 1") : NULL;
-  g_autoptr (StoreResult) tasks = ses && ses->rows->len ? run_sql (j, db, &error,
-      "SELECT task, load_percent / 100.0, run_total_us / 1e6, preemptions FROM task_stats "
-      "WHERE session_id = %s ORDER BY task", cell_text (ses, 0, 0)) : NULL;
-  if (db == NULL || ses == NULL || (ses->rows->len && tasks == NULL)) {
+      "SELECT id, coalesce(sample_rate_hz, 0), gap_count, dropped_events, event_count, name, "
+      "state FROM sessions ORDER BY id DESC LIMIT 1") : NULL;
+  if (db == NULL || ses == NULL) {
     reply_from_error (&j->reply, error);
-    g_string_free (out, TRUE);
     return;
   }
-  static const struct { const char *name, *type, *help; int col; } tm[] = {
-    { "orti_task_load_ratio", "gauge", "Share of the session's time the task ran (0..1).", 1 },
-    { "orti_task_run_seconds_total", "counter", "Time the task ran.", 2 },
-    { "orti_task_preemptions_total", "counter", "Times the task was preempted.", 3 },
-  };
-  for (gsize i = 0; i < G_N_ELEMENTS (tm); i++) {
-    g_string_append_printf (out, "# HELP %s %s\n# TYPE %s %s\n", tm[i].name, tm[i].help,
-                            tm[i].name, tm[i].type);
-    for (guint r = 0; tasks && r < tasks->rows->len; r++) {
-      const char *v = cell_text (tasks, r, tm[i].col);
-      g_string_append_printf (out, "%s{session=\"%s\",task=\"", tm[i].name, cell_text (ses, 0, 0));
-      prom_label (out, cell_text (tasks, r, 0));
-      g_string_append_printf (out, "\"} %s\n", v ? v : "0");
+  MetricsCache *cache = j->metrics;
+  g_autofree char *key = ses->rows->len ? g_strdup_printf ("%s %s", cell_text (ses, 0, 0),
+                                                            cell_text (ses, 0, 6))
+                                        : g_strdup ("");
+  gint64 now = g_get_monotonic_time ();
+  g_mutex_lock (&cache->lock);
+  if (cache->body != NULL && g_strcmp0 (cache->key, key) == 0 && now - cache->at < METRICS_CACHE_US)
+    j->reply.body = g_strdup (cache->body);
+  g_mutex_unlock (&cache->lock);
+  if (j->reply.body != NULL) {
+    j->reply.status = SOUP_STATUS_OK;
+    j->reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    return;
+  }
+  GString *out = g_string_new (NULL);
+  const char *sid = ses->rows->len ? cell_text (ses, 0, 0) : NULL;
+  for (gsize i = 0; i < G_N_ELEMENTS (entity_metrics); i++) {
+    g_autoptr (StoreResult) rows = NULL;
+    if (sid != NULL &&
+        (rows = run_sql (j, db, &error, entity_metrics[i].sql, g_ascii_strtoll (sid, NULL, 10)))
+          == NULL) {
+      reply_from_error (&j->reply, error);
+      g_string_free (out, TRUE);
+      return;
+    }
+    for (guint k = 0; k < G_N_ELEMENTS (entity_metrics[i].m) && entity_metrics[i].m[k].name; k++) {
+      const MetricDesc *m = &entity_metrics[i].m[k];
+      g_string_append_printf (out, "# HELP %s %s\n# TYPE %s %s\n", m->name, m->help, m->name,
+                              m->type);
+      for (guint r = 0; rows != NULL && r < rows->rows->len; r++) {
+        const char *v = cell_text (rows, r, k + 1);
+        if (v == NULL)
+          continue; /* unknown: no sample */
+        g_string_append_printf (out, "%s{session=\"%s\",%s=\"", m->name, sid,
+                                entity_metrics[i].label);
+        prom_label (out, cell_text (rows, r, 0));
+        g_string_append_printf (out, "\"} %s\n", v);
+      }
     }
   }
   static const struct { const char *name, *type, *help; int col; } sm[] = {
@@ -786,6 +1075,13 @@ metrics_thread (GTask *task, gpointer source, gpointer data, GCancellable *cance
   j->reply.status = SOUP_STATUS_OK;
   j->reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
   j->reply.body = g_string_free (out, FALSE);
+  g_mutex_lock (&cache->lock);
+  g_free (cache->key);
+  g_free (cache->body);
+  cache->key = g_steal_pointer (&key);
+  cache->body = g_strdup (j->reply.body);
+  cache->at = now;
+  g_mutex_unlock (&cache->lock);
 }
 
 static void
@@ -796,6 +1092,7 @@ handle_metrics (WebServer *ws, SoupServerMessage *msg)
   j->msg = g_object_ref (msg);
   j->db_path = g_strdup (ws->db_path);
   j->timeout_ms = ws->query_timeout_ms;
+  j->metrics = g_atomic_rc_box_acquire (ws->metrics);
   soup_server_message_pause (msg);
   g_autoptr (GTask) task = g_task_new (NULL, NULL, job_done, j);
   g_task_set_task_data (task, j, NULL);
@@ -832,22 +1129,36 @@ handle_control (WebServer *ws, SoupServerMessage *msg, char **parts, Reply *r)
         return;
       }
       JsonObject *o = json_node_get_object (root);
-      if (json_object_has_member (o, "name")) {
-        JsonNode *nn = json_object_get_member (o, "name");
-        if (json_node_get_value_type (nn) != G_TYPE_STRING) {
-          reply_error (r, SOUP_STATUS_BAD_REQUEST, "bad_request", "\"name\" must be a string");
+      g_autoptr (GList) members = json_object_get_members (o);
+      for (GList *m = members; m != NULL; m = m->next) {
+        const char *key = m->data;
+        JsonNode *v = json_object_get_member (o, key);
+        if (strcmp (key, "name") == 0) {
+          if (json_node_get_value_type (v) != G_TYPE_STRING) {
+            reply_error (r, SOUP_STATUS_BAD_REQUEST, "bad_request", "\"name\" must be a string");
+            return;
+          }
+          name = json_node_get_string (v);
+        } else if (strcmp (key, "duration") == 0) {
+          /* "30s", "500ms", "5m", … or a number of seconds */
+          GType t = JSON_NODE_HOLDS_VALUE (v) ? json_node_get_value_type (v) : G_TYPE_INVALID;
+          g_autofree char *text = t == G_TYPE_STRING ? g_strdup (json_node_get_string (v))
+                                  : t == G_TYPE_INT64 || t == G_TYPE_DOUBLE
+                                  ? g_strdup_printf ("%.17g", json_node_get_double (v)) : NULL;
+          g_autoptr (GError) derr = NULL;
+          if (text == NULL || !web_parse_duration (text, &duration_ms, &derr) || duration_ms == 0 ||
+              duration_ms > G_GUINT64_CONSTANT (86400000) * 365) {
+            reply_error (r, SOUP_STATUS_BAD_REQUEST, "bad_request",
+                         "\"duration\" must be a positive duration such as \"30s\", \"500ms\", "
+                         "\"5m\" or a number of seconds%s%s", derr ? ": " : "",
+                         derr ? derr->message : "");
+            return;
+          }
+        } else {
+          reply_error (r, SOUP_STATUS_BAD_REQUEST, "bad_request",
+                       "unknown field \"%s\" in the body (known: \"name\", \"duration\")", key);
           return;
         }
-        name = json_node_get_string (nn);
-      }
-      if (json_object_has_member (o, "duration_s")) {
-        JsonNode *dn = json_object_get_member (o, "duration_s");
-        double d = JSON_NODE_HOLDS_VALUE (dn) ? json_node_get_double (dn) : -1;
-        if (!(d > 0 && d < 86400 * 365)) {
-          reply_error (r, SOUP_STATUS_BAD_REQUEST, "bad_request", "\"duration_s\" must be a positive number");
-          return;
-        }
-        duration_ms = (guint64) (d * 1000);
       }
     }
     gint64 sid = ws->control.start_session (ws->control.user_data, name, duration_ms, &error);
@@ -872,6 +1183,27 @@ handle_control (WebServer *ws, SoupServerMessage *msg, char **parts, Reply *r)
     r->content_type = "application/json";
   } else
     reply_error (r, SOUP_STATUS_NOT_FOUND, "not_found", "no such resource");
+}
+
+/* ---- durations ----------------------------------------------------------------------------- */
+
+gboolean
+web_parse_duration (const char *text, guint64 *ms, GError **error)
+{
+  static const struct { const char *unit; double mult; } units[] = {
+    { "", 1000 }, { "s", 1000 }, { "ms", 1 }, { "m", 60000 }, { "min", 60000 }, { "h", 3600000 },
+  };
+  char *end = NULL;
+  double v = g_ascii_strtod (text, &end);
+  if (end != text && v >= 0 && isfinite (v))
+    for (gsize i = 0; i < G_N_ELEMENTS (units); i++)
+      if (strcmp (end, units[i].unit) == 0) {
+        *ms = (guint64) (v * units[i].mult + 0.5);
+        return TRUE;
+      }
+  g_set_error (error, WEB_ERROR, WEB_ERROR_CONFIG,
+               "\"%s\" is not a duration (examples: 30s, 500ms, 5m)", text);
+  return FALSE;
 }
 
 /* ---- static files ------------------------------------------------------------------------- */
@@ -913,8 +1245,6 @@ handle_static (SoupServerMessage *msg, const char *path, Reply *r)
 }
 
 /* ---- dispatch ----------------------------------------------------------------------------- */
-
-extern const char web_openapi_json[];
 
 /* The dashboard's files hold no data, so they need no token (a browser cannot send a bearer
  * header when it opens a page). Everything else needs "Authorization: Bearer T"; /api/live
@@ -966,7 +1296,13 @@ handler (SoupServer *server, SoupServerMessage *msg, const char *path, GHashTabl
     handle_live (ws, msg);
     return;
   } else if (strcmp (path, "/api/openapi.json") == 0 && strcmp (method, "GET") == 0) {
-    reply_json (&r, g_strdup (web_openapi_json));
+    /* web/openapi.json, compiled into the dashboard's resources */
+    g_autoptr (GBytes) doc = g_resources_lookup_data ("/org/ortiprofd/dashboard/openapi.json",
+                                                      G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+    if (doc == NULL)
+      reply_error (&r, SOUP_STATUS_NOT_FOUND, "not_found", "this build has no OpenAPI description");
+    else
+      reply_json (&r, g_strndup (g_bytes_get_data (doc, NULL), g_bytes_get_size (doc)));
   } else if (g_str_has_prefix (path, "/api/")) {
     g_auto (GStrv) parts = g_strsplit (path + 5, "/", -1);
     guint n = g_strv_length (parts);
@@ -1021,6 +1357,8 @@ web_server_new (const WebConfig *cfg)
   ws->query_timeout_ms = cfg->query_timeout_ms ? cfg->query_timeout_ms : 5000;
   ws->control = cfg->control;
   ws->live_clients = g_ptr_array_new ();
+  ws->metrics = g_atomic_rc_box_new0 (MetricsCache);
+  g_mutex_init (&ws->metrics->lock);
   ws->server = soup_server_new ("server-header", "orti-profd ", NULL);
   soup_server_add_handler (ws->server, NULL, handler, ws, NULL);
   return ws;
@@ -1044,6 +1382,7 @@ web_server_free (WebServer *ws)
   g_free (ws->db_path);
   g_free (ws->token);
   g_free (ws->url);
+  g_atomic_rc_box_release_full (ws->metrics, metrics_cache_clear);
   g_free (ws);
 }
 

@@ -20,7 +20,8 @@ GQuark web_error_quark (void);
 typedef enum {
   WEB_ERROR_LISTEN,  /* cannot listen on the address */
   WEB_ERROR_CONFIG,  /* bad address, missing token for a non-loopback address */
-  WEB_ERROR_CONFLICT,/* a session is (not) running */
+  WEB_ERROR_CONFLICT,/* a session is (not) running, or its source cannot see what is asked
+                      * for ("the poll source sees no function calls") */
   WEB_ERROR_NOT_FOUND,
 } WebError;
 
@@ -73,6 +74,11 @@ gboolean web_server_listen (WebServer *ws, const char *address, GError **error);
 /* The URL it listens on ("http://127.0.0.1:8080/"), after web_server_listen. */
 const char *web_server_get_url (WebServer *ws);
 
+/* web_parse_duration: "10", "10s", "250ms", "2m", "1min", "1h" → milliseconds (a bare number
+ * is seconds). FALSE with WEB_ERROR_CONFIG naming @text otherwise. Shared by the CLI's
+ * --duration and the REST body's "duration". */
+gboolean web_parse_duration (const char *text, guint64 *ms, GError **error);
+
 /* --- exports (web-export.c) ---------------------------------------------------------------
  * One stored session in the formats other tools read, derived from its slices, calls,
  * anomalies, gaps and name tables on the caller's read-only StoreDb. Ticks stay ticks
@@ -97,9 +103,14 @@ const char *web_server_get_url (WebServer *ws);
  *   gprof      flat profile: % time, cumulative s, self s, calls, self us/call, total
  *              us/call, name; self = self time, total = net time, by self descending
  *   twl        "name: count N, cost C" (seed 000 §4.5), C = net ticks, by address
- *   pfp        "ID: 00, n=N, C=…, Cmin=…, Cmax=…, C-avg=%g, Avg-T=%gms" (seed 003): ID = the
- *              function's index by address, C* = self ticks (PFP's nested points measure
- *              exclusive cycles and pause on preemption); then "#ID: name (0xaddress)" */
+ *   pfp        "ID: 00, n=N, C=…, Cmin=…, Cmax=…, C-avg=%g, Avg-T=%gms" (seed 003) from the
+ *              session's profile points (point_stat): ID = the point's id, C* = its exclusive
+ *              net ticks; then "#ID: name" for the points that have names. A session without
+ *              profile points gets its functions as points instead (ID = index by address,
+ *              C* = self ticks, "#ID: name (0xaddress)")
+ * callgrind, gprof, twl and a pfp without profile points are made of function calls: for a
+ * session whose source sees none (poll) they fail with WEB_ERROR_CONFLICT "the poll source
+ * sees no function calls" instead of writing an empty profile. */
 typedef struct _StoreDb StoreDb; /* store.h */
 
 typedef enum {
@@ -140,5 +151,88 @@ GBytes *web_export_to_bytes (StoreDb *db, const WebExportOptions *options, GErro
  * Writes every table of @session as DIR/TABLE.csv (header line first), creating @dir when
  * missing. FALSE with WEB_ERROR_NOT_FOUND, STORE_ERROR_* or a GFileError naming the path. */
 gboolean web_export_csv_dir (StoreDb *db, gint64 session, const char *dir, GError **error);
+
+/* --- sampled profiles (web-sampled.c) -------------------------------------------------------
+ * A PC-sampled profile (docs/pc-sampling.md) in the formats other tools read. Pure writers:
+ * no store, no daemon; the caller passes rows with names resolved (daemon/pcprof.h
+ * pcprof_get_rows + the ELF's address map) and an interval function (pcprof_share). Each
+ * writer aggregates the rows it is given at the granularity it needs, so one set of rows at
+ * PC or line granularity feeds every format. Shares are of @total, all samples (unknown and
+ * sleeping ones included); times are samples × span / total.
+ *   flat        seed 001: gprof's flat profile ("Each sample counts as X seconds.", % time,
+ *               cumulative and self seconds, calls left blank: sampling counts no calls, name)
+ *               with a "+/-" column (99 % interval of % time, half-width in points, the larger
+ *               side); one table per context when the rows have contexts
+ *   montecarlo  seed 004: a Windows CE Monte Carlo profiler style report: totals, a module
+ *               summary, a context summary, then hits / percent / +/- / address / module /
+ *               routine per symbol
+ *   folded      "context;function;inlined… N", sorted, for flamegraph.pl / speedscope
+ *   callgrind   "events: Samples", positions: line; ob= context, fl= the function's file,
+ *               fn= function, "LINE COUNT" cost lines (fi= for lines in other files, line 0
+ *               when unknown); callgrind_annotate / KCacheGrind
+ *   gmon        binutils gmon.out (web_sampled_write_gmon): GMON_TAG_TIME_HIST records over
+ *               the ELF's executable ranges, one 16-bit bin per 2 bytes, in the target's byte
+ *               order; gprof -p reads it with the ELF */
+typedef struct {
+  const char *context;       /* task / ISR / idle name; NULL: the profile is not split */
+  const char *function;      /* function name, or a pseudo entry ("(unknown)", "(sleeping)") */
+  const char *inlined;       /* folded: inlined frames below @function, outermost first, ';'
+                              * separated; NULL: not in inlined code */
+  const char *function_file; /* callgrind: file @function is defined in; NULL: unknown */
+  const char *file;          /* callgrind: source file of @line; NULL: unknown */
+  guint line;                /* callgrind: source line; 0: unknown */
+  guint64 address;           /* the function's start (flat, Monte Carlo; 0: none) */
+  guint64 pc;                /* gmon: the sampled PC */
+  guint64 samples;           /* n */
+  gboolean pseudo;           /* unknown / sleeping: no code address (not in gmon.out) */
+} WebSampledRow;
+
+/* The 99 % interval [*lo, *hi] of the share @n / @total (daemon: pcprof_share). */
+typedef void (*WebSampledInterval) (guint64 n, guint64 total, double *lo, double *hi);
+
+typedef struct {
+  const char *title;       /* one line: what was sampled (session, ELF) */
+  const char *module;      /* Monte Carlo: the module of code rows (the ELF's file name) */
+  guint64 total;           /* N: every sample of the profile, also those in no row */
+  double span_s;           /* the sampled span in seconds (> 0) */
+  WebSampledInterval interval; /* NULL: no +/- columns */
+  const WebSampledRow *rows;
+  gsize n_rows;
+} WebSampledProfile;
+
+typedef enum {
+  WEB_SAMPLED_FLAT,
+  WEB_SAMPLED_MONTECARLO,
+  WEB_SAMPLED_FOLDED,
+  WEB_SAMPLED_CALLGRIND,
+} WebSampledFormat;
+
+/* web_sampled_write:
+ * Writes @profile to @out in @format. FALSE with WEB_ERROR_CONFIG when the profile is
+ * inconsistent (total 0 with rows, rows summing above total, span not > 0), or a GIOError
+ * when writing fails (part may be written). */
+gboolean web_sampled_write (const WebSampledProfile *profile, WebSampledFormat format,
+                            GOutputStream *out, GError **error);
+
+/* How to lay out gmon.out for the target. */
+typedef struct {
+  const guint64 *text;     /* the ELF's executable ranges as [low, high) pairs, sorted, not
+                            * overlapping (orti.h orti_addr_get_text_range) */
+  guint n_text;            /* pairs */
+  guint32 rate_hz;         /* profiling rate written: gprof counts 1 / rate s per sample.
+                            * 0: total / span rounded (gprof's rate is an integer) */
+  gboolean big_endian;     /* the target's byte order (gprof reads with the ELF's) */
+  guint address_size;      /* 4 or 8, the ELF class */
+} WebSampledGmon;
+
+/* web_sampled_write_gmon:
+ * Writes the rows' PCs of @profile as gmon.out to @out: the 20-byte header ("gmon", version
+ * 1) and per text range one GMON_TAG_TIME_HIST record of 16-bit bins (repeated with the
+ * remainders while a bin holds more than 65535 samples; gprof adds records of the same
+ * range). Pseudo rows and PCs outside every range are not written; their samples are added
+ * to *@outside (may be NULL). FALSE with WEB_ERROR_CONFIG (no text range, bad address size,
+ * a range that does not fit the address size, no rate) or a GIOError. */
+gboolean web_sampled_write_gmon (const WebSampledProfile *profile, const WebSampledGmon *gmon,
+                                 GOutputStream *out, guint64 *outside, GError **error);
 
 G_END_DECLS

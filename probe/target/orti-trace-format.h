@@ -22,7 +22,11 @@
 #define OTF_DATA 0xBu          /* + LEB128 variable id + LEB128 value */
 #define OTF_DROP 0xCu          /* + LEB128 records dropped just before this one */
 #define OTF_TASK_EVENT 0xDu    /* + LEB128 (task id << 1 | 1 terminate / 0 activate) */
-#define OTF_SPECIAL_MIN 0xEu   /* 0xE0 and 0xF0 are fixed-size records */
+#define OTF_SPECIAL_MIN 0xEu   /* 0xE0 and 0xF0 are fixed-size records; 0xE1… extensions */
+
+/* Extension records: a whole first byte of type 0xE with a nonzero low nibble, no timestamp
+ * delta (they take the time of the previous record and leave it unchanged). */
+#define OTF_PP_ALPHA 0xE1u     /* + LEB128 profile point id + LEB128 alpha (16.16 fixed) */
 
 /* Stream header: E0 'O' 'T' version, tick_hz u32le, core u16le, check a, check b. */
 #define OTF_HEADER 0xE0u

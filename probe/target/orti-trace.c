@@ -114,6 +114,7 @@ typedef struct {
 static char orti_trace_ring[ORTI_TRACE_BUFFER_SIZE] __attribute__ ((section (ORTI_TRACE_SECTION)));
 static char orti_trace_down[16] __attribute__ ((section (ORTI_TRACE_SECTION)));
 static OtAll ot_all __attribute__ ((section (ORTI_TRACE_SECTION), used, aligned (8)));
+volatile OrtiTraceInfo orti_trace_info __attribute__ ((section (ORTI_TRACE_SECTION), used));
 extern OrtiTraceRttControlBlock orti_trace_rtt __attribute__ ((alias ("ot_all")));
 
 #define ot (ot_all.st)
@@ -127,7 +128,9 @@ extern OrtiTraceRttControlBlock orti_trace_rtt __attribute__ ((alias ("ot_all"))
 #define OT_COUNTER(c) ((void) (c), OT_NOW ())
 #define OT_FAST_SOURCE() 1
 #else
-#define OT_NOW() (ot.counter != NULL ? *ot.counter : ot.now ())
+/* before a successful orti_trace_init() there is no source: 0 (the record is dropped anyway,
+ * ot.buf being NULL), never a call through a NULL pointer */
+#define OT_NOW() (ot.counter != NULL ? *ot.counter : ot.now != NULL ? ot.now () : 0u)
 #define OT_COUNTER(c) (*(c))
 #define OT_FAST_SOURCE() (ot.counter != NULL)
 #endif
@@ -225,6 +228,11 @@ ot_fn_code (uint32_t key, uint32_t last)
 OT_INLINE uint8_t *
 ot_encode (uint8_t *p, uint32_t type, uint32_t now, uint32_t a, uint32_t b)
 {
+  if (type == OTF_PP_ALPHA) { /* an extension record: no timestamp, the time stays */
+    *p++ = (uint8_t) OTF_PP_ALPHA;
+    p = ot_put_varint (p, a);
+    return ot_put_varint (p, b);
+  }
   uint32_t d = now - ot.last_ts;
   uint32_t v = a;
   ot.last_ts = now;
@@ -556,6 +564,8 @@ orti_trace_init (const OrtiTraceConfig *config)
   ot.room_limit = 0;
   if (c->buffer != NULL && c->buffer_size < 64u)
     status = ORTI_TRACE_ERR_BUFFER;
+  if (status == ORTI_TRACE_OK && c->tick_hz == 0)
+    status = ORTI_TRACE_ERR_TICK_HZ; /* the host could not turn ticks into time */
   if (status == ORTI_TRACE_OK && c->counter == NULL && c->timestamp == NULL) {
 #if OT_HAVE_DWT
     OT_DEMCR |= 1u << 24;   /* TRCENA */
@@ -569,6 +579,11 @@ orti_trace_init (const OrtiTraceConfig *config)
     status = ORTI_TRACE_ERR_NO_CYCCNT;
 #endif
   }
+  orti_trace_info.tick_hz = c->tick_hz;
+  orti_trace_info.version = ORTI_TRACE_FORMAT_VERSION;
+  orti_trace_info.status = (uint32_t) status;
+  OT_BARRIER ();
+  orti_trace_info.magic = ORTI_TRACE_INFO_MAGIC;
   if (status != ORTI_TRACE_OK) {
     ORTI_TRACE_UNLOCK (s);
     return status;
@@ -714,6 +729,16 @@ orti_trace_pp_end (uint32_t pp_id, int latch)
     ot_record_id (OTF_PP_END_LATCH, pp_id);
   else
     ot_record_id (OTF_PP_END, pp_id);
+}
+
+OT_API void
+orti_trace_pp_set_alpha (uint32_t pp_id, uint32_t alpha_q16)
+{
+  uint32_t s;
+  ORTI_TRACE_LOCK (s);
+  if (ot.buf != NULL)
+    ot_write (OTF_PP_ALPHA, ot.last_ts, pp_id, alpha_q16);
+  ORTI_TRACE_UNLOCK (s);
 }
 
 OT_API void

@@ -13,15 +13,14 @@
  * The writer never blocks: when the ring is full the record is dropped and counted, and the
  * next record that fits is preceded by a drop record so the host reports a gap.
  *
- * Use:
- *   OrtiTraceConfig c = { .counter = (const volatile uint32_t *) 0x40028018u, // a board timer
- *                         .tick_hz = 25000000 };  // or { 0 }: DWT CYCCNT at the core clock
- *   orti_trace_init (&c);                       // at start-up, before the OS starts
- *   void PreTaskHook (void) { TaskType t; GetTaskID (&t); orti_trace_task_switch_in (t); }
- *   void PostTaskHook (void) { TaskType t; GetTaskID (&t); orti_trace_task_switch_out (t); }
- *   compile workload files with -finstrument-functions (never orti-trace.c itself: it is
- *   marked no_instrument_function anyway), then on the host:
- *   openocd … -c 'rtt setup <&orti_trace_rtt> 64 "SEGGER RTT"' -c 'rtt start' …
+ * How to hook an OSEK/AUTOSAR OS (where each call goes, tested code): docs/integration.md.
+ * In short: orti_trace_init() at start-up with a tick source and its rate; PreTaskHook
+ * records the task that runs (orti_trace_task_switch_in); PostTaskHook records a switch-out
+ * only for a task that ended or blocks — never for a preempted one, whose switch-out the next
+ * switch-in already says (turning every PostTaskHook into a switch-out would make every
+ * preemption look like the end of a job); ISR2s, activations and terminations where the OS
+ * offers hooks; -finstrument-functions for function calls. Then on the host:
+ *   orti-profd --orti app.ort --elf app.elf --source rtt
  * On cores with a data cache (Cortex-M7) place ORTI_TRACE_SECTION in non-cacheable memory.
  *
  * Configuration macros (define them when compiling orti-trace.c, e.g. -DORTI_TRACE_…=):
@@ -98,15 +97,28 @@ typedef enum {
   ORTI_TRACE_OK = 0,
   ORTI_TRACE_ERR_NO_CYCCNT = 1,     /* no counter or callback, and DWT CYCCNT does not count */
   ORTI_TRACE_ERR_BUFFER = 2,        /* buffer_size too small (< 64 bytes) */
+  ORTI_TRACE_ERR_TICK_HZ = 3,       /* tick_hz is 0: the host could not turn ticks into time */
 } OrtiTraceStatus;
+
+/* What the host reads to know the tracer's state without waiting for the stream header (it
+ * may have been overwritten long ago): written by every orti_trace_init(), magic last. */
+typedef struct {
+  uint32_t magic;                   /* ORTI_TRACE_INFO_MAGIC once orti_trace_init() ran */
+  uint32_t status;                  /* its OrtiTraceStatus */
+  uint32_t tick_hz;                 /* the tick rate it was given */
+  uint32_t version;                 /* ORTI_TRACE_FORMAT_VERSION */
+} OrtiTraceInfo;
+#define ORTI_TRACE_INFO_MAGIC 0x4F524954u /* "TIRO" in memory: 'O' 'R' 'I' 'T' as a word */
+extern volatile OrtiTraceInfo orti_trace_info;
 
 /* orti_trace_init:
  * Sets up the control block and ring, selects the timestamp source and writes the stream
- * header and a first sync record. May be called again to restart the stream. @config may be
- * NULL (DWT CYCCNT, tick_hz 0, core 0, built-in buffer). Until it returns ORTI_TRACE_OK all
- * hooks are no-ops. With neither counter nor timestamp it enables DWT CYCCNT (Cortex-M3 and
- * up) and checks that the counter really advances (it does not in QEMU);
- * ORTI_TRACE_ERR_NO_CYCCNT otherwise. */
+ * header and a first sync record. May be called again to restart the stream. @config gives
+ * at least tick_hz, the rate of the ticks (0, or a NULL @config, is ORTI_TRACE_ERR_TICK_HZ:
+ * the host could not turn ticks into time). With neither counter nor timestamp it enables DWT
+ * CYCCNT (Cortex-M3 and up) and checks that the counter really advances (it does not in
+ * QEMU); ORTI_TRACE_ERR_NO_CYCCNT otherwise. Until it returns ORTI_TRACE_OK all hooks are
+ * no-ops; every result is also published in orti_trace_info, where the host reads it. */
 OrtiTraceStatus orti_trace_init (const OrtiTraceConfig *config);
 
 /* Records dropped because the ring was full, since orti_trace_init() (wraps at 2^32). */
@@ -141,6 +153,12 @@ void orti_trace_service_exit (uint32_t service_id);
 /* Profile points (seed 003 pfpBegin/pfpEnd); @latch nonzero latches the measurement. */
 void orti_trace_pp_begin (uint32_t pp_id);
 void orti_trace_pp_end (uint32_t pp_id, int latch);
+/* The exponential averaging constant of point @pp_id (seed 003 pfpSetAlpha) as 16.16 fixed
+ * point, 0..65536 (ORTI_TRACE_ALPHA(0.125) for a constant): the host then keeps the point's
+ * average avg += alpha (x - avg). Call it after orti_trace_init(), before the point is used
+ * (a host that joins the stream later misses it: it can also be given with --pp-alpha). */
+void orti_trace_pp_set_alpha (uint32_t pp_id, uint32_t alpha_q16);
+#define ORTI_TRACE_ALPHA(x) ((uint32_t) ((x) * 65536.0 + 0.5))
 
 /* A user value written to variable @var_id (data profiling). */
 void orti_trace_value (uint32_t var_id, uint32_t value);

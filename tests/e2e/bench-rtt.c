@@ -1,4 +1,4 @@
-/* bench-rtt.c — RTT link throughput on the rig, both methods of probe/rtt-source.c in one run
+/* bench-rtt.c — RTT link throughput on the rig, both methods of probe/rtt-link.c in one run
  * (run by bench-rtt.sh under run-rig with the trace firmware, after its trace window closed,
  * so the ring holds a fixed backlog of WrOff bytes and nothing new arrives):
  *   BENCH rtt_drain_bytes_per_s <n> B/s    our one-round-trip read_memory/write_memory drain
@@ -29,7 +29,7 @@ rewind_ring (ProbeOpenocd *oc, guint64 cb, GError **error)
 
 /* Delivers @want bytes with @src; returns bytes per second, or -1 on an error or a stall. */
 static double
-timed_round (ProbeOpenocd *oc, ProbeRttSource *src, guint64 cb, GByteArray *ref, guint32 want)
+timed_round (ProbeOpenocd *oc, ProbeRttLink *src, guint64 cb, GByteArray *ref, guint32 want)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (GByteArray) got = g_byte_array_new ();
@@ -40,7 +40,7 @@ timed_round (ProbeOpenocd *oc, ProbeRttSource *src, guint64 cb, GByteArray *ref,
   gint64 start = g_get_monotonic_time ();
   gint64 give_up = start + 60 * G_USEC_PER_SEC;
   while (got->len < want) {
-    if (!probe_rtt_source_step (src, got, 5, &error)) {
+    if (!probe_rtt_link_step (src, got, 5, &error)) {
       g_printerr ("bench-rtt: %s\n", error->message);
       return -1;
     }
@@ -67,9 +67,9 @@ static double
 bench_method (ProbeOpenocd *oc, ProbeRttMethod method, guint64 cb, GByteArray *ref, guint32 want)
 {
   ProbeRttConfig rc = { .method = method, .cb_address = cb, .polling_interval_ms = 1 };
-  g_autoptr (ProbeRttSource) src = probe_rtt_source_new (oc, &rc);
+  g_autoptr (ProbeRttLink) src = probe_rtt_link_new (oc, &rc);
   g_autoptr (GError) error = NULL;
-  if (!probe_rtt_source_start (src, &error)) {
+  if (!probe_rtt_link_start (src, &error)) {
     g_printerr ("bench-rtt: starting the RTT source: %s\n", error->message);
     return -1;
   }
@@ -80,7 +80,7 @@ bench_method (ProbeOpenocd *oc, ProbeRttMethod method, guint64 cb, GByteArray *r
       return -1;
     best = MAX (best, r);
   }
-  probe_rtt_source_stop (src, NULL);
+  probe_rtt_link_stop (src, NULL);
   return best;
 }
 

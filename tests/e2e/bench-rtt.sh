@@ -24,11 +24,12 @@ hi=8  # StressHi's task id
     [[ $(od -An -t u4 -j "$win" -N 4 "$ORTI_RIG_RAM" | tr -d " ") == 2 ]] && break
     sleep 0.1
   done
-  # RigTraceWindow (trace-glue.c): 6 words, calls[9], isr_count[2], run_ticks[9], terminations[9]
+  # RigTraceWindow (trace-glue.c): 6 words, calls[13], isr_count[2], run_ticks[13],
+  # terminations[13]
   python3 -c "
 import struct, sys
-w = struct.unpack_from(\"<6I9I2I9I9I\", open(sys.argv[1], \"rb\").read(), int(sys.argv[2]))
-print(w[17 + $2], w[26 + $2])" "$ORTI_RIG_RAM" "$win" >"$1/trace-hi.txt"
+w = struct.unpack_from(\"<6I13I2I13I13I\", open(sys.argv[1], \"rb\").read(), int(sys.argv[2]))
+print(w[21 + $2], w[34 + $2])" "$ORTI_RIG_RAM" "$win" >"$1/trace-hi.txt"
   "$0" "$ORTI_RIG_TCL_PORT" "$(sym orti_trace_rtt)"
 ' "$ORTI_BUILD_DIR/tests/e2e/bench-rtt" "$tmp" "$hi" 2>&1 | sed 's/^/  /; s/^  BENCH/BENCH/' ||
   die "bench-rtt failed"

@@ -9,8 +9,15 @@
 #     wrong methods) answer 4xx and the daemon keeps serving;
 #  3. after the session: the same per-task numbers from REST, from /metrics and from the SQL
 #     views (read by the sqlite3 client);
-#  4. the daemon keeps serving (--serve): a second session is started over REST (a third start
-#     while it runs is refused with 409), stopped over REST, and stored complete.
+#  4. the daemon keeps serving (--serve): a second session is started over REST with the
+#     documented body {"name", "duration": "30s"} (a third start while it runs is refused with
+#     409; an unknown field with 400 naming it), stopped over REST, and stored complete;
+#  5. live statistics: /api/sessions/1/tasks is non-empty within 2 s of the start and the task
+#     run seconds of /metrics grow while it runs;
+#  6. honest answers for a poll session: /callstack is 409 "the poll source sees no function
+#     calls", and so is `orti-profd export --format callgrind` (exit status 1);
+#  7. `orti-profd serve --db` answers the stored task statistics exactly as the daemon did, and
+#     409 to starting a session (no target).
 source "$(dirname "$0")/e2e-common.sh"
 command -v wrk >/dev/null || { echo "wrk missing"; exit 77; }
 tmp=$(mktemp -d)
@@ -25,16 +32,21 @@ trap 'rm -rf "$tmp"' EXIT
            --db "$tmp/profile.db" --http 127.0.0.1:0 --serve --name rest 2>"$tmp/daemon.log" &
   daemon=$!
   trap "kill $daemon 2>/dev/null || true" EXIT
-  url=
-  for _ in $(seq 100); do
-    url=$(sed -n "s/^orti-profd: dashboard at \(http[^ ]*\)$/\1/p" "$tmp/daemon.log" | head -n1)
-    [[ -n $url ]] && break
-    sleep 0.1
-  done
-  [[ -n $url ]] || { echo "no URL: $(cat "$tmp/daemon.log")"; exit 1; }
-  url=${url%/}
+  url=$(wait_url "$tmp/daemon.log") || { echo "no URL: $(cat "$tmp/daemon.log")"; exit 1; }
   echo "$url" >"$tmp/url"
-  sleep 1
+  # live statistics: the running session has tasks within 2 s of its start, and /metrics moves
+  t0=$(date +%s%N)
+  until [[ $(curl -sf "$url/api/sessions/1/tasks") == *task_value* ]]; do
+    (( ($(date +%s%N) - t0) / 1000000 < 2000 )) || { echo "no task statistics 2 s after the start"; exit 1; }
+    sleep 0.05
+  done
+  echo "live: tasks after $(( ($(date +%s%N) - t0) / 1000000 )) ms" >"$tmp/live.txt"
+  run_seconds() { curl -sf "$url/metrics" | awk "/^orti_task_run_seconds_total/ { s += \$2 } END { printf \"%.9f\", s }"; }
+  m1=$(run_seconds)
+  sleep 1.5
+  m2=$(run_seconds)
+  echo "live: task run seconds in /metrics $m1 -> $m2" >>"$tmp/live.txt"
+  awk -v a="$m1" -v b="$m2" "BEGIN { exit !(b > a) }" || { echo "/metrics did not move: $m1 -> $m2"; exit 1; }
   cat >"$tmp/paths.lua" <<LUA
 local paths = { "/api/sessions", "/api/sessions/1", "/api/live-none", "/metrics" }
 local i = 0
@@ -65,8 +77,14 @@ LUA
   grep -q "session 1 complete" "$tmp/daemon.log" || { echo "session did not complete"; exit 1; }
   curl -sf "$url/api/sessions/1/tasks" >"$tmp/tasks.json"
   curl -sf "$url/metrics" >"$tmp/metrics.txt"
+  # a poll session sees no calls: the call stack says so (409), not []
+  out=$(curl -s -w " %{http_code}" "$url/api/sessions/1/callstack?task=SplitA&t=1000")
+  [[ $out == *"the poll source sees no function calls"*409 ]] || { echo "callstack of a poll session: $out"; exit 1; }
+  # an unknown field of the start body is refused, naming it
+  out=$(curl -s -w " %{http_code}" -X POST --data-binary "{\"duration_s\":30}" "$url/api/sessions")
+  [[ $out == *duration_s*400 ]] || { echo "POST with duration_s: $out"; exit 1; }
   # the daemon keeps running (--serve): a second session started and stopped over REST
-  started=$(curl -s -w " %{http_code}" -X POST --data-binary "{\"name\":\"second\",\"duration_s\":30}" "$url/api/sessions")
+  started=$(curl -s -w " %{http_code}" -X POST --data-binary "{\"name\":\"second\",\"duration\":\"30s\"}" "$url/api/sessions")
   [[ $started == "{\"id\":2} 201" ]] || { echo "POST /api/sessions: $started"; exit 1; }
   code=$(curl -s -o /dev/null -w "%{http_code}" -X POST "$url/api/sessions")
   [[ $code == 409 ]] || { echo "second POST while running: HTTP $code"; exit 1; }
@@ -78,6 +96,25 @@ LUA
   kill -TERM $daemon
   wait $daemon
 ' rest "$PROFD" "$tmp" || die "daemon session failed: $(cat "$tmp/daemon.log" 2>/dev/null | tr '\r' '\n' | tail -5)"
+cat "$tmp/live.txt"
+
+# the function-only exports of the poll session fail with the reason, exit status 1
+if "$PROFD" export --db "$tmp/profile.db" --session 1 --format callgrind >"$tmp/cg.out" 2>"$tmp/cg.err"; then
+  die "callgrind export of a poll session succeeded: $(head -c 300 "$tmp/cg.out")"
+fi
+grep -q "the poll source sees no function calls" "$tmp/cg.err" || die "callgrind export: $(cat "$tmp/cg.err")"
+
+# orti-profd serve: the stored sessions over REST with no target, the same numbers
+"$PROFD" serve --db "$tmp/profile.db" --http 127.0.0.1:0 2>"$tmp/serve.log" &
+served=$!
+surl=$(wait_url "$tmp/serve.log") || { kill $served; die "serve did not start: $(cat "$tmp/serve.log")"; }
+curl -sf "$surl/api/sessions/1/tasks" >"$tmp/served-tasks.json" || { kill $served; die "serve: GET tasks failed"; }
+code=$(curl -s -o /dev/null -w "%{http_code}" -X POST "$surl/api/sessions")
+kill -TERM $served
+wait $served || die "serve exited with $? after SIGTERM"
+[[ $code == 409 ]] || die "serve: POST /api/sessions answered $code, not 409"
+cmp -s "$tmp/tasks.json" "$tmp/served-tasks.json" || die "serve answers other task statistics than the daemon did"
+echo "serve: the stored session's tasks equal the daemon's answer"
 
 python3 - "$tmp/session2.json" <<'PY'
 import json, sys
@@ -105,7 +142,7 @@ d = sys.argv[1]
 sql = {}
 for line in open(f"{d}/sql.txt"):
     name, load, pre = line.strip().split("|")
-    sql[name] = (float(load), int(pre))
+    sql[name] = (float(load), int(pre) if pre else None)  # NULL: the sampling cannot tell
 rest = {t["task"]: (t["load_percent"], t["preemptions"]) for t in json.load(open(f"{d}/tasks.json"))}
 metrics = {}
 for line in open(f"{d}/metrics.txt"):
@@ -115,11 +152,14 @@ for line in open(f"{d}/metrics.txt"):
     m = re.match(r'orti_task_preemptions_total\{session="1",task="([^"]+)"\} (\S+)', line)
     if m:
         metrics.setdefault(m.group(1), [None, None])[1] = int(float(m.group(2)))
+for name in sql:  # a statistic that is unknown has no sample in /metrics
+    metrics.setdefault(name, [None, None])
 if not sql or set(sql) != set(rest) or set(sql) != set(metrics):
     print("FAIL: task sets differ:", sorted(sql), sorted(rest), sorted(metrics)); sys.exit(1)
 for name, (load, pre) in sql.items():
     r, m = rest[name], metrics[name]
-    print(f"{name}: SQL {load:.4f} % {pre}, REST {r[0]:.4f} % {r[1]}, metrics {m[0]:.4f} % {m[1]}")
+    print(f"{name}: SQL {load:.4f} % {pre}, REST {r[0]:.4f} % {r[1]}, metrics "
+          f"{m[0] if m[0] is None else round(m[0], 4)} % {m[1]}")
     if abs(r[0] - load) > 1e-4 or abs(m[0] - load) > 1e-4 or r[1] != pre or m[1] != pre:
         print("FAIL: numbers differ for", name); sys.exit(1)
 PY

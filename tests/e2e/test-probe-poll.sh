@@ -4,10 +4,8 @@
 # Samples are timestamped with the firmware's published board-timer copy, which the idle loop
 # keeps fresh with --spin-idle (sleeping in WFI it would go stale, stamping idle starts early
 # and task starts late — a systematic underestimate of every task):
-#  1. `split`: each task's CPU share measured by polling RUNNINGTASK through OpenOCD is within
-#     2 percentage points of the firmware's own ground truth over the same window (6 points in
-#     a sanitizer build, ORTI_SANITIZED=1: ASan slows the probe, the client and the decoder
-#     several-fold, so far fewer samples average the same 8 s);
+#  1. a live `split` session through OpenOCD completes with events (its numbers against the
+#     truth, inside their stated bounds, are test-poll-accuracy.sh's);
 #  2. --record then --replay of that capture gives the identical Event stream (compared with
 #     the sqlite3 client over the events view).
 source "$(dirname "$0")/e2e-common.sh"
@@ -41,30 +39,3 @@ diff=$(sql "$db" "SELECT count(*) FROM (SELECT ts, core, kind, a, b FROM events 
                   EXCEPT SELECT ts, core, kind, a, b FROM events WHERE session_id = 2)")
 [[ $diff == 0 ]] || die "$diff events differ between the live session and its replay"
 echo "record/replay: $n1 events, identical"
-
-sql "$db" "SELECT task, load_percent FROM task_stats WHERE session_id = 1" >"$tmp/loads.txt"
-python3 - "$tmp" "${ORTI_SANITIZED:+6}" <<'PY'
-import json, sys
-d = sys.argv[1]
-tolerance = float(sys.argv[2] or 2)
-t0 = json.load(open(f"{d}/truth0.json")); t1 = json.load(open(f"{d}/truth1.json"))
-span = (t1["timestamp"] - t0["timestamp"]) % (1 << 32)
-truth = {}
-for a, b in zip(t0["live"]["tasks"], t1["live"]["tasks"]):
-    truth[a["name"]] = 100.0 * (b["run_ticks"] - a["run_ticks"]) / span
-got = {}
-for line in open(f"{d}/loads.txt"):
-    name, load = line.strip().split("|")
-    got[name] = float(load)
-if t1.get("workload") != "split" or sum(truth[n] for n in ("SplitA", "SplitB", "SplitC", "SplitD")) < 50:
-    print("FAIL: the ground truth shows no split workload:", {k: round(v, 2) for k, v in truth.items()})
-    sys.exit(1)
-bad = []
-for name in ("SplitA", "SplitB", "SplitC", "SplitD"):
-    g, t = got.get(name, 0.0), truth[name]
-    print(f"{name}: poll {g:6.2f} %  ground truth {t:6.2f} %  diff {g - t:+.2f} points")
-    if abs(g - t) > tolerance:
-        bad.append(name)
-if bad:
-    print(f"FAIL: more than {tolerance:g} points off:", ", ".join(bad)); sys.exit(1)
-PY

@@ -52,11 +52,11 @@ wait_done
 python3 - "$ORTI_RIG_RAM" "$win" "$cb" >"$tmp/$name.json" <<'PY'
 import json, struct, sys
 ram = open(sys.argv[1], "rb").read()
-w = struct.unpack_from("<6I9I2I", ram, int(sys.argv[2]))
+w = struct.unpack_from("<6I13I2I", ram, int(sys.argv[2]))  # RigTraceWindow: 13 tasks, 2 ISRs
 # orti_trace_rtt: acID[16], MaxNumUp, MaxNumDown, aUp[0] {sName, pBuffer, Size, WrOff, RdOff, Flags}
 up = struct.unpack_from("<6I", ram, int(sys.argv[3]) + 24)
 print(json.dumps({"state": w[0], "ticks": w[1], "init_status": w[2], "sync_tries": w[3],
-                  "drops": w[4], "calls": list(w[6:15]), "isr_count": list(w[15:17]),
+                  "drops": w[4], "calls": list(w[6:19]), "isr_count": list(w[19:21]),
                   "size": up[2], "wroff": up[3], "rdoff": up[4]}))
 PY
 EOF

@@ -20,9 +20,15 @@
  * DHCSR reports S_HALT or S_RETIRE_ST from that state, core registers of a halted core come
  * from QEMU's `info registers`, and AIRCR.SYSRESETREQ resets the machine.
  *
+ * With --trace-shm (run-rig --trace-unit) the DWT, ITM and TPIU registers live in the trace
+ * unit's shared page (rig-trace-shm.h), where the QEMU plugin trace-unit.c acts on them:
+ * CYCCNT counts, PCSR samples, comparators trace, the ITM emits SWO. A halt then waits until
+ * the plugin has published the stopped state (its ground truth is exact while halted).
+ * Without it the DWT reads as absent (NOCYCCNT, NOTRCPKT) but keeps its 4 comparators.
+ *
  * Facts measured against the real OpenOCD: ../shared/notes/openocd.md (remote_bitbang).
  * Usage: jtag-sim --ram FILE --elf FILE [--qmp SOCKET] [--port N] [--port-file FILE]
- *                 [--unix PATH]
+ *                 [--unix PATH] [--trace-shm FILE]
  * --unix listens on a Unix-domain socket instead of TCP (OpenOCD: `remote_bitbang port 0`,
  * `remote_bitbang host PATH`): the same protocol with less kernel work per round trip.
  */
@@ -41,6 +47,8 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+#include "rig-trace-shm.h"
 
 #if G_BYTE_ORDER != G_LITTLE_ENDIAN
 #error "jtag-sim reads the little-endian target RAM directly: little-endian hosts only"
@@ -123,6 +131,9 @@ typedef struct {
   /* QMP */
   int qmp_fd;              /* -1 without QMP: halt requests are refused */
   GString *qmp_buf;        /* bytes read but not yet consumed */
+  /* trace unit */
+  RigTraceShm *trace;      /* the plugin's shared page, NULL without --trace-shm */
+  guint32 match_seen[RIG_TRACE_NUMCOMP]; /* match counts at the last FUNCTIONn read */
 } Sim;
 
 /* ---- QMP ---- */
@@ -219,6 +230,36 @@ static void sim_load_regs(Sim *sim)
   sim->regs[handler ? 17 : 18] = sim->regs[13];  /* MSP in handler mode, else the PSP */
 }
 
+/* The trace unit's wall-mode clock stops while QEMU is stopped (seqlock: see rig-trace-shm.h). */
+static void sim_trace_clock_halt(Sim *sim, gboolean halt)
+{
+  RigTraceShm *t = sim->trace;
+  __atomic_add_fetch(&t->clock_seq, 1, __ATOMIC_ACQ_REL);
+  gint64 now = rig_trace_mono_ns();
+  if (halt) {
+    t->halted_ns = now;
+  } else if (t->halted_ns != 0) {
+    t->paused_ns += now - t->halted_ns;
+    t->halted_ns = 0;
+  }
+  __atomic_add_fetch(&t->clock_seq, 1, __ATOMIC_ACQ_REL);
+}
+
+/* Asks the trace unit to publish the stopped target's state and waits for it (up to 2 s). */
+static void sim_trace_sync_halt(Sim *sim)
+{
+  RigTraceShm *t = sim->trace;
+  guint32 req = __atomic_add_fetch(&t->halt_req, 1, __ATOMIC_ACQ_REL);
+  gint64 deadline = g_get_monotonic_time() + 2 * G_USEC_PER_SEC;
+  while (__atomic_load_n(&t->halt_ack, __ATOMIC_ACQUIRE) != req) {
+    if (g_get_monotonic_time() > deadline) {
+      g_printerr("jtag-sim: the trace unit did not acknowledge the halt\n");
+      return;
+    }
+    g_usleep(100);
+  }
+}
+
 static void sim_set_halted(Sim *sim, gboolean halt)
 {
   if (halt == sim->halted)
@@ -229,6 +270,11 @@ static void sim_set_halted(Sim *sim, gboolean halt)
     g_printerr("jtag-sim: QMP %s failed: %s\n", halt ? "stop" : "cont",
                reply != NULL ? reply : "no QMP connection");
     return;
+  }
+  if (sim->trace != NULL) {
+    sim_trace_clock_halt(sim, halt);
+    if (halt)
+      sim_trace_sync_halt(sim);
   }
   sim->halted = halt;
   sim->regs_valid = FALSE;
@@ -241,6 +287,138 @@ static void sim_set_halted(Sim *sim, gboolean halt)
 static guint32 *sim_ppb(Sim *sim, guint32 addr)
 {
   return &sim->ppb[(addr - SIM_PPB_BASE) / 4];
+}
+
+/* ---- the trace unit's registers (--trace-shm) ---- */
+
+static gboolean sim_trace_reg(guint32 addr)
+{
+  return (addr >= RIG_ITM_BASE && addr < RIG_ITM_BASE + 0x1000u) ||
+         (addr >= RIG_DWT_BASE && addr < RIG_DWT_BASE + 0x1000u) ||
+         (addr >= RIG_TPIU_BASE && addr < RIG_TPIU_BASE + 0x1000u);
+}
+
+/* Tells the plugin that registers changed. */
+static void sim_trace_changed(Sim *sim)
+{
+  __atomic_add_fetch(&sim->trace->gen, 1, __ATOMIC_RELEASE);
+}
+
+/* Applies DEMCR/DWT_CTRL values that may start or stop CYCCNT, keeping its count. */
+static void sim_trace_set_counting(Sim *sim, guint32 demcr, guint32 ctrl)
+{
+  RigTraceShm *t = sim->trace;
+  guint64 now = rig_trace_clock(t);
+  guint32 value = rig_trace_cyccnt(t, now);
+  t->demcr = demcr;
+  t->dwt_ctrl = ctrl;
+  t->cyc_held = value;
+  t->cyc_origin = now;
+}
+
+/* Reads a DWT/ITM/TPIU register from the shared page. */
+static guint32 sim_trace_read(Sim *sim, guint32 addr)
+{
+  RigTraceShm *t = sim->trace;
+  gboolean trcena = (t->demcr & RIG_DEMCR_TRCENA) != 0;
+  switch (addr) {
+  case RIG_DWT_CTRL:
+    return RIG_DWT_CTRL_RO | (t->dwt_ctrl & RIG_DWT_CTRL_RW);
+  case RIG_DWT_CYCCNT:
+    return rig_trace_cyccnt(t, rig_trace_clock(t));
+  case RIG_DWT_PCSR:
+    return sim->halted || !trcena ? 0xFFFFFFFFu : t->pcsr;
+  case RIG_ITM_TER:
+    return t->itm_ter;
+  case RIG_ITM_TPR:
+    return t->itm_tpr;
+  case RIG_ITM_TCR:
+    return t->itm_tcr;
+  case RIG_ITM_LSR:
+    return *sim_ppb(sim, RIG_ITM_LAR) == 0xC5ACCE55u ? 0x1u : 0x3u;
+  case RIG_TPIU_SSPSR:
+    return 0x1u;         /* 1-bit port */
+  case RIG_TPIU_CSPSR:
+    return t->tpiu_cspsr;
+  case RIG_TPIU_ACPR:
+    return t->tpiu_acpr;
+  case RIG_TPIU_SPPR:
+    return t->tpiu_sppr;
+  case RIG_TPIU_FFSR:
+    return 0x8u;         /* FtNonStop */
+  case RIG_TPIU_FFCR:
+    return t->tpiu_ffcr;
+  case RIG_TPIU_DEVID:
+    return 0xCA1u;       /* UART and Manchester SWO, no parallel port (Cortex-M3 TPIU) */
+  default:
+    break;
+  }
+  if (addr < RIG_ITM_BASE + 0x80u)  /* stimulus ports: FIFO ready while the ITM is on */
+    return trcena && (t->itm_tcr & RIG_ITM_ITMENA) ? 1u : 0u;
+  for (guint n = 0; n < RIG_TRACE_NUMCOMP; n++) {
+    if (addr == RIG_DWT_COMP(n))
+      return t->comp[n];
+    if (addr == RIG_DWT_MASK(n))
+      return t->mask[n] & 31u;
+    if (addr == RIG_DWT_FUNC(n)) {
+      guint32 seen = t->match_count[n];
+      guint32 v = t->func[n] | (n == 1 ? 0x200u : 0u);  /* LNK1ENA: comparator 1 */
+      if (seen != sim->match_seen[n])
+        v |= RIG_DWT_FUNC_MATCHED;  /* cleared by this read */
+      sim->match_seen[n] = seen;
+      return v;
+    }
+  }
+  return *sim_ppb(sim, addr);
+}
+
+/* Writes a DWT/ITM/TPIU register into the shared page. Stimulus port writes from the debug
+ * port are ignored (only the firmware's become packets). */
+static void sim_trace_write(Sim *sim, guint32 addr, guint32 v)
+{
+  RigTraceShm *t = sim->trace;
+  switch (addr) {
+  case RIG_DWT_CTRL:
+    sim_trace_set_counting(sim, t->demcr, v & RIG_DWT_CTRL_RW);
+    break;
+  case RIG_DWT_CYCCNT:
+    t->cyc_held = v;
+    t->cyc_origin = rig_trace_clock(t);
+    break;
+  case RIG_ITM_TER:
+    t->itm_ter = v;
+    break;
+  case RIG_ITM_TPR:
+    t->itm_tpr = v & 0xFu;
+    break;
+  case RIG_ITM_TCR:
+    t->itm_tcr = v & RIG_ITM_TCR_RW;
+    break;
+  case RIG_TPIU_CSPSR:
+    t->tpiu_cspsr = v;
+    break;
+  case RIG_TPIU_ACPR:
+    t->tpiu_acpr = v & 0x1FFFu;
+    break;
+  case RIG_TPIU_SPPR:
+    t->tpiu_sppr = v & 3u;
+    break;
+  case RIG_TPIU_FFCR:
+    t->tpiu_ffcr = v & 0x102u;
+    break;
+  default:
+    for (guint n = 0; n < RIG_TRACE_NUMCOMP; n++) {
+      if (addr == RIG_DWT_COMP(n))
+        t->comp[n] = v;
+      else if (addr == RIG_DWT_MASK(n))
+        t->mask[n] = v & 31u;
+      else if (addr == RIG_DWT_FUNC(n))
+        t->func[n] = v & RIG_DWT_FUNC_RW;
+    }
+    *sim_ppb(sim, addr) = v;
+    break;
+  }
+  sim_trace_changed(sim);
 }
 
 static guint32 sim_ppb_read(Sim *sim, guint32 addr)
@@ -261,18 +439,33 @@ static guint32 sim_ppb_read(Sim *sim, guint32 addr)
   case REG_FP_CTRL:
     return 0x260u | (*sim_ppb(sim, addr) & 1u);  /* 6 code + 2 literal comparators */
   case REG_DWT_CTRL:
-    return 0x40000000u;                         /* 4 comparators, no cycle counter */
+    if (sim->trace == NULL)
+      return 0x4F000000u;  /* 4 comparators; no trace packets, cycle or profiling counter */
+    break;
   default:
-    return *sim_ppb(sim, addr);
+    break;
   }
+  if (sim->trace != NULL && sim_trace_reg(addr))
+    return sim_trace_read(sim, addr);
+  return *sim_ppb(sim, addr);
 }
 
 static void sim_ppb_write(Sim *sim, guint32 addr, guint32 v)
 {
   switch (addr) {
   case REG_CPUID:
-  case REG_DWT_CTRL:
     return;
+  case REG_DEMCR:
+    *sim_ppb(sim, addr) = v;
+    if (sim->trace != NULL) {
+      sim_trace_set_counting(sim, v, sim->trace->dwt_ctrl);
+      sim_trace_changed(sim);
+    }
+    return;
+  case REG_DWT_CTRL:
+    if (sim->trace == NULL)
+      return;
+    break;
   case REG_DHCSR:
     if ((v >> 16) != 0xA05Fu)
       return;
@@ -313,9 +506,12 @@ static void sim_ppb_write(Sim *sim, guint32 addr, guint32 v)
     }
     return;
   default:
-    *sim_ppb(sim, addr) = v;
-    return;
+    break;
   }
+  if (sim->trace != NULL && sim_trace_reg(addr))
+    sim_trace_write(sim, addr, v);
+  else
+    *sim_ppb(sim, addr) = v;
 }
 
 /* Reads the aligned word holding `addr`; FALSE = bus error. */
@@ -631,30 +827,30 @@ static gboolean sim_load_elf(Sim *sim, const char *path, GError **error)
 
 static gboolean sim_map_ram(Sim *sim, const char *path, GError **error)
 {
-  int fd = open(path, O_RDWR | O_CLOEXEC);
-  struct stat st;
-  if (fd < 0 || fstat(fd, &st) < 0) {
-    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "%s: %s", path,
-                g_strerror(errno));
-    if (fd >= 0)
-      close(fd);
+  sim->ram = rig_trace_map_file(path, 4096, TRUE, &sim->ram_size, error);
+  return sim->ram != NULL;
+}
+
+/* Maps the trace unit's shared page and waits (up to 10 s) until the plugin initialised it. */
+static gboolean sim_map_trace(Sim *sim, const char *path, GError **error)
+{
+  sim->trace = rig_trace_map_file(path, sizeof(RigTraceShm), TRUE, NULL, error);
+  if (sim->trace == NULL)
+    return FALSE;
+  gint64 deadline = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+  while (__atomic_load_n(&sim->trace->magic, __ATOMIC_ACQUIRE) != RIG_TRACE_SHM_MAGIC) {
+    if (g_get_monotonic_time() > deadline) {
+      g_set_error(error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
+                  "%s: the trace unit plugin did not initialise it", path);
+      return FALSE;
+    }
+    g_usleep(1000);
+  }
+  if (sim->trace->version != RIG_TRACE_SHM_VERSION) {
+    g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: layout version %u, want %u",
+                path, sim->trace->version, RIG_TRACE_SHM_VERSION);
     return FALSE;
   }
-  if (st.st_size < 4096) {
-    g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                "%s: %lld bytes is too small for the target RAM", path, (long long)st.st_size);
-    close(fd);
-    return FALSE;
-  }
-  void *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  close(fd);
-  if (p == MAP_FAILED) {
-    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "mmap %s: %s", path,
-                g_strerror(errno));
-    return FALSE;
-  }
-  sim->ram = p;
-  sim->ram_size = (gsize)st.st_size;
   return TRUE;
 }
 
@@ -706,6 +902,7 @@ int main(int argc, char **argv)
   g_autofree char *qmp_path = NULL;
   g_autofree char *port_file = NULL;
   g_autofree char *unix_path = NULL;
+  g_autofree char *trace_path = NULL;
   int port = 0;
   GOptionEntry entries[] = {
     { "ram", 0, 0, G_OPTION_ARG_FILENAME, &ram_path, "QEMU's shared RAM file (PSRAM)", "FILE" },
@@ -717,6 +914,8 @@ int main(int argc, char **argv)
       "FILE" },
     { "unix", 0, 0, G_OPTION_ARG_FILENAME, &unix_path,
       "listen on this Unix-domain socket instead of TCP", "PATH" },
+    { "trace-shm", 0, 0, G_OPTION_ARG_FILENAME, &trace_path,
+      "the trace unit's shared page (DWT, ITM, TPIU registers)", "FILE" },
     { NULL },
   };
   g_autoptr(GOptionContext) ctx = g_option_context_new("- simulated JTAG probe for OpenOCD");
@@ -739,6 +938,7 @@ int main(int argc, char **argv)
   int lfd = -1;
   if (!sim_load_elf(&sim, elf_path, &error) || !sim_map_ram(&sim, ram_path, &error) ||
       (qmp_path != NULL && !sim_qmp_connect(&sim, qmp_path, &error)) ||
+      (trace_path != NULL && !sim_map_trace(&sim, trace_path, &error)) ||
       (lfd = unix_path != NULL ? sim_listen_unix(unix_path, &error)
                                : sim_listen((guint16)port, &bound, &error)) < 0) {
     g_printerr("jtag-sim: %s\n", error->message);

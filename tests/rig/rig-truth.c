@@ -52,9 +52,10 @@ static void truth_print_stats(const char *key, const RigStats *s, guint n_tasks,
     printf("      {\"id\": %u, \"name\": \"%s\", \"activations\": %" PRIu32
            ", \"terminations\": %" PRIu32 ", \"preemptions\": %" PRIu32 ", \"lost\": %" PRIu32
            ", \"run_ticks\": %" PRIu64 ", \"response_ticks\": %" PRIu64
-           ", \"response_max\": %" PRIu32 ", \"calls\": %" PRIu32 "}%s\n",
+           ", \"response_max\": %" PRIu32 ", \"calls\": %" PRIu32 ", \"waits\": %" PRIu32
+           ", \"wait_ticks\": %" PRIu64 "}%s\n",
            i, truth_task_names[i], t->activations, t->terminations, t->preemptions, t->lost,
-           t->run_ticks, t->response_ticks, t->response_max, t->calls,
+           t->run_ticks, t->response_ticks, t->response_max, t->calls, t->waits, t->wait_ticks,
            i + 1 < n_tasks ? "," : "");
   }
   printf("    ],\n    \"isrs\": [\n");
@@ -112,11 +113,12 @@ int main(int argc, char **argv)
                t.magic == 0xDEADDEADu ? ": the firmware took a fault" : "");
     return 1;
   }
-  static const char *const workloads[] = { "none", "pfp", "split", "stress" };
+  static const char *const workloads[] = { "none", "pfp", "split", "stress", "harmonic",
+                                                 "views" };
   printf("{\n  \"magic_ok\": true, \"version\": %u, \"ready\": %u, \"workload\": \"%s\",\n"
          "  \"tick_hz\": %u, \"snap_tick\": %u, \"snap_valid\": %u, \"timestamp\": %u,"
          " \"start_ts\": %u,\n",
-         t.version, t.ready, t.workload < 4 ? workloads[t.workload] : "unknown", t.tick_hz,
+         t.version, t.ready, t.workload < 6 ? workloads[t.workload] : "unknown", t.tick_hz,
          t.snap_tick, t.snap_valid, t.timestamp, t.start_ts);
   truth_print_stats("live", &t.live, t.n_tasks, t.n_isrs);
   printf(",\n");

@@ -11,6 +11,12 @@
 #   split:  SplitA..D use 8/16/24/32 % of the CPU (10/20/30/40 % of the busy time), each
 #           within 0.5 %.
 #   stress: 7 calls per stress_top, 100/200/500 stress_top per StressHi/Mid/Lo activation.
+#   harmonic: by tick 1040 HarmA 104 activations, HarmB 52, HarmC 21 (all ended), HarmC
+#           preempted exactly twice per job and HarmA/HarmB never, HarmW (extended) blocked
+#           in WaitEvent once per HarmA job; nets 2/1/5/10 ms within 0.5 %.
+#   views:  Task0 104 activations, 103 ended, each preempted once by Task1 (103 ended); nets
+#           6.1 and 1.3 ms within 0.5 %; SystemTimerIsr at every tick, Timer1Isr at every tick
+#           but the snapshot's own, with 40 and 15 µs of their own plus < 10 µs of kernel.
 # Without --icount (host time: a loaded host stretches and delays things) pfp must still show
 # the designed structure: 100+ activations each, Task1 preempting Task0 in 90 % of them.
 source "$(dirname "$0")/test-rig-common.sh"
@@ -25,6 +31,8 @@ truth "$tmp/pfp1.json" --icount --workload pfp
 truth "$tmp/pfp2.json" --icount --workload pfp
 truth "$tmp/split.json" --icount --workload split
 truth "$tmp/stress.json" --icount --workload stress
+truth "$tmp/harmonic.json" --icount --workload harmonic
+truth "$tmp/views.json" --icount --workload views
 truth "$tmp/pfp-real.json" --workload pfp
 
 python3 - "$tmp" <<'PY'
@@ -86,6 +94,37 @@ for i, n in ((6, 500), (7, 200), (8, 100)):
     print(f"{t['name']}: {t['calls']} calls in {t['terminations']} activations")
 if s["isrs"][1]["count"] < 1000:
     fail(f"Timer1Isr ran {s['isrs'][1]['count']} times by tick 1040")
+
+s = load("harmonic")["snapshot"]
+a, w, b, c = s["tasks"][9:13]
+if (a["activations"], b["activations"], c["activations"], b["terminations"], c["terminations"]) \
+        != (104, 52, 21, 52, 21):
+    fail(f"harmonic activations/terminations {a['activations']} {b['activations']} "
+         f"{c['activations']} {b['terminations']} {c['terminations']}")
+if (a["preemptions"], b["preemptions"], c["preemptions"], w["preemptions"]) != (0, 0, 42, 0):
+    fail(f"harmonic preemptions {a['preemptions']} {b['preemptions']} {c['preemptions']}")
+if w["waits"] < 103 or w["waits"] > 104 or w["terminations"] != 0:
+    fail(f"HarmW waits {w['waits']} terminations {w['terminations']}")
+within("HarmA net ms", a["run_ticks"] / a["terminations"] / MS, 2.0)
+within("HarmW net ms per wait", w["run_ticks"] / w["waits"] / MS, 1.0, 0.02)
+within("HarmB net ms", b["run_ticks"] / b["terminations"] / MS, 5.0)
+within("HarmC net ms", c["run_ticks"] / c["terminations"] / MS, 10.0)
+
+s = load("views")["snapshot"]
+t0, t1 = s["tasks"][0], s["tasks"][1]
+isr0, isr1 = s["isrs"][0], s["isrs"][1]
+if (t0["activations"], t0["terminations"], t0["preemptions"], t1["activations"],
+        t1["terminations"]) != (104, 103, 103, 103, 103):
+    fail(f"views activations/terminations/preemptions {t0} {t1}")
+if (isr0["count"], isr1["count"]) != (1040, 1039):
+    fail(f"views ISR2 entries {isr0['count']} {isr1['count']} (want 1040, 1039)")
+within("views Task0 net ms", t0["run_ticks"] / t0["terminations"] / MS, 6.1)
+within("views Task1 net ms", t1["run_ticks"] / t1["terminations"] / MS, 1.3)
+for isr, own in ((isr0, 40), (isr1, 15)):
+    mean = 1000 * isr["ticks"] / isr["count"] / MS
+    print(f"views {isr['name']} net {mean:.2f} us (own work {own} us)")
+    if not own <= mean < own + 10:
+        fail(f"views {isr['name']} net {mean:.2f} us")
 
 s = load("pfp-real")["snapshot"]
 t0, t1 = s["tasks"][0], s["tasks"][1]

@@ -10,7 +10,11 @@
  * being the window shown (seen on the DevTools network events, so this works against any
  * server); clicking a slice shows …/callstack; a running session's page follows /api/live and
  * re-reads its tables, a finished one's does not (the daemon's feed keeps naming the last session); the functions (with task filter), flame/call tree and anomaly tabs and
- * the compare page (regressions marked) show the API's rows; a 100,000-row table keeps only a
+ * the compare page (regressions marked) show the API's rows; the ISR, service, profile point,
+ * data and core tabs show the rows of their endpoints (ISR2s and services also per task), the
+ * data tab charts the chosen variable's /data/values (a row click charts another); a null value
+ * shows "—", never 0; a sampled session's loads carry "± bound" and the load chart a shaded
+ * band; a 100,000-row table keeps only a
  * window of rows in the DOM; the dark scheme applies; no console errors, exceptions or failed
  * loads; with the fixtures also exact display text and the token prompt.
  * Screenshots (dashboard-*.png) go to $TEST_ARTIFACT_DIR (default /tmp).
@@ -366,6 +370,10 @@ async function main() {
           bad++;
           log("     row " + keyOf(row) + " column " + col + ": empty text");
         }
+        if (row[col] === null && cell.text !== "—") { /* unknown is shown as unknown, never 0 */
+          bad++;
+          log("     row " + keyOf(row) + " column " + col + ": null shown as " + JSON.stringify(cell.text));
+        }
       }
     }
     check(bad === 0, what + ": rows and values equal the API", bad + " mismatches");
@@ -404,8 +412,8 @@ async function main() {
   const trows = await tableRows("#tasks-table");
   compareTable("task table", trows, tasks, (r) => r.task);
   if (fixtureMode) {
-    check(textOf(trows, "Task_Comm", "load_percent") === "23.14 %", "Task_Comm load shown as 23.14 %", textOf(trows, "Task_Comm", "load_percent"));
-    check(textOf(trows, "Task_Bg", "run_avg_us") === "3,454.0", "Task_Bg average shown as 3,454.0", textOf(trows, "Task_Bg", "run_avg_us"));
+    check(textOf(trows, "Task_Comm", "load_percent") === "23.14 %", "Task_Comm load shown as 23.14 % (exact: no ±)", textOf(trows, "Task_Comm", "load_percent"));
+    check(textOf(trows, "Task_Bg", "slice_avg_us") === "3,454.0", "Task_Bg slice average shown as 3,454.0", textOf(trows, "Task_Bg", "slice_avg_us"));
     check(trows[0].key === "Task_Comm", "task table sorted by load, highest first", trows[0].key);
   }
 
@@ -579,6 +587,101 @@ async function main() {
   if (anomalies.length && anomalies.length <= 400)
     compareTable("anomaly list", await tableRows("#anomalies-table"), anomalies, (r) => r.ts_us + "|" + r.kind + "|" + r.core);
 
+  /* the per-ISR2, service, profile point and core tabs: each table equals its endpoint */
+  const tabTables = [
+    { tab: "isrs", tables: [["#isrs-table", "/isrs", (r) => r.isr], ["#isr-tasks-table", "/isrs/tasks", (r) => r.task + "|" + r.isr]] },
+    { tab: "services", tables: [["#services-table", "/services", (r) => r.service], ["#service-tasks-table", "/services/tasks", (r) => r.task + "|" + r.service]] },
+    { tab: "points", tables: [["#points-table", "/points", (r) => String(r.point_value)]] },
+    { tab: "cores", tables: [["#cores-table", "/cores", (r) => String(r.core)]] },
+  ];
+  for (const { tab, tables } of tabTables) {
+    await S("Page.navigate", { url: base + "/#/session/" + sid + "/" + tab });
+    for (const [sel, ep, keyOf] of tables) {
+      const rows = await api("/sessions/" + sid + ep);
+      await waitFor(`document.querySelector('${sel} caption .count') && document.querySelector('${sel} caption .count').textContent.includes('(${rows.length.toLocaleString("en-US")} row')`,
+                    tab + " tab: " + sel + " rendered");
+      if (rows.length) compareTable(tab + " tab " + sel, await tableRows(sel), rows, keyOf);
+      else check(await evaluate(`!!document.querySelector('${sel} td.empty')`), tab + " tab " + sel + ": empty explained");
+      if (fixtureMode && tab === "points") {
+        const shown = await tableRows(sel);
+        check(textOf(shown, "0", "ema_us") === "—", "a point without alpha shows — for its exponential average", textOf(shown, "0", "ema_us"));
+        check(textOf(shown, "1", "alpha") === "0.125", "the point's alpha is shown", textOf(shown, "1", "alpha"));
+      }
+      if (fixtureMode && tab === "isrs" && sel === "#isrs-table")
+        check(textOf(await tableRows(sel), "Timer_ISR", "max_depth") === "2", "Timer_ISR nests at depth 2");
+    }
+    await screenshot("dashboard-" + tab + ".png");
+  }
+
+  /* data: the variables, the chosen one's states and its value over time */
+  const vars = await api("/sessions/" + sid + "/data");
+  await S("Page.navigate", { url: base + "/#/session/" + sid + "/data" });
+  await waitFor(`document.querySelector('#data-table caption .count') && document.querySelector('#data-table caption .count').textContent.includes('(${vars.length} row')`, "data tab rendered");
+  if (vars.length) {
+    compareTable("data variables", await tableRows("#data-table"), vars, (r) => r.variable);
+    const first = vars.slice().sort((a, b) => String(a.variable).localeCompare(String(b.variable), undefined, { numeric: true, sensitivity: "base" }))[0];
+    const states = await api("/sessions/" + sid + "/data/states?variable=" + encodeURIComponent(first.variable));
+    await waitFor(`document.querySelectorAll('#data-states-table tbody tr[data-key]').length === ${states.length} && OP.page && document.querySelector('canvas.values')`,
+                  "data tab: states of " + first.variable + " rendered");
+    if (states.length) compareTable("states of " + first.variable, await tableRows("#data-states-table"), states, (r) => String(r.value));
+    const asked = () => requests.filter((u) => u.includes("/data/values?"));
+    let valuesUrl = null;
+    for (let end = Date.now() + 3000; Date.now() < end && !valuesUrl; await sleep(50)) valuesUrl = asked().slice(-1)[0] || null;
+    if (check(!!valuesUrl, "data tab asks for the variable's values", JSON.stringify(requests.slice(-5)))) {
+      const u = new URL(valuesUrl);
+      check(u.searchParams.get("variable") === first.variable, "values asked for " + first.variable, valuesUrl);
+      const series = await api(u.pathname.replace(/^\/api/, "") + u.search);
+      await sleep(200);
+      const vp = await pixels("canvas.values", 70);
+      check(series.points.length === 0 || vp.n > 0, "value chart drew " + series.points.length + " point(s)", vp.n + " coloured pixels");
+      if (fixtureMode) check(series.points.length === 8 && vp.n > 100, "the traffic light's 8 changes are charted", series.points.length);
+    }
+    if (vars.length > 1) { /* a row click charts another variable */
+      const other = vars.find((v) => v.variable !== first.variable);
+      const n0 = asked().length;
+      await evaluate(`document.querySelector('#data-table tr[data-key=${JSON.stringify(String(other.variable))}]').click()`);
+      let again = null;
+      for (let end = Date.now() + 3000; Date.now() < end && !again; await sleep(50))
+        again = asked().slice(n0).find((x) => new URL(x).searchParams.get("variable") === other.variable) || null;
+      check(!!again, "clicking " + other.variable + " charts it", JSON.stringify(asked().slice(n0)));
+      const ostates = await api("/sessions/" + sid + "/data/states?variable=" + encodeURIComponent(other.variable));
+      await waitFor(`document.querySelectorAll('#data-states-table tbody tr[data-key]').length === ${ostates.length}`, "states of " + other.variable + " shown");
+      if (fixtureMode) check(ostates.length === 0 && await evaluate(`!!document.querySelector('#data-states-table td.empty')`),
+                             "a regular variable has no per-value table, and says so");
+    }
+  } else check(await evaluate(`!!document.querySelector('#data-table td.empty')`), "data tab: no variables explained");
+  await screenshot("dashboard-data.png");
+
+  /* a sampled (poll) session: null activations as —, loads with ± bound, the band on the load chart */
+  const polled = sessions.find((s) => (/^poll/.test(s.source_kind || "") || (s.source_kind === "replay" && typeof s.sample_rate_hz === "number")) &&
+                                      s.tasks > 0 && s.state !== "running");
+  if (polled) {
+    const ptasks = await api("/sessions/" + polled.id + "/tasks");
+    await S("Page.navigate", { url: base + "/#/session/" + polled.id });
+    await waitFor(`document.querySelectorAll('#tasks-table tbody tr[data-key]').length === ${ptasks.length}`, "poll session's task table rendered");
+    const prows = await tableRows("#tasks-table");
+    compareTable("poll session's tasks", prows, ptasks, (r) => r.task);
+    for (const t of ptasks) {
+      const shown = textOf(prows, t.task, "load_percent");
+      const want = typeof t.load_bound_percent === "number" ? (t.load_bound_percent > 0 ? " ± " : "") : " ± ?";
+      if (want && !shown.includes(want)) check(false, t.task + " load shows its bound", shown);
+    }
+    if (fixtureMode) {
+      check(textOf(prows, "Task_Comm", "load_percent") === "24.99 % ± 0.74", "Task_Comm load shown with its bound", textOf(prows, "Task_Comm", "load_percent"));
+      check(textOf(prows, "Task_Comm", "activations") === "—", "a poll session's activations are —", textOf(prows, "Task_Comm", "activations"));
+      check(textOf(prows, "Task_Bg", "preemptions") === "63 (+7?)", "possibly missed preemptions shown", textOf(prows, "Task_Bg", "preemptions"));
+    }
+    const bounded = ptasks.some((t) => typeof t.load_bound_percent === "number" && t.load_bound_percent > 0);
+    const band = await waitFor(`(() => { const b = OP.page && OP.page.timeline && OP.page.timeline.loadBand; return b && (${bounded} ? b.bins > 0 && b.half > 0 : true) && b; })()`,
+                               "the load chart's band matches the bounds", 8000);
+    if (bounded && band) {
+      const sum = ptasks.reduce((a, t) => a + (typeof t.load_bound_percent === "number" ? t.load_bound_percent : 0), 0);
+      const ncores = await evaluate("Math.max(1, OP.page.timeline.cores.length)");
+      check(Math.abs(band.half - sum / 100 / ncores) < 1e-9, "band half-width is the sum of the tasks' bounds", JSON.stringify(band));
+    }
+    await screenshot("dashboard-poll.png");
+  }
+
   /* compare two sessions */
   const other = sessions.find((s) => s.id !== sid && s.state !== "running");
   if (other) {
@@ -587,8 +690,8 @@ async function main() {
     await waitFor(`document.querySelectorAll('#compare-tasks tbody tr[data-key]').length === ${cmp.tasks.length}`, "compare page lists the tasks");
     const crows = await tableRows("#compare-tasks");
     compareTable("compare tasks", crows, cmp.tasks, (r) => r.task);
-    const worse = cmp.tasks.filter((t) => typeof t.delta_run_avg_us === "number" && t.a && t.delta_run_avg_us > 0.02 * Math.abs(t.a.run_avg_us));
-    const marked = await evaluate(`[...document.querySelectorAll('#compare-tasks td.regress[data-col="delta_run_avg_us"]')].map(td => td.parentElement.dataset.key)`);
+    const worse = cmp.tasks.filter((t) => typeof t.delta_slice_avg_us === "number" && t.a && t.delta_slice_avg_us > 0.02 * Math.abs(t.a.slice_avg_us));
+    const marked = await evaluate(`[...document.querySelectorAll('#compare-tasks td.regress[data-col="delta_slice_avg_us"]')].map(td => td.parentElement.dataset.key)`);
     check(JSON.stringify(worse.map((t) => t.task).sort()) === JSON.stringify(marked.slice().sort()), "regressions (avg) highlighted", JSON.stringify(marked));
     if (fixtureMode) check(marked.includes("Task_5ms") && !marked.includes("Task_Diag"), "Task_5ms red, Task_Diag not", JSON.stringify(marked));
     await screenshot("dashboard-compare.png");

@@ -7,7 +7,15 @@ Mapping (fixture names follow the endpoint paths):
   /api/sessions                       sessions.json
   /api/sessions/ID                    session-ID.json
   /api/sessions/ID/EP                 session-ID-EP.json          (tasks, functions, isrs, flame, ...)
-  /api/sessions/ID/EP?task=T          session-ID-EP-task-T.json   (functions, flame)
+  /api/sessions/ID/EP/SUB             session-ID-EP-SUB.json      (isrs/tasks, services/tasks, data/states)
+  /api/sessions/ID/EP?task=T          session-ID-EP-task-T.json   (functions, flame, isrs, services)
+  /api/sessions/ID/data/states?variable=V
+                                      the rows of session-ID-data-states.json for variable V (name or id)
+  /api/sessions/ID/data/values?variable=V&from=&to=&max_points=
+                                      windowed from session-ID-data-values-V.json (every change of
+                                      variable V, by name): the value held at `from`, then the raw
+                                      changes when at most max_points fall in the window, else per
+                                      bucket (max_points equal buckets) the last, min and max value
   /api/sessions/ID/timeline?from=&to=&max_points=
                                       windowed from session-ID-timeline.json (the raw answer for
                                       the whole session): raw slices when at most max_points begin
@@ -122,6 +130,41 @@ def timeline_window(full, query):
     return answer
 
 
+def data_values(sid, query):
+    """The value over time of one variable in the window QUERY asks for (docs/rest-api.md), from
+    session-ID-data-values-NAME.json (every change); None when there is no such fixture."""
+    if "variable" not in query:
+        raise BadRequest("data values need variable=")
+    full = load_fixture("session-%s-data-values-%s.json" % (sid, query["variable"][0]))
+    if full is None:
+        return None
+    changes = full["points"]
+    lo = number_param(query, "from", changes[0]["t_us"] if changes else 0)
+    hi = number_param(query, "to", changes[-1]["t_us"] if changes else 0)
+    max_points = number_param(query, "max_points", 2000)
+    if hi < lo:
+        raise BadRequest("to is before from")
+    before = [c for c in changes if c["t_us"] < lo][-1:]
+    inside = [c for c in changes if lo <= c["t_us"] <= hi]
+    answer = {"variable": full["variable"], "variable_value": full["variable_value"], "from_us": lo,
+              "to_us": hi, "bucket_us": 0, "count": len(inside)}
+    if len(inside) <= max_points:
+        answer["points"] = before + inside
+        return answer
+    n = int(max_points)
+    width = (hi - lo) / n
+    buckets = {}
+    for c in inside:
+        k = min(n - 1, int((c["t_us"] - lo) / width))
+        b = buckets.setdefault(k, {"t_us": lo + k * width, "value": c["value"], "min": c["value"], "max": c["value"]})
+        b["value"] = c["value"]
+        b["min"] = min(b["min"], c["value"])
+        b["max"] = max(b["max"], c["value"])
+    answer["bucket_us"] = width
+    answer["points"] = before + [buckets[k] for k in sorted(buckets)]
+    return answer
+
+
 def callstack(sid, query):
     """The calls of task T open at time t, outermost first, from session-ID-calls-task-T.json
     (every call of that task); None when there is no such fixture."""
@@ -184,10 +227,10 @@ class Handler(BaseHTTPRequestHandler):
                 if "a" not in query or "b" not in query:
                     raise BadRequest("compare needs a= and b=")
                 return self.answer(load_fixture("compare-%s-%s.json" % (query["a"][0], query["b"][0])))
-            m = re.match(r"^/api/sessions/(\d+)(?:/([a-z]+))?$", path)
+            m = re.match(r"^/api/sessions/(\d+)(?:/([a-z]+)(?:/([a-z]+))?)?$", path)
             if not m:
                 return self.not_found()
-            sid, endpoint = m.group(1), m.group(2)
+            sid, endpoint, sub = m.group(1), m.group(2), m.group(3)
             if endpoint is None:
                 return self.answer(load_fixture("session-%s.json" % sid))
             if endpoint == "timeline":
@@ -195,7 +238,14 @@ class Handler(BaseHTTPRequestHandler):
                 return self.answer(None if full is None else timeline_window(full, query))
             if endpoint == "callstack":
                 return self.answer(callstack(sid, query))
-            name = "session-%s-%s" % (sid, endpoint)
+            if endpoint == "data" and sub == "values":
+                return self.answer(data_values(sid, query))
+            name = "session-%s-%s" % (sid, endpoint) + ("-" + sub if sub else "")
+            if endpoint == "data" and sub == "states" and "variable" in query:
+                rows = load_fixture(name + ".json")
+                v = query["variable"][0]
+                return self.answer(None if rows is None else
+                                   [r for r in rows if r["variable"] == v or str(r["variable_value"]) == v])
             if "task" in query:
                 name += "-task-" + query["task"][0]
             return self.answer(load_fixture(name + ".json"))

@@ -2,7 +2,8 @@
  *
  * Hash routes:  #/                      session list (+ compare picker)
  *               #/session/ID[/TAB]      one session: timeline, CPU load, then TAB = tasks |
- *                                       functions | isrs | flame | anomalies
+ *                                       functions | isrs | services | points | data | cores |
+ *                                       flame | anomalies
  *               #/compare/A/B           per task and function deltas between sessions A and B
  * All data comes from the REST API of docs/rest-api.md (same origin). The live feed
  * (EventSource on /api/live) updates the running session's numbers and, on its session page,
@@ -23,17 +24,25 @@
   const nf2 = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
   const isNum = (v) => typeof v === "number" && isFinite(v);
   const F = (OP.fmt = {
-    int: (v) => (isNum(v) ? nf0.format(v) : "–"),
-    us: (v) => (isNum(v) ? nf1.format(v) : "–"),
-    pct: (v) => (isNum(v) ? nf2.format(v) + " %" : "–"),
-    hz: (v) => (isNum(v) ? nf1.format(v) + " Hz" : "–"),
-    hex: (v) => (isNum(v) ? "0x" + v.toString(16).padStart(8, "0") : "–"),
-    date: (v) => (v ? String(v).replace("T", " ").replace(/\.\d+/, "") : "–"), /* to the second */
-    text: (v) => (v === null || v === undefined || v === "" ? "–" : String(v)),
-    signedUs: (v) => (isNum(v) ? (v > 0 ? "+" : "") + nf1.format(v) : "–"),
-    signedPts: (v) => (isNum(v) ? (v > 0 ? "+" : "") + nf2.format(v) + " pp" : "–"), /* percentage points */
+    int: (v) => (isNum(v) ? nf0.format(v) : "—"),
+    us: (v) => (isNum(v) ? nf1.format(v) : "—"),
+    pct: (v) => (isNum(v) ? nf2.format(v) + " %" : "—"),
+    hz: (v) => (isNum(v) ? nf1.format(v) + " Hz" : "—"),
+    hex: (v) => (isNum(v) ? "0x" + v.toString(16).padStart(8, "0") : "—"),
+    date: (v) => (v ? String(v).replace("T", " ").replace(/\.\d+/, "") : "—"), /* to the second */
+    text: (v) => (v === null || v === undefined || v === "" ? "—" : String(v)),
+    signedUs: (v) => (isNum(v) ? (v > 0 ? "+" : "") + nf1.format(v) : "—"),
+    signedPts: (v) => (isNum(v) ? (v > 0 ? "+" : "") + nf2.format(v) + " pp" : "—"), /* percentage points */
+    /* v with its bound: "v ± b" when the bound is above 0; "v ± ?" when a sampled source's
+     * bound is unknown (null); v alone for exact numbers (bound 0) and unknown values */
+    bounded: (fmt, boundOf) => (v, r) => {
+      if (!isNum(v)) return fmt(v);
+      const b = boundOf(r);
+      if (isNum(b)) return b > 0 ? fmt(v) + " ± " + fmt(b).replace(/ %$/, "") : fmt(v);
+      return r && r.sampled ? fmt(v) + " ± ?" : fmt(v);
+    },
     duration: (s) => {
-      if (!isNum(s)) return "–";
+      if (!isNum(s)) return "—";
       if (s < 1) return nf1.format(s * 1000) + " ms";
       if (s < 120) return nf2.format(s) + " s";
       const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = Math.floor(s % 60);
@@ -298,26 +307,44 @@
     if (isNum(s.samples) && s.samples > 0 && isNum(s.span_us) && s.span_us > 0) r.sample_rate_hz = s.samples / (s.span_us / 1e6);
   }
 
+  /* Whether a session's source samples (poll, or a replay of a poll capture): its bounds are
+   * not 0, and unknown ones show as "± ?". */
+  OP.sampled = (s) => !!s && (/^poll/.test(s.source_kind || "") || (s.source_kind === "replay" && isNum(s.sample_rate_hz)));
+
   /* ---------- one session ---------- */
+  /* bounds: a row's own (task_stats), shown as "± b" next to the numbers they bound */
+  const loadPm = F.bounded(F.pct, (r) => r && r.load_bound_percent);
+  const timePm = F.bounded(F.us, (r) => r && r.time_bound_us);
+  const preemptionsFmt = (v, r) => {
+    if (!isNum(v)) return F.int(v);
+    if (r && isNum(r.preemptions_missed) && r.preemptions_missed > 0) return F.int(v) + " (+" + F.int(r.preemptions_missed) + "?)";
+    return F.int(v);
+  };
   const TASK_COLS = [
     { key: "task", label: "Task", width: "12em" },
     { key: "task_value", label: "Value", num: true, width: "5em", fmt: F.int },
-    { key: "activations", label: "Activations", num: true, fmt: F.int },
-    { key: "runs", label: "Runs", num: true, width: "6em", fmt: F.int },
-    { key: "preemptions", label: "Preemptions", num: true, fmt: F.int },
-    { key: "load_percent", label: "Load", num: true, fmt: F.pct },
+    { key: "activations", label: "Activations", num: true, fmt: F.int, title: "— when the source cannot see activations" },
+    { key: "jobs", label: "Jobs", num: true, width: "6em", fmt: F.int },
+    { key: "coverage_percent", label: "Coverage", num: true, width: "7em", fmt: F.pct, title: "Jobs seen / jobs the period implies" },
+    { key: "slices", label: "Slices", num: true, width: "6em", fmt: F.int, title: "Switch-in to switch-out" },
+    { key: "preemptions", label: "Preemptions", num: true, width: "9em", fmt: preemptionsFmt, title: "(+N?): possibly missed by a sampled source" },
+    { key: "load_percent", label: "Load", num: true, width: "10em", fmt: loadPm, title: "± half-width of the 99 % interval (sampled sources)" },
     { key: "run_total_us", label: "Net total µs", num: true, width: "9em", fmt: F.us, title: "Run time with preemptions cut out" },
-    { key: "run_min_us", label: "Min µs", num: true, fmt: F.us },
-    { key: "run_avg_us", label: "Avg µs", num: true, fmt: F.us },
-    { key: "run_max_us", label: "Max µs", num: true, fmt: F.us },
-    { key: "run_p50_us", label: "p50 µs", num: true, fmt: F.us },
-    { key: "run_p90_us", label: "p90 µs", num: true, fmt: F.us },
-    { key: "run_p99_us", label: "p99 µs", num: true, fmt: F.us },
-    { key: "period_avg_us", label: "Period avg µs", num: true, width: "9em", fmt: F.us },
-    { key: "period_min_us", label: "Period min µs", num: true, width: "9em", fmt: F.us },
-    { key: "period_max_us", label: "Period max µs", num: true, width: "9em", fmt: F.us },
-    { key: "response_avg_us", label: "Response avg µs", num: true, width: "10em", fmt: F.us, title: "Gross: activation to end, preemptions included" },
-    { key: "response_max_us", label: "Response max µs", num: true, width: "10em", fmt: F.us },
+    { key: "slice_min_us", label: "Slice min µs", num: true, width: "9em", fmt: timePm },
+    { key: "slice_avg_us", label: "Slice avg µs", num: true, width: "9em", fmt: timePm },
+    { key: "slice_max_us", label: "Slice max µs", num: true, width: "9em", fmt: timePm },
+    { key: "slice_p99_us", label: "Slice p99 µs", num: true, width: "9em", fmt: timePm },
+    { key: "job_avg_us", label: "Job avg µs", num: true, width: "9em", fmt: timePm, title: "Net time per job" },
+    { key: "job_max_us", label: "Job max µs", num: true, width: "9em", fmt: timePm },
+    { key: "job_p99_us", label: "Job p99 µs", num: true, width: "9em", fmt: timePm },
+    { key: "period_avg_us", label: "Period avg µs", num: true, width: "9em", fmt: timePm },
+    { key: "period_min_us", label: "Period min µs", num: true, width: "9em", fmt: timePm },
+    { key: "period_max_us", label: "Period max µs", num: true, width: "9em", fmt: timePm },
+    { key: "response_avg_us", label: "Response avg µs", num: true, width: "10em", fmt: timePm, title: "Gross: activation to end, preemptions included" },
+    { key: "response_max_us", label: "Response max µs", num: true, width: "10em", fmt: timePm },
+    { key: "response_p99_us", label: "Response p99 µs", num: true, width: "10em", fmt: timePm },
+    { key: "waits", label: "Waits", num: true, width: "6em", fmt: F.int, title: "Times blocked in WaitEvent" },
+    { key: "wait_total_us", label: "Waited µs", num: true, width: "9em", fmt: F.us },
   ];
   const FUNC_COLS = [
     { key: "function", label: "Function", width: "16em" },
@@ -334,14 +361,91 @@
   ];
   const ISR_COLS = [
     { key: "isr", label: "ISR", width: "14em" },
-    { key: "value", label: "Value", num: true, width: "5em", fmt: F.int },
+    { key: "isr_value", label: "Value", num: true, width: "5em", fmt: F.int },
     { key: "count", label: "Count", num: true, fmt: F.int },
-    { key: "total_us", label: "Total µs", num: true, width: "9em", fmt: F.us },
+    { key: "load_percent", label: "Load", num: true, fmt: F.pct },
+    { key: "net_total_us", label: "Net total µs", num: true, width: "9em", fmt: F.us, title: "Nested ISR2s cut out" },
+    { key: "net_min_us", label: "Net min µs", num: true, fmt: F.us },
+    { key: "net_avg_us", label: "Net avg µs", num: true, fmt: F.us },
+    { key: "net_max_us", label: "Net max µs", num: true, fmt: F.us },
+    { key: "net_p99_us", label: "Net p99 µs", num: true, fmt: F.us },
+    { key: "gross_max_us", label: "Gross max µs", num: true, width: "9em", fmt: F.us, title: "Entry to exit, nested ISR2s included" },
+    { key: "period_min_us", label: "Period min µs", num: true, width: "9em", fmt: F.us },
+    { key: "period_avg_us", label: "Period avg µs", num: true, width: "9em", fmt: F.us },
+    { key: "max_depth", label: "Max depth", num: true, width: "7em", fmt: F.int, title: "Deepest nesting level: 1 over a task or idle, 2 over another ISR2" },
+    { key: "nested", label: "Nested", num: true, width: "6em", fmt: F.int, title: "Instances that interrupted another ISR2" },
+    { key: "incomplete", label: "Cut", num: true, width: "5em", fmt: F.int, title: "Instances cut by a gap or the end" },
+  ];
+  const TASK_ISR_COLS = [
+    { key: "task", label: "Task", width: "12em" },
+    { key: "isr", label: "ISR", width: "14em" },
+    { key: "count", label: "Interruptions", num: true, width: "9em", fmt: F.int },
+    { key: "time_us", label: "Time taken µs", num: true, width: "10em", fmt: F.us, title: "Net time of the ISR2 instances that interrupted the task" },
+    { key: "avg_us", label: "Avg µs", num: true, fmt: F.us },
+  ];
+  const SERVICE_COLS = [
+    { key: "service", label: "Service", width: "14em" },
+    { key: "count", label: "Calls", num: true, fmt: F.int },
+    { key: "net_total_us", label: "Net total µs", num: true, width: "9em", fmt: F.us, title: "Preemptions cut out" },
+    { key: "net_min_us", label: "Net min µs", num: true, fmt: F.us },
+    { key: "net_avg_us", label: "Net avg µs", num: true, fmt: F.us },
+    { key: "net_max_us", label: "Net max µs", num: true, fmt: F.us },
+    { key: "net_p99_us", label: "Net p99 µs", num: true, fmt: F.us },
+    { key: "gross_avg_us", label: "Gross avg µs", num: true, width: "9em", fmt: F.us, title: "Entry to exit, preemptions included" },
+    { key: "gross_max_us", label: "Gross max µs", num: true, width: "9em", fmt: F.us },
+    { key: "gross_p99_us", label: "Gross p99 µs", num: true, width: "9em", fmt: F.us },
+    { key: "period_avg_us", label: "Period avg µs", num: true, width: "9em", fmt: F.us },
+  ];
+  const TASK_SERVICE_COLS = [{ key: "task", label: "Task", width: "12em" }].concat(SERVICE_COLS);
+  const POINT_COLS = [
+    { key: "point", label: "Point", width: "14em" },
+    { key: "point_value", label: "ID", num: true, width: "4em", fmt: F.int },
+    { key: "count", label: "n", num: true, fmt: F.int },
+    { key: "total_us", label: "Total µs", num: true, width: "9em", fmt: F.us, title: "Exclusive: inner points and preemption cut out" },
     { key: "min_us", label: "Min µs", num: true, fmt: F.us },
     { key: "avg_us", label: "Avg µs", num: true, fmt: F.us },
     { key: "max_us", label: "Max µs", num: true, fmt: F.us },
+    { key: "p99_us", label: "p99 µs", num: true, fmt: F.us },
+    { key: "last_us", label: "Last µs", num: true, fmt: F.us },
+    { key: "ema_us", label: "Exp. avg µs", num: true, width: "9em", fmt: F.us, title: "Exponential average (— without alpha)" },
+    { key: "alpha", label: "Alpha", num: true, width: "6em", fmt: (v) => (isNum(v) ? String(v) : "—") },
+    { key: "latched_us", label: "Latched µs", num: true, width: "9em", fmt: F.us, title: "Latched and not yet recorded" },
+    { key: "ends_outside", label: "Stray ends", num: true, width: "7em", fmt: F.int },
   ];
-  const TABS = [["tasks", "Tasks"], ["functions", "Functions"], ["isrs", "ISRs"], ["flame", "Call tree & flame graph"], ["anomalies", "Anomalies & gaps"]];
+  const DATA_COLS = [
+    { key: "variable", label: "Variable", width: "14em" },
+    { key: "kind", label: "Kind", width: "6em", fmt: F.text },
+    { key: "changes", label: "Changes", num: true, fmt: F.int },
+    { key: "states", label: "States", num: true, width: "6em", fmt: F.int },
+    { key: "period_min_us", label: "Period min µs", num: true, width: "9em", fmt: F.us },
+    { key: "period_avg_us", label: "Period avg µs", num: true, width: "9em", fmt: F.us },
+    { key: "period_max_us", label: "Period max µs", num: true, width: "9em", fmt: F.us },
+    { key: "value_min", label: "Min", num: true, fmt: F.int },
+    { key: "value_max", label: "Max", num: true, fmt: F.int },
+    { key: "last_value", label: "Last", num: true, fmt: F.int },
+  ];
+  const DATA_STATE_COLS = [
+    { key: "value", label: "Value", num: true, width: "6em", fmt: F.int },
+    { key: "count", label: "Entries", num: true, fmt: F.int },
+    { key: "share_percent", label: "Share", num: true, fmt: F.pct },
+    { key: "duration_total_us", label: "Time µs", num: true, width: "9em", fmt: F.us },
+    { key: "duration_min_us", label: "Stay min µs", num: true, width: "9em", fmt: F.us },
+    { key: "duration_avg_us", label: "Stay avg µs", num: true, width: "9em", fmt: F.us },
+    { key: "duration_max_us", label: "Stay max µs", num: true, width: "9em", fmt: F.us },
+    { key: "period_avg_us", label: "Period avg µs", num: true, width: "9em", fmt: F.us },
+  ];
+  const CORE_COLS = [
+    { key: "name", label: "Core", width: "8em" },
+    { key: "load_percent", label: "Load", num: true, fmt: F.pct, title: "Busy share of the time the state was known" },
+    { key: "busy_us", label: "Busy µs", num: true, width: "10em", fmt: F.us },
+    { key: "task_us", label: "Tasks µs", num: true, width: "10em", fmt: F.us },
+    { key: "isr_us", label: "ISR2s µs", num: true, width: "9em", fmt: F.us },
+    { key: "idle_us", label: "Idle µs", num: true, width: "10em", fmt: F.us },
+    { key: "unknown_us", label: "Unknown µs", num: true, width: "9em", fmt: F.us, title: "Before the first switch, after a gap" },
+    { key: "isr_percent", label: "ISR2 share", num: true, width: "7em", fmt: F.pct },
+  ];
+  const TABS = [["tasks", "Tasks"], ["functions", "Functions"], ["isrs", "ISRs"], ["services", "Services"], ["points", "Profile points"],
+                ["data", "Data"], ["cores", "Cores"], ["flame", "Call tree & flame graph"], ["anomalies", "Anomalies & gaps"]];
 
   function sessionPage(id, firstTab) {
     const v = $view();
@@ -349,6 +453,7 @@
     const base = "/sessions/" + id;
     let dead = false, info = null, tasks = [];
     const panels = new Map(); /* tab -> {el, load()} */
+    const charts = []; /* value charts to release with the page */
 
     const title = h("h1", {}, "Session " + id);
     const meta = h("dl", { class: "meta" });
@@ -373,10 +478,16 @@
       title.replaceChildren(F.text(r.name) + " ", h("span", { class: "badge " + r.state, text: F.text(r.state) }));
       const items = [
         ["Target", F.text(r.target)], ["Started", F.date(r.started_at)], ["Ended", F.date(r.ended_at)],
-        ["Duration", F.duration(r.duration_s)], ["Source", F.text(r.source_kind)], ["Clock", F.text(r.clock) + (isNum(r.tick_rate_hz) ? " @ " + F.int(r.tick_rate_hz) + " Hz" : "")],
-        ["Events", F.int(r.event_count)], ["Sample rate", F.hz(r.sample_rate_hz)], ["Gaps", F.int(r.gap_count)],
+        ["Duration", F.duration(r.duration_s)], ["Source", F.text(r.source_kind)],
+        ["Clock", F.text(r.clock_source || r.clock) + (isNum(r.tick_rate_hz) ? " @ " + F.int(r.tick_rate_hz) + " Hz" : "") +
+          (isNum(r.clock_hz_measured) ? " (measured " + F.int(r.clock_hz_measured) + " Hz)" : "")],
+        ["Events", F.int(r.event_count)], ["Sample rate", F.hz(r.sample_rate_hz)],
+        ["Samples", F.int(r.samples) + (isNum(r.samples_effective) ? " (worth " + F.int(r.samples_effective) + ")" : "")],
+        ["Sample interval", isNum(r.interval_p50_us) ? "p50 " + F.us(r.interval_p50_us) + " µs, p99 " + F.us(r.interval_p99_us) + " µs" : "—"],
+        ["Inference", F.text(r.inference)], ["Gaps", F.int(r.gap_count)],
         ["Dropped events", F.int(r.dropped_events)], ["Anomalies", F.int(r.anomaly_count)],
       ];
+      if (r.clock_warning) items.push(["Clock warning", r.clock_warning]);
       if (r.state_reason) items.push(["Reason", r.state_reason]);
       meta.replaceChildren(...items.map(([k, val]) => h("div", {}, h("dt", { text: k }), h("dd", { text: val, "data-field": k }))));
     }
@@ -425,7 +536,16 @@
         const t = new OP.Table({ caption: "Tasks", columns: TASK_COLS, rowKey: (r) => r.task, sort: { key: "load_percent", dir: "desc" }, empty: "No task statistics." });
         t.el.id = "tasks-table";
         el.append(t.el);
-        p = { el, tables: [t], load: async () => { tasks = await OP.api(base + "/tasks", ctl.signal); t.setRows(tasks); fillTaskPickers(); } };
+        p = {
+          el, tables: [t], load: async () => {
+            tasks = await OP.api(base + "/tasks", ctl.signal);
+            const sampled = OP.sampled(info);
+            for (const r of tasks) r.sampled = sampled; /* its unknown bounds show as "± ?" */
+            t.setRows(tasks);
+            tl.setLoadBounds(tasks);
+            fillTaskPickers();
+          },
+        };
       } else if (tab === "functions") {
         const pick = h("select", { id: "fn-task", class: "task-pick" });
         const t = new OP.Table({ caption: "Functions", columns: FUNC_COLS, rowKey: (r) => r.function + "@" + r.address, sort: { key: "self_total_us", dir: "desc" }, empty: "No function statistics (entry/exit hooks not enabled?)." });
@@ -434,11 +554,72 @@
         el.append(h("p", { class: "filter" }, h("label", { for: "fn-task", text: "Task " }), pick), t.el);
         p = { el, pick, tables: [t], load: async () => { t.setRows(await OP.api(base + "/functions" + q({ task: pick.value || null }), ctl.signal)); } };
         pick.addEventListener("change", () => run(p));
-      } else if (tab === "isrs") {
-        const t = new OP.Table({ caption: "ISR2s", columns: ISR_COLS, rowKey: (r) => r.isr, sort: { key: "total_us", dir: "desc" }, empty: "No ISR2 activity." });
-        t.el.id = "isrs-table";
+      } else if (tab === "isrs" || tab === "services") {
+        const isr = tab === "isrs";
+        const t = new OP.Table({ caption: isr ? "ISR2s" : "OS services", columns: isr ? ISR_COLS : SERVICE_COLS,
+          rowKey: (r) => (isr ? r.isr : r.service), sort: { key: "net_total_us", dir: "desc" },
+          empty: isr ? "No ISR2 activity." : "No OS service calls (SERVICETRACE not traced?)." });
+        t.el.id = tab + "-table";
+        const tt = new OP.Table({ caption: isr ? "What each ISR2 took from each task" : "OS services per calling task",
+          columns: isr ? TASK_ISR_COLS : TASK_SERVICE_COLS, rowKey: (r) => r.task + "|" + (isr ? r.isr : r.service),
+          sort: { key: isr ? "time_us" : "net_total_us", dir: "desc" }, empty: "No rows." });
+        tt.el.id = (isr ? "isr" : "service") + "-tasks-table";
+        el.append(t.el, tt.el);
+        p = {
+          el, tables: [t, tt], load: async () => {
+            const [a, b] = await Promise.all([OP.api(base + "/" + tab, ctl.signal), OP.api(base + "/" + tab + "/tasks", ctl.signal)]);
+            t.setRows(a);
+            tt.setRows(b);
+          },
+        };
+      } else if (tab === "points" || tab === "cores") {
+        const pt = tab === "points";
+        const t = new OP.Table({ caption: pt ? "Profile points (seed 003)" : "Cores", columns: pt ? POINT_COLS : CORE_COLS,
+          rowKey: (r) => String(pt ? r.point_value : r.core), sort: pt ? { key: "point_value", dir: "asc" } : { key: "name", dir: "asc" },
+          empty: pt ? "No profile points (pfpBegin/pfpEnd not traced)." : "No core statistics." });
+        t.el.id = tab + "-table";
         el.append(t.el);
-        p = { el, tables: [t], load: async () => t.setRows(await OP.api(base + "/isrs", ctl.signal)) };
+        p = { el, tables: [t], load: async () => t.setRows(await OP.api(base + "/" + tab, ctl.signal)) };
+      } else if (tab === "data") {
+        const pick = h("select", { id: "data-var", class: "task-pick" });
+        const chart = new OP.ValueChart();
+        charts.push(chart);
+        const t = new OP.Table({ caption: "Data variables (activate a row to chart it)", columns: DATA_COLS, rowKey: (r) => r.variable,
+          sort: { key: "variable", dir: "asc" }, empty: "No data variables (orti_trace_value or --watch).",
+          onActivate: (r) => { pick.value = r.variable; showVariable(); } });
+        t.el.id = "data-table";
+        const st = new OP.Table({ caption: "Per value (state variable)", columns: DATA_STATE_COLS, rowKey: (r) => String(r.value),
+          sort: { key: "value", dir: "asc" }, empty: "A regular variable: no per-value statistics." });
+        st.el.id = "data-states-table";
+        const chartBox = h("section", { class: "card", "aria-labelledby": "data-chart-h" },
+          h("h3", { id: "data-chart-h", text: "Value over time" }), chart.el);
+        el.append(t.el, h("p", { class: "filter" }, h("label", { for: "data-var", text: "Variable " }), pick), chartBox, st.el);
+        let vars = [];
+        async function showVariable() {
+          const v = pick.value;
+          chartBox.hidden = !v;
+          if (!v) {
+            st.setRows([]);
+            return;
+          }
+          const [rows, series] = await Promise.all([
+            OP.api(base + "/data/states" + q({ variable: v }), ctl.signal),
+            OP.api(base + "/data/values" + q({ variable: v, max_points: chart.wantPoints() }), ctl.signal),
+          ]);
+          st.setRows(rows);
+          chart.setSeries(series);
+        }
+        pick.addEventListener("change", () => showVariable().catch((err) => { if (!dead) showError(chartBox, err); }));
+        p = {
+          el, tables: [t, st], load: async () => {
+            vars = await OP.api(base + "/data", ctl.signal);
+            t.setRows(vars);
+            const keep = pick.value;
+            pick.innerHTML = vars.map((r) => '<option value="' + OP.esc(r.variable) + '">' + OP.esc(r.variable) + "</option>").join("");
+            pick.value = vars.some((r) => r.variable === keep) ? keep : vars.length ? vars[0].variable : "";
+            await showVariable();
+          },
+        };
       } else if (tab === "flame") {
         const pick = h("select", { id: "flame-task", class: "task-pick" });
         const fg = new OP.FlameGraph();
@@ -582,7 +763,7 @@
       key: "session:" + id,
       timeline: tl,
       tab: showTab,
-      destroy() { dead = true; ctl.abort(); off(); tl.destroy(); },
+      destroy() { dead = true; ctl.abort(); off(); tl.destroy(); for (const c of charts) c.destroy(); },
     };
   }
 
@@ -621,12 +802,12 @@
       { key: "a_load", label: "Load A", num: true, value: side("a", "load_percent"), fmt: F.pct },
       { key: "b_load", label: "Load B", num: true, value: side("b", "load_percent"), fmt: F.pct },
       deltaCol("delta_load_percent", "Δ load", side("a", "load_percent"), F.signedPts),
-      { key: "a_avg", label: "Avg µs A", num: true, value: side("a", "run_avg_us"), fmt: F.us },
-      { key: "b_avg", label: "Avg µs B", num: true, value: side("b", "run_avg_us"), fmt: F.us },
-      deltaCol("delta_run_avg_us", "Δ avg µs", side("a", "run_avg_us"), F.signedUs),
-      { key: "a_p99", label: "p99 µs A", num: true, value: side("a", "run_p99_us"), fmt: F.us },
-      { key: "b_p99", label: "p99 µs B", num: true, value: side("b", "run_p99_us"), fmt: F.us },
-      deltaCol("delta_run_p99_us", "Δ p99 µs", side("a", "run_p99_us"), F.signedUs),
+      { key: "a_avg", label: "Slice avg µs A", num: true, width: "9em", value: side("a", "slice_avg_us"), fmt: F.us },
+      { key: "b_avg", label: "Slice avg µs B", num: true, width: "9em", value: side("b", "slice_avg_us"), fmt: F.us },
+      deltaCol("delta_slice_avg_us", "Δ avg µs", side("a", "slice_avg_us"), F.signedUs),
+      { key: "a_p99", label: "Slice p99 µs A", num: true, width: "9em", value: side("a", "slice_p99_us"), fmt: F.us },
+      { key: "b_p99", label: "Slice p99 µs B", num: true, width: "9em", value: side("b", "slice_p99_us"), fmt: F.us },
+      deltaCol("delta_slice_p99_us", "Δ p99 µs", side("a", "slice_p99_us"), F.signedUs),
     ];
     const fcols = [
       { key: "function", label: "Function", width: "16em", html: (r) => OP.esc(r.function) + (!r.a ? ' <span class="badge">only in B</span>' : !r.b ? ' <span class="badge">only in A</span>' : "") },
@@ -640,8 +821,8 @@
       deltaCol("delta_net_p99_us", "Δ p99 µs", side("a", "net_p99_us"), F.signedUs),
     ];
     const rowCls = (keys, baseKeys) => (r) => (keys.some((k, i) => judge(r[k], side("a", baseKeys[i])(r)) === "regress") ? "row-regress" : "");
-    const tt = new OP.Table({ caption: "Tasks", columns: tcols, rowKey: (r) => r.task, sort: { key: "delta_run_avg_us", dir: "desc" },
-      rowClass: rowCls(["delta_load_percent", "delta_run_avg_us", "delta_run_p99_us"], ["load_percent", "run_avg_us", "run_p99_us"]), empty: "No tasks in common." });
+    const tt = new OP.Table({ caption: "Tasks", columns: tcols, rowKey: (r) => r.task, sort: { key: "delta_slice_avg_us", dir: "desc" },
+      rowClass: rowCls(["delta_load_percent", "delta_slice_avg_us", "delta_slice_p99_us"], ["load_percent", "slice_avg_us", "slice_p99_us"]), empty: "No tasks in common." });
     tt.el.id = "compare-tasks";
     const ft = new OP.Table({ caption: "Functions", columns: fcols, rowKey: (r) => r.function, sort: { key: "delta_net_avg_us", dir: "desc" },
       rowClass: rowCls(["delta_net_avg_us", "delta_net_p99_us"], ["net_avg_us", "net_p99_us"]), empty: "No functions." });

@@ -33,7 +33,7 @@
   }
 
   function pct(v, whole) {
-    return whole > 0 ? ((100 * v) / whole).toFixed(1) + " %" : "–";
+    return whole > 0 ? ((100 * v) / whole).toFixed(1) + " %" : "—";
   }
 
   /* Fill container with the tree below root (root itself not shown). */

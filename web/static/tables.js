@@ -156,7 +156,7 @@
       for (const c of this.columns) {
         const v = this.valueOf(c, row);
         const cls = (c.num ? "num" : "") + (c.cls ? " " + (c.cls(row) || "") : "");
-        const content = c.html ? c.html(row) : OP.esc(c.fmt ? c.fmt(v, row) : v === null || v === undefined ? "–" : v);
+        const content = c.html ? c.html(row) : OP.esc(c.fmt ? c.fmt(v, row) : v === null || v === undefined ? "—" : v);
         h += '<td data-col="' + c.key + '" data-v="' + (v === null || v === undefined ? "" : OP.esc(v)) + '"' +
           (cls.trim() ? ' class="' + cls.trim() + '"' : "") + ">" + content + "</td>";
       }

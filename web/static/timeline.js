@@ -5,7 +5,9 @@
  * for the visible window (GET …/timeline?from=&to=&max_points=), aborting the previous request.
  * The answer is either raw slices (level -1: one bar per slice) or buckets (busy time per task
  * and bucket: drawn as a bar whose height is the bucket's occupancy). The load chart bins the
- * same answer into columns and stacks the tasks' share of the cores' time.
+ * same answer into columns and stacks the tasks' share of the cores' time; when the tasks' loads
+ * carry error bounds (a sampled source: setLoadBounds), a shaded band around the stack's top
+ * shows the 99 % interval (the sum of the tasks' bounds, as a share of the cores).
  */
 "use strict";
 (function () {
@@ -39,7 +41,7 @@
 
   /* Time in µs as a short label with a unit fitting the magnitude. */
   OP.fmtTime = function (us, span) {
-    if (us === null || us === undefined || !isFinite(us)) return "–";
+    if (us === null || us === undefined || !isFinite(us)) return "—";
     const ref = Math.abs(span === undefined ? us : span);
     if (ref >= 1e6) return (us / 1e6).toFixed(ref >= 1e7 ? 2 : 3) + " s";
     if (ref >= 1e3) return (us / 1e3).toFixed(ref >= 1e4 ? 2 : 3) + " ms";
@@ -88,7 +90,18 @@
       this.abort = null;
       this.timer = 0;
       this.drag = null;
+      this.bound = 0; /* half-width of the load band, share of all cores (0: none) */
+      this.loadBand = { half: 0, bins: 0 }; /* what the last drawing shaded (tests read it) */
       this.build();
+    }
+
+    /* The tasks' load bounds (task_stats rows): the band is their sum, in points of one core,
+     * spread over the cores; unknown (null) and exact (0) bounds add nothing. */
+    setLoadBounds(tasks) {
+      let sum = 0;
+      for (const t of tasks || []) if (typeof t.load_bound_percent === "number" && isFinite(t.load_bound_percent)) sum += t.load_bound_percent;
+      this.bound = sum / 100;
+      if (this.data) this.drawLoad();
     }
 
     build() {
@@ -535,9 +548,24 @@
           g.fillRect(LABEL_W + b * colW, y0, colW + 0.5, y1 - y0);
         }
       }
+      /* the 99 % interval of the load around the stack's top (sampled sources) */
+      const half = this.bound / ncores;
+      let banded = 0;
+      if (half > 0) {
+        g.fillStyle = darkScheme.matches ? "rgba(255,255,255,0.22)" : "rgba(0,0,0,0.18)";
+        for (let b = 0; b < nb; b++) {
+          if (!acc[b]) continue;
+          const f = acc[b] / (bw * ncores);
+          const y0 = bottom - Math.min(1, f + half) * H, y1 = bottom - Math.max(0, Math.min(1, f - half)) * H;
+          g.fillRect(LABEL_W + b * colW, y0, colW + 0.5, y1 - y0);
+          banded++;
+        }
+      }
+      this.loadBand = { half, bins: banded };
       let total = 0;
       for (let b = 0; b < nb; b++) total += acc[b];
-      this.loadCanvas.setAttribute("aria-label", "CPU load in the visible window: average " + ((100 * total) / (bw * nb * ncores)).toFixed(1) + " % of " + ncores + " core(s)");
+      this.loadCanvas.setAttribute("aria-label", "CPU load in the visible window: average " + ((100 * total) / (bw * nb * ncores)).toFixed(1) + " % of " + ncores + " core(s)" +
+        (half > 0 ? ", ± " + (100 * half).toFixed(2) + " points (99 % interval, shaded)" : ""));
     }
 
     updateLegend() {

@@ -16,6 +16,7 @@
  */
 #include "os.h"
 #include "rig-truth.h"
+#include "layout.h"
 
 #define REG32(a) (*(volatile uint32_t *)(a))
 #define SCB_ICSR       REG32(0xE000ED04u)
@@ -60,16 +61,54 @@ volatile uint32_t os_alarm_cycle[OS_N_ALARMS];
 volatile uint8_t os_resource_state[OS_N_RESOURCES];
 volatile uint8_t os_resource_locker[OS_N_RESOURCES];
 volatile uint8_t os_resource_prev_prio[OS_N_RESOURCES]; /* locker's priority before Get */
+volatile uint8_t os_task_events[OS_N_TASKS];   /* events set (extended tasks) */
+volatile uint8_t os_task_waitmask[OS_N_TASKS]; /* events a WAITING task waits for */
 
 static uint32_t *os_task_sp[OS_N_TASKS];  /* saved stack pointer of preempted tasks */
 static uint8_t os_task_fresh[OS_N_TASKS]; /* 1: next dispatch starts the body anew */
 static uint32_t os_task_act_ts[OS_N_TASKS]; /* board time of the pending activation */
+static uint32_t os_task_wait_ts[OS_N_TASKS]; /* board time it blocked in WaitEvent */
+static uint8_t os_task_waited[OS_N_TASKS];   /* 1: blocked since its last dispatch */
 static uint32_t *os_idle_sp;              /* saved stack pointer of the idle loop */
 static uint32_t os_last_ts;               /* board time of the last ownership change */
 static uint8_t os_isr_stack[4];           /* interrupted ISR2 ids while nested */
 static uint8_t os_isr_depth;              /* ISR2 nesting depth */
 static uint8_t os_in_dispatcher;          /* 1 from TerminateTask/ChainTask to the switch */
 static uint32_t os_idle_stack[128] __attribute__((aligned(8)));
+
+/* ---- state changes: the kernel's variables, and the same in the image's ORTI layout ---- */
+
+static inline void NOINSTR os_set_state(uint8_t t, uint8_t st)
+{
+  os_task_state[t] = st;
+  rig_layout_state(t, st, os_task_fresh[t]);
+}
+
+static inline void NOINSTR os_set_prio(uint8_t t, uint8_t prio)
+{
+  os_task_prio[t] = prio;
+  rig_layout_prio(t, prio);
+}
+
+static inline void NOINSTR os_set_running(uint8_t t, uint8_t prio)
+{
+  os_running_task = t;
+  os_running_prio = prio;
+  rig_layout_running(t, prio);
+}
+
+static inline void NOINSTR os_set_isr(uint8_t isr)
+{
+  os_running_isr2 = isr;
+  rig_layout_isr(isr);
+}
+
+static inline void NOINSTR os_set_service(uint8_t v)
+{
+  os_service_trace = v;
+  rig_layout_service(v);
+  OsServiceHook(v);
+}
 
 /* ---- small runtime pieces ---- */
 
@@ -141,8 +180,8 @@ static StatusType NOINSTR os_activate(TaskType task, uint32_t now)
   if (task >= OS_N_TASKS)
     return E_OS_ID;
   if (os_task_state[task] == OS_SUSPENDED) {
-    os_task_state[task] = OS_READY;
     os_task_fresh[task] = 1;
+    os_set_state(task, OS_READY);
     os_task_act[task] = 1;
     os_task_act_ts[task] = now;
   } else if (os_task_act[task] < 2) {
@@ -167,13 +206,13 @@ static void NOINSTR os_terminate_running(uint32_t now)
   tt->response_ticks += response;
   if (response > tt->response_max)
     tt->response_max = response;
-  os_task_prio[t] = os_task_cfg[t].prio;
+  os_set_prio(t, os_task_cfg[t].prio);
   if (--os_task_act[t] > 0) {
-    os_task_state[t] = OS_READY;  /* queued activation starts anew */
     os_task_fresh[t] = 1;
+    os_set_state(t, OS_READY);  /* queued activation starts anew */
     os_task_act_ts[t] = now;
   } else {
-    os_task_state[t] = OS_SUSPENDED;
+    os_set_state(t, OS_SUSPENDED);
   }
 }
 
@@ -182,12 +221,12 @@ static void NOINSTR os_terminate_running(uint32_t now)
 StatusType NOINSTR ActivateTask(TaskType task)
 {
   uint32_t pm = os_irq_save();
-  os_service_trace = OS_SVC_ACTIVATETASK | 1u;
+  os_set_service(OS_SVC_ACTIVATETASK | 1u);
   StatusType st = os_activate(task, rig_now());
   if (st != E_OK)
     os_last_error = st;
   os_reschedule();
-  os_service_trace = OS_SVC_ACTIVATETASK;
+  os_set_service(OS_SVC_ACTIVATETASK);
   os_irq_restore(pm);
   return st;
 }
@@ -195,9 +234,9 @@ StatusType NOINSTR ActivateTask(TaskType task)
 StatusType NOINSTR TerminateTask(void)
 {
   uint32_t pm = os_irq_save();
-  os_service_trace = OS_SVC_TERMINATETASK | 1u;
+  os_set_service(OS_SVC_TERMINATETASK | 1u);
   if (os_isr_depth > 0 || os_running_task == OS_NO_TASK) {
-    os_service_trace = OS_SVC_TERMINATETASK;
+    os_set_service(OS_SVC_TERMINATETASK);
     os_last_error = E_OS_CALLEVEL;
     os_irq_restore(pm);
     return E_OS_CALLEVEL;
@@ -207,7 +246,7 @@ StatusType NOINSTR TerminateTask(void)
   os_in_dispatcher = 1;
   os_terminate_running(now);
   SCB_ICSR = ICSR_PENDSVSET;
-  os_service_trace = OS_SVC_TERMINATETASK;
+  os_set_service(OS_SVC_TERMINATETASK);
   __asm volatile ("cpsie i\n isb" ::: "memory");
   for (;;)
     ;  /* PendSV has switched away; this context is never resumed */
@@ -216,11 +255,11 @@ StatusType NOINSTR TerminateTask(void)
 StatusType NOINSTR ChainTask(TaskType task)
 {
   uint32_t pm = os_irq_save();
-  os_service_trace = OS_SVC_CHAINTASK | 1u;
+  os_set_service(OS_SVC_CHAINTASK | 1u);
   if (task >= OS_N_TASKS || os_isr_depth > 0 || os_running_task == OS_NO_TASK) {
     StatusType st = task >= OS_N_TASKS ? E_OS_ID : E_OS_CALLEVEL;
     os_last_error = st;
-    os_service_trace = OS_SVC_CHAINTASK;
+    os_set_service(OS_SVC_CHAINTASK);
     os_irq_restore(pm);
     return st;
   }
@@ -230,10 +269,76 @@ StatusType NOINSTR ChainTask(TaskType task)
   os_terminate_running(now);
   (void)os_activate(task, now);
   SCB_ICSR = ICSR_PENDSVSET;
-  os_service_trace = OS_SVC_CHAINTASK;
+  os_set_service(OS_SVC_CHAINTASK);
   __asm volatile ("cpsie i\n isb" ::: "memory");
   for (;;)
     ;
+}
+
+StatusType NOINSTR WaitEvent(EventMaskType mask)
+{
+  uint32_t pm = os_irq_save();
+  os_set_service(OS_SVC_WAITEVENT | 1u);
+  uint8_t t = os_running_task;
+  if (os_isr_depth > 0 || t == OS_NO_TASK) {
+    os_last_error = E_OS_CALLEVEL;
+    os_set_service(OS_SVC_WAITEVENT);
+    os_irq_restore(pm);
+    return E_OS_CALLEVEL;
+  }
+  if ((os_task_events[t] & mask) == 0) {
+    /* block: the dispatcher switches away (PendSV, as soon as interrupts are on again) and
+     * resumes us here when SetEvent makes us ready */
+    uint32_t now = rig_now();
+    os_account(now);
+    os_in_dispatcher = 1;
+    os_task_waitmask[t] = mask;
+    os_task_wait_ts[t] = now;
+    os_task_waited[t] = 1;
+    rig_truth.live.task[t].waits++;
+    os_set_state(t, OS_WAITING);
+    SCB_ICSR = ICSR_PENDSVSET;
+  }
+  os_set_service(OS_SVC_WAITEVENT);
+  os_irq_restore(pm);
+  return E_OK;
+}
+
+StatusType NOINSTR SetEvent(TaskType task, EventMaskType mask)
+{
+  uint32_t pm = os_irq_save();
+  os_set_service(OS_SVC_SETEVENT | 1u);
+  StatusType st = E_OK;
+  if (task >= OS_N_TASKS)
+    st = E_OS_ID;
+  else if (os_task_state[task] == OS_SUSPENDED)
+    st = E_OS_STATE;
+  if (st == E_OK) {
+    os_task_events[task] |= mask;
+    if (os_task_state[task] == OS_WAITING && (os_task_events[task] & os_task_waitmask[task])) {
+      os_set_state(task, OS_READY);
+      os_reschedule();
+    }
+  } else {
+    os_last_error = st;
+  }
+  os_set_service(OS_SVC_SETEVENT);
+  os_irq_restore(pm);
+  return st;
+}
+
+StatusType NOINSTR ClearEvent(EventMaskType mask)
+{
+  uint32_t pm = os_irq_save();
+  os_set_service(OS_SVC_CLEAREVENT | 1u);
+  StatusType st = E_OK;
+  if (os_isr_depth > 0 || os_running_task == OS_NO_TASK)
+    st = os_last_error = E_OS_CALLEVEL;
+  else
+    os_task_events[os_running_task] &= (uint8_t)~mask;
+  os_set_service(OS_SVC_CLEAREVENT);
+  os_irq_restore(pm);
+  return st;
 }
 
 StatusType NOINSTR GetTaskID(TaskType *task)
@@ -242,10 +347,18 @@ StatusType NOINSTR GetTaskID(TaskType *task)
   return E_OK;
 }
 
+StatusType NOINSTR GetTaskState(TaskType task, TaskStateType *state)
+{
+  if (task >= OS_N_TASKS)
+    return E_OS_ID;
+  *state = os_task_state[task];
+  return E_OK;
+}
+
 StatusType NOINSTR GetResource(ResourceType res)
 {
   uint32_t pm = os_irq_save();
-  os_service_trace = OS_SVC_GETRESOURCE | 1u;
+  os_set_service(OS_SVC_GETRESOURCE | 1u);
   StatusType st = E_OK;
   uint8_t t = os_running_task;
   if (res >= OS_N_RESOURCES)
@@ -258,12 +371,12 @@ StatusType NOINSTR GetResource(ResourceType res)
     os_resource_locker[res] = t;
     os_resource_prev_prio[res] = os_task_prio[t];
     if (os_resource_cfg[res].ceiling > os_task_prio[t])
-      os_task_prio[t] = os_resource_cfg[res].ceiling;
-    os_running_prio = os_task_prio[t];
+      os_set_prio(t, os_resource_cfg[res].ceiling);
+    os_running_prio = os_task_prio[t]; /* the layouts saw the change through os_set_prio */
   } else {
     os_last_error = st;
   }
-  os_service_trace = OS_SVC_GETRESOURCE;
+  os_set_service(OS_SVC_GETRESOURCE);
   os_irq_restore(pm);
   return st;
 }
@@ -271,7 +384,7 @@ StatusType NOINSTR GetResource(ResourceType res)
 StatusType NOINSTR ReleaseResource(ResourceType res)
 {
   uint32_t pm = os_irq_save();
-  os_service_trace = OS_SVC_RELEASERESOURCE | 1u;
+  os_set_service(OS_SVC_RELEASERESOURCE | 1u);
   StatusType st = E_OK;
   uint8_t t = os_running_task;
   if (res >= OS_N_RESOURCES)
@@ -281,13 +394,13 @@ StatusType NOINSTR ReleaseResource(ResourceType res)
   if (st == E_OK) {
     os_resource_state[res] = 0;
     os_resource_locker[res] = OS_NO_TASK;
-    os_task_prio[t] = os_resource_prev_prio[res];
-    os_running_prio = os_task_prio[t];
+    os_set_prio(t, os_resource_prev_prio[res]);
+    os_running_prio = os_task_prio[t]; /* the layouts saw the change through os_set_prio */
     os_reschedule();
   } else {
     os_last_error = st;
   }
-  os_service_trace = OS_SVC_RELEASERESOURCE;
+  os_set_service(OS_SVC_RELEASERESOURCE);
   os_irq_restore(pm);
   return st;
 }
@@ -301,11 +414,13 @@ uint32_t * NOINSTR os_switch_context(uint32_t *sp)
   uint32_t pm = os_irq_save();
   os_account(rig_now());  /* up to here: the outgoing task (or the dispatcher) */
   os_in_dispatcher = 1;   /* from here: the dispatcher, until the switch is done */
+  rig_layout_dispatch(1);
   uint8_t old = os_running_task;
   uint8_t next = os_highest_ready();
   if (old != OS_NO_TASK && next == old && os_task_state[old] == OS_RUNNING) {
     os_account(rig_now());
     os_in_dispatcher = 0;
+    rig_layout_dispatch(0);
     os_irq_restore(pm);
     return sp;  /* nothing more urgent after all */
   }
@@ -313,19 +428,21 @@ uint32_t * NOINSTR os_switch_context(uint32_t *sp)
     os_idle_sp = sp;
   } else {
     if (os_task_state[old] == OS_RUNNING) {
-      os_task_state[old] = OS_READY;
+      os_set_state(old, OS_READY);
       os_task_sp[old] = sp;
       rig_truth.live.task[old].preemptions++;
+    } else if (os_task_state[old] == OS_WAITING) {
+      os_task_sp[old] = sp; /* blocked in WaitEvent: resumes there */
     }
     os_next_task = next;  /* PostTaskHook may tell a switch from going idle */
     PostTaskHook();
   }
   rig_truth.live.dispatches++;
   if (next == OS_NO_TASK) {
-    os_running_task = OS_NO_TASK;
-    os_running_prio = 0;
+    os_set_running(OS_NO_TASK, 0);
     os_account(rig_now());
     os_in_dispatcher = 0;
+    rig_layout_dispatch(0);
     os_irq_restore(pm);
     return os_idle_sp;
   }
@@ -341,12 +458,16 @@ uint32_t * NOINSTR os_switch_context(uint32_t *sp)
     os_task_sp[next] = frame;
     os_task_fresh[next] = 0;
   }
-  os_task_state[next] = OS_RUNNING;
-  os_running_task = next;
-  os_running_prio = os_task_prio[next];
+  if (os_task_waited[next]) {
+    rig_truth.live.task[next].wait_ticks += rig_now() - os_task_wait_ts[next];
+    os_task_waited[next] = 0;
+  }
+  os_set_state(next, OS_RUNNING);
+  os_set_running(next, os_task_prio[next]);
   PreTaskHook();
   os_account(rig_now());
   os_in_dispatcher = 0;
+  rig_layout_dispatch(0);
   os_irq_restore(pm);
   return os_task_sp[next];
 }
@@ -358,7 +479,7 @@ static void NOINSTR os_isr_enter(uint8_t isr)
   uint32_t pm = os_irq_save();
   os_account(rig_now());
   os_isr_stack[os_isr_depth++] = os_running_isr2;
-  os_running_isr2 = isr;
+  os_set_isr(isr);
   rig_truth.live.isr[isr].count++;
   PreIsrHook(isr);
   os_irq_restore(pm);
@@ -372,14 +493,14 @@ static void NOINSTR os_isr_exit(void)
   os_reschedule();  /* decided as part of the ISR: charged to it below */
   os_isr_depth++;
   os_account(rig_now());
-  os_running_isr2 = os_isr_stack[--os_isr_depth];
+  os_set_isr(os_isr_stack[--os_isr_depth]);
   os_irq_restore(pm);
 }
 
 /* Advances a counter by one tick and fires its due alarms. Interrupts off. */
 static void NOINSTR os_counter_tick(uint8_t counter)
 {
-  os_service_trace = OS_SVC_COUNTERTICK | 1u;
+  os_set_service(OS_SVC_COUNTERTICK | 1u);
   os_counter_value[counter]++;
   uint32_t now = rig_now();
   for (uint8_t a = 0; a < OS_N_ALARMS; a++) {
@@ -394,7 +515,7 @@ static void NOINSTR os_counter_tick(uint8_t counter)
     else
       os_alarm_state[a] = 0;
   }
-  os_service_trace = OS_SVC_COUNTERTICK;
+  os_set_service(OS_SVC_COUNTERTICK);
 }
 
 void TIMER0_Handler(void);
@@ -408,7 +529,7 @@ void NOINSTR TIMER0_Handler(void)
   os_counter_tick(OS_COUNTER_SYSTEM);
   uint32_t count = os_counter_value[OS_COUNTER_SYSTEM];
   rig_truth.live.counter = count;
-  const OsAppModeCfg *mc = &os_appmode_cfg[os_app_mode & 3u];
+  const OsAppModeCfg *mc = &os_appmode_cfg[os_app_mode & 7u];
   if (mc->timer1_first != 0 && mc->timer1_period == 0 && count >= mc->sync_first &&
       (count - mc->sync_first) % mc->sync_period == 0) {
     TIMER_RELOAD(TIMER1_BASE) = mc->timer1_first - 1u;
@@ -424,13 +545,14 @@ void NOINSTR TIMER0_Handler(void)
     rig_truth.snap_valid = 1;
   }
   os_irq_restore(pm);
+  app_system_tick_body();
   os_isr_exit();
 }
 
 void NOINSTR TIMER1_Handler(void)
 {
   os_isr_enter(OS_ISR_TIMER1);
-  if (os_appmode_cfg[os_app_mode & 3u].timer1_period == 0)
+  if (os_appmode_cfg[os_app_mode & 7u].timer1_period == 0)
     TIMER_CTRL(TIMER1_BASE) = 0;  /* one-shot */
   TIMER_INTCLR(TIMER1_BASE) = 1;
   uint32_t pm = os_irq_save();
@@ -445,7 +567,7 @@ void NOINSTR TIMER1_Handler(void)
 void NOINSTR StartOS(AppModeType mode)
 {
   __asm volatile ("cpsid i" ::: "memory");
-  os_service_trace = OS_SVC_STARTOS | 1u;
+  os_set_service(OS_SVC_STARTOS | 1u);
   os_app_mode = mode;
   volatile uint32_t *w = (volatile uint32_t *)&rig_truth;
   for (unsigned i = 0; i < sizeof(RigTruth) / 4; i++)
@@ -459,13 +581,14 @@ void NOINSTR StartOS(AppModeType mode)
   rig_truth.magic = RIG_TRUTH_MAGIC;
 
   for (uint8_t t = 0; t < OS_N_TASKS; t++) {
-    os_task_state[t] = OS_SUSPENDED;
-    os_task_prio[t] = os_task_cfg[t].prio;
+    os_set_state(t, OS_SUSPENDED);
+    os_set_prio(t, os_task_cfg[t].prio);
     for (unsigned i = 0; i < OS_STACK_WORDS; i++)
       os_task_cfg[t].stack[i] = OS_STACK_FILL;
   }
   for (uint8_t r = 0; r < OS_N_RESOURCES; r++)
     os_resource_locker[r] = OS_NO_TASK;
+  rig_layout_start();
   for (uint8_t a = 0; a < OS_N_ALARMS; a++) {
     if (os_alarm_cfg[a].appmodes & (1u << mode)) {
       os_alarm_state[a] = 1;
@@ -478,7 +601,7 @@ void NOINSTR StartOS(AppModeType mode)
   SCB_SHPR3 = 0xFFu << 16;
   NVIC_IPR(TIMER0_IRQ) = 0x80;
   NVIC_IPR(TIMER1_IRQ) = 0x40;
-  const OsAppModeCfg *mc = &os_appmode_cfg[mode & 3u];
+  const OsAppModeCfg *mc = &os_appmode_cfg[mode & 7u];
 
   TIMER_CTRL(TIMER0_BASE) = 0;
   TIMER_INTCLR(TIMER0_BASE) = 1;
@@ -501,7 +624,7 @@ void NOINSTR StartOS(AppModeType mode)
   else if (mc->timer1_first != 0)
     NVIC_ISER0 = 1u << TIMER1_IRQ;  /* one-shot, armed by TIMER0_Handler */
   rig_truth.ready = 1;
-  os_service_trace = OS_SVC_STARTOS;
+  os_set_service(OS_SVC_STARTOS);
 
   /* Become the idle context on the process stack (exceptions keep the main stack). The
    * switch and the jump are one asm block: nothing may touch this frame afterwards. */
@@ -548,6 +671,34 @@ void NOINSTR rig_load(uint32_t ticks)
     ;
 }
 
+static uint32_t NOINSTR os_isr_cpu_ticks(uint8_t isr)
+{
+  uint32_t pm = os_irq_save();
+  uint32_t now = rig_now();
+  uint32_t v = (uint32_t)rig_truth.live.isr[isr].ticks;
+  if (os_isr_depth > 0 && os_running_isr2 == isr)
+    v += now - os_last_ts;
+  os_irq_restore(pm);
+  return v;
+}
+
+void NOINSTR rig_isr_load(uint32_t ticks)
+{
+  uint8_t isr = os_running_isr2;
+  if (isr >= OS_N_ISRS)
+    return;
+  uint32_t start = os_isr_cpu_ticks(isr);
+  while (os_isr_cpu_ticks(isr) - start < ticks)
+    ;
+}
+
+void NOINSTR rig_wall_load(uint32_t ticks)
+{
+  uint32_t start = rig_now();
+  while (rig_now() - start < ticks)
+    ;
+}
+
 void NOINSTR rig_count_calls(uint32_t n)
 {
   uint32_t pm = os_irq_save();
@@ -564,6 +715,14 @@ __attribute__((weak)) void NOINSTR PreIsrHook(uint8_t isr) { (void)isr; }
 __attribute__((weak)) void NOINSTR PostIsrHook(uint8_t isr) { (void)isr; }
 __attribute__((weak)) void NOINSTR OsActivateHook(TaskType task) { (void)task; }
 __attribute__((weak)) void NOINSTR OsTerminateHook(TaskType task) { (void)task; }
+__attribute__((weak)) void NOINSTR OsServiceHook(uint8_t value) { (void)value; }
+__attribute__((weak)) void NOINSTR AppPointBegin(uint32_t id) { (void)id; }
+__attribute__((weak)) void NOINSTR AppPointEnd(uint32_t id, int latch) { (void)id; (void)latch; }
+__attribute__((weak)) void NOINSTR AppPointAlpha(uint32_t id, uint32_t alpha_q16)
+{
+  (void)id; (void)alpha_q16;
+}
+__attribute__((weak)) void NOINSTR AppValue(uint32_t var, uint32_t value) { (void)var; (void)value; }
 
 void __cyg_profile_func_enter(void *fn, void *site);
 void __cyg_profile_func_exit(void *fn, void *site);

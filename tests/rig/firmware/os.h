@@ -1,6 +1,7 @@
 /* os.h — a small preemptive OSEK-style kernel for the rig's demo firmware (Cortex-M3).
  *
- * Basic tasks (run to completion, one activation pending at most), fixed priorities
+ * Basic tasks (run to completion, one activation pending at most) and extended tasks (events:
+ * WaitEvent blocks them in WAITING until SetEvent), fixed priorities
  * (higher number = more urgent), immediate priority ceiling resources, counters driven by
  * ISR2s with cyclic alarms that activate tasks, context switching in PendSV, PreTaskHook and
  * PostTaskHook. The configuration (tasks, alarms, resources, application modes) is static,
@@ -19,6 +20,7 @@ typedef uint8_t TaskType;
 typedef uint8_t StatusType;
 typedef uint8_t ResourceType;
 typedef uint8_t AppModeType;
+typedef uint8_t EventMaskType;
 
 #define OS_NO_TASK 0xFFu
 #define OS_NO_ISR2 0xFFu
@@ -28,18 +30,25 @@ enum { E_OK = 0, E_OS_ACCESS = 1, E_OS_CALLEVEL = 2, E_OS_ID = 3, E_OS_LIMIT = 4
 
 /* Task states, ORTI numbering. */
 enum { OS_RUNNING = 0, OS_WAITING = 1, OS_READY = 2, OS_SUSPENDED = 3 };
+/* The OSEK names of the task states (TaskStateType values of GetTaskState). */
+typedef uint8_t TaskStateType;
+#define RUNNING OS_RUNNING
+#define WAITING OS_WAITING
+#define READY OS_READY
+#define SUSPENDED OS_SUSPENDED
 
 /* Service ids for os_service_trace: even; the kernel writes id|1 on entry and id on exit. */
 enum {
   OS_SVC_ACTIVATETASK = 2, OS_SVC_TERMINATETASK = 4, OS_SVC_CHAINTASK = 6,
-  OS_SVC_SCHEDULE = 8, OS_SVC_GETTASKID = 10, OS_SVC_GETRESOURCE = 26,
+  OS_SVC_SCHEDULE = 8, OS_SVC_GETTASKID = 10, OS_SVC_SETEVENT = 14, OS_SVC_CLEAREVENT = 16,
+  OS_SVC_WAITEVENT = 20, OS_SVC_GETRESOURCE = 26,
   OS_SVC_RELEASERESOURCE = 28, OS_SVC_STARTOS = 50, OS_SVC_COUNTERTICK = 56,
 };
 
-#define OS_N_TASKS     9u
+#define OS_N_TASKS     13u
 #define OS_N_ISRS      2u
 #define OS_N_COUNTERS  2u
-#define OS_N_ALARMS    9u
+#define OS_N_ALARMS    13u
 #define OS_N_RESOURCES 1u
 #define OS_STACK_WORDS 256u
 #define OS_STACK_FILL  0xA5A5A5A5u
@@ -83,9 +92,12 @@ typedef struct {
 extern const OsTaskCfg os_task_cfg[OS_N_TASKS];
 extern const OsAlarmCfg os_alarm_cfg[OS_N_ALARMS];
 extern const OsResourceCfg os_resource_cfg[OS_N_RESOURCES];
-extern const OsAppModeCfg os_appmode_cfg[4];
+extern const OsAppModeCfg os_appmode_cfg[8];
 /* Called from the Timer1Isr after the counter tick (application's ISR work). */
 void app_timer1_isr_body(void);
+/* Called from the SystemTimerIsr after the counter tick, with interrupts enabled again (so
+ * the Timer1Isr may nest over it): the application's work in the system tick. */
+void app_system_tick_body(void);
 
 /* Kernel state named by demo.ort. */
 extern volatile uint8_t os_running_task;          /* task id or OS_NO_TASK */
@@ -103,13 +115,23 @@ extern volatile uint32_t os_alarm_time[OS_N_ALARMS]; /* ticks until expiry */
 extern volatile uint32_t os_alarm_cycle[OS_N_ALARMS];
 extern volatile uint8_t os_resource_state[OS_N_RESOURCES];  /* 0 unlocked, 1 locked */
 extern volatile uint8_t os_resource_locker[OS_N_RESOURCES]; /* task id or OS_NO_TASK */
+extern volatile uint8_t os_task_events[OS_N_TASKS];   /* events set (extended tasks) */
+extern volatile uint8_t os_task_waitmask[OS_N_TASKS]; /* events a WAITING task waits for */
 
 /* OSEK services. Callable from tasks; ActivateTask also from ISR2s. */
 StatusType ActivateTask(TaskType task);
 StatusType TerminateTask(void);
 StatusType ChainTask(TaskType task);
 StatusType GetTaskID(TaskType *task);
+/* The state of @task (OSEK GetTaskState). In PostTaskHook the task switched out already has
+ * its new state: READY when preempted, SUSPENDED when it terminated, WAITING when it blocks. */
+StatusType GetTaskState(TaskType task, TaskStateType *state);
 StatusType GetResource(ResourceType res);
+/* Events (extended tasks). WaitEvent blocks the caller until one of @mask is set; SetEvent
+ * (tasks and ISR2s) sets events of a task and readies it when it waits for one of them. */
+StatusType WaitEvent(EventMaskType mask);
+StatusType SetEvent(TaskType task, EventMaskType mask);
+StatusType ClearEvent(EventMaskType mask);
 StatusType ReleaseResource(ResourceType res);
 /* Starts the OS in `mode`; never returns (the caller becomes the idle loop). */
 void StartOS(AppModeType mode) __attribute__((noreturn));
@@ -127,12 +149,31 @@ void PostIsrHook(uint8_t isr);
  * the running task terminates (TerminateTask, ChainTask); weak no-ops by default. */
 void OsActivateHook(TaskType task);
 void OsTerminateHook(TaskType task);
+/* Called with interrupts off at every write of os_service_trace (@value: the service id, |1
+ * on entry, as in the ORTI SERVICETRACE); a weak no-op by default. */
+void OsServiceHook(uint8_t value);
+
+/* The application's own instrumentation, weak no-ops in the kernel that a trace library
+ * overrides: profile points (seed 003 pfpBegin/pfpEnd/pfpSetAlpha; @alpha_q16 16.16 fixed
+ * point) and data values (seed 002 §2.3: a write of @value to variable @var). */
+void AppPointBegin(uint32_t id);
+void AppPointEnd(uint32_t id, int latch);
+void AppPointAlpha(uint32_t id, uint32_t alpha_q16);
+void AppValue(uint32_t var, uint32_t value);
+/* The views workload's start-up measurements (seed 003's points 0 and 1, 1000 times each,
+ * about 1 s; workloads.c), for a trace library to run before StartOS. */
+void views_calibrate(void);
 
 /* Board timer (25 MHz up-counter); also publishes the value in the ground truth. */
 uint32_t rig_now(void);
 /* Busy-waits until the calling task consumed `ticks` board ticks of its own net run time
  * (time spent in ISRs and preempting tasks does not count). Task level only. */
 void rig_load(uint32_t ticks);
+/* The same inside an ISR2: `ticks` of the running ISR2's own net time (nested ISR2s do not
+ * count). ISR level only. */
+void rig_isr_load(uint32_t ticks);
+/* Busy-waits `ticks` board ticks of wall time (any context; before StartOS nothing else runs). */
+void rig_wall_load(uint32_t ticks);
 /* Adds n to the calling task's `calls` ground-truth counter. */
 void rig_count_calls(uint32_t n);
 

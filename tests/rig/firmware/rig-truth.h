@@ -9,7 +9,8 @@
  *
  * Layout of the PSRAM start (section .rig, not zeroed by the C runtime):
  *   0x21000000  uint32 boot word (written by QEMU `-device loader` before reset):
- *               bits 0-7 workload, 1 = pfp, 2 = split, 3 = stress, anything else = pfp;
+ *               bits 0-7 workload, 1 = pfp, 2 = split, 3 = stress, 4 = harmonic,
+ *               5 = views, anything else = pfp;
  *               bit 8 (RIG_BOOT_WFI) = the idle loop may sleep in WFI (only without -icount)
  *   0x21000040  RigTruth
  */
@@ -23,18 +24,20 @@
 #define RIG_BOOT_WFI        0x100u      /* boot word: idle in WFI */
 #define RIG_TRUTH_ADDR      0x21000040u /* RigTruth */
 #define RIG_TRUTH_MAGIC     0x54474952u /* "RIGT" */
-#define RIG_TRUTH_VERSION   1u
+#define RIG_TRUTH_VERSION   2u
 #define RIG_TICK_HZ         25000000u   /* board timer rate: all *_ticks fields */
 #define RIG_SNAP_TICK       1040u       /* system counter value at which `snap` is frozen:
                                            a multiple of every period (10, 40, 5 ms) where
                                            all earlier activations have completed */
-#define RIG_MAX_TASKS       9u
+#define RIG_MAX_TASKS       13u
 #define RIG_MAX_ISRS        2u
 
 enum {
   RIG_WORKLOAD_PFP = 1,
   RIG_WORKLOAD_SPLIT = 2,
   RIG_WORKLOAD_STRESS = 3,
+  RIG_WORKLOAD_HARMONIC = 4,
+  RIG_WORKLOAD_VIEWS = 5,
 };
 
 typedef struct {
@@ -46,7 +49,10 @@ typedef struct {
   uint64_t response_ticks; /* sum of activation-to-termination times */
   uint32_t response_max;   /* largest single activation-to-termination time */
   uint32_t calls;          /* workload function calls counted by the workload */
-} RigTaskTruth;            /* 40 bytes */
+  uint32_t waits;          /* times it blocked in WaitEvent */
+  uint32_t reserved;       /* keeps wait_ticks 8-aligned */
+  uint64_t wait_ticks;     /* from blocking to its next dispatch */
+} RigTaskTruth;            /* 56 bytes */
 
 typedef struct {
   uint32_t count;          /* entries */
@@ -61,7 +67,7 @@ typedef struct {
   uint64_t kernel_ticks;            /* time in the dispatcher (terminate, switch) */
   uint32_t counter;                 /* system counter (1 kHz) value */
   uint32_t dispatches;              /* context switches done by PendSV */
-} RigStats;                         /* 416 bytes */
+} RigStats;                         /* 784 bytes */
 
 typedef struct {
   uint32_t magic;          /* RIG_TRUTH_MAGIC once StartOS initialised the block */
@@ -80,14 +86,15 @@ typedef struct {
   RigStats snap;           /* copy of live frozen at counter == snap_tick */
 } RigTruth;
 
-_Static_assert(sizeof(RigTaskTruth) == 40, "RigTaskTruth layout");
+_Static_assert(sizeof(RigTaskTruth) == 56, "RigTaskTruth layout");
 _Static_assert(sizeof(RigIsrTruth) == 16, "RigIsrTruth layout");
-_Static_assert(sizeof(RigStats) == 416, "RigStats layout");
-_Static_assert(sizeof(RigTruth) == 48 + 2 * 416, "RigTruth layout");
+_Static_assert(sizeof(RigStats) == 784, "RigStats layout");
+_Static_assert(sizeof(RigTruth) == 48 + 2 * 784, "RigTruth layout");
 
 /* Task and ISR2 names by id, as in demo.ort. */
 #define RIG_TASK_NAMES { "Task0", "Task1", "SplitA", "SplitB", "SplitC", "SplitD", \
-                         "StressLo", "StressMid", "StressHi" }
+                         "StressLo", "StressMid", "StressHi", "HarmA", "HarmW", "HarmB", \
+                         "HarmC" }
 #define RIG_ISR_NAMES { "SystemTimerIsr", "Timer1Isr" }
 
 #endif /* RIG_TRUTH_H */

@@ -75,7 +75,8 @@ __attribute__((section(".vectors"), used)) void (*const rig_vectors[16 + 32])(vo
 int NOINSTR main(void)
 {
   uint32_t w = rig_boot_workload & 0xFFu;
-  if (w != RIG_WORKLOAD_SPLIT && w != RIG_WORKLOAD_STRESS)
+  if (w != RIG_WORKLOAD_SPLIT && w != RIG_WORKLOAD_STRESS && w != RIG_WORKLOAD_HARMONIC &&
+      w != RIG_WORKLOAD_VIEWS)
     w = RIG_WORKLOAD_PFP;
   StartOS((AppModeType)w);
 }

@@ -12,14 +12,36 @@
  *   stress (mode 3) StressHi/Mid/Lo every 1/2/5 ms make 700/1400/3500 short nested calls
  *          (2,100 calls per ms), StressLo and StressHi share ResStress, and Timer1Isr
  *          (1 kHz ISR2) makes 7 nested calls per entry.
+ *   harmonic (mode 4) harmonic periods activated on the same ticks, so a task ends and the
+ *          next starts on one tick (what fools an inference from switches alone): HarmA every
+ *          10 ms runs 2 ms and sets HarmW's event; HarmW (an extended task) waits for it and
+ *          runs 1 ms per event; HarmB every 20 ms runs 5 ms; HarmC every 50 ms runs 10 ms and
+ *          is preempted at known points (twice per job: by HarmA and HarmW at +10 ms and
+ *          +20 ms; HarmB never is). 20 + 10 + 25 + 20 = 75 % of the CPU.
+ *   views  (mode 5) ground truth for the statistics beyond tasks and functions. Seed 003's
+ *          measurement example in profile points: before StartOS point 0 measures nothing
+ *          1000 times and point 1 a 1 ms load 1000 times, point 2 gets α = 0.125; then Task0
+ *          every 10 ms runs point 3 (1 ms, point 2 nested: 4 ms with ActivateTask(Task1) in
+ *          the middle, 1 ms) and Task1 (more urgent, so it preempts Task0 there) runs point 4
+ *          latched over two parts (0.5 ms + 0.8 ms), both for their first 100 jobs only (n =
+ *          1000/1000/100/100/100, averages 0/1/4/2/1.3 ms). Task0 then takes ResStress around
+ *          0.1 ms: per job one each of ActivateTask, GetResource, ReleaseResource,
+ *          TerminateTask (Task1: TerminateTask). Data (seed 002): Task0 writes the traffic
+ *          light, variable 1, at each job start: red (0) for 4 jobs, green (1) 3, yellow (2)
+ *          1, so red lasts 40 ms, green 30, yellow 10; Task1 writes variable 2 (a speed),
+ *          50 + 37k mod 100 in job k: it changes every job, 50..149. ISR2s: the system tick
+ *          (SystemTimerIsr) runs 40 µs of its own, and Timer1Isr, a one-shot armed 10 µs into
+ *          every tick, nests in it for 15 µs: depth 2, every Timer1Isr nested.
  *
  * This file is compiled with -finstrument-functions so a trace library can see every
  * workload function; the kernel provides weak no-op __cyg_profile_func_enter/exit.
  * Loads are rig_load(), busy loops on the calling task's own net time (board timer).
  */
 #include "os.h"
+#include "rig-truth.h"
 
-enum { Task0, Task1, SplitA, SplitB, SplitC, SplitD, StressLo, StressMid, StressHi };
+enum { Task0, Task1, SplitA, SplitB, SplitC, SplitD, StressLo, StressMid, StressHi,
+       HarmA, HarmW, HarmB, HarmC };
 enum { ResStress };
 
 #define MODE(m) (1u << (m))
@@ -33,6 +55,10 @@ uint32_t stack_SplitD[OS_STACK_WORDS] __attribute__((aligned(8)));
 uint32_t stack_StressLo[OS_STACK_WORDS] __attribute__((aligned(8)));
 uint32_t stack_StressMid[OS_STACK_WORDS] __attribute__((aligned(8)));
 uint32_t stack_StressHi[OS_STACK_WORDS] __attribute__((aligned(8)));
+uint32_t stack_HarmA[OS_STACK_WORDS] __attribute__((aligned(8)));
+uint32_t stack_HarmW[OS_STACK_WORDS] __attribute__((aligned(8)));
+uint32_t stack_HarmB[OS_STACK_WORDS] __attribute__((aligned(8)));
+uint32_t stack_HarmC[OS_STACK_WORDS] __attribute__((aligned(8)));
 
 /* Keeps the stress calls from being optimised away. */
 volatile uint32_t app_sink;
@@ -62,15 +88,106 @@ __attribute__((noinline)) void pfp_task1_load(void)
   rig_load(RIG_US(1300));
 }
 
+/* ---- views (mode 5) ---- */
+
+enum { PP_OVERHEAD, PP_TUNING, PP_INNER, PP_OUTER, PP_TASK1 };  /* seed 003's IDs 00..04 */
+enum { VAR_LIGHT = 1, VAR_SPEED = 2 };
+enum { LIGHT_RED, LIGHT_GREEN, LIGHT_YELLOW };
+/* The same two variables in memory, for profilers that watch variables instead of hooks
+ * (poll --watch, the SWO source's data trace): written on every job like AppValue. */
+volatile uint8_t views_light;
+volatile uint32_t views_speed;
+#define VIEWS_POINT_JOBS 100u
+
+void views_inner_load(uint32_t points);
+void views_outer_load(uint32_t points);
+void views_task0(void);
+void views_task1(void);
+static uint32_t views_task0_jobs, views_task1_jobs;
+
+/* Seed 003's initialisation: the overhead (an empty Begin/End pair) and the tuned 1 ms load,
+ * 1000 times each, and pfpSetAlpha(ID 2, 0.125). Before StartOS: no task, no interrupt. */
+void views_calibrate(void)
+{
+  for (unsigned k = 0; k < 1000; k++) {
+    AppPointBegin(PP_OVERHEAD);
+    AppPointEnd(PP_OVERHEAD, 0);
+  }
+  for (unsigned k = 0; k < 1000; k++) {
+    AppPointBegin(PP_TUNING);
+    rig_wall_load(RIG_US(1000));
+    AppPointEnd(PP_TUNING, 0);
+  }
+  AppPointAlpha(PP_INNER, 0x2000u);  /* 0.125 in 16.16 */
+}
+
+__attribute__((noinline)) void views_inner_load(uint32_t points)
+{
+  if (points)
+    AppPointBegin(PP_INNER);
+  rig_load(RIG_US(2000));
+  ActivateTask(Task1);  /* more urgent: runs here, inside both points */
+  rig_load(RIG_US(2000));
+  if (points)
+    AppPointEnd(PP_INNER, 0);
+}
+
+__attribute__((noinline)) void views_outer_load(uint32_t points)
+{
+  if (points)
+    AppPointBegin(PP_OUTER);
+  rig_load(RIG_US(1000));
+  views_inner_load(points);
+  rig_load(RIG_US(1000));
+  if (points)
+    AppPointEnd(PP_OUTER, 0);
+}
+
+void views_task0(void)
+{
+  uint32_t k = views_task0_jobs++;
+  uint32_t phase = k % 8u;
+  uint8_t light = phase < 4u ? LIGHT_RED : phase < 7u ? LIGHT_GREEN : LIGHT_YELLOW;
+  views_light = light;
+  AppValue(VAR_LIGHT, light);
+  views_outer_load(k < VIEWS_POINT_JOBS);
+  GetResource(ResStress);
+  rig_load(RIG_US(100));
+  ReleaseResource(ResStress);
+}
+
+void views_task1(void)
+{
+  uint32_t k = views_task1_jobs++;
+  views_speed = 50u + (k * 37u) % 100u;
+  AppValue(VAR_SPEED, views_speed);
+  if (k < VIEWS_POINT_JOBS) {  /* seed 003's latched measurement: one value over two parts */
+    AppPointBegin(PP_TASK1);
+    rig_load(RIG_US(500));
+    AppPointEnd(PP_TASK1, 1);
+    AppPointBegin(PP_TASK1);
+    rig_load(RIG_US(800));
+    AppPointEnd(PP_TASK1, 0);
+  } else {
+    rig_load(RIG_US(1300));
+  }
+}
+
 void task_Task0(void)
 {
-  pfp_outer_load();
+  if (os_app_mode == RIG_WORKLOAD_VIEWS)
+    views_task0();
+  else
+    pfp_outer_load();
   TerminateTask();
 }
 
 void task_Task1(void)
 {
-  pfp_task1_load();
+  if (os_app_mode == RIG_WORKLOAD_VIEWS)
+    views_task1();
+  else
+    pfp_task1_load();
   TerminateTask();
 }
 
@@ -149,10 +266,53 @@ void task_StressHi(void)
   TerminateTask();
 }
 
+/* ---- harmonic ---- */
+
+#define EV_GO 1u
+
+void harm_load(uint32_t us);
+void task_HarmA(void);
+void task_HarmW(void);
+void task_HarmB(void);
+void task_HarmC(void);
+
+__attribute__((noinline)) void harm_load(uint32_t us)
+{
+  rig_load(RIG_US(us));
+}
+
+void task_HarmA(void)
+{
+  harm_load(2000);
+  SetEvent(HarmW, EV_GO);
+  TerminateTask();
+}
+
+/* An extended task: activated once, it never terminates; it blocks in WaitEvent. */
+void task_HarmW(void)
+{
+  for (;;) {
+    WaitEvent(EV_GO);
+    ClearEvent(EV_GO);
+    harm_load(1000);
+  }
+}
+
+void task_HarmB(void) { harm_load(5000); TerminateTask(); }
+void task_HarmC(void) { harm_load(10000); TerminateTask(); }
+
 void app_timer1_isr_body(void)
 {
   if (os_app_mode == 3u)
     stress_top(app_sink);
+  else if (os_app_mode == RIG_WORKLOAD_VIEWS)
+    rig_isr_load(RIG_US(15));
+}
+
+void app_system_tick_body(void)
+{
+  if (os_app_mode == RIG_WORKLOAD_VIEWS)
+    rig_isr_load(RIG_US(40));
 }
 
 /* ---- static OS configuration (what an OIL generator would emit) ---- */
@@ -167,10 +327,14 @@ const OsTaskCfg os_task_cfg[OS_N_TASKS] = {
   [StressLo]  = { task_StressLo, 7, stack_StressLo },
   [StressMid] = { task_StressMid, 8, stack_StressMid },
   [StressHi]  = { task_StressHi, 9, stack_StressHi },
+  [HarmA]     = { task_HarmA, 14, stack_HarmA },
+  [HarmW]     = { task_HarmW, 12, stack_HarmW },
+  [HarmB]     = { task_HarmB, 11, stack_HarmB },
+  [HarmC]     = { task_HarmC, 10, stack_HarmC },
 };
 
 const OsAlarmCfg os_alarm_cfg[OS_N_ALARMS] = {
-  { OS_COUNTER_SYSTEM, Task0, MODE(1), 10, 10 },    /* AlarmTask0: 10 ms, phase 0 */
+  { OS_COUNTER_SYSTEM, Task0, MODE(1) | MODE(5), 10, 10 }, /* AlarmTask0: 10 ms, phase 0 */
   { OS_COUNTER_TIMER1, Task1, MODE(1), 1, 1 },      /* AlarmTask1: every TIMER1 tick */
   { OS_COUNTER_SYSTEM, SplitA, MODE(2), 5, 5 },
   { OS_COUNTER_SYSTEM, SplitB, MODE(2), 10, 10 },
@@ -179,6 +343,10 @@ const OsAlarmCfg os_alarm_cfg[OS_N_ALARMS] = {
   { OS_COUNTER_SYSTEM, StressLo, MODE(3), 5, 5 },
   { OS_COUNTER_SYSTEM, StressMid, MODE(3), 2, 2 },
   { OS_COUNTER_SYSTEM, StressHi, MODE(3), 1, 1 },
+  { OS_COUNTER_SYSTEM, HarmA, MODE(4), 10, 10 },
+  { OS_COUNTER_SYSTEM, HarmW, MODE(4), 1, 0 },     /* autostart once */
+  { OS_COUNTER_SYSTEM, HarmB, MODE(4), 10, 20 },
+  { OS_COUNTER_SYSTEM, HarmC, MODE(4), 10, 50 },
 };
 
 const OsResourceCfg os_resource_cfg[OS_N_RESOURCES] = {
@@ -187,9 +355,11 @@ const OsResourceCfg os_resource_cfg[OS_N_RESOURCES] = {
 
 /* TIMER1: pfp fires it once 0.5 ms after system counter 11, 21, 31, … so Task1 runs 1.5 ms
  * after each Task0 activation (counter 10, 20, …); stress runs Timer1Isr free at 1 kHz,
- * 0.5 ms off the system ticks. */
-const OsAppModeCfg os_appmode_cfg[4] = {
+ * 0.5 ms off the system ticks; views fires it 10 µs after every system counter tick, inside
+ * the SystemTimerIsr's 40 µs. */
+const OsAppModeCfg os_appmode_cfg[8] = {
   [1] = { RIG_US(500), 0, 11, 10 },
   [2] = { 0, 0, 0, 0 },
   [3] = { RIG_US(1500), RIG_US(1000), 0, 0 },
+  [5] = { RIG_US(10), 0, 1, 1 },
 };

@@ -1,4 +1,4 @@
-/* rtt-source.c — read the target library's RTT up-channel through OpenOCD (probe.h, "RTT
+/* rtt-link.c — read the target library's RTT up-channel through OpenOCD (probe.h, "RTT
  * source"), two ways:
  *
  *  DRAIN  — we read the SEGGER RTT up-buffer descriptor and the bytes between RdOff and WrOff
@@ -25,7 +25,7 @@
 #define RTT_DESC_SIZE 24
 #define RTT_MAX_DRAIN 16384 /* bytes per round trip (OpenOCD returns one list element per byte) */
 
-struct _ProbeRttSource {
+struct _ProbeRttLink {
   ProbeOpenocd *oc;           /* borrowed */
   ProbeRttConfig cfg;
   char *target;
@@ -40,10 +40,10 @@ struct _ProbeRttSource {
   guint64 round_trips;        /* drains or reads */
 };
 
-ProbeRttSource *
-probe_rtt_source_new (ProbeOpenocd *oc, const ProbeRttConfig *cfg)
+ProbeRttLink *
+probe_rtt_link_new (ProbeOpenocd *oc, const ProbeRttConfig *cfg)
 {
-  ProbeRttSource *r = g_new0 (ProbeRttSource, 1);
+  ProbeRttLink *r = g_new0 (ProbeRttLink, 1);
   r->oc = oc;
   r->cfg = *cfg;
   r->target = g_strdup (cfg->target);
@@ -53,7 +53,7 @@ probe_rtt_source_new (ProbeOpenocd *oc, const ProbeRttConfig *cfg)
 }
 
 static void
-server_close (ProbeRttSource *r)
+server_close (ProbeRttLink *r)
 {
   if (r->server) {
     g_io_stream_close (G_IO_STREAM (r->server), NULL, NULL);
@@ -62,7 +62,7 @@ server_close (ProbeRttSource *r)
 }
 
 void
-probe_rtt_source_free (ProbeRttSource *r)
+probe_rtt_link_free (ProbeRttLink *r)
 {
   if (r == NULL)
     return;
@@ -73,26 +73,26 @@ probe_rtt_source_free (ProbeRttSource *r)
 }
 
 ProbeRttMethod
-probe_rtt_source_get_method (ProbeRttSource *r)
+probe_rtt_link_get_method (ProbeRttLink *r)
 {
   return r->method;
 }
 
 guint64
-probe_rtt_source_get_control_block (ProbeRttSource *r)
+probe_rtt_link_get_control_block (ProbeRttLink *r)
 {
   return r->cb;
 }
 
 static char *
-tgt_prefix (ProbeRttSource *r)
+tgt_prefix (ProbeRttLink *r)
 {
   return r->target ? g_strdup_printf ("%s ", r->target) : g_strdup ("");
 }
 
 /* Find "SEGGER RTT" in [start, start+size): exactly one occurrence. */
 static gboolean
-search_id (ProbeRttSource *r, guint64 start, guint64 size, guint64 *found, GError **error)
+search_id (ProbeRttLink *r, guint64 start, guint64 size, guint64 *found, GError **error)
 {
   const guint chunk = 4096;
   guint n_found = 0;
@@ -136,7 +136,7 @@ search_id (ProbeRttSource *r, guint64 start, guint64 size, guint64 *found, GErro
 }
 
 gboolean
-probe_rtt_source_locate (ProbeRttSource *r, GError **error)
+probe_rtt_link_locate (ProbeRttLink *r, GError **error)
 {
   guint64 cb = r->cfg.cb_address;
   r->cb = 0;
@@ -204,7 +204,7 @@ probe_rtt_source_locate (ProbeRttSource *r, GError **error)
 }
 
 static gboolean
-drain_step (ProbeRttSource *r, GByteArray *out, GError **error)
+drain_step (ProbeRttLink *r, GByteArray *out, GError **error)
 {
   g_autoptr (GError) local = NULL;
   g_autofree char *answer = probe_openocd_call (r->oc, r->drain_script, &local);
@@ -220,7 +220,7 @@ drain_step (ProbeRttSource *r, GByteArray *out, GError **error)
     g_propagate_error (error, g_steal_pointer (&local));
     return FALSE;
   }
-  /* parse the parts "S N w0 w1 …" (see probe_rtt_source_locate) quickly */
+  /* parse the parts "S N w0 w1 …" (see probe_rtt_link_locate) quickly */
   const char *p = answer;
   for (;;) {
     guint64 head[2];
@@ -265,30 +265,12 @@ drain_step (ProbeRttSource *r, GByteArray *out, GError **error)
   return TRUE;
 }
 
-/* A TCP port on the loopback interface that nothing listens on right now. */
-static guint16
-free_loopback_port (GError **error)
-{
-  g_autoptr (GSocket) sock = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
-                                           G_SOCKET_PROTOCOL_TCP, error);
-  if (sock == NULL)
-    return 0;
-  g_autoptr (GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  g_autoptr (GSocketAddress) any = g_inet_socket_address_new (lo, 0);
-  if (!g_socket_bind (sock, any, FALSE, error))
-    return 0;
-  g_autoptr (GSocketAddress) bound = g_socket_get_local_address (sock, error);
-  if (bound == NULL)
-    return 0;
-  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
-}
-
 static gboolean
-server_start (ProbeRttSource *r, GError **error)
+server_start (ProbeRttLink *r, GError **error)
 {
   /* no port configured: take a free one (`rtt server start 0` would bind a random port we
    * could not learn) */
-  r->server_port = r->cfg.server_port ? r->cfg.server_port : free_loopback_port (error);
+  r->server_port = r->cfg.server_port ? r->cfg.server_port : probe_free_loopback_port (error);
   if (r->server_port == 0) {
     g_prefix_error (error, "no free TCP port for OpenOCD's RTT server: ");
     return FALSE;
@@ -331,7 +313,7 @@ server_start (ProbeRttSource *r, GError **error)
 }
 
 static gboolean
-server_step (ProbeRttSource *r, GByteArray *out, guint wait_ms, GError **error)
+server_step (ProbeRttLink *r, GByteArray *out, guint wait_ms, GError **error)
 {
   GSocket *s = g_socket_connection_get_socket (r->server);
   guint8 buf[16384];
@@ -354,9 +336,9 @@ server_step (ProbeRttSource *r, GByteArray *out, guint wait_ms, GError **error)
 }
 
 gboolean
-probe_rtt_source_start (ProbeRttSource *r, GError **error)
+probe_rtt_link_start (ProbeRttLink *r, GError **error)
 {
-  if (r->cb == 0 && !probe_rtt_source_locate (r, error))
+  if (r->cb == 0 && !probe_rtt_link_locate (r, error))
     return FALSE;
   if (r->method == PROBE_RTT_SERVER && r->server == NULL)
     return server_start (r, error);
@@ -364,7 +346,7 @@ probe_rtt_source_start (ProbeRttSource *r, GError **error)
 }
 
 gboolean
-probe_rtt_source_step (ProbeRttSource *r, GByteArray *out, guint wait_ms, GError **error)
+probe_rtt_link_step (ProbeRttLink *r, GByteArray *out, guint wait_ms, GError **error)
 {
   if (r->cb == 0) {
     g_set_error (error, PROBE_ERROR, PROBE_ERROR_NOT_FOUND, "RTT control block not located");
@@ -376,7 +358,7 @@ probe_rtt_source_step (ProbeRttSource *r, GByteArray *out, guint wait_ms, GError
 }
 
 gboolean
-probe_rtt_source_stop (ProbeRttSource *r, GError **error)
+probe_rtt_link_stop (ProbeRttLink *r, GError **error)
 {
   if (r->method != PROBE_RTT_SERVER || r->server == NULL)
     return TRUE;
@@ -390,7 +372,7 @@ probe_rtt_source_stop (ProbeRttSource *r, GError **error)
 }
 
 guint64
-probe_rtt_source_get_bytes (ProbeRttSource *r)
+probe_rtt_link_get_bytes (ProbeRttLink *r)
 {
   return r->bytes;
 }

@@ -1,0 +1,57 @@
+/* bounds.h — how far a sampled statistic can be from the truth (DESIGN.md "Measurement
+ * honesty"): the error bounds orti-profd stores and shows beside every number a sampled source
+ * (poll; PC sampling) produces. Pure arithmetic over the session's own sample record; exact
+ * sources (RTT, SWO) have bounds of 0.
+ *
+ * The load model. A poll source reads the running task at instants t_0 < t_1 < … and the
+ * slicer charges each interval [t_i, t_{i+1}) to what t_i showed, so a task's load is a
+ * weighted mean of indicator samples, weights Δ_i = t_{i+1} − t_i. Taken as binomial with the
+ * effective sample count of those weights, n_eff = (ΣΔ)² / ΣΔ² (Kish; equal intervals give n,
+ * jitter and stalls give less), its 99 % interval (bounds_proportion) is the bound. The model assumes
+ * the sampling phase is independent of the target's schedule (the sampler dithers its phase so
+ * a steady rate cannot alias with the tasks' periods); intervals charge whole to one task, so
+ * for runs much longer than an interval the true error is smaller than the binomial one (each
+ * run contributes only its two quantised ends), and for runs shorter than an interval it
+ * approaches it: binomial is the envelope of both. The model is proved by simulation in
+ * test-bounds and against the rig's ground truth in the e2e accuracy tests.
+ *
+ * Durations (slices, jobs, responses, periods) are differences of sampled instants, each late
+ * by at most one interval: ± the interval (its 99th percentile) is their resolution.
+ *
+ * Preemptions are counted when seen; a preemptor that ran entirely between two samples is not.
+ * Possibly missed = the jobs of the tasks that can preempt this one (higher priority, or seen
+ * preempting it) that the sampling did not see (expected from their median period over the
+ * session's span, minus those seen): an upper bound, so seen ≤ truth ≤ seen + possibly missed.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define BOUNDS_Z99 2.5758293035489 /* two-sided 99 % normal quantile */
+
+/* bounds_effective_samples: Kish's effective sample count (ΣΔ)² / ΣΔ² of intervals with sum
+ * @sum and sum of squares @sum_sq; 0 when there are none. */
+double bounds_effective_samples (double sum, double sum_sq);
+
+/* bounds_wilson: the Wilson score interval [*lo, *hi] (fractions) for a proportion @p observed
+ * over @n (effective) samples at normal quantile @z. @n ≤ 0 gives [0, 1]. */
+void bounds_wilson (double p, double n, double z, double *lo, double *hi);
+
+/* bounds_proportion: the 99 % interval [*lo, *hi] of a proportion of @x successes in @n
+ * trials (either may be fractional: effective counts). Wilson's score interval, except at the
+ * side of a small count (≤ 8 successes or failures), where Wilson is too narrow near 0 and 1
+ * (coverage 89 % at 99 % nominal; Brown, Cai & DasGupta 2001, §4.1.1) and the exact
+ * Clopper–Pearson bound is used instead. @n ≤ 0 gives [0, 1]. */
+void bounds_proportion (double x, double n, double *lo, double *hi);
+
+/* bounds_load_half_width: the half-width of the 99 % interval of a load fraction @p over @n
+ * effective samples: max (p − lo, hi − p), so p ± it covers the interval. */
+double bounds_load_half_width (double p, double n);
+
+/* bounds_jobs_expected: jobs a task with median period @period_p50 (ticks) should have had in
+ * @span ticks; 0 when the period is unknown. */
+double bounds_jobs_expected (guint64 span, guint64 period_p50);
+
+G_END_DECLS

@@ -1,0 +1,82 @@
+/* cmd-serve.c — `orti-profd serve --db FILE [--http ADDR:PORT] [--http-token TOKEN]`: the
+ * dashboard and the REST API over a stored database, with no target: for looking at sessions
+ * recorded elsewhere (a CI run, a colleague's file) or after the daemon that recorded them
+ * has stopped.
+ *
+ * The database is opened read-write once, so an older schema is migrated and sessions a
+ * crashed writer left 'running' are marked incomplete; the web layer then reads it with its
+ * own read-only connections (DELETE of a session opens a read-write one). Starting and
+ * stopping sessions answer 409: there is no target. SIGINT/SIGTERM stop it (exit status 0).
+ */
+#include "commands.h"
+#include "store.h"
+#include "web.h"
+
+#include <glib-unix.h>
+#include <stdio.h>
+
+static gboolean
+on_signal (gpointer data)
+{
+  g_main_loop_quit (data);
+  return G_SOURCE_CONTINUE;
+}
+
+int
+cmd_serve (int argc, char **argv)
+{
+  g_autofree char *db_path = NULL, *http = NULL, *token = NULL;
+  gboolean quiet = FALSE;
+  GOptionEntry entries[] = {
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "Session database (default ./profile.db)", "FILE" },
+    { "http", 0, 0, G_OPTION_ARG_STRING, &http, "Address to serve on (default 127.0.0.1:8080; port 0: any free port)", "ADDR:PORT" },
+    { "http-token", 0, 0, G_OPTION_ARG_STRING, &token, "Bearer token required by the REST API (required off loopback)", "TOKEN" },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Print nothing but errors", NULL },
+    { NULL },
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("— the dashboard and REST API over a stored database, no target");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
+    fprintf (stderr, "serve: %s\n", error->message);
+    return 2;
+  }
+  if (argc != 1) {
+    fprintf (stderr, "serve: unexpected argument '%s'\n", argv[1]);
+    return 2;
+  }
+  const char *path = db_path != NULL ? db_path : "./profile.db";
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
+    fprintf (stderr, "serve: %s: no such database file\n", path);
+    return 1;
+  }
+  /* migrate an older schema and close sessions a crashed writer left running */
+  g_autoptr (StoreDb) db = store_db_open (path, STORE_OPEN_READ_WRITE, &error);
+  if (db == NULL) {
+    fprintf (stderr, "serve: %s\n", error->message);
+    return 1;
+  }
+  guint recovered = store_db_recovered_sessions (db);
+  g_clear_pointer (&db, store_db_close);
+
+  WebConfig wc = { .db_path = path, .token = token };
+  g_autoptr (WebServer) web = web_server_new (&wc);
+  if (!web_server_listen (web, http != NULL ? http : "127.0.0.1:8080", &error)) {
+    fprintf (stderr, "serve: %s\n", error->message);
+    return 1;
+  }
+  if (!quiet) {
+    if (recovered)
+      fprintf (stderr, "orti-profd: %u session(s) left running by a crashed writer marked incomplete\n",
+               recovered);
+    fprintf (stderr, "orti-profd: serving %s\n", path);
+    fprintf (stderr, "orti-profd: dashboard at %s\n", web_server_get_url (web));
+  }
+  g_autoptr (GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  guint s1 = g_unix_signal_add (SIGINT, on_signal, loop);
+  guint s2 = g_unix_signal_add (SIGTERM, on_signal, loop);
+  g_main_loop_run (loop);
+  g_source_remove (s1);
+  g_source_remove (s2);
+  return 0;
+}

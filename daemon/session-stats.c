@@ -1,0 +1,481 @@
+/* session-stats.c — the slicer's statistics turned into store rows (session-stats.h), at the
+ * end of a session and as a bounded live refresh while it runs.
+ *
+ * Each write reads every statistics record of the slicer once (O(distinct ids)) and hands the
+ * rows to the StoreWriter, whose INSERT OR REPLACE statements overwrite the previous refresh's
+ * rows. Measures without a sample are unknown (-1 / NAN), not 0, so a task that never
+ * completed a job shows "—" for its job times instead of a fake 0 µs.
+ */
+#include "session-stats.h"
+
+#include "bounds.h"
+
+#include <math.h>
+
+#define FIRST_REFRESH_US 250000 /* the first live refresh after the session starts */
+#define REFRESH_US 1000000      /* then at most once a second … */
+#define REFRESH_COST_FACTOR 20  /* … and never more often than 20× its own duration (5 %) */
+
+struct _SessionStats {
+  StoreWriter *writer;  /* borrowed */
+  gint64 session;
+  gboolean exact;       /* the source sees every event: bounds are 0 */
+  guint64 tick_hz;      /* ticks per second */
+  GArray *values;       /* StoreDataValue queued */
+  gint64 created;       /* monotonic µs */
+  gint64 last;          /* when the last live refresh ended (0: none yet) */
+  gint64 last_cost;     /* how long it took, µs */
+  guint refreshes;
+  gint64 refresh_us;    /* total time spent in live refreshes */
+  GHashTable *prio;     /* task value → gint64* priority (session_stats_set_priorities) */
+};
+
+SessionStats *
+session_stats_new (StoreWriter *writer, gint64 session, gboolean exact, guint64 tick_hz)
+{
+  SessionStats *ss = g_new0 (SessionStats, 1);
+  ss->writer = writer;
+  ss->session = session;
+  ss->exact = exact;
+  ss->tick_hz = tick_hz;
+  ss->prio = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  ss->values = g_array_new (FALSE, FALSE, sizeof (StoreDataValue));
+  ss->created = g_get_monotonic_time ();
+  return ss;
+}
+
+void
+session_stats_free (SessionStats *ss)
+{
+  if (ss == NULL)
+    return;
+  g_array_unref (ss->values);
+  g_hash_table_unref (ss->prio);
+  g_free (ss);
+}
+
+void
+session_stats_set_priorities (SessionStats *ss, const guint32 *tasks, const gint64 *prios,
+                              guint n)
+{
+  for (guint i = 0; i < n; i++)
+    g_hash_table_insert (ss->prio, GUINT_TO_POINTER (tasks[i]), g_memdup2 (&prios[i],
+                                                                            sizeof (gint64)));
+}
+
+/* TRUE when task @u can preempt task @t: @u more urgent, or either's priority unknown. */
+static gboolean
+can_preempt (SessionStats *ss, guint32 u, guint32 t)
+{
+  const gint64 *pu = g_hash_table_lookup (ss->prio, GUINT_TO_POINTER (u));
+  const gint64 *pt = g_hash_table_lookup (ss->prio, GUINT_TO_POINTER (t));
+  return pu == NULL || pt == NULL || *pu > *pt;
+}
+
+/* The session's span in ticks: the longest core span. */
+static guint64
+slicer_span (const Slicer *slicer)
+{
+  guint64 span = 0;
+  for (gsize c = 0; c < slicer_n_cores (slicer); c++) {
+    SlicerCoreStats cs;
+    if (slicer_get_core_stats (slicer, c, &cs) && cs.end > cs.start)
+      span = MAX (span, cs.end - cs.start);
+  }
+  return span;
+}
+
+gboolean
+session_stats_declare (SessionStats *ss, Slicer *slicer, const SessionPointAlpha *alphas,
+                       guint n_alphas, const SessionVariable *vars, guint n_vars, GError **error)
+{
+  for (guint i = 0; i < n_alphas; i++)
+    slicer_set_point_alpha (slicer, alphas[i].id, alphas[i].alpha);
+  for (guint i = 0; i < n_vars; i++) {
+    if (g_strcmp0 (vars[i].kind, "value") == 0)
+      slicer_set_variable_kind (slicer, vars[i].id, SLICER_VARIABLE_VALUE);
+    g_autofree char *fallback = g_strdup_printf ("%u", vars[i].id);
+    if (!store_writer_add_variable (ss->writer, ss->session, vars[i].id,
+                                    vars[i].name != NULL ? vars[i].name : fallback, vars[i].kind,
+                                    error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+void
+session_stats_add_value (SessionStats *ss, const SlicerDataChange *d)
+{
+  StoreDataValue v = { .variable = d->variable, .value = d->value, .ts = (gint64) d->ts };
+  g_array_append_val (ss->values, v);
+}
+
+gboolean
+session_stats_flush (SessionStats *ss, GError **error)
+{
+  if (ss->values->len == 0)
+    return TRUE;
+  gboolean ok = store_writer_push_data_values (ss->writer, ss->session,
+                                               (const StoreDataValue *) ss->values->data,
+                                               ss->values->len, error);
+  g_array_set_size (ss->values, 0);
+  return ok;
+}
+
+gboolean
+session_stats_due (SessionStats *ss)
+{
+  gint64 now = g_get_monotonic_time ();
+  if (ss->last == 0)
+    return now - ss->created >= FIRST_REFRESH_US;
+  return now - ss->last >= MAX (REFRESH_US, REFRESH_COST_FACTOR * ss->last_cost);
+}
+
+guint
+session_stats_refreshes (SessionStats *ss, gint64 *total_us)
+{
+  if (total_us != NULL)
+    *total_us = ss->refresh_us;
+  return ss->refreshes;
+}
+
+/* ---- one measure → min/max/avg, unknown when it has no sample ---------------------------- */
+
+static void
+measure (const SlicerMeasure *m, gint64 *min, gint64 *max, double *avg)
+{
+  *min = m->count ? (gint64) m->min : STORE_UNKNOWN;
+  *max = m->count ? (gint64) m->max : STORE_UNKNOWN;
+  *avg = m->count ? m->avg : NAN;
+}
+
+static void
+percentiles (const SlicerPercentiles *p, guint64 count, gint64 *p50, gint64 *p90, gint64 *p99)
+{
+  *p50 = count ? (gint64) p->p50 : STORE_UNKNOWN;
+  *p90 = count ? (gint64) p->p90 : STORE_UNKNOWN;
+  *p99 = count ? (gint64) p->p99 : STORE_UNKNOWN;
+}
+
+/* ---- rows ------------------------------------------------------------------------------ */
+
+/* The tasks. A sampled source's load bound is the 99 % interval over its effective samples
+ * (from @q), its times' bound the 99th percentile of the sample interval. */
+static gboolean
+put_tasks (SessionStats *ss, const Slicer *slicer, const StoreSessionQuality *q, GError **error)
+{
+  gsize n = slicer_n_tasks (slicer);
+  g_autoptr (GArray) rows = g_array_sized_new (FALSE, TRUE, sizeof (StoreTaskStat), (guint) n);
+  /* a stream that never carried an activation (a wait) cannot count them */
+  gboolean sees_activations = FALSE, sees_waits = FALSE;
+  for (gsize i = 0; i < n; i++) {
+    SlicerTaskStats t;
+    if (slicer_get_task_stats (slicer, i, &t)) {
+      sees_activations |= t.activations > 0;
+      sees_waits |= t.waits > 0;
+    }
+  }
+  /* jobs each periodic task should have had, then the preemptions sampling may have missed:
+   * the unseen jobs of every task that can preempt (bounds.h) */
+  guint64 span = slicer_span (slicer);
+  g_autofree SlicerTaskStats *all = g_new0 (SlicerTaskStats, MAX (n, 1));
+  g_autofree double *expected = g_new0 (double, MAX (n, 1));
+  for (gsize i = 0; i < n; i++) {
+    slicer_get_task_stats (slicer, i, &all[i]);
+    expected[i] = all[i].period_base ? (double) span / (double) all[i].period_base : NAN;
+  }
+  double n_eff = q != NULL ? q->samples_effective : 0;
+  gint64 resolution = q != NULL && q->interval_p99_us > 0 && ss->tick_hz
+                        ? (gint64) ceil (q->interval_p99_us * (double) ss->tick_hz / 1e6)
+                        : STORE_UNKNOWN;
+  for (gsize i = 0; i < n; i++) {
+    SlicerTaskStats t;
+    if (!slicer_get_task_stats (slicer, i, &t))
+      continue;
+    double load = t.load_pct / 100.0;
+    double missed = 0;
+    for (gsize k = 0; !ss->exact && k < n && !isnan (missed); k++) {
+      if (k == i || !can_preempt (ss, all[k].task, t.task))
+        continue;
+      /* a task never seen ending a job cannot be counted (it is not a periodic preemptor) */
+      missed += isnan (expected[k]) ? (all[k].job.count ? NAN : 0)
+                                    : MAX (0.0, expected[k] - (double) all[k].job.count);
+    }
+    /* … and the jobs first seen right after another task: they may have begun unseen and
+     * been preempted before the first sample that showed them */
+    missed += (double) t.starts_after_task;
+    /* a sampled task's per-job times describe its jobs only when (nearly) every job was seen
+     * as one job: when the sampling missed or merged jobs they are unknown */
+    /* samples farther apart than half a period cannot tell a preemption from the end of a
+     * job and the next one's start: then the count is unknown, not a guess */
+    gboolean counts = ss->exact || (t.period_base && resolution != STORE_UNKNOWN &&
+                                    2 * (guint64) resolution <= t.period_base);
+    gboolean per_job = ss->exact || (!isnan (expected[i]) && expected[i] > 0 &&
+                                     fabs ((double) t.job.count - expected[i]) <=
+                                       0.05 * expected[i] + 1);
+    StoreTaskStat r = {
+      .task = t.task,
+      .activations = sees_activations ? (gint64) t.activations : STORE_UNKNOWN,
+      .jobs = (gint64) t.job.count,
+      .jobs_expected = isnan (expected[i]) ? NAN : floor (expected[i]),
+      .slices = (gint64) t.run_interval.count,
+      .preemptions = counts ? (gint64) t.preemptions : STORE_UNKNOWN,
+      .preemptions_missed = ss->exact ? 0 : !counts || isnan (missed) ? STORE_UNKNOWN
+                                                                        : (gint64) ceil (missed),
+      .waits = sees_waits ? (gint64) t.waits : STORE_UNKNOWN,
+      .wait_total = sees_waits ? (gint64) t.wait_time : STORE_UNKNOWN,
+      .run_total = (gint64) t.run_time,
+      .load = load,
+      .load_bound = ss->exact ? 0.0 : n_eff > 0 ? bounds_load_half_width (load, n_eff) : NAN,
+      .time_bound = ss->exact ? 0 : resolution,
+    };
+    measure (&t.run_interval, &r.slice_min, &r.slice_max, &r.slice_avg);
+    percentiles (&t.run_pct, t.run_interval.count, &r.slice_p50, &r.slice_p90, &r.slice_p99);
+    static const SlicerMeasure none = { 0 };
+    static const SlicerPercentiles no_pct = { 0 };
+    measure (per_job ? &t.job : &none, &r.job_min, &r.job_max, &r.job_avg);
+    percentiles (per_job ? &t.job_pct : &no_pct, per_job ? t.job.count : 0, &r.job_p50,
+                 &r.job_p90, &r.job_p99);
+    measure (per_job ? &t.period : &none, &r.period_min, &r.period_max, &r.period_avg);
+    if (!ss->exact && t.period_base)
+      r.period_avg = (double) t.period_base; /* the period, also with jobs unseen */
+    measure (per_job ? &t.response : &none, &r.response_min, &r.response_max, &r.response_avg);
+    percentiles (per_job ? &t.response_pct : &no_pct, per_job ? t.response.count : 0,
+                 &r.response_p50, &r.response_p90, &r.response_p99);
+    g_array_append_val (rows, r);
+  }
+  return rows->len == 0 ||
+         store_writer_put_task_stats (ss->writer, ss->session, (StoreTaskStat *) rows->data,
+                                      rows->len, error);
+}
+
+static gboolean
+put_functions (SessionStats *ss, const Slicer *slicer, GError **error)
+{
+  g_autoptr (GArray) rows = g_array_new (FALSE, TRUE, sizeof (StoreFunctionStat));
+  for (int pass = 0; pass < 2; pass++) {
+    gsize n = pass == 0 ? slicer_n_functions (slicer) : slicer_n_context_functions (slicer);
+    for (gsize i = 0; i < n; i++) {
+      SlicerCallStats c;
+      if (!(pass == 0 ? slicer_get_function_stats (slicer, i, &c)
+                      : slicer_get_context_function_stats (slicer, i, &c)))
+        continue;
+      if (pass == 1 && c.ctx_kind != SLICER_CONTEXT_TASK)
+        continue;
+      StoreFunctionStat r = {
+        .task = pass == 0 ? -1 : (gint64) c.ctx_id, .function = c.id, .count = (gint64) c.count,
+        .gross_total = (gint64) c.gross.total, .net_total = (gint64) c.net.total,
+        .self_total = (gint64) c.self.total,
+      };
+      measure (&c.net, &r.net_min, &r.net_max, &r.net_avg);
+      percentiles (&c.net_pct, c.count, &r.net_p50, &r.net_p90, &r.net_p99);
+      measure (&c.period, &r.period_min, &r.period_max, &r.period_avg);
+      g_array_append_val (rows, r);
+    }
+  }
+  return rows->len == 0 ||
+         store_writer_put_function_stats (ss->writer, ss->session,
+                                          (StoreFunctionStat *) rows->data, rows->len, error);
+}
+
+static gboolean
+put_isrs (SessionStats *ss, const Slicer *slicer, GError **error)
+{
+  gsize n = slicer_n_isrs (slicer);
+  g_autoptr (GArray) rows = g_array_sized_new (FALSE, TRUE, sizeof (StoreIsrStat), (guint) n);
+  for (gsize i = 0; i < n; i++) {
+    SlicerCallStats c;
+    SlicerIsrNesting nest;
+    if (!slicer_get_isr_stats (slicer, i, &c) || !slicer_get_isr_nesting (slicer, i, &nest))
+      continue;
+    StoreIsrStat r = {
+      .isr = c.id, .count = (gint64) c.count, .incomplete = (gint64) c.incomplete,
+      .net_total = (gint64) c.net.total, .gross_total = (gint64) c.gross.total,
+      .max_depth = nest.max_depth, .nested = (gint64) nest.nested,
+    };
+    measure (&c.net, &r.net_min, &r.net_max, &r.net_avg);
+    percentiles (&c.net_pct, c.count, &r.net_p50, &r.net_p90, &r.net_p99);
+    measure (&c.gross, &r.gross_min, &r.gross_max, &r.gross_avg);
+    measure (&c.period, &r.period_min, &r.period_max, &r.period_avg);
+    g_array_append_val (rows, r);
+  }
+  if (rows->len > 0 &&
+      !store_writer_put_isr_stats (ss->writer, ss->session, (StoreIsrStat *) rows->data,
+                                   rows->len, error))
+    return FALSE;
+
+  /* task × ISR2: the idle contexts of every core are one row ("idle") */
+  g_autoptr (GHashTable) merged = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  g_autoptr (GArray) order = g_array_new (FALSE, FALSE, sizeof (gint64));
+  for (gsize i = 0; i < slicer_n_interruptions (slicer); i++) {
+    SlicerInterruption x;
+    if (!slicer_get_interruption (slicer, i, &x))
+      continue;
+    guint32 task = x.ctx_kind == SLICER_CONTEXT_TASK ? x.ctx_id : PROBE_TASK_IDLE;
+    gint64 key = (gint64) ((guint64) task << 32 | x.isr);
+    StoreTaskIsrStat *r = g_hash_table_lookup (merged, &key);
+    if (r == NULL) {
+      r = g_new0 (StoreTaskIsrStat, 1);
+      r->task = task;
+      r->isr = x.isr;
+      g_hash_table_insert (merged, g_memdup2 (&key, sizeof key), r);
+      g_array_append_val (order, key);
+    }
+    r->count += (gint64) x.count;
+    r->time += (gint64) x.time;
+  }
+  g_autoptr (GArray) trows = g_array_sized_new (FALSE, FALSE, sizeof (StoreTaskIsrStat), order->len);
+  for (guint i = 0; i < order->len; i++)
+    g_array_append_val (trows, *(StoreTaskIsrStat *) g_hash_table_lookup (
+                                  merged, &g_array_index (order, gint64, i)));
+  return trows->len == 0 ||
+         store_writer_put_task_isr_stats (ss->writer, ss->session,
+                                          (StoreTaskIsrStat *) trows->data, trows->len, error);
+}
+
+static void
+service_row (const SlicerCallStats *c, gint64 task, StoreServiceStat *r)
+{
+  *r = (StoreServiceStat) {
+    .task = task, .service = c->id, .count = (gint64) c->count,
+    .incomplete = (gint64) c->incomplete, .net_total = (gint64) c->net.total,
+    .gross_total = (gint64) c->gross.total,
+    .gross_p99 = c->count ? (gint64) c->gross_pct.p99 : STORE_UNKNOWN,
+  };
+  measure (&c->net, &r->net_min, &r->net_max, &r->net_avg);
+  percentiles (&c->net_pct, c->count, &r->net_p50, &r->net_p90, &r->net_p99);
+  measure (&c->gross, &r->gross_min, &r->gross_max, &r->gross_avg);
+  measure (&c->period, &r->period_min, &r->period_max, &r->period_avg);
+}
+
+static gboolean
+put_services (SessionStats *ss, const Slicer *slicer, GError **error)
+{
+  g_autoptr (GArray) rows = g_array_new (FALSE, TRUE, sizeof (StoreServiceStat));
+  for (gsize i = 0; i < slicer_n_services (slicer); i++) {
+    SlicerCallStats c;
+    StoreServiceStat r;
+    if (!slicer_get_service_stats (slicer, i, &c))
+      continue;
+    service_row (&c, -1, &r);
+    g_array_append_val (rows, r);
+  }
+  for (gsize i = 0; i < slicer_n_context_services (slicer); i++) {
+    SlicerCallStats c;
+    StoreServiceStat r;
+    if (!slicer_get_context_service_stats (slicer, i, &c) || c.ctx_kind != SLICER_CONTEXT_TASK)
+      continue;
+    service_row (&c, (gint64) c.ctx_id, &r);
+    g_array_append_val (rows, r);
+  }
+  return rows->len == 0 ||
+         store_writer_put_service_stats (ss->writer, ss->session,
+                                         (StoreServiceStat *) rows->data, rows->len, error);
+}
+
+static gboolean
+put_points (SessionStats *ss, const Slicer *slicer, GError **error)
+{
+  gsize n = slicer_n_points (slicer);
+  g_autoptr (GArray) rows = g_array_sized_new (FALSE, TRUE, sizeof (StorePointStat), (guint) n);
+  for (gsize i = 0; i < n; i++) {
+    SlicerPointStats p;
+    if (!slicer_get_point_stats (slicer, i, &p))
+      continue;
+    StorePointStat r = {
+      .point = p.id, .count = (gint64) p.value.count, .total = (gint64) p.value.total,
+      .latches = (gint64) p.latched, .latched = (gint64) p.partial,
+      .last = p.has_last ? (gint64) p.last : STORE_UNKNOWN,
+      .ema = p.has_ema ? p.ema : NAN, .alpha = p.has_alpha ? p.alpha : NAN,
+      .ends_outside = (gint64) p.ends_outside, .disabled = p.disabled,
+    };
+    measure (&p.value, &r.min, &r.max, &r.avg);
+    percentiles (&p.pct, p.value.count, &r.p50, &r.p90, &r.p99);
+    g_array_append_val (rows, r);
+  }
+  return rows->len == 0 ||
+         store_writer_put_point_stats (ss->writer, ss->session, (StorePointStat *) rows->data,
+                                       rows->len, error);
+}
+
+static gboolean
+put_data (SessionStats *ss, const Slicer *slicer, GError **error)
+{
+  gsize n = slicer_n_variables (slicer);
+  g_autoptr (GArray) rows = g_array_sized_new (FALSE, TRUE, sizeof (StoreDataStat), (guint) n);
+  for (gsize i = 0; i < n; i++) {
+    SlicerVariableStats v;
+    if (!slicer_get_variable_stats (slicer, i, &v) || v.changes == 0)
+      continue; /* declared (a kind) but never written */
+    StoreDataStat r = {
+      .variable = v.variable, .changes = (gint64) v.changes, .value_min = v.value_min,
+      .value_max = v.value_max, .last_value = v.last_value,
+    };
+    measure (&v.period, &r.period_min, &r.period_max, &r.period_avg);
+    g_array_append_val (rows, r);
+  }
+  if (rows->len > 0 &&
+      !store_writer_put_data_stats (ss->writer, ss->session, (StoreDataStat *) rows->data,
+                                    rows->len, error))
+    return FALSE;
+  n = slicer_n_data_values (slicer);
+  g_autoptr (GArray) states = g_array_sized_new (FALSE, TRUE, sizeof (StoreDataStateStat),
+                                                 (guint) n);
+  for (gsize i = 0; i < n; i++) {
+    SlicerDataStats d;
+    if (!slicer_get_data_stats (slicer, i, &d))
+      continue;
+    StoreDataStateStat r = {
+      .variable = d.variable, .value = d.value, .count = (gint64) d.count,
+      .duration_total = (gint64) d.duration.total,
+    };
+    measure (&d.duration, &r.duration_min, &r.duration_max, &r.duration_avg);
+    measure (&d.period, &r.period_min, &r.period_max, &r.period_avg);
+    g_array_append_val (states, r);
+  }
+  return states->len == 0 ||
+         store_writer_put_data_state_stats (ss->writer, ss->session,
+                                            (StoreDataStateStat *) states->data, states->len,
+                                            error);
+}
+
+static gboolean
+put_cores (SessionStats *ss, const Slicer *slicer, GError **error)
+{
+  gsize n = slicer_n_cores (slicer);
+  g_autoptr (GArray) rows = g_array_sized_new (FALSE, TRUE, sizeof (StoreCoreStat), (guint) n);
+  for (gsize i = 0; i < n; i++) {
+    SlicerCoreStats c;
+    if (!slicer_get_core_stats (slicer, i, &c) || c.end == 0)
+      continue; /* a core with no event */
+    StoreCoreStat r = {
+      .core = c.core, .start = (gint64) c.start, .end = (gint64) c.end,
+      .task_time = (gint64) c.task_time, .isr_time = (gint64) c.isr_time,
+      .idle_time = (gint64) c.idle_time, .unknown_time = (gint64) c.unknown_time,
+    };
+    g_array_append_val (rows, r);
+  }
+  return rows->len == 0 ||
+         store_writer_put_core_stats (ss->writer, ss->session, (StoreCoreStat *) rows->data,
+                                      rows->len, error);
+}
+
+gboolean
+session_stats_write (SessionStats *ss, const Slicer *slicer, const StoreSessionQuality *quality,
+                     gboolean final, GError **error)
+{
+  gint64 t0 = g_get_monotonic_time ();
+  gboolean ok = session_stats_flush (ss, error) && put_tasks (ss, slicer, quality, error) &&
+                put_functions (ss, slicer, error) && put_isrs (ss, slicer, error) &&
+                put_services (ss, slicer, error) && put_points (ss, slicer, error) &&
+                put_data (ss, slicer, error) && put_cores (ss, slicer, error) &&
+                (quality == NULL ||
+                 store_writer_set_quality (ss->writer, ss->session, quality, error));
+  if (!final) {
+    ss->last = g_get_monotonic_time ();
+    ss->last_cost = ss->last - t0;
+    ss->refreshes++;
+    ss->refresh_us += ss->last_cost;
+  }
+  return ok;
+}

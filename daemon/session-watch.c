@@ -1,0 +1,373 @@
+/* session-watch.c — ORTI + ELF → the probe's channels and the name tables (session-watch.h). */
+#include "session-watch.h"
+
+#include "session.h"
+
+#include <string.h>
+
+static gboolean
+plan_eval_adapter (gpointer plan, ProbeReadFunc read, gpointer read_data, gint64 *value,
+                   GError **error)
+{
+  /* ProbeReadFunc and OrtiReadFunc have the same contract; probe_openocd errors are
+   * PROBE_ERROR, which the sampler inspects. */
+  return orti_plan_eval (plan, (OrtiReadFunc) read, read_data, value, error);
+}
+
+/* The channel reading @wa's plan: a simple read, else its Tcl form (evaluated inside OpenOCD's
+ * batch) with the host evaluator as fallback. */
+static ProbePollChannel
+channel_for (const OrtiWatchAttr *wa, ProbePollKind kind, const char *what)
+{
+  ProbePollChannel ch = { 0 };
+  ch.kind = kind;
+  ch.core = (guint16) wa->core;
+  ch.name = g_strdup_printf ("%s core %u (%s)", what, wa->core, wa->formula);
+  if (orti_plan_is_simple_read (wa->plan)) {
+    const OrtiPlanRead *r = orti_plan_get_read (wa->plan, 0);
+    ch.simple = TRUE;
+    ch.address = r->address;
+    ch.width = r->width;
+    ch.is_signed = r->is_signed;
+  } else {
+    ch.eval = plan_eval_adapter;
+    ch.plan = wa->plan;
+    /* every read at a fixed address: made with the batch's own reads, evaluated on the host */
+    guint n = orti_plan_get_n_reads (wa->plan);
+    gboolean fixed = n > 0;
+    for (guint i = 0; i < n && fixed; i++)
+      fixed = orti_plan_get_read (wa->plan, i)->depends_on < 0;
+    if (fixed) {
+      ch.reads = g_new0 (ProbePollRead, n);
+      ch.n_reads = n;
+      for (guint i = 0; i < n; i++) {
+        const OrtiPlanRead *r = orti_plan_get_read (wa->plan, i);
+        ch.reads[i] = (ProbePollRead) { r->address, r->width };
+      }
+    } else {
+      ch.tcl = orti_plan_to_tcl (wa->plan, NULL);
+    }
+  }
+  return ch;
+}
+
+static void
+add_class (GArray *classes, gint64 value, guint32 cls)
+{
+  ProbePollValueClass c = { value, cls };
+  g_array_append_val (classes, c);
+}
+
+static void
+take_classes (ProbePollChannel *ch, GArray *classes)
+{
+  gsize n = 0;
+  ch->classes = (ProbePollValueClass *) g_array_steal (classes, &n);
+  ch->n_classes = (guint) n;
+}
+
+/* The class of a SERVICETRACE element by its name (OSEK's services, whatever the generator's
+ * prefix: "TerminateTask", "OS_TerminateTask", "ServiceId_WaitEvent"): a service that ends
+ * the caller's job, one that may block it, or nothing special. */
+static guint32
+service_class (const char *name)
+{
+  g_autofree char *low = g_ascii_strdown (name, -1);
+  if (g_str_has_suffix (low, "terminatetask") || g_str_has_suffix (low, "chaintask"))
+    return PROBE_VALUE_SVC_END;
+  if (g_str_has_suffix (low, "waitevent"))
+    return PROBE_VALUE_SVC_WAIT;
+  return PROBE_VALUE_OTHER;
+}
+
+/* Add the poll channel for one watched attribute, and its names. @isr: for RUNNINGTASK, the
+ * core's ISR attribute when it shares RUNNINGTASK's variable (its named values are ISR2s). */
+static void
+add_channel (SessionWatch *w, const OrtiWatchAttr *wa, ProbePollKind kind, GHashTable *names,
+             const OrtiWatchAttr *isr)
+{
+  if (wa == NULL)
+    return;
+  OrtiValueMap *map = wa->values;
+  g_autoptr (GArray) none = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr (GArray) classes = g_array_new (FALSE, FALSE, sizeof (ProbePollValueClass));
+  gboolean has_zero = FALSE;
+  for (guint i = 0; map && i < orti_value_map_get_size (map); i++) {
+    const OrtiValueName *vn = orti_value_map_get (map, i);
+    if (!vn->resolved)
+      continue;
+    if (vn->value == 0)
+      has_zero = TRUE;
+    if (vn->is_none) {
+      g_array_append_val (none, vn->value);
+      continue;
+    }
+    if (vn->is_placeholder) {
+      /* a slot RUNNINGTASK labels "X" while the variable is shared: not a task */
+      if (isr != NULL)
+        add_class (classes, vn->value, PROBE_VALUE_ISR);
+      continue;
+    }
+    gint64 key = kind == PROBE_POLL_SERVICE && wa->service_entry_bit ? (vn->value & ~1) : vn->value;
+    if (names != NULL)
+      g_hash_table_insert (names, GUINT_TO_POINTER ((guint32) key), g_strdup (vn->name));
+    guint32 svc = kind == PROBE_POLL_SERVICE ? service_class (vn->name) : PROBE_VALUE_OTHER;
+    if (svc != PROBE_VALUE_OTHER)
+      add_class (classes, key, svc);
+  }
+  /* ISR values of a shared running-id variable: ISR2s over the task */
+  for (guint i = 0; isr && isr->values && i < orti_value_map_get_size (isr->values); i++) {
+    const OrtiValueName *vn = orti_value_map_get (isr->values, i);
+    if (!vn->resolved || vn->is_none || vn->is_placeholder ||
+        (map && orti_value_map_lookup (map, vn->value) &&
+         !orti_value_map_lookup (map, vn->value)->is_placeholder))
+      continue;
+    add_class (classes, vn->value, PROBE_VALUE_ISR);
+    g_hash_table_insert (w->isr_names, GUINT_TO_POINTER ((guint32) vn->value),
+                         g_strdup (vn->name));
+  }
+  /* ISR2 values are often entry addresses or indices with no element for "none": 0 is
+   * then the "no ISR" value (ERIKA, VSTAR: NULL pointer) */
+  if (kind == PROBE_POLL_ISR && none->len == 0 && !has_zero) {
+    gint64 zero = 0;
+    g_array_append_val (none, zero);
+  }
+  if (wa->plan == NULL)
+    return; /* reported by inspect; the session watches what it can */
+
+  ProbePollChannel ch = channel_for (wa, kind, wa->attr);
+  gsize n_none = 0;
+  ch.none_values = (gint64 *) g_array_steal (none, &n_none);
+  ch.n_none_values = (guint) n_none;
+  take_classes (&ch, classes);
+  ch.entry_bit = wa->service_entry_bit;
+  g_array_append_val (w->channels, ch);
+}
+
+static guint32
+state_class (OrtiTaskState st)
+{
+  switch (st) {
+  case ORTI_TASK_STATE_RUNNING: return PROBE_VALUE_RUNNING;
+  case ORTI_TASK_STATE_READY: return PROBE_VALUE_READY;
+  case ORTI_TASK_STATE_WAITING: return PROBE_VALUE_WAITING;
+  case ORTI_TASK_STATE_SUSPENDED: return PROBE_VALUE_SUSPENDED;
+  default: return PROBE_VALUE_OTHER;
+  }
+}
+
+/* Task evidence: one TASK_STATE channel per task whose STATE can be read (or whose static
+ * priority is known); the inference summary. @core: -1 all cores. */
+static void
+add_task_evidence (SessionWatch *w, int core, gboolean running_priority)
+{
+  guint n_tasks = 0, n_state = 0, n_prio = 0;
+  for (guint i = 0; i < orti_watch_get_n_tasks (w->watch); i++) {
+    const OrtiWatchTask *t = orti_watch_get_task (w->watch, i);
+    if (!t->has_value || (core >= 0 && w->n_cores > 1 && (int) t->core != core))
+      continue;
+    n_tasks++;
+    gboolean state = t->state && t->state->plan && t->state->values;
+    if (!state && !t->has_static_priority)
+      continue;
+    ProbePollChannel ch = { 0 };
+    if (state) {
+      ch = channel_for (t->state, PROBE_POLL_TASK_STATE, t->name);
+      g_autoptr (GArray) classes = g_array_new (FALSE, FALSE, sizeof (ProbePollValueClass));
+      for (guint k = 0; k < orti_value_map_get_size (t->state->values); k++) {
+        const OrtiValueName *vn = orti_value_map_get (t->state->values, k);
+        if (vn->resolved)
+          add_class (classes, vn->value, state_class (orti_task_state_from_name (vn->name)));
+      }
+      take_classes (&ch, classes);
+      n_state++;
+    } else {
+      ch.kind = PROBE_POLL_TASK_STATE;
+      ch.core = (guint16) t->core;
+      ch.name = g_strdup_printf ("%s priority %" G_GINT64_FORMAT, t->name, t->static_priority);
+    }
+    ch.task = (guint32) t->value;
+    ch.has_priority = t->has_static_priority;
+    ch.priority = t->static_priority;
+    n_prio += t->has_static_priority;
+    g_array_append_val (w->channels, ch);
+  }
+  GString *inf = g_string_new (NULL);
+  if (n_state)
+    g_string_append_printf (inf, "ORTI task STATE (%u of %u tasks)", n_state, n_tasks);
+  if (running_priority)
+    g_string_append_printf (inf, "%sRUNNINGTASKPRIORITY", inf->len ? ", " : "");
+  if (n_prio)
+    g_string_append_printf (inf, "%sstatic priorities (%u of %u tasks)", inf->len ? ", " : "",
+                            n_prio, n_tasks);
+  if (inf->len == 0)
+    g_string_append (inf, "none (heuristic)");
+  w->inference = g_string_free (inf, FALSE);
+  w->full_evidence = n_tasks > 0 && (n_state == n_tasks || running_priority || n_prio == n_tasks);
+}
+
+static void
+channel_clear (gpointer p)
+{
+  probe_poll_channel_clear (p);
+}
+
+SessionWatch *
+session_watch_new (const char *orti_path, const char *elf_path, int core, GError **error)
+{
+  g_autoptr (SessionWatch) w = g_new0 (SessionWatch, 1);
+  w->channels = g_array_new (FALSE, TRUE, sizeof (ProbePollChannel));
+  g_array_set_clear_func (w->channels, channel_clear);
+  w->task_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  w->isr_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  w->service_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  w->warnings = g_ptr_array_new_with_free_func (g_free);
+  w->plans = g_ptr_array_new_with_free_func ((GDestroyNotify) orti_plan_free);
+  w->variables = g_array_new (FALSE, FALSE, sizeof (SessionVariable));
+  w->exprs = g_ptr_array_new_with_free_func (g_free);
+
+  w->doc = orti_doc_parse_file (orti_path, error);
+  if (w->doc == NULL)
+    return NULL;
+  if (orti_doc_get_n_errors (w->doc) > 0) {
+    GPtrArray *diags = orti_doc_get_diagnostics (w->doc);
+    for (guint i = 0; i < diags->len; i++) {
+      const OrtiDiagnostic *d = g_ptr_array_index (diags, i);
+      if (d->severity == ORTI_SEVERITY_ERROR) {
+        g_autofree char *msg = orti_diagnostic_to_string (d);
+        g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "%s (%u errors in all)", msg,
+                     orti_doc_get_n_errors (w->doc));
+        return NULL;
+      }
+    }
+  }
+  if (elf_path) {
+    w->elf = orti_elf_open (elf_path, error);
+    if (w->elf == NULL)
+      return NULL;
+  }
+  w->watch = orti_watch_resolve (w->doc, w->elf, core, error);
+  if (w->watch == NULL)
+    return NULL;
+  w->n_cores = MAX (orti_watch_get_n_cores (w->watch), 1);
+
+  /* with a readable STATE for every task, priorities are never needed: do not read them */
+  gboolean all_states = orti_watch_get_n_tasks (w->watch) > 0;
+  for (guint i = 0; i < orti_watch_get_n_tasks (w->watch); i++) {
+    const OrtiWatchTask *t = orti_watch_get_task (w->watch, i);
+    if (t->has_value && !(t->state && t->state->plan && t->state->values))
+      all_states = FALSE;
+  }
+  gboolean running_priority = FALSE;
+  for (guint c = 0; c < orti_watch_get_n_cores (w->watch); c++) {
+    if (core >= 0 && (int) c != core && orti_watch_get_n_cores (w->watch) > 1)
+      continue;
+    const OrtiWatchAttr *task = orti_watch_get (w->watch, c, "RUNNINGTASK");
+    if (task && task->plan == NULL) {
+      g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "%s:%u:%u: RUNNINGTASK of core %u "
+                   "(\"%s\") cannot be watched: %s", task->loc.file, task->loc.line,
+                   task->loc.column, c, task->formula, task->error ? task->error : "unresolved");
+      return NULL;
+    }
+    const OrtiWatchAttr *isr = orti_watch_get (w->watch, c, "RUNNINGISR2");
+    gboolean shared = isr && isr->shares_task_variable;
+    add_channel (w, task, PROBE_POLL_TASK, w->task_names, shared ? isr : NULL);
+    if (isr && !shared && !isr->placeholder_only)
+      add_channel (w, isr, PROBE_POLL_ISR, w->isr_names, NULL);
+    add_channel (w, orti_watch_get (w->watch, c, "SERVICETRACE"), PROBE_POLL_SERVICE,
+                 w->service_names, NULL);
+    const OrtiWatchAttr *prio = orti_watch_get (w->watch, c, "RUNNINGTASKPRIORITY");
+    if (prio && prio->plan && !all_states) {
+      add_channel (w, prio, PROBE_POLL_PRIORITY, NULL, NULL);
+      running_priority = TRUE;
+    }
+    const OrtiWatchAttr *valid = orti_watch_get (w->watch, c, "VALID");
+    if (valid && valid->plan)
+      add_channel (w, valid, PROBE_POLL_VALID, NULL, NULL);
+  }
+  add_task_evidence (w, core, running_priority);
+  GPtrArray *notes = orti_watch_get_notes (w->watch);
+  for (guint i = 0; i < notes->len; i++) {
+    const OrtiWatchNote *n = g_ptr_array_index (notes, i);
+    g_ptr_array_add (w->warnings, g_strdup_printf ("%s:%u:%u: note: %s", n->loc.file, n->loc.line,
+                                                   n->loc.column, n->message));
+  }
+  if (w->channels->len == 0) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
+                 "no running-task information in %s", orti_path);
+    return NULL;
+  }
+  return g_steal_pointer (&w);
+}
+
+gboolean
+session_watch_add_variables (SessionWatch *w, const char *const *watch, guint n, int core,
+                             GError **error)
+{
+  for (guint i = 0; i < n; i++) {
+    const char *text = watch[i], *colon = strrchr (text, ':');
+    const char *kind = NULL;
+    g_autofree char *expr = NULL;
+    if (colon && (strcmp (colon + 1, "state") == 0 || strcmp (colon + 1, "value") == 0)) {
+      kind = colon[1] == 's' ? "state" : "value";
+      expr = g_strndup (text, (gsize) (colon - text));
+    } else {
+      expr = g_strdup (text);
+    }
+    g_strstrip (expr);
+    if (*expr == '\0') {
+      g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
+                   "--watch \"%s\": no expression (EXPR[:state|:value])", text);
+      return FALSE;
+    }
+    if (w->elf == NULL) {
+      g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
+                   "--watch \"%s\" needs --elf to find its address", text);
+      return FALSE;
+    }
+    g_autoptr (GError) local = NULL;
+    OrtiPlan *plan = orti_plan_compile (expr, w->elf, core, &local);
+    if (plan == NULL) {
+      g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--watch \"%s\": %s", expr,
+                   local->message);
+      return FALSE;
+    }
+    if (orti_plan_is_constant (plan)) {
+      orti_plan_free (plan);
+      g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--watch \"%s\" reads no "
+                   "memory: it is a constant (an address? watch *(TYPE *)ADDR or a symbol)",
+                   expr);
+      return FALSE;
+    }
+    g_ptr_array_add (w->plans, plan);
+    OrtiWatchAttr wa = { .attr = "--watch", .core = core > 0 ? (guint) core : 0,
+                         .formula = expr, .plan = plan };
+    ProbePollChannel ch = channel_for (&wa, PROBE_POLL_DATA, "--watch");
+    ch.data_id = w->variables->len + 1;
+    g_array_append_val (w->channels, ch);
+    g_ptr_array_add (w->exprs, g_steal_pointer (&expr));
+    SessionVariable v = { ch.data_id, g_ptr_array_index (w->exprs, w->exprs->len - 1), kind };
+    g_array_append_val (w->variables, v);
+  }
+  return TRUE;
+}
+
+void
+session_watch_free (SessionWatch *w)
+{
+  if (w == NULL)
+    return;
+  g_clear_pointer (&w->variables, g_array_unref);
+  g_clear_pointer (&w->exprs, g_ptr_array_unref);
+  g_clear_pointer (&w->channels, g_array_unref);
+  g_clear_pointer (&w->task_names, g_hash_table_unref);
+  g_clear_pointer (&w->isr_names, g_hash_table_unref);
+  g_clear_pointer (&w->service_names, g_hash_table_unref);
+  g_clear_pointer (&w->warnings, g_ptr_array_unref);
+  g_clear_pointer (&w->watch, orti_watch_free);
+  g_clear_pointer (&w->elf, orti_elf_unref);
+  g_clear_pointer (&w->doc, orti_doc_unref);
+  g_clear_pointer (&w->plans, g_ptr_array_unref); /* after the channels that borrow them */
+  g_free (w->inference);
+  g_free (w);
+}

@@ -1,0 +1,200 @@
+/* source-poll.c — the poll source (probe.h, "Sources"): the sampler (poll.c) reading the watched
+ * OS variables through OpenOCD, and the decoder (poll-decoder.c) turning samples into Events.
+ *
+ * attach makes a sampler on the new connection; after a reconnect it inherits the previous
+ * sampler's clock (epoch, timer wraps), so timestamps never restart within a session. The
+ * sampler turns OpenOCD's periodic target poll off while it samples, so this source polls
+ * the target state itself (check_target) and detach turns OpenOCD's poll back on.
+ *
+ * The clock. Samples are timestamped with a target timer read in the same batch: one the user
+ * named (--timestamp), else, on Cortex-M3 and later, the DWT cycle counter CYCCNT, which attach
+ * enables (DEMCR.TRCENA, DWT_CTRL.CYCCNTENA), checks that it counts, and whose rate (the core
+ * clock) it takes from the configuration or measures against host time over 250 ms; detach
+ * restores both registers as it found them. Without either, OpenOCD's host clock (µs) is used,
+ * which knows nothing of the target's time (halts, simulators).
+ */
+#include "source-private.h"
+
+#define RATE_WINDOW_US 250000   /* how long attach measures CYCCNT's rate */
+
+typedef struct {
+  ProbeSource parent;
+  ProbePollConfig cfg;
+  char *target;               /* cfg.target copy */
+  GArray *channels;           /* ProbePollChannel copies (names and tables owned) */
+  ProbePollSampler *sampler;  /* NULL before attach */
+  ProbePollDecoder *decoder;
+  guint n_messages;           /* sampler messages already copied to quality.messages */
+  ProbeCortexm *cm;           /* the registers attach changed (NULL before attach) */
+  guint64 cyccnt_hz;          /* CYCCNT's rate once measured (kept across reattaches) */
+  char *clock_note;           /* how the clock was chosen (quality.clock_note) */
+} PollSource;
+
+static void
+poll_update_quality (ProbeSource *src)
+{
+  PollSource *p = (PollSource *) src;
+  ProbeSourceQuality *q = &src->quality;
+  q->records = probe_poll_decoder_get_samples (p->decoder);
+  if (p->sampler == NULL)
+    return;
+  const ProbePollQuality *pq = probe_poll_sampler_get_quality (p->sampler);
+  q->poll = pq;
+  q->tick_hz = probe_poll_sampler_get_tick_hz (p->sampler);
+  for (; p->n_messages < pq->messages->len; p->n_messages++)
+    g_ptr_array_add (q->messages, g_strdup (g_ptr_array_index (pq->messages, p->n_messages)));
+}
+
+static gboolean
+poll_attach (ProbeSource *src, ProbeOpenocd *oc, GError **error)
+{
+  PollSource *p = (PollSource *) src;
+  ProbePollConfig cfg = p->cfg;
+  if (p->cm == NULL)
+    p->cm = probe_cortexm_new (oc, cfg.target);
+  probe_cortexm_set_openocd (p->cm, oc);
+  if (cfg.timestamp_address == 0 && cfg.cyccnt) {
+    g_autoptr (GError) local = NULL;
+    g_autofree char *note = NULL;
+    guint64 hz = 0;
+    /* a rate measured once stays: a reattach only enables the counter again */
+    if (probe_cortexm_cyccnt_start (p->cm, p->cyccnt_hz ? p->cyccnt_hz : cfg.cyccnt_hz,
+                                    RATE_WINDOW_US, &hz, &note, &local)) {
+      if (p->cyccnt_hz == 0) {
+        g_free (p->clock_note);
+        p->clock_note = g_steal_pointer (&note);
+      }
+      p->cyccnt_hz = hz;
+      cfg.timestamp_address = PROBE_DWT_CYCCNT;
+      cfg.timestamp_hz = hz;
+      src->quality.clock = "cyccnt";
+      src->quality.clock_hz = (double) hz;
+      src->quality.clock_measured = p->cfg.cyccnt_hz == 0;
+    } else if (local != NULL) {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    } else {
+      g_free (p->clock_note);
+      p->clock_note = g_strdup_printf ("%s; host clock", note);
+    }
+  }
+  src->quality.clock_note = p->clock_note;
+  g_autoptr (ProbePollSampler) old = g_steal_pointer (&p->sampler);
+  g_autoptr (ProbePollSampler) s = probe_poll_sampler_new (oc, &cfg,
+                                                           (ProbePollChannel *) p->channels->data,
+                                                           p->channels->len, error);
+  if (s == NULL)
+    return FALSE;
+  if (old)
+    probe_poll_sampler_inherit_clock (s, old);
+  if (!probe_poll_sampler_prepare (s, error)) {
+    p->sampler = g_steal_pointer (&old); /* keep the clock for the next attempt */
+    return FALSE;
+  }
+  p->sampler = g_steal_pointer (&s);
+  p->n_messages = 0;
+  src->quality.tick_hz = probe_poll_sampler_get_tick_hz (p->sampler);
+  return TRUE;
+}
+
+static ProbeSourceStatus
+poll_read (ProbeSource *src, GByteArray *out, guint16 *channel, const ProbeSourceSink *sink,
+           GError **error)
+{
+  PollSource *p = (PollSource *) src;
+  *channel = 0;
+  if (!probe_poll_sampler_step (p->sampler, out, error))
+    return PROBE_SOURCE_ERROR;
+  return PROBE_SOURCE_OK;
+}
+
+static gboolean
+poll_decode (ProbeSource *src, guint16 channel, const guint8 *data, gsize len,
+             ProbeEventFunc func, gpointer user, GError **error)
+{
+  PollSource *p = (PollSource *) src;
+  return probe_poll_decoder_feed (p->decoder, data, len, func, user, error);
+}
+
+static void
+poll_gap (ProbeSource *src, guint64 ts, ProbeGapReason reason, ProbeEventFunc func, gpointer user)
+{
+  PollSource *p = (PollSource *) src;
+  probe_poll_decoder_gap (p->decoder, ts, reason, func, user);
+}
+
+static gboolean
+poll_check_target (ProbeSource *src, ProbeTargetState *state, GError **error)
+{
+  PollSource *p = (PollSource *) src;
+  return p->sampler && probe_poll_sampler_check_target (p->sampler, state, error);
+}
+
+static gboolean
+poll_detach (ProbeSource *src, GError **error)
+{
+  PollSource *p = (PollSource *) src;
+  if (p->sampler && !probe_poll_sampler_finish (p->sampler, error))
+    return FALSE;
+  /* leave the trace unit as we found it */
+  return p->cm == NULL || probe_cortexm_restore (p->cm, error);
+}
+
+static void
+poll_finalize (ProbeSource *src)
+{
+  PollSource *p = (PollSource *) src;
+  g_clear_pointer (&p->sampler, probe_poll_sampler_free);
+  g_clear_pointer (&p->decoder, probe_poll_decoder_free);
+  g_array_unref (p->channels);
+  g_free (p->target);
+  g_free (p->clock_note);
+  probe_cortexm_free (p->cm);
+}
+
+static const ProbeSourceClass poll_class = {
+  .kind = PROBE_SOURCE_POLL,
+  .attach = poll_attach,
+  .read = poll_read,
+  .decode = poll_decode,
+  .gap = poll_gap,
+  .check_target = poll_check_target,
+  .update_quality = poll_update_quality,
+  .detach = poll_detach,
+  .finalize = poll_finalize,
+};
+
+static void
+channel_clear (gpointer data)
+{
+  probe_poll_channel_clear (data);
+}
+
+ProbeSource *
+probe_source_new_poll (const ProbePollConfig *cfg, const ProbePollChannel *channels,
+                       guint n_channels, GError **error)
+{
+  g_autoptr (ProbePollDecoder) decoder = probe_poll_decoder_new (channels, n_channels, error);
+  if (decoder == NULL)
+    return NULL;
+  PollSource *p = g_new0 (PollSource, 1);
+  probe_source_init (&p->parent, &poll_class, "poll");
+  p->cfg = *cfg;
+  p->target = g_strdup (cfg->target);
+  p->cfg.target = p->target;
+  p->channels = g_array_sized_new (FALSE, TRUE, sizeof (ProbePollChannel), n_channels);
+  g_array_set_clear_func (p->channels, channel_clear);
+  for (guint i = 0; i < n_channels; i++) {
+    ProbePollChannel c;
+    probe_poll_channel_copy (&c, &channels[i]);
+    g_array_append_val (p->channels, c);
+  }
+  p->decoder = g_steal_pointer (&decoder);
+  ProbeSourceQuality *q = &p->parent.quality;
+  q->clock = cfg->timestamp_address ? "timer" : "host";
+  q->tick_hz = cfg->timestamp_address ? cfg->timestamp_hz : 1000000;
+  q->clock_hz = (double) q->tick_hz;
+  q->exact = FALSE;
+  q->inference = "heuristic";
+  return &p->parent;
+}

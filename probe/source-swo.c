@@ -1,0 +1,747 @@
+/* source-swo.c — the SWO source (probe.h, "The SWO source"): exact task, ISR2, service and
+ * data changes from the DWT's data trace, exception trace and PC samples, through the ITM and
+ * the SWO pin, with no code in the firmware.
+ *
+ * attach programs the trace unit through OpenOCD, each register through cortexm.c so detach
+ * puts back exactly what was there (ARMv7-M ARM C1.6–C1.10; ARMv8-M ARM B12–B13):
+ *   - DEMCR.TRCENA and DWT CYCCNT (the clock: given, or measured against host time);
+ *   - one DWT comparator per watched variable, most important first: COMP = its address,
+ *     MASK 0, FUNCTION "data value on write" (ARMv7-M FUNCTION 0b1101; ARMv8-M MATCH 0b0101
+ *     data address on write, ACTION 0b11 data value, DATAVSIZE = its size). Variables beyond
+ *     the comparators the DWT has are named in the quality messages, never silently dropped;
+ *   - ITM: unlocked (LAR), TCR = ITMENA | TSENA (local timestamps on the processor clock,
+ *     TSPrescale as asked) | SYNCENA | DWTENA (forward DWT packets) | TraceBusID 1; TER is the
+ *     firmware's (its stimulus ports come through as they are);
+ *   - DWT_CTRL: CYCCNTENA, SYNCTAP = 24 (a sync packet every 2^24 cycles, so a stream joined
+ *     anywhere finds its packet boundaries), EXCTRCENA (exception trace), and for PC sampling
+ *     PCSAMPLENA with CYCTAP/POSTPRESET giving the period closest to the rate asked;
+ *   - the capture: with no stream given, OpenOCD's own (`tpiu` of the target's configuration,
+ *     or one created on the first DAP, `-output :PORT` on a free port of OpenOCD's host,
+ *     formatter off — OpenOCD programs the TPIU and the adapter); with a stream given, the
+ *     TPIU registers here (SPPR protocol, FFCR formatter as the stream's format says, ACPR
+ *     from the pin rate when one is given) and the stream is read as it is.
+ * The stream is opened before the trace is switched on, so its first packets are not lost;
+ * once it is on, the traced variables are read (a "seed" record on capture channel 1, decoded
+ * as their values at that moment), so the state is known before their next writes.
+ *
+ * read hands out what arrived (TCP: waits up to 10 ms; a file or FIFO: what is there); a TCP
+ * stream that closes is a lost link (PROBE_ERROR_IO: the session records a gap and attaches
+ * again). decode is probe_swo_decoder_feed: Event timestamps are CPU cycles (local timestamps
+ * × TSPrescale), so the session's tick rate is the core clock.
+ */
+#include "source-private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gio/gio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define RATE_WINDOW_US 250000       /* how long attach measures CYCCNT's rate */
+#define READ_WAIT_US 10000          /* TCP: wait this long for bytes per read */
+#define OVERFLOW_NOTE_US 5000000    /* at most one overflow message per this long */
+
+#define ITM_TCR_ITMENA (1u << 0)
+#define ITM_TCR_TSENA (1u << 1)
+#define ITM_TCR_SYNCENA (1u << 2)
+#define ITM_TCR_DWTENA (1u << 3)
+#define DWT_CTRL_POSTPRESET_SHIFT 1
+#define DWT_CTRL_CYCTAP (1u << 9)
+#define DWT_CTRL_SYNCTAP_24 (1u << 10)
+#define DWT_CTRL_SYNCTAP_MASK (3u << 10)
+#define DWT_CTRL_PCSAMPLENA (1u << 12)
+#define DWT_CTRL_EXCTRCENA (1u << 16)
+#define V7_FUNCTION_DATA_WRITE 0xDu      /* data value packet on write */
+#define V8_MATCH_DADDR_WRITE 0x5u        /* data address, writes */
+#define V8_ACTION_DATA_VALUE (3u << 4)   /* data trace data value packet */
+#define V8_DATAVSIZE_SHIFT 10
+
+typedef struct {
+  ProbeSource parent;
+  ProbeSwoSourceConfig cfg;   /* strings and tables below are owned copies */
+  char *target, *stream;
+  ProbePollChannel *watch, *evidence, *gates;
+  ProbeSwoException *exceptions;
+  ProbeCortexm *cm;           /* the registers attach changed (NULL before attach) */
+  ProbeOpenocd *oc;           /* the attached connection (borrowed) */
+  ProbeSwoDecoder *decoder;   /* made at the first attach (or at once: decode_only) */
+  guint n_comparators;        /* watch[0 … n-1] are on comparators 0 … n-1 */
+  guint64 cpu_hz;             /* CYCCNT's rate (kept across reattaches) */
+  char *clock_note;
+  char *tpiu;                 /* OpenOCD's tpiu we enabled (NULL: none) */
+  GSocketConnection *conn;    /* a TCP stream … */
+  int fd;                     /* … or a file/FIFO (-1) */
+  char *stream_label;         /* "HOST:PORT" or the path, for messages */
+  guint64 overflows_noted;    /* overflow packets already in a message … */
+  gint64 overflow_note_us;    /* … and when */
+  char *config_json;          /* quality.config */
+  GByteArray *seed;           /* the traced variables as read once the trace was on, handed
+                               * out by the next read on channel SEED_CHANNEL */
+  gint64 last_bytes_us;       /* when bytes last arrived … */
+  gboolean unflushed;         /* … and none was flushed since */
+} SwoSource;
+
+#define SEED_CHANNEL 1        /* capture channel of seed records: u32 values, one per comparator */
+#define FLUSH_CHANNEL 2       /* capture channel of flush records (one byte, 0): the stream
+                               * paused or ended; packets still waiting for a timestamp are
+                               * handed over with the latest time */
+#define PAUSE_FLUSH_US 100000 /* a stream quiet this long after bytes is flushed */
+
+/* ---- the stream ---------------------------------------------------------------------------- */
+
+/* TRUE and the parts when @s is ":PORT" or "HOST:PORT" (not a path). */
+static gboolean
+parse_tcp (const char *s, char **host, guint16 *port)
+{
+  const char *colon = strrchr (s, ':');
+  if (colon == NULL || strchr (s, '/') != NULL || colon[1] == '\0')
+    return FALSE;
+  char *end = NULL;
+  guint64 p = g_ascii_strtoull (colon + 1, &end, 10);
+  if (*end != '\0' || p == 0 || p > 65535)
+    return FALSE;
+  *host = colon == s ? g_strdup ("127.0.0.1") : g_strndup (s, (gsize) (colon - s));
+  *port = (guint16) p;
+  return TRUE;
+}
+
+static void
+stream_close (SwoSource *w)
+{
+  if (w->conn != NULL)
+    g_io_stream_close (G_IO_STREAM (w->conn), NULL, NULL);
+  g_clear_object (&w->conn);
+  if (w->fd >= 0)
+    close (w->fd);
+  w->fd = -1;
+}
+
+static gboolean
+stream_connect (SwoSource *w, const char *host, guint16 port, GError **error)
+{
+  g_autoptr (GSocketClient) client = g_socket_client_new ();
+  g_socket_client_set_enable_proxy (client, FALSE);
+  g_socket_client_set_timeout (client, 3);
+  g_autoptr (GError) local = NULL;
+  g_free (w->stream_label);
+  w->stream_label = g_strdup_printf ("%s:%u", host, port);
+  /* a server that is starting (OpenOCD's tpiu, the rig) may take a moment to listen */
+  for (int i = 0; i < 20; i++) {
+    g_clear_error (&local);
+    w->conn = g_socket_client_connect_to_host (client, host, port, NULL, &local);
+    if (w->conn != NULL)
+      break;
+    g_usleep (100000);
+  }
+  if (w->conn == NULL) {
+    g_set_error (error, PROBE_ERROR, PROBE_ERROR_IO, "cannot connect to the SWO stream at %s: %s",
+                 w->stream_label, local->message);
+    return FALSE;
+  }
+  GSocket *sock = g_socket_connection_get_socket (w->conn);
+  g_socket_set_blocking (sock, FALSE);
+  return TRUE;
+}
+
+static gboolean
+stream_open_file (SwoSource *w, GError **error)
+{
+  g_free (w->stream_label);
+  w->stream_label = g_strdup (w->stream);
+  w->fd = open (w->stream, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (w->fd < 0) {
+    int e = errno;
+    g_set_error (error, PROBE_ERROR, PROBE_ERROR_IO, "cannot open the SWO stream %s: %s",
+                 w->stream, g_strerror (e));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* ---- OpenOCD's capture ----------------------------------------------------------------------- */
+
+/* The message for an adapter that cannot capture SWO. */
+static void
+set_no_capture (GError **error, const char *why)
+{
+  g_set_error (error, PROBE_ERROR, PROBE_ERROR_UNSUPPORTED,
+               "this adapter cannot capture SWO (%s): give --swo HOST:PORT of an orbuculum "
+               "server (or a file being written), or use --source poll", why);
+}
+
+static const char *const protocol_name[] = { [PROBE_SWO_UART] = "uart",
+                                              [PROBE_SWO_MANCHESTER] = "manchester",
+                                              [PROBE_SWO_SYNC] = "sync" };
+
+/* Configures and enables OpenOCD's tpiu to serve the capture on a free port of its host. */
+static gboolean
+openocd_capture_start (SwoSource *w, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  g_autofree char *names = probe_openocd_call (w->oc, "tpiu names", &local);
+  if (names == NULL) {
+    if (!g_error_matches (local, PROBE_ERROR, PROBE_ERROR_OPENOCD)) {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+    set_no_capture (error, local->message); /* an OpenOCD without the tpiu command */
+    return FALSE;
+  }
+  g_strstrip (names);
+  g_autofree char *tpiu = NULL;
+  if (names[0] != '\0') {
+    char *space = strchr (names, ' ');
+    tpiu = space ? g_strndup (names, (gsize) (space - names)) : g_strdup (names);
+  } else {
+    tpiu = g_strdup ("orti_profd.tpiu");
+    g_autofree char *create = g_strdup_printf ("tpiu create %s -dap [lindex [dap names] 0] "
+                                               "-ap-num 0", tpiu);
+    g_autofree char *r = probe_openocd_call (w->oc, create, &local);
+    if (r == NULL) {
+      g_prefix_error (&local, "creating a tpiu: ");
+      set_no_capture (error, local->message);
+      return FALSE;
+    }
+  }
+  guint16 port = probe_free_loopback_port (error);
+  if (port == 0) {
+    g_prefix_error (error, "no free TCP port for OpenOCD's SWO output: ");
+    return FALSE;
+  }
+  g_autofree char *pin = w->cfg.pin_hz
+                         ? g_strdup_printf (" -pin-freq %" G_GUINT64_FORMAT, w->cfg.pin_hz)
+                         : g_strdup ("");
+  g_autofree char *configure = g_strdup_printf (
+      "%s configure -protocol %s -traceclk %" G_GUINT64_FORMAT "%s -output :%u -formatter 0",
+      tpiu, protocol_name[w->cfg.protocol], w->cpu_hz, pin, port);
+  g_autofree char *r1 = probe_openocd_call (w->oc, configure, &local);
+  if (r1 == NULL) {
+    g_prefix_error (&local, "%s: ", configure);
+    set_no_capture (error, local->message);
+    return FALSE;
+  }
+  g_autofree char *enable = g_strdup_printf ("%s enable", tpiu);
+  g_autofree char *r2 = probe_openocd_call (w->oc, enable, &local);
+  if (r2 == NULL) {
+    if (!g_error_matches (local, PROBE_ERROR, PROBE_ERROR_OPENOCD)) {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+    set_no_capture (error, local->message);
+    return FALSE;
+  }
+  w->tpiu = g_steal_pointer (&tpiu);
+  return stream_connect (w, probe_openocd_get_host (w->oc), port, error);
+}
+
+/* ---- attach -------------------------------------------------------------------------------- */
+
+/* DWT_FUNCTION for a comparator tracing writes of @width bytes. */
+static guint32
+comparator_function (const ProbeCortexmInfo *info, guint width)
+{
+  if (!info->armv8m)
+    return V7_FUNCTION_DATA_WRITE;
+  guint size = width == 4 ? 2 : width == 2 ? 1 : 0;
+  return V8_MATCH_DADDR_WRITE | V8_ACTION_DATA_VALUE | (size << V8_DATAVSIZE_SHIFT);
+}
+
+/* DWT_CTRL's PC sampling bits for about @hz samples per second at @cpu_hz; *@actual: the rate
+ * they give. */
+static guint32
+pc_sample_bits (guint64 cpu_hz, guint hz, double *actual)
+{
+  double period = (double) cpu_hz / hz;
+  guint tap = period > 16 * 64 ? 1024 : 64;
+  guint post = (guint) CLAMP ((gint64) (period / tap + 0.5), 1, 16);
+  *actual = (double) cpu_hz / ((double) post * tap);
+  return DWT_CTRL_PCSAMPLENA | (tap == 1024 ? DWT_CTRL_CYCTAP : 0)
+         | ((post - 1) << DWT_CTRL_POSTPRESET_SHIFT);
+}
+
+static guint
+prescale_bits (guint divisor)
+{
+  return divisor == 64 ? 3 : divisor == 16 ? 2 : divisor == 4 ? 1 : 0;
+}
+
+static const char *
+input_name (ProbeSwoInput in)
+{
+  return in == PROBE_SWO_INPUT_TPIU ? "tpiu" : in == PROBE_SWO_INPUT_ORBFLOW ? "orbflow" : "itm";
+}
+
+static gboolean
+make_decoder (SwoSource *w, GError **error)
+{
+  ProbeSwoComparator comps[PROBE_SWO_MAX_COMPARATORS];
+  for (guint i = 0; i < w->n_comparators; i++)
+    comps[i] = (ProbeSwoComparator) { i, w->watch[i] };
+  ProbeSwoDecoderOptions o = PROBE_SWO_DECODER_OPTIONS_INIT;
+  o.input = w->cfg.input;
+  o.map.core = w->cfg.core;
+  o.map.comparators = comps;
+  o.map.n_comparators = w->n_comparators;
+  o.map.exceptions = w->exceptions;
+  o.map.n_exceptions = w->cfg.n_exceptions;
+  o.map.no_exceptions = w->cfg.no_exception_trace;
+  o.map.lts_prescaler = w->cfg.ts_prescale ? w->cfg.ts_prescale : 1;
+  o.map.evidence = w->evidence;
+  o.map.n_evidence = w->n_comparators ? w->cfg.n_evidence : 0;
+  /* a gate whose variable did not get a comparator has nothing to be evaluated from */
+  g_autofree ProbePollChannel *gates = g_new0 (ProbePollChannel, MAX (w->cfg.n_gates, 1));
+  guint n_gates = 0;
+  for (guint i = 0; i < w->cfg.n_gates; i++)
+    for (guint k = 0; k < w->n_comparators; k++)
+      if (w->gates[i].n_reads == 1 && w->gates[i].reads[0].address == w->watch[k].address) {
+        gates[n_gates++] = w->gates[i];
+        break;
+      }
+  o.map.gates = gates;
+  o.map.n_gates = n_gates;
+  w->decoder = probe_swo_decoder_new (&o, error);
+  return w->decoder != NULL;
+}
+
+/* The JSON object of what attach configured (quality.config). */
+static void
+describe (SwoSource *w, const ProbeCortexmInfo *info, double pc_hz)
+{
+  GString *j = g_string_new ("{\"source\": \"swo\", ");
+  g_autofree char *stream = g_strescape (w->stream_label ? w->stream_label : "", NULL);
+  g_string_append_printf (j, "\"stream\": \"%s\", \"input\": \"%s\", \"capture\": \"%s\", ",
+                          stream, input_name (w->cfg.input),
+                          w->tpiu ? "openocd" : "external");
+  g_string_append_printf (j, "\"cpu_hz\": %" G_GUINT64_FORMAT ", \"cpu_hz_given\": %s, "
+                          "\"cpuid\": \"0x%08x\", \"armv8m\": %s, \"dwt_comparators\": %u, ",
+                          w->cpu_hz, w->cfg.core_clock_hz ? "true" : "false", info->cpuid,
+                          info->armv8m ? "true" : "false", info->n_comparators);
+  g_string_append (j, "\"comparators\": [");
+  for (guint i = 0; i < w->n_comparators; i++) {
+    g_autofree char *name = g_strescape (w->watch[i].name ? w->watch[i].name : "", NULL);
+    g_string_append_printf (j, "%s{\"comparator\": %u, \"name\": \"%s\", \"address\": "
+                            "\"0x%08" G_GINT64_MODIFIER "x\", \"width\": %u}", i ? ", " : "", i,
+                            name, w->watch[i].address, w->watch[i].width);
+  }
+  g_string_append (j, "], \"not_traced\": [");
+  for (guint i = w->n_comparators; i < w->cfg.n_watch; i++) {
+    g_autofree char *name = g_strescape (w->watch[i].name ? w->watch[i].name : "", NULL);
+    g_string_append_printf (j, "%s\"%s\"", i > w->n_comparators ? ", " : "", name);
+  }
+  g_string_append_printf (j, "], \"exception_trace\": %s, \"pc_sample_hz\": %.1f, "
+                          "\"ts_prescale\": %u, \"tpiu\": \"%s\", ",
+                          w->cfg.no_exception_trace ? "false" : "true", pc_hz,
+                          w->cfg.ts_prescale ? w->cfg.ts_prescale : 1,
+                          w->tpiu ? w->tpiu : "registers");
+  g_autofree char *regs = probe_cortexm_config_json (w->cm);
+  g_string_append_printf (j, "\"registers\": %s}", regs);
+  g_free (w->config_json);
+  w->config_json = g_string_free (j, FALSE);
+  w->parent.quality.config = w->config_json;
+}
+
+static gboolean
+swo_attach (ProbeSource *src, ProbeOpenocd *oc, GError **error)
+{
+  SwoSource *w = (SwoSource *) src;
+  ProbeSourceQuality *q = &src->quality;
+  w->oc = oc;
+  stream_close (w);
+  if (w->cm == NULL)
+    w->cm = probe_cortexm_new (oc, w->target);
+  probe_cortexm_set_openocd (w->cm, oc);
+
+  ProbeCortexmInfo info;
+  if (!probe_cortexm_identify (w->cm, &info, error))
+    return FALSE;
+  if (!info.is_cortex_m || !info.has_dwt || info.n_comparators == 0 || !info.has_trace_packets) {
+    g_set_error (error, PROBE_ERROR, PROBE_ERROR_UNSUPPORTED,
+                 "this core (CPUID 0x%08x) has no DWT data trace%s: SWO tracing needs a "
+                 "Cortex-M3, M4, M7, M33 or later; use --source poll", info.cpuid,
+                 !info.is_cortex_m ? " (not an ARM M-profile core)"
+                 : !info.has_dwt ? " (Cortex-M0/M0+/M1)"
+                 : info.n_comparators == 0 ? " (DWT_CTRL.NUMCOMP is 0)"
+                 : " (DWT_CTRL.NOTRCPKT)");
+    return FALSE;
+  }
+
+  /* the clock: CYCCNT counts the processor clock the local timestamps count too */
+  g_autofree char *note = NULL;
+  guint64 hz = 0;
+  g_autoptr (GError) local = NULL;
+  if (!probe_cortexm_cyccnt_start (w->cm, w->cpu_hz ? w->cpu_hz : w->cfg.core_clock_hz,
+                                   RATE_WINDOW_US, &hz, &note, &local)) {
+    if (local != NULL) {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+    g_set_error (error, PROBE_ERROR, PROBE_ERROR_UNSUPPORTED, "SWO timing needs DWT CYCCNT: "
+                 "%s; use --source poll", note);
+    return FALSE;
+  }
+  if (w->cpu_hz == 0) {
+    g_free (w->clock_note);
+    w->clock_note = g_steal_pointer (&note);
+  }
+  w->cpu_hz = hz;
+  q->clock = "cyccnt";
+  q->clock_hz = (double) hz;
+  q->clock_measured = w->cfg.core_clock_hz == 0;
+  q->clock_note = w->clock_note;
+  q->tick_hz = hz;
+
+  /* comparators: the most important watches first; the first attach decides */
+  if (w->decoder == NULL) {
+    w->n_comparators = MIN (MIN (w->cfg.n_watch, info.n_comparators), PROBE_SWO_MAX_COMPARATORS);
+    for (guint i = w->n_comparators; i < w->cfg.n_watch; i++)
+      g_ptr_array_add (q->messages, g_strdup_printf (
+          "not traced: %s: the DWT has %u comparators and %u go to more important variables",
+          w->watch[i].name, info.n_comparators, w->n_comparators));
+    if (!make_decoder (w, error))
+      return FALSE;
+  } else if (w->n_comparators > info.n_comparators) {
+    g_set_error (error, PROBE_ERROR, PROBE_ERROR_UNSUPPORTED, "after reconnecting, the DWT "
+                 "has %u comparators, not the %u the session traces", info.n_comparators,
+                 w->n_comparators);
+    return FALSE;
+  }
+
+  /* the capture first, so the trace's first packets reach us */
+  if (w->stream == NULL) {
+    if (!openocd_capture_start (w, error))
+      return FALSE;
+  } else {
+    g_autofree char *host = NULL;
+    guint16 port = 0;
+    if (parse_tcp (w->stream, &host, &port) ? !stream_connect (w, host, port, error)
+                                            : !stream_open_file (w, error))
+      return FALSE;
+    /* the TPIU: protocol, formatter as the stream is framed, the pin rate if given */
+    guint32 ffcr = 0x100u | (w->cfg.input == PROBE_SWO_INPUT_TPIU ? 0x2u : 0u);
+    static const guint32 sppr[] = { [PROBE_SWO_UART] = 2, [PROBE_SWO_MANCHESTER] = 1,
+                                    [PROBE_SWO_SYNC] = 0 };
+    if (!probe_cortexm_write (w->cm, PROBE_TPIU_SPPR, sppr[w->cfg.protocol], "TPIU_SPPR",
+                              error) ||
+        !probe_cortexm_write (w->cm, PROBE_TPIU_FFCR, ffcr, "TPIU_FFCR", error))
+      return FALSE;
+    if (w->cfg.pin_hz) {
+      guint64 div = (w->cpu_hz + w->cfg.pin_hz / 2) / w->cfg.pin_hz;
+      if (div == 0 || div > 0x10000) {
+        g_set_error (error, PROBE_ERROR, PROBE_ERROR_UNSUPPORTED, "an SWO pin rate of %"
+                     G_GUINT64_FORMAT " Hz cannot be made from a %" G_GUINT64_FORMAT " Hz "
+                     "trace clock", w->cfg.pin_hz, w->cpu_hz);
+        return FALSE;
+      }
+      if (!probe_cortexm_write (w->cm, PROBE_TPIU_ACPR, (guint32) (div - 1), "TPIU_ACPR", error))
+        return FALSE;
+    }
+  }
+
+  for (guint i = 0; i < w->n_comparators; i++) {
+    const ProbePollChannel *c = &w->watch[i];
+    g_autofree char *fn = g_strdup_printf ("DWT_FUNCTION%u", i);
+    g_autofree char *comp = g_strdup_printf ("DWT_COMP%u", i);
+    g_autofree char *mask = g_strdup_printf ("DWT_MASK%u", i);
+    if (!probe_cortexm_write (w->cm, PROBE_DWT_FUNCTION (i), 0, fn, error) ||
+        !probe_cortexm_write (w->cm, PROBE_DWT_COMP (i), (guint32) c->address, comp, error) ||
+        (!info.armv8m && !probe_cortexm_write (w->cm, PROBE_DWT_MASK (i), 0, mask, error)) ||
+        !probe_cortexm_write (w->cm, PROBE_DWT_FUNCTION (i), comparator_function (&info, c->width),
+                              fn, error))
+      return FALSE;
+  }
+  guint prescale = w->cfg.ts_prescale ? w->cfg.ts_prescale : 1;
+  guint32 tcr = ITM_TCR_ITMENA | ITM_TCR_TSENA | ITM_TCR_SYNCENA | ITM_TCR_DWTENA
+                | (prescale_bits (prescale) << 8) | (1u << 16);
+  if (!probe_cortexm_write (w->cm, PROBE_ITM_LAR, 0xC5ACCE55u, "ITM_LAR", error) ||
+      !probe_cortexm_write (w->cm, PROBE_ITM_TCR, tcr, "ITM_TCR", error))
+    return FALSE;
+  double pc_hz = 0;
+  guint32 ctrl = 0;
+  if (!probe_cortexm_read (w->cm, PROBE_DWT_CTRL, &ctrl, error))
+    return FALSE;
+  ctrl = (ctrl & ~(DWT_CTRL_SYNCTAP_MASK | DWT_CTRL_PCSAMPLENA | DWT_CTRL_CYCTAP | 0x1Eu))
+         | PROBE_DWT_CTRL_CYCCNTENA | DWT_CTRL_SYNCTAP_24;
+  if (!w->cfg.no_exception_trace)
+    ctrl |= DWT_CTRL_EXCTRCENA;
+  if (w->cfg.pc_sample_hz)
+    ctrl |= pc_sample_bits (w->cpu_hz, w->cfg.pc_sample_hz, &pc_hz);
+  if (!probe_cortexm_write (w->cm, PROBE_DWT_CTRL, ctrl, "DWT_CTRL", error))
+    return FALSE;
+  /* the state now, so it is known before each variable's next write: read after the trace
+   * is on (a write in between is traced after this seed) */
+  g_byte_array_set_size (w->seed, 0);
+  for (guint i = 0; i < w->n_comparators; i++) {
+    guint64 v = 0;
+    if (!probe_openocd_read_memory (oc, w->target, w->watch[i].address, 8 * w->watch[i].width, 1,
+                                    &v, error)) {
+      g_prefix_error (error, "reading %s: ", w->watch[i].name);
+      return FALSE;
+    }
+    guint8 le[4] = { (guint8) v, (guint8) (v >> 8), (guint8) (v >> 16), (guint8) (v >> 24) };
+    g_byte_array_append (w->seed, le, 4);
+  }
+  describe (w, &info, pc_hz);
+  q->comparators = w->n_comparators;
+  return TRUE;
+}
+
+/* ---- the rest of the interface --------------------------------------------------------------- */
+
+static void
+stream_bytes (SwoSource *w)
+{
+  w->last_bytes_us = g_get_monotonic_time ();
+  w->unflushed = TRUE;
+}
+
+/* Nothing arrived: after PAUSE_FLUSH_US of quiet following bytes, a flush record (packets
+ * whose timestamp was lost, e.g. to an overflow, must not wait for the next burst). */
+static ProbeSourceStatus
+pause_flush (SwoSource *w, GByteArray *out, guint16 *channel)
+{
+  if (!w->unflushed || g_get_monotonic_time () - w->last_bytes_us < PAUSE_FLUSH_US)
+    return PROBE_SOURCE_IDLE;
+  guint8 zero = 0;
+  g_byte_array_append (out, &zero, 1);
+  *channel = FLUSH_CHANNEL;
+  w->unflushed = FALSE;
+  return PROBE_SOURCE_OK;
+}
+
+static ProbeSourceStatus
+swo_read (ProbeSource *src, GByteArray *out, guint16 *channel, const ProbeSourceSink *sink,
+          GError **error)
+{
+  SwoSource *w = (SwoSource *) src;
+  (void) sink;
+  if (w->seed->len > 0) {
+    *channel = SEED_CHANNEL;
+    g_byte_array_append (out, w->seed->data, w->seed->len);
+    g_byte_array_set_size (w->seed, 0);
+    return PROBE_SOURCE_OK;
+  }
+  *channel = 0;
+  guint8 buf[65536];
+  if (w->fd >= 0) {
+    gssize n = read (w->fd, buf, sizeof buf);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+      return PROBE_SOURCE_IDLE;
+    if (n < 0) {
+      int e = errno;
+      g_set_error (error, PROBE_ERROR, PROBE_ERROR_IO, "reading the SWO stream %s: %s",
+                   w->stream_label, g_strerror (e));
+      return PROBE_SOURCE_ERROR;
+    }
+    if (n == 0)
+      return pause_flush (w, out, channel); /* a file being written, a FIFO not yet written */
+    g_byte_array_append (out, buf, (guint) n);
+    stream_bytes (w);
+    return PROBE_SOURCE_OK;
+  }
+  if (w->conn == NULL) {
+    g_set_error (error, PROBE_ERROR, PROBE_ERROR_IO, "the SWO stream is not open");
+    return PROBE_SOURCE_ERROR;
+  }
+  GSocket *sock = g_socket_connection_get_socket (w->conn);
+  g_autoptr (GError) local = NULL;
+  if (!g_socket_condition_timed_wait (sock, G_IO_IN, READ_WAIT_US, NULL, &local))
+    return pause_flush (w, out, channel);
+  gssize n = g_socket_receive (sock, (char *) buf, sizeof buf, NULL, &local);
+  if (n < 0 && g_error_matches (local, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+    return pause_flush (w, out, channel);
+  if (n <= 0) {
+    g_set_error (error, PROBE_ERROR, PROBE_ERROR_IO, "the SWO stream at %s closed%s%s",
+                 w->stream_label, local ? ": " : "", local ? local->message : "");
+    stream_close (w);
+    return PROBE_SOURCE_ERROR;
+  }
+  g_byte_array_append (out, buf, (guint) n);
+  stream_bytes (w);
+  return PROBE_SOURCE_OK;
+}
+
+static gboolean
+swo_finish (ProbeSource *src, GByteArray *out, guint16 *channel)
+{
+  SwoSource *w = (SwoSource *) src;
+  if (w->decoder == NULL)
+    return FALSE;
+  guint8 zero = 0;
+  g_byte_array_append (out, &zero, 1);
+  *channel = FLUSH_CHANNEL;
+  w->unflushed = FALSE;
+  return TRUE;
+}
+
+static gboolean
+swo_decode (ProbeSource *src, guint16 channel, const guint8 *data, gsize len,
+            ProbeEventFunc func, gpointer user, GError **error)
+{
+  SwoSource *w = (SwoSource *) src;
+  ProbeSourceEachEvent e = { func, user };
+  if (channel == SEED_CHANNEL) {
+    if (len % 4 != 0 || len / 4 > PROBE_SWO_MAX_COMPARATORS) {
+      g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT, "an SWO seed record of %" G_GSIZE_FORMAT
+                   " bytes (4 per comparator, at most %u)", len, PROBE_SWO_MAX_COMPARATORS);
+      return FALSE;
+    }
+    guint32 v[PROBE_SWO_MAX_COMPARATORS];
+    for (gsize i = 0; i < len / 4; i++)
+      v[i] = (guint32) data[4 * i] | (guint32) data[4 * i + 1] << 8
+             | (guint32) data[4 * i + 2] << 16 | (guint32) data[4 * i + 3] << 24;
+    probe_swo_decoder_seed (w->decoder, v, (guint) (len / 4), probe_source_each_event, &e);
+    return TRUE;
+  }
+  if (channel == FLUSH_CHANNEL) {
+    probe_swo_decoder_flush (w->decoder, probe_source_each_event, &e);
+    return TRUE;
+  }
+  probe_swo_decoder_feed (w->decoder, data, len, probe_source_each_event, &e);
+  return TRUE;
+}
+
+static void
+swo_gap (ProbeSource *src, guint64 ts, ProbeGapReason reason, ProbeEventFunc func, gpointer user)
+{
+  SwoSource *w = (SwoSource *) src;
+  (void) ts; /* the decoder's own latest time */
+  ProbeSourceEachEvent e = { func, user };
+  probe_swo_decoder_gap (w->decoder, reason, probe_source_each_event, &e);
+}
+
+static void
+swo_update_quality (ProbeSource *src)
+{
+  SwoSource *w = (SwoSource *) src;
+  if (w->decoder == NULL)
+    return;
+  const ProbeSwoDecoderStats *st = probe_swo_decoder_get_stats (w->decoder);
+  src->quality.records = st->bytes;
+  gint64 now = g_get_monotonic_time ();
+  if (st->overflows > w->overflows_noted && now - w->overflow_note_us >= OVERFLOW_NOTE_US) {
+    g_ptr_array_add (src->quality.messages, g_strdup_printf (
+        "SWO overflow: the trace unit dropped packets %" G_GUINT64_FORMAT " times so far (%"
+        G_GUINT64_FORMAT " since the last note); each is a gap and what it cut is incomplete: "
+        "raise the SWO pin rate, trace fewer variables or sample the PC less often",
+        st->overflows, st->overflows - w->overflows_noted));
+    w->overflows_noted = st->overflows;
+    w->overflow_note_us = now;
+  }
+}
+
+static gboolean
+swo_detach (ProbeSource *src, GError **error)
+{
+  SwoSource *w = (SwoSource *) src;
+  gboolean ok = TRUE;
+  if (w->cm != NULL && !probe_cortexm_restore (w->cm, error))
+    ok = FALSE;
+  if (ok && w->tpiu != NULL && w->oc != NULL) {
+    g_autofree char *disable = g_strdup_printf ("%s disable", w->tpiu);
+    g_autofree char *r = probe_openocd_call (w->oc, disable, error);
+    ok = r != NULL;
+    g_clear_pointer (&w->tpiu, g_free);
+  }
+  stream_close (w);
+  return ok;
+}
+
+static void
+swo_finalize (ProbeSource *src)
+{
+  SwoSource *w = (SwoSource *) src;
+  stream_close (w);
+  probe_cortexm_free (w->cm);
+  probe_swo_decoder_free (w->decoder);
+  for (guint i = 0; i < w->cfg.n_watch; i++)
+    probe_poll_channel_clear (&w->watch[i]);
+  for (guint i = 0; i < w->cfg.n_evidence; i++)
+    probe_poll_channel_clear (&w->evidence[i]);
+  for (guint i = 0; i < w->cfg.n_gates; i++)
+    probe_poll_channel_clear (&w->gates[i]);
+  g_free (w->gates);
+  g_free (w->watch);
+  g_free (w->evidence);
+  g_free (w->exceptions);
+  g_free (w->target);
+  g_free (w->stream);
+  g_free (w->stream_label);
+  g_free (w->clock_note);
+  g_free (w->tpiu);
+  g_free (w->config_json);
+  g_byte_array_unref (w->seed);
+}
+
+static const ProbeSourceClass swo_class = {
+  .kind = PROBE_SOURCE_SWO,
+  .attach = swo_attach,
+  .read = swo_read,
+  .decode = swo_decode,
+  .gap = swo_gap,
+  .update_quality = swo_update_quality,
+  .finish = swo_finish,
+  .detach = swo_detach,
+  .finalize = swo_finalize,
+};
+
+ProbeSource *
+probe_source_new_swo (const ProbeSwoSourceConfig *cfg, GError **error)
+{
+  for (guint i = 0; i < cfg->n_watch; i++) {
+    const ProbePollChannel *c = &cfg->watch[i];
+    if (!c->simple || (c->width != 1 && c->width != 2 && c->width != 4)) {
+      g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT, "SWO: %s cannot be traced by a DWT "
+                   "comparator (it needs one variable at a fixed address of 1, 2 or 4 bytes)",
+                   c->name ? c->name : "?");
+      return NULL;
+    }
+  }
+  SwoSource *w = g_new0 (SwoSource, 1);
+  probe_source_init (&w->parent, &swo_class, "swo");
+  w->cfg = *cfg;
+  w->fd = -1;
+  w->seed = g_byte_array_new ();
+  w->target = g_strdup (cfg->target);
+  w->stream = g_strdup (cfg->stream);
+  w->cfg.target = w->target;
+  w->cfg.stream = w->stream;
+  w->watch = g_new0 (ProbePollChannel, MAX (cfg->n_watch, 1));
+  for (guint i = 0; i < cfg->n_watch; i++)
+    probe_poll_channel_copy (&w->watch[i], &cfg->watch[i]);
+  w->evidence = g_new0 (ProbePollChannel, MAX (cfg->n_evidence, 1));
+  for (guint i = 0; i < cfg->n_evidence; i++)
+    probe_poll_channel_copy (&w->evidence[i], &cfg->evidence[i]);
+  w->gates = g_new0 (ProbePollChannel, MAX (cfg->n_gates, 1));
+  for (guint i = 0; i < cfg->n_gates; i++)
+    probe_poll_channel_copy (&w->gates[i], &cfg->gates[i]);
+  w->exceptions = g_memdup2 (cfg->exceptions, sizeof (ProbeSwoException) * cfg->n_exceptions);
+  w->cfg.watch = w->watch;
+  w->cfg.evidence = w->evidence;
+  w->cfg.gates = w->gates;
+  w->cfg.exceptions = w->exceptions;
+  ProbeSourceQuality *q = &w->parent.quality;
+  q->clock = "cyccnt";
+  q->exact = TRUE;
+  q->sees_calls = FALSE;
+  q->sees_activations = FALSE;
+  q->inference = "SWO data trace";
+  if (cfg->decode_only) {
+    w->n_comparators = MIN (MIN (cfg->decode_comparators, cfg->n_watch), PROBE_SWO_MAX_COMPARATORS);
+    w->cpu_hz = cfg->core_clock_hz;
+    q->tick_hz = cfg->core_clock_hz;
+    if (!make_decoder (w, error)) {
+      probe_source_free (&w->parent);
+      return NULL;
+    }
+  } else {
+    /* the decoder's map is checked now, so a bad one fails before the target is touched */
+    w->n_comparators = MIN (cfg->n_watch, PROBE_SWO_MAX_COMPARATORS);
+    if (!make_decoder (w, error)) {
+      probe_source_free (&w->parent);
+      return NULL;
+    }
+    g_clear_pointer (&w->decoder, probe_swo_decoder_free);
+    w->n_comparators = 0;
+  }
+  return &w->parent;
+}

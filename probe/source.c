@@ -1,0 +1,259 @@
+/* source.c — the generic part of a source (probe.h, "Sources") and the replay source.
+ *
+ * probe_source_step() is the one loop body every source shares: read what arrived, hand it to
+ * the recorder, decode it into Events, track the latest timestamp (gaps are placed there). A
+ * replay is a source too: it reads records from a capture file and decodes them with a
+ * source of the kind that recorded them, so a replay goes through exactly the decoder the
+ * live session used.
+ */
+#include "source-private.h"
+
+void
+probe_source_init (ProbeSource *src, const ProbeSourceClass *klass, const char *label)
+{
+  src->klass = klass;
+  src->kind = klass->kind;
+  src->quality.label = label;
+  src->quality.messages = g_ptr_array_new_with_free_func (g_free);
+  src->buf = g_byte_array_new ();
+}
+
+void
+probe_source_free (ProbeSource *src)
+{
+  if (src == NULL)
+    return;
+  if (src->klass->finalize)
+    src->klass->finalize (src);
+  g_ptr_array_unref (src->quality.messages);
+  g_byte_array_unref (src->buf);
+  g_free (src);
+}
+
+void
+probe_source_each_event (const ProbeEvent *events, gsize n, gpointer user)
+{
+  const ProbeSourceEachEvent *e = user;
+  for (gsize i = 0; i < n; i++)
+    e->func (&events[i], e->user);
+}
+
+/* Event trampoline: keeps last_ts, then calls the sink. */
+static void
+track_event (const ProbeEvent *ev, gpointer user)
+{
+  ProbeSource *src = user;
+  if (ev->ts > src->last_ts)
+    src->last_ts = ev->ts;
+  src->user_func (ev, src->user_data);
+}
+
+gboolean
+probe_source_decode (ProbeSource *src, guint16 channel, const guint8 *data, gsize len,
+                     ProbeEventFunc func, gpointer user, GError **error)
+{
+  ProbeEventFunc saved_func = src->user_func;
+  gpointer saved_data = src->user_data;
+  src->user_func = func;
+  src->user_data = user;
+  gboolean ok = src->klass->decode (src, channel, data, len, track_event, src, error);
+  src->user_func = saved_func;
+  src->user_data = saved_data;
+  return ok;
+}
+
+gboolean
+probe_source_attach (ProbeSource *src, ProbeOpenocd *oc, GError **error)
+{
+  if (src->klass->attach == NULL) {
+    g_set_error (error, PROBE_ERROR, PROBE_ERROR_CONNECT, "a %s source does not attach to a "
+                 "target", src->quality.label);
+    return FALSE;
+  }
+  return src->klass->attach (src, oc, error);
+}
+
+ProbeSourceStatus
+probe_source_step (ProbeSource *src, const ProbeSourceSink *sink, GError **error)
+{
+  g_byte_array_set_size (src->buf, 0);
+  guint16 channel = 0;
+  gint64 now = g_get_monotonic_time ();
+  ProbeSourceStatus st = src->klass->read (src, src->buf, &channel, sink, error);
+  if (st != PROBE_SOURCE_OK || src->buf->len == 0)
+    return st == PROBE_SOURCE_OK ? PROBE_SOURCE_IDLE : st;
+  if (sink->on_record)
+    sink->on_record (PROBE_CAPTURE_DATA, channel, now, src->buf->data, src->buf->len,
+                     sink->user_data);
+  if (!probe_source_decode (src, channel, src->buf->data, src->buf->len, sink->on_event,
+                            sink->user_data, error))
+    return PROBE_SOURCE_ERROR;
+  return PROBE_SOURCE_OK;
+}
+
+void
+probe_source_gap (ProbeSource *src, ProbeGapReason reason, const ProbeSourceSink *sink)
+{
+  src->user_func = sink->on_event;
+  src->user_data = sink->user_data;
+  src->klass->gap (src, src->last_ts, reason, track_event, src);
+  if (sink->on_record) {
+    guint8 r = (guint8) reason;
+    sink->on_record (PROBE_CAPTURE_GAP, 0, g_get_monotonic_time (), &r, 1, sink->user_data);
+  }
+}
+
+void
+probe_source_finish (ProbeSource *src, const ProbeSourceSink *sink)
+{
+  g_byte_array_set_size (src->buf, 0);
+  guint16 channel = 0;
+  if (src->klass->finish == NULL || !src->klass->finish (src, src->buf, &channel))
+    return;
+  if (sink->on_record)
+    sink->on_record (PROBE_CAPTURE_DATA, channel, g_get_monotonic_time (), src->buf->data,
+                     src->buf->len, sink->user_data);
+  g_autoptr (GError) error = NULL;
+  /* a record of our own making: it decodes */
+  if (!probe_source_decode (src, channel, src->buf->data, src->buf->len, sink->on_event,
+                            sink->user_data, &error))
+    g_warning ("finishing the %s source: %s", src->quality.label, error->message);
+}
+
+gboolean
+probe_source_check_target (ProbeSource *src, ProbeTargetState *state, GError **error)
+{
+  if (src->klass->check_target == NULL)
+    return FALSE;
+  return src->klass->check_target (src, state, error);
+}
+
+gboolean
+probe_source_detach (ProbeSource *src, GError **error)
+{
+  return src->klass->detach ? src->klass->detach (src, error) : TRUE;
+}
+
+const ProbeSourceQuality *
+probe_source_get_quality (ProbeSource *src)
+{
+  if (src->klass->update_quality)
+    src->klass->update_quality (src);
+  return &src->quality;
+}
+
+ProbeSourceKind
+probe_source_get_kind (ProbeSource *src)
+{
+  return src->kind;
+}
+
+guint64
+probe_source_get_last_ts (ProbeSource *src)
+{
+  return src->last_ts;
+}
+
+/* ---- replay -------------------------------------------------------------------------------- */
+
+typedef struct {
+  ProbeSource parent;
+  ProbeCaptureReader *reader;
+  ProbeSource *decoder;        /* a source of the recorded kind; only its decoder is used */
+} ReplaySource;
+
+static ProbeSourceStatus
+replay_read (ProbeSource *src, GByteArray *out, guint16 *channel, const ProbeSourceSink *sink,
+             GError **error)
+{
+  ReplaySource *r = (ReplaySource *) src;
+  ProbeCaptureRecord rec;
+  for (;;) {
+    ProbeCaptureStatus st = probe_capture_reader_next (r->reader, &rec, error);
+    if (st == PROBE_CAPTURE_END)
+      return PROBE_SOURCE_END;
+    if (st == PROBE_CAPTURE_ERROR)
+      return PROBE_SOURCE_ERROR;
+    if (rec.type == PROBE_CAPTURE_DATA) {
+      g_byte_array_append (out, rec.data, (guint) rec.len);
+      *channel = rec.channel;
+      src->quality.records += rec.len;
+      return PROBE_SOURCE_OK;
+    }
+    if (rec.type == PROBE_CAPTURE_GAP) {
+      probe_source_gap (src, rec.len ? rec.data[0] : PROBE_GAP_LINK,
+                        &(ProbeSourceSink) { sink->on_event, NULL, sink->user_data });
+    } else if (rec.type == PROBE_CAPTURE_STATE && rec.len == 1) {
+      /* the gap that followed a stop has its own record */
+      ProbeEvent ev = { .ts = src->last_ts, .kind = PROBE_EVENT_TARGET_STATE, .a = rec.data[0] };
+      sink->on_event (&ev, sink->user_data);
+    }
+  }
+}
+
+static gboolean
+replay_decode (ProbeSource *src, guint16 channel, const guint8 *data, gsize len,
+               ProbeEventFunc func, gpointer user, GError **error)
+{
+  ReplaySource *r = (ReplaySource *) src;
+  return r->decoder->klass->decode (r->decoder, channel, data, len, func, user, error);
+}
+
+static void
+replay_gap (ProbeSource *src, guint64 ts, ProbeGapReason reason, ProbeEventFunc func,
+            gpointer user)
+{
+  ReplaySource *r = (ReplaySource *) src;
+  r->decoder->klass->gap (r->decoder, ts, reason, func, user);
+}
+
+static void
+replay_update_quality (ProbeSource *src)
+{
+  ReplaySource *r = (ReplaySource *) src;
+  const ProbeSourceQuality *dq = probe_source_get_quality (r->decoder);
+  guint64 records = src->quality.records;
+  GPtrArray *messages = src->quality.messages;
+  const char *label = src->quality.label;
+  src->quality = *dq;
+  src->quality.label = label;
+  src->quality.records = records;
+  src->quality.messages = messages;
+  src->quality.tick_hz = probe_capture_reader_get_info (r->reader)->tick_hz;
+}
+
+static gboolean
+replay_finish (ProbeSource *src, GByteArray *out, guint16 *channel)
+{
+  ReplaySource *r = (ReplaySource *) src;
+  return r->decoder->klass->finish != NULL && r->decoder->klass->finish (r->decoder, out, channel);
+}
+
+static void
+replay_finalize (ProbeSource *src)
+{
+  ReplaySource *r = (ReplaySource *) src;
+  probe_capture_reader_free (r->reader);
+  probe_source_free (r->decoder);
+}
+
+static const ProbeSourceClass replay_class = {
+  .kind = PROBE_SOURCE_NONE,
+  .read = replay_read,
+  .decode = replay_decode,
+  .gap = replay_gap,
+  .update_quality = replay_update_quality,
+  .finish = replay_finish,
+  .finalize = replay_finalize,
+};
+
+ProbeSource *
+probe_source_new_replay (ProbeCaptureReader *reader, ProbeSource *decoder)
+{
+  ReplaySource *r = g_new0 (ReplaySource, 1);
+  probe_source_init (&r->parent, &replay_class, "replay");
+  r->reader = reader;
+  r->decoder = decoder;
+  r->parent.kind = decoder->kind;
+  return &r->parent;
+}

@@ -1,0 +1,151 @@
+"""rig_session.py — orti-profd sessions on the rig over exact windows, for the e2e drivers
+(swo-cases.py, poll-cases.py), run inside run-rig.
+
+A measured window is exact: the target is halted, the truths are read (the firmware's own,
+rig-truth; the trace unit's, rig-trace-truth, when it is loaded), orti-profd attaches to the
+halted target, the target runs, is halted again, the truths are read again, and orti-profd
+stops. The session's time only advances while the target runs (its clocks are frozen while it
+is halted), so the session and the truths cover the same run.
+"""
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.environ["ORTI_SOURCE_DIR"], "tests/rig"))
+from trace_ref import Tcl, check, truth as unit_truth  # noqa: E402
+
+BUILD = os.environ["ORTI_BUILD_DIR"]
+PROFD = os.path.join(BUILD, "daemon/orti-profd")
+BOARD_HZ = 25_000_000
+ISR_EXC = 0xE0000000
+SVC_ISR = {0: "SystemTimerIsr", 1: "Timer1Isr"}
+
+
+def fw_truth():
+    out = subprocess.run([os.path.join(BUILD, "tests/rig/rig-truth")], check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def delta_tasks(a, b):
+    """{name: {jobs, preemptions, run_us, waits}} between two firmware truths."""
+    out = {}
+    for x, y in zip(a["live"]["tasks"], b["live"]["tasks"]):
+        out[x["name"]] = {
+            "jobs": y["terminations"] - x["terminations"],
+            "preemptions": y["preemptions"] - x["preemptions"],
+            "run_us": (y["run_ticks"] - x["run_ticks"]) / BOARD_HZ * 1e6,
+            "waits": y["waits"] - x["waits"],
+        }
+    return out
+
+
+def delta_isrs(a, b):
+    return {i: y["count"] - x["count"]
+            for i, (x, y) in enumerate(zip(a["live"]["isrs"], b["live"]["isrs"]))}
+
+
+def swo_args():
+    """The SWO source on the rig's trace unit, at its exact clock."""
+    return ["--source", "swo", "--swo", f":{os.environ['ORTI_RIG_SWO_PORT']}",
+            "--core-clock", os.environ["ORTI_RIG_CYCCNT_HZ"]]
+
+
+def poll_args():
+    """The poll source, stamped with the firmware's published board timer."""
+    return ["--source", "poll", "--timestamp",
+            f"{os.environ['ORTI_RIG_TIMESTAMP_ADDR']},{os.environ['ORTI_RIG_TICK_HZ']}"]
+
+
+class Session:
+    """orti-profd on the (halted) rig target with @source arguments and @extra options."""
+
+    def __init__(self, tmp, source, extra=(), record=None):
+        self.db = os.path.join(tmp, "session.db")
+        self.err_path = os.path.join(tmp, "profd.err")
+        args = [PROFD, "--orti", os.environ["ORTI_RIG_ORTI"], "--elf", os.environ["ORTI_RIG_ELF"],
+                "--openocd", f"127.0.0.1:{os.environ['ORTI_RIG_TCL_PORT']}", *source,
+                "--db", self.db, "--http", "none", "--quiet", *extra]
+        if record:
+            args += ["--record", record]
+        self.err = open(self.err_path, "w")
+        self.proc = subprocess.Popen(args, stderr=self.err)
+        deadline = time.time() + 60
+        while "job ends and preemptions decided on" not in self.log():
+            check(self.proc.poll() is None, f"orti-profd ended: {self.log()}")
+            check(time.time() < deadline, f"orti-profd did not start: {self.log()}")
+            time.sleep(0.05)
+
+    def log(self):
+        with open(self.err_path) as f:
+            return f.read()
+
+    def settle(self):
+        """Waits until the store holds every event the halted target's trace delivered."""
+        last, since = -1, time.time()
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            n = self.sql("SELECT count(*) FROM event_chunks")[0][0]
+            if n != last:
+                last, since = n, time.time()
+            elif time.time() - since > 0.6:
+                return
+            time.sleep(0.1)
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGINT)
+        rc = self.proc.wait(timeout=60)
+        self.err.close()
+        check(rc == 0, f"orti-profd exited {rc}: {self.log()}")
+
+    def sql(self, q, *args):
+        con = sqlite3.connect(self.db)
+        try:
+            return con.execute(q, args).fetchall()
+        finally:
+            con.close()
+
+    def tasks(self):
+        rows = self.sql("SELECT task, load_percent, jobs, preemptions, run_total_us, "
+                        "period_min_us, period_avg_us, period_max_us, load_bound_percent, "
+                        "time_bound_us, jobs_expected, preemptions_missed, response_avg_us, "
+                        "job_avg_us FROM task_stats WHERE session_id = 1")
+        keys = ("load", "jobs", "preemptions", "run_us", "period_min", "period_avg", "period_max",
+                "load_bound", "time_bound", "jobs_expected", "preemptions_missed",
+                "response_avg", "job_avg")
+        return {r[0]: dict(zip(keys, r[1:])) for r in rows}
+
+    def isr_enters(self):
+        rows = self.sql("SELECT a, count(*) FROM events WHERE session_id = 1 AND kind = 4 "
+                        "GROUP BY a")
+        return {a: n for a, n in rows}
+
+
+def window(tmp, seconds, extra=(), record=None, source=None, watch_log=False):
+    """Halt, truths, attach, run `seconds`, halt, truths, stop. Returns (session, fw0, fw1,
+    unit0, unit1, -d int log of the window); the trace unit's truths are None without it
+    (@watch_log: unit1 has the log of every write to run-rig's --watch variable)."""
+    tcl = Tcl()
+    tcl.halt()
+    log = os.environ.get("ORTI_RIG_QEMU_LOG")
+    unit = os.environ.get("ORTI_RIG_TRACE_UNIT") == "1"
+    f0, u0 = fw_truth(), unit_truth() if unit else None
+    s = Session(tmp, source if source is not None else swo_args(), extra, record)
+    log_a = os.path.getsize(log) if log else 0
+    tcl.resume()
+    time.sleep(seconds)
+    tcl.halt()
+    s.settle()
+    f1, u1 = fw_truth(), unit_truth(watch_log=watch_log) if unit else None
+    dlog = ""
+    if log:
+        with open(log, "rb") as f:
+            f.seek(log_a)
+            dlog = f.read().decode(errors="replace")
+    s.stop()
+    tcl.resume()
+    return s, f0, f1, u0, u1, dlog

@@ -1,0 +1,317 @@
+"""swo-cases.py CASE — the SWO source end to end, each case run inside run-rig (see
+test-swo.sh for the rig each needs): real OpenOCD programs the rig's trace unit for orti-profd,
+which reads the SWO TCP port; the firmware's own ground truth (rig-truth), the trace unit's
+(rig-trace-truth) and QEMU's `-d int` log are the references.
+
+Windows are exact (rig_session.py): the trace starts from the state orti-profd reads on the
+halted target, and CYCCNT is frozen while the target is halted. Exit status 0 = pass; a
+failure prints FAIL: why.
+"""
+import collections
+import os
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.environ["ORTI_SOURCE_DIR"], "tests/rig"))
+from rig_session import BOARD_HZ, PROFD, delta_isrs, delta_tasks, window  # noqa: E402
+from trace_ref import Fail, Tcl, check, exc_counts  # noqa: E402
+
+ISR_EXC = 0xE0000000
+SVC_ISR = {0: "SystemTimerIsr", 1: "Timer1Isr"}
+
+
+def rel(a, b):
+    return abs(a - b) / b if b else float("inf")
+
+
+def case_pfp(tmp):
+    """Seed 003's pfp table: net time within 0.2 %, Task0 preempted once per job, Task1 never,
+    periods of 10 ms to the cycle on average."""
+    s, f0, f1, _, _, _ = window(tmp, 6.0, record=os.path.join(tmp, "pfp.cap"))
+    got, want = s.tasks(), delta_tasks(f0, f1)
+    for name in ("Task0", "Task1"):
+        g, w = got[name], want[name]
+        print(f"{name}: net {g['run_us']:.1f} us (truth {w['run_us']:.1f}, "
+              f"{100 * rel(g['run_us'], w['run_us']):.3f} %), jobs {g['jobs']} ({w['jobs']}), "
+              f"preemptions {g['preemptions']} ({w['preemptions']}), period avg "
+              f"{g['period_avg']:.3f} us [{g['period_min']:.1f}, {g['period_max']:.1f}]")
+        check(rel(g["run_us"], w["run_us"]) <= 0.002, f"{name}: net time off by more than 0.2 %")
+        check(abs(g["jobs"] - w["jobs"]) <= 1, f"{name}: jobs {g['jobs']} vs {w['jobs']}")
+        check(g["preemptions"] == w["preemptions"], f"{name}: preemptions differ")
+        check(abs(g["period_avg"] - 10000.0) <= 0.1, f"{name}: period {g['period_avg']} us")
+    check(got["Task0"]["preemptions"] >= got["Task0"]["jobs"] - 1 > 100,
+          "Task0 is not preempted once per job")
+    check(got["Task1"]["preemptions"] == 0, "Task1 preempted")
+    # the capture replays to the same numbers
+    rdb = os.path.join(tmp, "replay.db")
+    subprocess.run([PROFD, "--orti", os.environ["ORTI_RIG_ORTI"], "--elf",
+                    os.environ["ORTI_RIG_ELF"], "--replay", os.path.join(tmp, "pfp.cap"),
+                    "--db", rdb, "--http", "none", "--quiet"], check=True)
+    con = sqlite3.connect(rdb)
+    replay = {r[0]: r[1:] for r in con.execute(
+        "SELECT task, jobs, preemptions, run_total_us FROM task_stats")}
+    for name in ("Task0", "Task1"):
+        check(replay[name] == (got[name]["jobs"], got[name]["preemptions"], got[name]["run_us"]),
+              f"{name}: the replay gives {replay[name]}")
+    print("replay of the capture: identical")
+
+
+def case_split(tmp, extra=()):
+    """Harmonic periods 5/10/20/40 ms: shares within 0.1 points, preemptions as the kernel
+    counted them, none for SplitA/SplitB; no gap (nothing lost)."""
+    s, f0, f1, _, _, _ = window(tmp, 6.0, extra=extra)
+    gaps = s.sql("SELECT count(*) FROM gaps")[0][0]
+    check(gaps == 0, f"{gaps} gaps: the trace lost packets")
+    got, want = s.tasks(), delta_tasks(f0, f1)
+    span_us = ((f1["timestamp"] - f0["timestamp"]) % (1 << 32)) / BOARD_HZ * 1e6
+    for name in ("SplitA", "SplitB", "SplitC", "SplitD"):
+        g, w = got[name], want[name]
+        share = 100 * w["run_us"] / span_us
+        print(f"{name}: share {g['load']:.3f} % (truth {share:.3f} %), jobs {g['jobs']} "
+              f"({w['jobs']}), preemptions {g['preemptions']} ({w['preemptions']})")
+        check(abs(g["load"] - share) <= 0.1, f"{name}: share off by more than 0.1 point")
+        check(abs(g["jobs"] - w["jobs"]) <= 1, f"{name}: jobs differ")
+        check(g["preemptions"] == w["preemptions"], f"{name}: preemptions differ")
+    check(got["SplitA"]["preemptions"] == 0 and got["SplitB"]["preemptions"] == 0,
+          "SplitA/SplitB preempted")
+
+
+def case_harmonic(tmp):
+    """Tasks ending and starting on one tick, an extended task waiting: jobs, preemptions and
+    waits as the kernel counted them."""
+    s, f0, f1, _, _, _ = window(tmp, 6.0)
+    got, want = s.tasks(), delta_tasks(f0, f1)
+    waits = {r[0]: r[1] for r in s.sql("SELECT task, waits FROM task_stats")}
+    for name in ("HarmA", "HarmW", "HarmB", "HarmC"):
+        g, w = got[name], want[name]
+        print(f"{name}: jobs {g['jobs']} ({w['jobs']}), preemptions {g['preemptions']} "
+              f"({w['preemptions']}), net {g['run_us']:.0f} us ({w['run_us']:.0f})")
+        check(abs(g["jobs"] - w["jobs"]) <= 1, f"{name}: jobs differ")
+        check(g["preemptions"] == w["preemptions"], f"{name}: preemptions differ")
+        check(rel(g["run_us"], w["run_us"]) <= 0.002, f"{name}: net time off by more than 0.2 %")
+    print(f"HarmW: waits {waits['HarmW']} ({want['HarmW']['waits']})")
+    check(abs(waits["HarmW"] - want["HarmW"]["waits"]) <= 1, "HarmW: waits differ")
+
+
+def case_stress(tmp):
+    """ISR2 counts as the kernel counted them; exceptions as the trace unit and -d int saw."""
+    s, f0, f1, u0, u1, dlog = window(tmp, 4.0)
+    enters = s.isr_enters()
+    want = delta_isrs(f0, f1)
+    for isr, name in SVC_ISR.items():
+        print(f"{name}: {enters.get(isr, 0)} entries (kernel {want[isr]})")
+        check(abs(enters.get(isr, 0) - want[isr]) <= 1 and want[isr] > 1000,
+              f"{name}: ISR2 count differs")
+    e0, e1 = exc_counts(u0), exc_counts(u1)
+    qent = collections.Counter(int(line.split()[-1]) for line in dlog.splitlines()
+                               if "taking pending" in line)
+    # TIMER0/TIMER1 (24, 25) carry the ISR2s (reported under their ids); PendSV (14) is its own
+    for num, got in ((24, enters.get(0, 0)), (25, enters.get(1, 0)),
+                     (14, enters.get(ISR_EXC | 14, 0))):
+        unit = e1.get(num, (0,))[0] - e0.get(num, (0,))[0]
+        print(f"exception {num}: {got} in the session, trace unit {unit}, -d int {qent[num]}")
+        check(abs(got - unit) <= 1, f"exception {num}: session vs trace unit")
+        check(abs(got - qent[num]) <= 2, f"exception {num}: session vs -d int")
+    got, want_t = s.tasks(), delta_tasks(f0, f1)
+    for name in ("StressLo", "StressMid", "StressHi"):
+        g, w = got[name], want_t[name]
+        print(f"{name}: jobs {g['jobs']} ({w['jobs']}), preemptions {g['preemptions']} "
+              f"({w['preemptions']})")
+        check(abs(g["jobs"] - w["jobs"]) <= 1 and g["preemptions"] == w["preemptions"],
+              f"{name}: jobs or preemptions differ")
+
+
+def case_views(tmp):
+    """--watch through the data trace (run-rig --watch views_light): seed 002's traffic light,
+    each state's count and mean duration exactly as the trace unit logged the writes (the
+    first and last stays of the window are cut by it, so they are left out of both)."""
+    s, _, _, u0, u1, _ = window(tmp, 6.0, extra=("--watch", "views_light:state"), watch_log=True)
+    log = u1["watch"]["log"][u0["watch"]["count"]:]
+    hz = int(os.environ["ORTI_RIG_CYCCNT_HZ"])
+    stays, last = collections.defaultdict(list), None
+    for _, cycle, _, value in log:
+        if last is not None and value != last[1]:
+            stays[last[1]].append(cycle - last[0])
+        if last is None or value != last[1]:
+            last = (cycle, value)
+    stays = {v: d[1:] for v, d in stays.items()}  # the first stay began before the window
+    states = {v: (n, d) for v, n, d in s.sql(
+        "SELECT value, count, duration_avg_us FROM data_state_stats WHERE variable = "
+        "'views_light'")}
+    print(f"views: light in the session {states}; logged writes: "
+          f"{ {v: (len(d), sum(d) / len(d) / hz * 1e6) for v, d in stays.items()} }")
+    for value, d in stays.items():
+        want = sum(d) / len(d) / hz * 1e6
+        n, avg = states[value]
+        # the session also counts the stays cut by the window's edges (at most one per value
+        # each side), so the mean may differ by one stay over its count
+        check(abs(n - len(d)) <= 2, f"light {value}: {n} stays, logged {len(d)}")
+        check(abs(avg - want) <= want / max(1, len(d)) + 0.1,
+              f"light {value}: {avg:.3f} us, logged {want:.3f}")
+
+
+def case_overflow(tmp):
+    """A pin far too slow for the trace: overflows become gaps, counted, and the session says
+    it is incomplete where they cut."""
+    s, _, _, _, u1, _ = window(tmp, 3.0, extra=("--swo-pin-freq", "115200", "--pc-sample",
+                                                "100000"))
+    gaps = s.sql("SELECT count(*) FROM gaps WHERE session_id = 1")[0][0]
+    ev = s.sql("SELECT count(*), sum(a) FROM events WHERE session_id = 1 AND kind = 13 AND b = 5")
+    counted = s.sql("SELECT gap_count FROM sessions WHERE id = 1")[0][0]
+    print(f"{gaps} gaps stored (session gap_count {counted}), {ev[0][0]} overflow gap events "
+          f"for {ev[0][1]} overflow packets; trace unit: {u1['swo']}")
+    check(ev[0][0] > 0 and gaps > 0 and counted > 0, "no overflow gap")
+    # every overflow packet the trace unit sent is in a gap (one it counted may still wait for
+    # a packet that fits when the target halted)
+    check(u1["swo"]["overflows"] - 1 <= ev[0][1] <= u1["swo"]["overflows"],
+          "overflow packets in gaps differ from those the trace unit sent")
+    check("SWO overflow" in s.log(), "overflow not reported in the log")
+
+
+def case_errors(tmp):
+    """Without the trace unit: --source swo names why and the way out; auto falls back to poll
+    and says why."""
+    args = [PROFD, "--orti", os.environ["ORTI_RIG_ORTI"], "--elf", os.environ["ORTI_RIG_ELF"],
+            "--openocd", f"127.0.0.1:{os.environ['ORTI_RIG_TCL_PORT']}", "--db",
+            os.path.join(tmp, "e.db"), "--http", "none", "--quiet", "--duration", "1s"]
+    r = subprocess.run(args + ["--source", "swo"], capture_output=True, text=True)
+    print(r.stderr.strip().splitlines()[-1])
+    check(r.returncode != 0 and "no DWT data trace" in r.stderr and "--source poll" in r.stderr,
+          "--source swo on a core without data trace")
+    r = subprocess.run(args, capture_output=True, text=True)
+    check(r.returncode == 0 and "SWO is not available here" in r.stderr and
+          "--source auto picks poll" in r.stderr,
+          f"auto did not fall back to poll: {r.stderr}")
+    print([line for line in r.stderr.splitlines() if "picks poll" in line][0])
+
+
+def case_no_capture(tmp):
+    """With the trace unit but no --swo: OpenOCD cannot capture through remote_bitbang, and the
+    message says what to do."""
+    args = [PROFD, "--orti", os.environ["ORTI_RIG_ORTI"], "--elf", os.environ["ORTI_RIG_ELF"],
+            "--openocd", f"127.0.0.1:{os.environ['ORTI_RIG_TCL_PORT']}", "--db",
+            os.path.join(tmp, "e.db"), "--http", "none", "--quiet", "--duration", "1s",
+            "--core-clock", os.environ["ORTI_RIG_CYCCNT_HZ"]]
+    r = subprocess.run(args + ["--source", "swo"], capture_output=True, text=True)
+    print(r.stderr.strip().splitlines()[-1])
+    check(r.returncode != 0 and "this adapter cannot capture SWO" in r.stderr and
+          "--swo HOST:PORT" in r.stderr, "no capture: message")
+    # the registers were put back: no trace left enabled
+    tcl = Tcl()
+    check(tcl.read32(0xE0000E80) & 1 == 0, "ITM left enabled after a failed attach")
+
+
+class CutProxy:
+    """A TCP relay between orti-profd and the rig's SWO port that the test can cut: cut()
+    closes the relayed connection from the server side, as a probe or orbuculum going away
+    does; the relay then accepts the next connection as before. (`ss -K` needs a kernel built
+    with INET_DIAG_DESTROY, which CI machines may lack.)"""
+
+    def __init__(self, upstream_port):
+        self.up = upstream_port
+        self.lsock = socket.socket()
+        self.lsock.bind(("127.0.0.1", 0))
+        self.lsock.listen(4)
+        self.port = self.lsock.getsockname()[1]
+        self.live = []
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                down, _ = self.lsock.accept()
+            except OSError:
+                return
+            up = socket.create_connection(("127.0.0.1", self.up))
+            with self.lock:
+                self.live += [down, up]
+            for a, b in ((up, down), (down, up)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(a, b):
+        try:
+            while True:
+                data = a.recv(65536)
+                if not data:
+                    break
+                b.sendall(data)
+        except OSError:
+            pass
+        for x in (a, b):
+            try:
+                x.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cut(self):
+        with self.lock:
+            socks, self.live = self.live, []
+        for x in socks:
+            try:
+                x.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            x.close()
+        return len(socks) // 2
+
+    def close(self):
+        self.lsock.close()
+        self.cut()
+
+
+def case_reconnect(tmp):
+    """The SWO stream closing mid-session: a gap, the stream opened again, the session goes
+    on and completes."""
+    db = os.path.join(tmp, "rc.db")
+    proxy = CutProxy(int(os.environ["ORTI_RIG_SWO_PORT"]))
+    args = [PROFD, "--orti", os.environ["ORTI_RIG_ORTI"], "--elf", os.environ["ORTI_RIG_ELF"],
+            "--openocd", f"127.0.0.1:{os.environ['ORTI_RIG_TCL_PORT']}", "--source", "swo",
+            "--swo", f":{proxy.port}", "--core-clock", os.environ["ORTI_RIG_CYCCNT_HZ"],
+            "--db", db, "--http", "none", "--quiet", "--duration", "6s"]
+    p = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
+    time.sleep(2.5)
+    cut = proxy.cut()
+    _, err = p.communicate(timeout=60)
+    proxy.close()
+    check(cut == 1, f"{cut} SWO connections open at the cut, expected 1")
+    check(p.returncode == 0, f"session failed: {err}")
+    con = sqlite3.connect(db)
+    gaps = con.execute("SELECT count(*) FROM gaps").fetchone()[0]
+    after = con.execute("SELECT count(*) FROM events WHERE kind = 1").fetchone()[0]
+    print(f"{gaps} gap(s); {after} task switches; log: "
+          f"{[line for line in err.splitlines() if 'link lost' in line][:1]}")
+    check("SWO stream" in err and gaps >= 1, "the closed stream was not a recorded gap")
+
+
+def case_split_sync(tmp):
+    """split through the parallel trace port (no bandwidth limit): a Trampoline-style dispatch
+    writes its running id three times within a few cycles, beside the exception trace, which
+    overflows the 16-byte FIFO of even the fastest SWO pin (those gaps are counted, see
+    `overflow`); the OS semantics are checked without them."""
+    case_split(tmp, extra=("--swo-protocol", "sync"))
+
+
+CASES = {"views": case_views, "pfp": case_pfp, "split": case_split, "split-sync": case_split_sync, "harmonic": case_harmonic,
+         "stress": case_stress, "overflow": case_overflow, "errors": case_errors,
+         "no-capture": case_no_capture, "reconnect": case_reconnect}
+
+if __name__ == "__main__":
+    try:
+        keep = os.environ.get("ORTI_TEST_KEEP")  # a directory to leave the files in
+        if keep:
+            os.makedirs(keep, exist_ok=True)
+            CASES[sys.argv[1]](keep)
+        else:
+            with tempfile.TemporaryDirectory() as tmp:
+                CASES[sys.argv[1]](tmp)
+    except Fail as e:
+        print(f"FAIL: {e}", file=sys.stderr)
+        sys.exit(1)

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# test-usage-errors.sh — where users get stuck, the daemon says what is wrong and the way out:
+#  1. --source rtt on firmware without the orti-trace library: names what is missing and the
+#     two ways out, before touching any target (no OpenOCD needed), no session stored;
+#  2. --timestamp ADDR without its rate: an error, never a silent 1 MHz;
+#  3. OpenOCD not listening: the message says how to start it;
+#  4. --source auto on the plain firmware: polls, and says why (no orti_trace_rtt);
+#  5. firmware whose orti_trace_init() failed (tick_hz 0): the session fails at once naming the
+#     target's own reason, read from orti_trace_info.
+source "$(dirname "$0")/e2e-common.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+db=$tmp/profile.db
+orti=$ORTI_SOURCE_DIR/tests/rig/firmware/demo.ort
+elf=$ORTI_BUILD_DIR/tests/rig/firmware/demo.elf
+port=$(free_port)
+
+if "$PROFD" --orti "$orti" --elf "$elf" --source rtt --openocd 127.0.0.1:$port --db "$db" \
+     --http none --quiet 2>"$tmp/e1"; then die "--source rtt without the library succeeded"; fi
+grep -q "needs the orti-trace library" "$tmp/e1" && grep -q "orti-trace.c" "$tmp/e1" &&
+  grep -q -- "--source poll" "$tmp/e1" && ! grep -q "cannot connect" "$tmp/e1" ||
+  die "1: $(cat "$tmp/e1")"
+[[ ! -e $db ]] || [[ $(sql "$db" "SELECT count(*) FROM sessions") == 0 ]] || die "1: a session was stored"
+echo "1. $(cat "$tmp/e1")"
+
+if "$PROFD" --orti "$orti" --elf "$elf" --timestamp 0x21000064 --openocd 127.0.0.1:$port \
+     --db "$db" --http none --quiet 2>"$tmp/e2"; then die "--timestamp without HZ succeeded"; fi
+grep -q "give the timer's rate too" "$tmp/e2" || die "2: $(cat "$tmp/e2")"
+echo "2. $(cat "$tmp/e2")"
+
+if "$PROFD" --orti "$orti" --elf "$elf" --openocd 127.0.0.1:$port --db "$db" --http none \
+     --quiet 2>"$tmp/e3"; then die "no OpenOCD: succeeded"; fi
+grep -q "Is OpenOCD running?" "$tmp/e3" || die "3: $(cat "$tmp/e3")"
+echo "3. $(cat "$tmp/e3")"
+
+"$RUN_RIG" --workload split -- bash -c '
+  "$0" --orti "$ORTI_RIG_ORTI" --elf "$ORTI_RIG_ELF" --openocd 127.0.0.1:$ORTI_RIG_TCL_PORT \
+       --duration 1s --db "$1/profile.db" --http none --name auto 2>"$1/e4"' "$PROFD" "$tmp" ||
+  die "4: the auto session failed: $(cat "$tmp/e4")"
+[[ $(sql "$db" "SELECT source_kind FROM sessions WHERE name = 'auto'") == poll ]] || die "4: not poll"
+grep -q "auto picks poll: the firmware does not link the orti-trace library" "$tmp/e4" ||
+  die "4: $(cat "$tmp/e4")"
+echo "4. $(grep -o 'source: .*' "$tmp/e4")"
+
+if [[ -e $ORTI_BUILD_DIR/tests/rig/firmware/demo-trace-notick.elf ]]; then
+  if "$RUN_RIG" --firmware trace-notick --workload pfp -- bash -c '
+       timeout 20 "$0" --orti "$ORTI_RIG_ORTI" --elf "$ORTI_RIG_ELF" --source rtt \
+         --openocd 127.0.0.1:$ORTI_RIG_TCL_PORT --duration 5s --db "$1/profile.db" --http none \
+         --name notick --quiet 2>"$1/e5"' "$PROFD" "$tmp"; then
+    die "5: a session on firmware whose orti_trace_init() failed succeeded"
+  fi
+  grep -q "orti_trace_init() failed on the target (status 3): tick_hz is 0" "$tmp/e5" ||
+    die "5: $(cat "$tmp/e5")"
+  echo "5. $(cat "$tmp/e5")"
+fi

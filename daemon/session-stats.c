@@ -198,8 +198,8 @@ put_tasks (SessionStats *ss, const Slicer *slicer, const StoreSessionQuality *q,
       if (k == i || !can_preempt (ss, all[k].task, t.task))
         continue;
       /* a task never seen ending a job cannot be counted (it is not a periodic preemptor) */
-      missed += isnan (expected[k]) ? (all[k].job.count ? NAN : 0)
-                                    : MAX (0.0, expected[k] - (double) all[k].job.count);
+      double seen = (double) (all[k].job.count + all[k].jobs_cut);
+      missed += isnan (expected[k]) ? (seen > 0 ? NAN : 0) : MAX (0.0, expected[k] - seen);
     }
     /* … and the jobs first seen right after another task: they may have begun unseen and
      * been preempted before the first sample that showed them */
@@ -211,12 +211,12 @@ put_tasks (SessionStats *ss, const Slicer *slicer, const StoreSessionQuality *q,
     gboolean counts = ss->exact || (t.period_base && resolution != STORE_UNKNOWN &&
                                     2 * (guint64) resolution <= t.period_base);
     gboolean per_job = ss->exact || (!isnan (expected[i]) && expected[i] > 0 &&
-                                     fabs ((double) t.job.count - expected[i]) <=
+                                     fabs ((double) (t.job.count + t.jobs_cut) - expected[i]) <=
                                        0.05 * expected[i] + 1);
     StoreTaskStat r = {
       .task = t.task,
       .activations = sees_activations ? (gint64) t.activations : STORE_UNKNOWN,
-      .jobs = (gint64) t.job.count,
+      .jobs = (gint64) (t.job.count + t.jobs_cut), /* per-job times: complete jobs only */
       .jobs_expected = isnan (expected[i]) ? NAN : floor (expected[i]),
       .slices = (gint64) t.run_interval.count,
       .preemptions = counts ? (gint64) t.preemptions : STORE_UNKNOWN,

@@ -985,6 +985,8 @@ session_start (Session *s, StoreWriter *writer, GError **error)
   /* a poll source with evidence for every task decides job ends itself (TERMINATE/WAIT) */
   sc.terminate_events = (s->capture_kind == PROBE_SOURCE_POLL && s->w->full_evidence)
                         || (s->swo != NULL && s->swo->full_evidence);
+  /* poll and SWO attach to a running target: the job running at the start began unseen */
+  sc.attach_mid_run = s->capture_kind == PROBE_SOURCE_POLL || s->capture_kind == PROBE_SOURCE_SWO;
   sc.n_cores = s->w->n_cores;
   sc.sink.on_slice = sink_slice;
   sc.sink.on_call = sink_call;

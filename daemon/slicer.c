@@ -115,6 +115,10 @@ typedef struct {
   gboolean pending_activation;
   guint64 job_in;                   /* first switch-in of the current job (no ACTIVATE events) */
   gboolean in_job;                  /* job_in is set and the job has not ended */
+  gboolean job_cut;                 /* the current job began before the stream showed this
+                                     * core (session start, a gap): it counts as a job when
+                                     * it ends, but its net time, response and period do not */
+  guint64 jobs_cut;                 /* such jobs ended */
   /* ISR2 instance */
   guint64 isr_start, isr_exec0;
   guint32 isr_flags;
@@ -130,6 +134,7 @@ typedef struct {
   Ctx *base;         /* task context, or idle */
   Ctx *idle;         /* this core's idle/unknown context */
   gboolean known;    /* FALSE before the first switch and after a gap */
+  gboolean switched; /* its base context has been set once */
   Ctx **isr;         /* active ISR2 instances, outermost first */
   guint32 isr_depth, isr_cap;
   gboolean seen;     /* has had an event */
@@ -170,6 +175,10 @@ typedef struct {
   guint64 changes, last_change;
   SlicerAcc period;  /* between changes */
   guint32 vmin, vmax;
+  gboolean ranged;   /* vmin/vmax hold a value seen */
+  gboolean unseen_since; /* the current value was there before the stream saw it (a live
+                          * session's first sight, SlicerConfig.attach_mid_run): its stay
+                          * began at an unknown time and is no entry, its end no period */
 } DataVar;
 
 /* Instances of one ISR2 that interrupted one task (or idle). */
@@ -674,6 +683,12 @@ job_start (Ctx *t, guint64 ts)
 static void
 job_done (Ctx *t, guint64 ts, guint64 response)
 {
+  if (t->job_cut) {
+    t->jobs_cut++;
+    t->job_cut = FALSE;
+    t->job_open = FALSE;
+    return;
+  }
   slicer_acc_add (&t->response, response);
   slicer_hist_add (&t->response_hist, response);
   if (t->job_open) {
@@ -792,8 +807,11 @@ task_switch_out (Slicer *s, Ctx *t, guint64 ts, SwitchOutReason why, Ctx *next)
   }
 }
 
+/* @start_unknown: the core's context before @ts was not known (the stream began, or resumed
+ * after a gap): a job seen first here began before, at an unknown time. */
 static void
-task_switch_in (Slicer *s, guint16 coreno, Ctx *t, guint64 ts, gboolean after_task)
+task_switch_in (Slicer *s, guint16 coreno, Ctx *t, guint64 ts, gboolean after_task,
+                gboolean start_unknown)
 {
   if (after_task && !t->last_out_preempted && !t->out_waiting)
     t->starts_after_task++;
@@ -804,7 +822,14 @@ task_switch_in (Slicer *s, guint16 coreno, Ctx *t, guint64 ts, gboolean after_ta
   if (fresh && (!t->activated_ever || (!t->pending_activation && !t->in_job))) {
     /* a job begins here: no activation events, or (a sampled source) its activation went
      * unseen: the job is counted from this first switch-in */
-    job_start (t, ts);
+    if (start_unknown) {
+      t->has_job = FALSE; /* no period from or to an unknown start */
+      t->job_open = FALSE;
+      t->job_cut = TRUE;
+    } else {
+      job_start (t, ts);
+      t->job_cut = FALSE;
+    }
     t->job_in = ts;
     t->in_job = TRUE;
   }
@@ -831,12 +856,14 @@ core_set_base (Slicer *s, Core *core, guint16 coreno, Ctx *next, gboolean known,
   if (base_runs)
     core_leave (core, ts);
   gboolean after_task = core->base->kind == SLICER_CONTEXT_TASK && why == OUT_SWITCH;
+  gboolean start_unknown = !core->known && s->cfg.attach_mid_run && !core->switched;
+  core->switched = TRUE;
   if (core->base->kind == SLICER_CONTEXT_TASK)
     task_switch_out (s, core->base, ts, why, next);
   core->base = next;
   core->known = known;
   if (next->kind == SLICER_CONTEXT_TASK)
-    task_switch_in (s, coreno, next, ts, after_task);
+    task_switch_in (s, coreno, next, ts, after_task, start_unknown);
   else if (why == OUT_SWITCH && s->n_preempted > 0)
     core_idle_clears_preempted (s, coreno);
   if (base_runs)
@@ -915,6 +942,7 @@ task_activate (Slicer *s, guint64 ts, guint32 task)
     t->has_job = FALSE;
   }
   t->in_job = FALSE; /* a job begun unseen and never seen ending is not counted */
+  t->job_cut = FALSE;
   job_start (t, ts);
   t->activated_at = ts;
   t->pending_activation = TRUE;
@@ -1161,18 +1189,25 @@ data_write (Slicer *s, guint16 coreno, guint64 ts, guint32 var, guint32 value)
   DataVar *v = var_get (s, var);
   if (v->has && v->value == value)
     return;
-  if (v->has && v->stat != NONE)
+  if (v->has && v->stat != NONE && !v->unseen_since)
     slicer_acc_add (&g_array_index (s->data, DataValue, v->stat).duration, ts - v->since);
+  /* a live session's first sight of a variable (also after a gap) is no change: the value
+   * was there already */
+  gboolean observed = s->cfg.attach_mid_run && !v->has;
+  v->unseen_since = observed;
   /* per variable */
-  if (v->period_ok)
-    slicer_acc_add (&v->period, ts - v->last_change);
-  v->period_ok = TRUE;
-  v->last_change = ts;
-  if (v->changes == 0 || value < v->vmin)
+  if (!observed) {
+    if (v->period_ok)
+      slicer_acc_add (&v->period, ts - v->last_change);
+    v->period_ok = TRUE;
+    v->last_change = ts;
+    v->changes++;
+  }
+  if (!v->ranged || value < v->vmin)
     v->vmin = value;
-  if (v->changes == 0 || value > v->vmax)
+  if (!v->ranged || value > v->vmax)
     v->vmax = value;
-  v->changes++;
+  v->ranged = TRUE;
   if (s->cfg.sink.on_data) {
     SlicerDataChange d = { .ts = ts, .variable = var, .value = value, .core = coreno };
     s->cfg.sink.on_data (&d, s->cfg.sink.user_data);
@@ -1196,7 +1231,7 @@ data_write (Slicer *s, guint16 coreno, guint64 ts, guint32 var, guint32 value)
       slicer_idmap_insert (&s->data_map, key, di);
     }
   }
-  if (di != NONE) {
+  if (di != NONE && !observed) {
     DataValue *d = &g_array_index (s->data, DataValue, di);
     if (d->count)
       slicer_acc_add (&d->period, ts - d->last_entry);
@@ -1547,6 +1582,7 @@ slicer_get_task_stats (const Slicer *self, gsize index, SlicerTaskStats *out)
   out->task = t->id;
   out->activations = t->activations;
   out->terminations = t->terminations;
+  out->jobs_cut = t->jobs_cut;
   out->preemptions = t->preemptions;
   out->starts_after_task = t->starts_after_task;
   out->run_time = ctx_exec_latest (self, t);

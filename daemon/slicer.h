@@ -265,6 +265,10 @@ typedef struct {
   guint32 job_end_services[SLICER_MAX_JOB_END_SERVICES];
   guint n_job_end_services; /* OS services that never return to their caller (TerminateTask,
                              * ChainTask): a switch-out of a task inside one ends its job */
+  gboolean attach_mid_run;  /* the stream begins on a running target (a live poll or SWO
+                             * session): the task it shows running first began its job unseen
+                             * (SlicerTaskStats.jobs_cut). FALSE: the first switch-in is the
+                             * job's start (a trace from boot, the text notation) */
 } SlicerConfig;
 
 /* The OSEK services that never return to their caller (TerminateTask, ChainTask); NULL ends
@@ -328,6 +332,9 @@ typedef struct {
   SlicerMeasure response;   /* ACTIVATE → TERMINATE, or the job's gross time (see above) */
   SlicerPercentiles response_pct; /* of response */
   SlicerMeasure job;        /* net execution time per complete job (count = jobs) */
+  guint64 jobs_cut;         /* jobs that ended in the stream but began before it showed the
+                             * core (its start, a gap): in no per-job statistic above; jobs
+                             * seen = job.count + jobs_cut */
   SlicerPercentiles job_pct;/* of job */
   guint64 waits;            /* switch-outs blocked in WaitEvent (TASK_WAIT) */
   guint64 wait_time;        /* ticks from those switch-outs to the next switch-in */
@@ -361,7 +368,8 @@ typedef struct {
 typedef struct {
   guint32 variable;         /* variable id */
   guint32 value;            /* value */
-  guint64 count;            /* transitions into this value */
+  guint64 count;            /* transitions into this value (attach_mid_run: the value a
+                             * live session finds is none; its stay is in no duration) */
   SlicerMeasure duration;   /* completed stays in this value */
   SlicerMeasure period;     /* between consecutive transitions into it */
 } SlicerDataStats;
@@ -376,7 +384,8 @@ typedef enum {
 typedef struct {
   guint32 variable;         /* variable id */
   SlicerVariableKind kind;  /* as declared (default STATE) */
-  guint64 changes;          /* writes that changed the value (the first write included) */
+  guint64 changes;          /* writes that changed the value (the first write included;
+                             * with attach_mid_run the value first seen is no change) */
   SlicerMeasure period;     /* between consecutive changes (none across a gap) */
   guint32 value_min;        /* smallest value taken (valid when changes > 0) */
   guint32 value_max;        /* largest value taken */

@@ -1066,6 +1066,64 @@ test_wait (void)
   rec_free (r);
 }
 
+/* A live session attaches to a running target: the job it finds running began unseen. It
+ * counts as a job when it ends, but gives no net time, response or period (here T1's first
+ * job would give a period of 115 and a net time of 10 for 13 per job). */
+static void
+test_attach_mid_run (void)
+{
+  SlicerConfig cfg = SLICER_CONFIG_INIT;
+  cfg.terminate_events = TRUE;
+  cfg.attach_mid_run = TRUE;
+  Rec *r = rec_new (&cfg);
+  GString *in = g_string_new ("0 TASK: T1\n10 TERMINATE: T1\n10 TASK: idle\n");
+  for (guint k = 1; k <= 5; k++)
+    g_string_append_printf (in, "%u TASK: T1\n%u TERMINATE: T1\n%u TASK: idle\n", k * 100 + 15,
+                            k * 100 + 28, k * 100 + 28);
+  g_string_append (in, "600 END\n");
+  rec_feed (r, in->str);
+  g_string_free (in, TRUE);
+  SlicerTaskStats t;
+  rec_task_stats (r, TASK (r, "T1"), &t);
+  g_assert_cmpuint (t.jobs_cut, ==, 1);
+  g_assert_cmpuint (t.job.count, ==, 5);
+  g_assert_cmpuint (t.job.min, ==, 13);
+  g_assert_cmpuint (t.response.count, ==, 5);
+  g_assert_cmpuint (t.response.min, ==, 13);
+  g_assert_cmpuint (t.period.count, ==, 4);
+  g_assert_cmpuint (t.period.min, ==, 100);
+  g_assert_cmpuint (t.period.max, ==, 100);
+  g_assert_cmpuint (t.run_time, ==, 10 + 5 * 13);
+  rec_free (r);
+  /* a state variable found at 1: that stay began unseen, no entry and no duration */
+  r = rec_new (&cfg);
+  rec_feed (r, "0 DATA: light 1\n10 DATA: light 2\n30 DATA: light 1\n35 DATA: light 2\n"
+               "60 END\n");
+  SlicerDataStats d;
+  slicer_get_data_stats (r->slicer, 0, &d);
+  g_assert_cmpuint (d.value, ==, 1);
+  g_assert_cmpuint (d.count, ==, 1);
+  g_assert_cmpuint (d.duration.count, ==, 1);
+  g_assert_cmpuint (d.duration.total, ==, 5);
+  slicer_get_data_stats (r->slicer, 1, &d);
+  g_assert_cmpuint (d.count, ==, 2);
+  g_assert_cmpuint (d.duration.total, ==, 20);
+  SlicerVariableStats vs;
+  g_assert_true (slicer_get_variable_stats (r->slicer, 0, &vs));
+  g_assert_cmpuint (vs.changes, ==, 3);
+  g_assert_cmpuint (vs.period.count, ==, 2);
+  g_assert_cmpuint (vs.value_min, ==, 1);
+  rec_free (r);
+  /* the same stream from boot: the first run is a job like the others */
+  r = rec_new (NULL);
+  rec_feed (r, "0 TASK: T1\n10 TASK: idle\n115 TASK: T1\n128 TASK: idle\n200 END\n");
+  rec_task_stats (r, TASK (r, "T1"), &t);
+  g_assert_cmpuint (t.jobs_cut, ==, 0);
+  g_assert_cmpuint (t.period.count, ==, 1);
+  g_assert_cmpuint (t.period.min, ==, 115);
+  rec_free (r);
+}
+
 /* What the poll source emits with task evidence (TERMINATE before a switch, no ACTIVATE):
  * harmonic periods where A ends and B starts on the same tick are no preemption of A; jobs
  * start at the first switch-in after a job end; their net time excludes preemption. */
@@ -1243,6 +1301,7 @@ main (int argc, char **argv)
   g_test_add_func ("/slicer/wait", test_wait);
   g_test_add_func ("/slicer/pc-samples", test_pc_samples);
   g_test_add_func ("/slicer/poll-evidence", test_poll_evidence);
+  g_test_add_func ("/slicer/attach-mid-run", test_attach_mid_run);
   g_test_add_func ("/slicer/jobs-across-gap", test_jobs_across_gap);
   g_test_add_func ("/slicer/job-end-service", test_job_end_service);
   g_test_add_func ("/slicer/services", test_services);

@@ -83,8 +83,10 @@ poll_attach (ProbeSource *src, ProbeOpenocd *oc, GError **error)
   g_autoptr (ProbePollSampler) s = probe_poll_sampler_new (oc, &cfg,
                                                            (ProbePollChannel *) p->channels->data,
                                                            p->channels->len, error);
-  if (s == NULL)
+  if (s == NULL) {
+    p->sampler = g_steal_pointer (&old); /* its record (quality, clock) stays the session's */
     return FALSE;
+  }
   if (old)
     probe_poll_sampler_inherit_clock (s, old);
   if (!probe_poll_sampler_prepare (s, error)) {

@@ -48,6 +48,7 @@ def run(workload, seconds, tmp):
     got, want = s.tasks(), truth_tasks(f0, f1)
     q = s.sql("SELECT sample_rate_hz, samples, samples_effective, interval_p50_us, "
               "interval_p99_us FROM sessions WHERE id = 1")[0]
+    check(None not in q, f"the session stored no sample record {q}: {s.log()[-3000:]}")
     print(f"{workload}: {span_us / 1e6:.2f} s of target time, {q[1]} samples "
           f"({q[0]:.0f}/s, effective {q[2]:.0f}), interval p50 {q[3]:.0f} us, p99 {q[4]:.0f} us")
     bad, misses = [], []
@@ -91,6 +92,13 @@ def run(workload, seconds, tmp):
         widths = [got[n]["load_bound"] for n in TASKS[workload] if got[n]["load_bound"] is not None]
         print(f"BENCH poll_load_bound_points_{workload} {max(widths):.3f} points "
               f"({seconds:g} s, {q[0]:.0f} samples/s)")
+    if BENCH:
+        # the bench's 20 s runs give the narrowest bounds: how often they miss is a figure to
+        # watch (a systematic error would show here first), not a test verdict — the
+        # accuracy test (test-poll-accuracy.sh) holds the rule below
+        print(f"BENCH poll_load_bound_misses_{workload} {len(misses)} of {len(TASKS[workload])}"
+              f" tasks ({', '.join(misses) or 'none'})")
+        misses = []
     # a 99 % interval misses 1 time in 100: one miss among a case's few loads is allowed
     # (two have probability < 0.1 %), none by more than half the bound again (< 1e-4 each)
     if len(misses) > 1:
@@ -102,32 +110,36 @@ def run(workload, seconds, tmp):
 
 def run_views(seconds, tmp):
     """--watch: seed 002's traffic light (views_light: red for 4 of Task0's jobs, green 3,
-    yellow 1) as a state variable and a speed as a value, read in every sample: each state's
-    mean duration within the session's time resolution (interval p99) of the design, no more
-    changes than happened, the speed's range inside the one written."""
+    yellow 1) as a state variable and a speed as a value, read in every sample, against the
+    firmware's own timing of the light (rig-truth "light"): each state's mean stay within the
+    session's time resolution (interval p99) of the truth's, no more changes than the firmware
+    made, the speed's range inside the one written. The state found at the start is left
+    out: its stay began before the window, at a time only the truth knows (the session counts
+    no stay of unknown start; the truth counts it in full)."""
     watch = ["--watch", "views_light:state", "--watch", "views_speed:value"]
     s, f0, f1, _, _, _ = window(tmp, seconds, source=poll_args() + watch)
-    span_us = ((f1["timestamp"] - f0["timestamp"]) % (1 << 32)) / BOARD_HZ * 1e6
-    task0 = truth_tasks(f0, f1)["Task0"]
-    period = span_us / task0["activations"]
+    l0, l1 = f0["light"], f1["light"]
     res = s.sql("SELECT interval_p99_us FROM sessions WHERE id = 1")[0][0]
     states = {v: (n, d) for v, n, d in s.sql(
         "SELECT value, count, duration_avg_us FROM data_state_stats WHERE variable = "
         "'views_light'")}
     changes = s.sql("SELECT changes, value_min, value_max FROM data_stats ORDER BY variable")
-    print(f"views: Task0 period {period:.0f} us, resolution ±{res:.0f} us; light {states}; "
-          f"changes/range {changes}")
-    check(set(states) == {0, 1, 2}, f"light states {sorted(states)}")
-    for value, jobs in ((0, 4), (1, 3), (2, 1)):
-        n, avg = states[value]
-        check(avg is not None and abs(avg - jobs * period) <= res,
-              f"light {value}: {avg} us, design {jobs * period:.0f} ± {res:.0f}")
-    # jobs that wrote the light in the window: its activations plus up to 2 queued before it
-    # (an overloaded real-time rig queues them); 3 changes per 8 jobs, +1 for where the cycle
-    # stands at the start, +1 for the value already there when sampling began
-    started = task0["activations"] + 2
-    check(changes[0][0] <= -(-3 * started // 8) + 2,
-          f"{changes[0][0]} light changes, more than {started} jobs can make")
+    truth = {}
+    for v in range(3):
+        n = l1["stays"][v] - l0["stays"][v]
+        truth[v] = (n, (l1["ticks"][v] - l0["ticks"][v]) / n / BOARD_HZ * 1e6 if n else None)
+    made = l1["changes"] - l0["changes"]
+    print(f"views: resolution ±{res:.0f} us; light in the session {states}; firmware {truth} "
+          f"(found at {l0['state']}), {made} changes; changes/range {changes}")
+    check(l0["changes"] > 0, "the firmware had not written the light when the window began")
+    for v in range(3):
+        n, want = truth[v]
+        if v == l0["state"] or n == 0:
+            continue
+        check(v in states and states[v][1] is not None, f"light {v}: no stay in the session")
+        avg = states[v][1]
+        check(abs(avg - want) <= res, f"light {v}: {avg:.0f} us, firmware {want:.0f} ± {res:.0f}")
+    check(changes[0][0] <= made, f"{changes[0][0]} light changes, the firmware made {made}")
     check(changes[1][1] >= 50 and changes[1][2] <= 149, "speed outside what was written")
 
 

@@ -123,6 +123,11 @@ int main(int argc, char **argv)
   truth_print_stats("live", &t.live, t.n_tasks, t.n_isrs);
   printf(",\n");
   truth_print_stats("snapshot", &t.snap, t.n_tasks, t.n_isrs);
+  printf(",\n  \"light\": {\"changes\": %" PRIu32 ", \"state\": %" PRIu32 ", \"since\": %" PRIu32
+         ", \"stays\": [%" PRIu32 ", %" PRIu32 ", %" PRIu32 "], \"ticks\": [%" PRIu64 ", %" PRIu64
+         ", %" PRIu64 "]}",
+         t.light_changes, t.light_state, t.light_since, t.light_stays[0], t.light_stays[1],
+         t.light_stays[2], t.light_ticks[0], t.light_ticks[1], t.light_ticks[2]);
   printf("\n}\n");
   return 0;
 }

@@ -24,7 +24,7 @@
 #define RIG_BOOT_WFI        0x100u      /* boot word: idle in WFI */
 #define RIG_TRUTH_ADDR      0x21000040u /* RigTruth */
 #define RIG_TRUTH_MAGIC     0x54474952u /* "RIGT" */
-#define RIG_TRUTH_VERSION   2u
+#define RIG_TRUTH_VERSION   3u
 #define RIG_TICK_HZ         25000000u   /* board timer rate: all *_ticks fields */
 #define RIG_SNAP_TICK       1040u       /* system counter value at which `snap` is frozen:
                                            a multiple of every period (10, 40, 5 ms) where
@@ -84,12 +84,19 @@ typedef struct {
   uint32_t reserved;       /* keeps live 8-aligned */
   RigStats live;           /* running totals */
   RigStats snap;           /* copy of live frozen at counter == snap_tick */
+  /* views: the traffic light (views_light) as Task0 writes it, timed on the board timer —
+   * the truth for a profiler that watches the variable (poll --watch, SWO data trace) */
+  uint32_t light_changes;  /* writes that changed it, the first write included */
+  uint32_t light_state;    /* its value since light_since (valid when light_changes > 0) */
+  uint32_t light_since;    /* board time of the last change */
+  uint32_t light_stays[3]; /* stays that ended, per value (red 0, green 1, yellow 2) */
+  uint64_t light_ticks[3]; /* their total length */
 } RigTruth;
 
 _Static_assert(sizeof(RigTaskTruth) == 56, "RigTaskTruth layout");
 _Static_assert(sizeof(RigIsrTruth) == 16, "RigIsrTruth layout");
 _Static_assert(sizeof(RigStats) == 784, "RigStats layout");
-_Static_assert(sizeof(RigTruth) == 48 + 2 * 784, "RigTruth layout");
+_Static_assert(sizeof(RigTruth) == 48 + 2 * 784 + 48, "RigTruth layout");
 
 /* Task and ISR2 names by id, as in demo.ort. */
 #define RIG_TASK_NAMES { "Task0", "Task1", "SplitA", "SplitB", "SplitC", "SplitD", \

@@ -40,6 +40,8 @@
 #include "os.h"
 #include "rig-truth.h"
 
+extern volatile RigTruth rig_truth;  /* os.c */
+
 enum { Task0, Task1, SplitA, SplitB, SplitC, SplitD, StressLo, StressMid, StressHi,
        HarmA, HarmW, HarmB, HarmC };
 enum { ResStress };
@@ -148,6 +150,17 @@ void views_task0(void)
   uint32_t k = views_task0_jobs++;
   uint32_t phase = k % 8u;
   uint8_t light = phase < 4u ? LIGHT_RED : phase < 7u ? LIGHT_GREEN : LIGHT_YELLOW;
+  if (rig_truth.light_changes == 0 || light != rig_truth.light_state) {
+    uint32_t now = rig_now();
+    if (rig_truth.light_changes) {
+      uint32_t prev = rig_truth.light_state;
+      rig_truth.light_stays[prev]++;
+      rig_truth.light_ticks[prev] += now - rig_truth.light_since;
+    }
+    rig_truth.light_since = now;
+    rig_truth.light_state = light;
+    rig_truth.light_changes++;
+  }
   views_light = light;
   AppValue(VAR_LIGHT, light);
   views_outer_load(k < VIEWS_POINT_JOBS);

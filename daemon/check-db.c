@@ -112,3 +112,10 @@ check_json_finish (JsonBuilder *builder)
   g_autofree char *text = json_generator_to_data (gen, NULL);
   return g_strconcat (text, "\n", NULL);
 }
+
+char *
+check_markdown_escape (const char *text)
+{
+  g_auto (GStrv) parts = g_strsplit (text, "|", -1);
+  return g_strjoinv ("\\|", parts);
+}

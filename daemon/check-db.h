@@ -46,4 +46,8 @@ void check_json_number (JsonBuilder *builder, const char *name, double v);
  * allocated). */
 char *check_json_finish (JsonBuilder *builder);
 
+/* check_markdown_escape: @text for a markdown table cell: '|' (which would end the cell)
+ * escaped (newly allocated). */
+char *check_markdown_escape (const char *text);
+
 G_END_DECLS

@@ -261,8 +261,7 @@ check__to_markdown (const CheckSession *session, const BudgetSet *set, GArray *r
     g_autofree char *obj = check__object (r->budget);
     g_autofree char *measured = check__measured (r);
     g_autofree char *limit = check__limit (r->budget);
-    g_auto (GStrv) parts = g_strsplit (obj, "|", -1); /* a '|' would end the cell */
-    g_autofree char *obj_md = g_strjoinv ("\\|", parts);
+    g_autofree char *obj_md = check_markdown_escape (obj);
     g_string_append_printf (md, "| %s | %s | %s | %s | %s |\n", budget_verdict_name (r->verdict),
                             obj_md, r->budget->stat->key, limit, measured);
   }

@@ -173,13 +173,14 @@ diff__session_line (const char *label, const CheckSession *s)
                           s->elf_sha256 != NULL ? s->elf_sha256 : "");
 }
 
-/* diff__changed: whether a row is worth showing: a regression, a new or vanished entry, or a
- * measure that moved */
+/* diff__changed: whether a row is worth showing: a regression, a known measure of a new or
+ * vanished entry, or a measure that moved */
 static gboolean
 diff__changed (const DiffEntry *e, const DiffMetric *m)
 {
-  return m->regression || strcmp (e->status, "both") != 0
-         || (!isnan (m->change) && m->change != 0) || isnan (m->a) != isnan (m->b);
+  if (strcmp (e->status, "both") != 0)
+    return !isnan (m->a) || !isnan (m->b);
+  return m->regression || (!isnan (m->change) && m->change != 0) || isnan (m->a) != isnan (m->b);
 }
 
 static char *
@@ -204,9 +205,10 @@ diff__to_text (const CheckSession *sa, const CheckSession *sb, GPtrArray *entrie
         continue;
       g_autofree char *a = check_db_format (m->a), *b = check_db_format (m->b);
       g_autofree char *change = diff__change_text (m);
+      g_autofree char *name_md = markdown ? check_markdown_escape (e->name) : NULL;
       if (markdown)
         g_string_append_printf (out, "| %s | %s | %s | %s | %s | %s | %s | %s |\n",
-                                budget_kind_name (e->kind), e->name, e->status, m->metric, a, b,
+                                budget_kind_name (e->kind), name_md, e->status, m->metric, a, b,
                                 change, m->regression ? "**regression**" : "");
       else
         g_string_append_printf (out, "%-9s %-28s %-9s %-13s %12s %12s %10s%s\n",

@@ -424,6 +424,8 @@ test_diff (void)
                         "--markdown", NULL), ==, 0);
   g_assert_true (g_str_has_prefix (out, "### orti-profd diff: 0 regressions over 100 %"));
   g_assert_nonnull (strstr (out, "| task | Task2 | new | load_percent | NULL | 1 |"));
+  g_assert_null (strstr (out, "| task | Task2 | new | max_us |")); /* unknown on both sides */
+  g_assert_nonnull (strstr (out, "| function | compute | vanished | count | 200 | NULL |"));
   /* unknown sessions and bad arguments */
   g_assert_cmpint (run (NULL, &err, "diff", "1", "99", "--db", db_path, NULL), ==, 2);
   g_assert_nonnull (strstr (err, "session B: no session 99"));

@@ -60,27 +60,27 @@ static const BudgetStatistic session_stats[] = {
   { "gaps_max", FALSE, "gap_count", "gap_count", "gap_count", "" },
 };
 
-#define KIND(name, stats, from, name_sql, view) \
-  { name, stats, G_N_ELEMENTS (stats), from, name_sql, view }
+/* An object is named by @name_col, or by @value_col in decimal; a name two objects of a
+ * session share (two static functions) labels them by value. */
+#define LABEL(name_col, value_col) \
+  "CASE WHEN count(*) OVER (PARTITION BY " name_col ") > 1 THEN CAST(" value_col " AS TEXT) " \
+  "ELSE " name_col " END"
+#define KIND(name, stats, view, name_col, value_col) \
+  { name, stats, G_N_ELEMENTS (stats), \
+    "FROM " view " WHERE session_id = ?1 AND (" name_col " = ?2 OR CAST(" value_col " AS TEXT) = ?2)", \
+    LABEL (name_col, value_col), view }
 
 static const BudgetKindInfo kinds[BUDGET_KIND_COUNT] = {
-  [BUDGET_KIND_TASK] = KIND ("task", task_stats,
-    "FROM task_stats WHERE session_id = ?1 AND (task = ?2 OR CAST(task_value AS TEXT) = ?2)",
-    "task", "task_stats"),
-  [BUDGET_KIND_ISR] = KIND ("isr", isr_stats,
-    "FROM isr_stats WHERE session_id = ?1 AND (isr = ?2 OR CAST(isr_value AS TEXT) = ?2)",
-    "isr", "isr_stats"),
-  [BUDGET_KIND_FUNCTION] = KIND ("function", function_stats,
-    "FROM function_stats WHERE session_id = ?1 AND (function = ?2 OR CAST(address AS TEXT) = ?2)",
-    "function", "function_stats"),
-  [BUDGET_KIND_POINT] = KIND ("point", point_stats,
-    "FROM point_stats WHERE session_id = ?1 AND (point = ?2 OR CAST(point_value AS TEXT) = ?2)",
-    "point", "point_stats"),
-  [BUDGET_KIND_CORE] = KIND ("core", core_stats,
+  [BUDGET_KIND_TASK] = KIND ("task", task_stats, "task_stats", "task", "task_value"),
+  [BUDGET_KIND_ISR] = KIND ("isr", isr_stats, "isr_stats", "isr", "isr_value"),
+  [BUDGET_KIND_FUNCTION] = KIND ("function", function_stats, "function_stats", "function", "address"),
+  [BUDGET_KIND_POINT] = KIND ("point", point_stats, "point_stats", "point", "point_value"),
+  /* a core by its index or its name, labelled by its index */
+  [BUDGET_KIND_CORE] = { "core", core_stats, G_N_ELEMENTS (core_stats),
     "FROM core_stats WHERE session_id = ?1 AND (CAST(core AS TEXT) = ?2 OR name = ?2)",
-    "CAST(core AS TEXT)", "core_stats"),
-  [BUDGET_KIND_SESSION] = KIND ("session", session_stats, "FROM sessions WHERE id = ?1", NULL,
-                                 "sessions"),
+    "CAST(core AS TEXT)", "core_stats" },
+  [BUDGET_KIND_SESSION] = { "session", session_stats, G_N_ELEMENTS (session_stats),
+    "FROM sessions WHERE id = ?1", NULL, "sessions" },
 };
 
 /* every key any kind takes: a key outside this list is unknown, one inside it is merely not

@@ -97,7 +97,9 @@ typedef struct {
   const char *from_sql;         /* "FROM … WHERE …" selecting one object's row, with ?1 the
                                  * session id and ?2 the object as written (a name, or a
                                  * value / index / address in decimal; session: no ?2) */
-  const char *name_sql;         /* the column naming an object in its view (NULL: session) */
+  const char *label_sql;        /* names each object of one session's rows uniquely: its
+                                 * name, or its value in decimal when two objects share the
+                                 * name (static functions); NULL: session */
   const char *view;             /* its view or table; the session column is session_id,
                                  * except in sessions (id) */
 } BudgetKindInfo;

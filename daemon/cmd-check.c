@@ -69,6 +69,14 @@ check__evaluate (StoreDb *db, const CheckSession *session, const BudgetSet *set,
     }
     CheckResult r = { .budget = b, .value = check_db_double (stmt, 0),
                       .lo = check_db_double (stmt, 1), .hi = check_db_double (stmt, 2) };
+    if (sqlite3_step (stmt) == SQLITE_ROW) { /* two static functions of one name, say */
+      g_set_error (error, BUDGET_ERROR, BUDGET_ERROR_UNKNOWN_OBJECT,
+                   "%s:%u: [%s %s]: session %" G_GINT64_FORMAT " has more than one %s '%s'; "
+                   "name it by its value (a function by its address in decimal)", set->path,
+                   b->group_line, budget_kind_name (b->kind), b->object, session->id,
+                   budget_kind_name (b->kind), b->object);
+      return NULL;
+    }
     if (st->lo_sql == NULL && session->sampled) /* no bound column, and the source samples */
       r.lo = r.hi = NAN;
     r.verdict = budget_judge (b->limit, st->is_min, r.lo, r.hi);
@@ -294,7 +302,7 @@ check__derive (StoreDb *db, const CheckSession *session, const char *path, GErro
       const char *far = st->is_min ? st->lo_sql : st->hi_sql;
       g_autofree char *sql = g_strdup_printf (
         "SELECT %s, %s FROM %s WHERE %s = ?1 ORDER BY 1",
-        kind == BUDGET_KIND_SESSION ? "NULL" : info->name_sql,
+        kind == BUDGET_KIND_SESSION ? "NULL" : info->label_sql,
         far != NULL ? far : st->value_sql, info->view,
         kind == BUDGET_KIND_SESSION ? "id" : "session_id");
       g_autoptr (sqlite3_stmt) stmt = check_db_prepare (db, sql, error);

@@ -60,7 +60,7 @@ diff__rows (StoreDb *db, const DiffKind *dk, gint64 session, GError **error)
 {
   const BudgetKindInfo *info = budget_kind_info (dk->kind);
   g_autoptr (GString) sql = g_string_new ("SELECT ");
-  g_string_append (sql, info->name_sql);
+  g_string_append (sql, info->label_sql);
   for (guint c = 0; c < DIFF_N_COLUMNS; c++)
     g_string_append_printf (sql, ", %s", dk->sql[c] != NULL ? dk->sql[c] : "NULL");
   g_string_append_printf (sql, " FROM %s WHERE session_id = ?1", info->view);

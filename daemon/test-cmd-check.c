@@ -31,6 +31,8 @@ write_exact (StoreWriter *w)
   g_assert_true (store_writer_add_task (w, id, 1, "Task1", &error));
   g_assert_true (store_writer_add_isr (w, id, 7, "CanIsr", &error));
   g_assert_true (store_writer_add_function (w, id, 0x08000100, 64, "compute", &error));
+  g_assert_true (store_writer_add_function (w, id, 0x08000200, 16, "helper", &error));
+  g_assert_true (store_writer_add_function (w, id, 0x08000300, 16, "helper", &error));
   g_assert_true (store_writer_add_point (w, id, 3, "PFP_INNER", &error));
   g_assert_true (store_writer_add_core (w, id, 0, "cm4", &error));
   /* a span of 1 s (first to last tick): the ISR view's load is its net time over it */
@@ -66,6 +68,11 @@ write_exact (StoreWriter *w)
                            .net_p90 = 120, .net_p99 = 140, .period_min = 500,
                            .period_max = 5000, .period_avg = 1000 };
   g_assert_true (store_writer_put_function_stats (w, id, &fs, 1, &error));
+  /* two static functions of the same name */
+  StoreFunctionStat helpers[2] = { fs, fs };
+  helpers[0].function = 0x08000200;
+  helpers[1].function = 0x08000300;
+  g_assert_true (store_writer_put_function_stats (w, id, helpers, 2, &error));
   StorePointStat ps = { .point = 3, .count = 10, .total = 100, .min = 5, .max = 20, .avg = 10,
                         .p50 = 10, .p90 = 15, .p99 = 19, .last = 9, .ema = NAN, .alpha = NAN };
   g_assert_true (store_writer_put_point_stats (w, id, &ps, 1, &error));
@@ -325,6 +332,12 @@ test_check_bad_input (void)
   assert_bad ("[isr CanIsr]\nresponse_max = 30\n", "2: response_max: the views store no such");
   assert_bad ("[core 5]\nload_max = 30\n", "1: [core 5]: session 1 has no core '5'");
   assert_bad ("[widget w]\nload_max = 30\n", "1: group [widget w]");
+  assert_bad ("[task Task0]\nload_max = 30\n[function helper]\nnet_max = 1\n",
+              "3: [function helper]: session 1 has more than one function 'helper'");
+  /* named by address (decimal) it is one */
+  g_autofree char *by_address = write_budgets ("address.ini", "[function 134218240]\nnet_max = 150\n");
+  g_assert_cmpint (run (NULL, NULL, "check", "--db", db_path, "--session", "1", "--budgets",
+                        by_address, NULL), ==, 0);
   g_autofree char *budgets = write_budgets ("ok.ini", "[task Task0]\nload_max = 30\n");
   g_autofree char *err = NULL;
   g_assert_cmpint (run (NULL, &err, "check", "--db", db_path, "--session", "9", "--budgets",
@@ -348,6 +361,10 @@ test_check_derive (void)
   g_assert_nonnull (strstr (text, "[task Task0]\nload_max=30\n"));
   g_assert_nonnull (strstr (text, "period_min=7200\n"));
   g_assert_nonnull (strstr (text, "[session]\ngaps_max=0\n"));
+  /* the two functions called helper are named by their addresses */
+  g_assert_nonnull (strstr (text, "[function 134218240]\n"));
+  g_assert_nonnull (strstr (text, "[function 134218496]\n"));
+  g_assert_null (strstr (text, "[function helper]"));
   /* Task0's response p99 is NULL: left out; Task1's 5000 µs gets 6000 */
   g_autofree char *task0 = g_strndup (strstr (text, "[task Task0]"),
                                       (gsize) (strstr (text, "[task Task1]") - strstr (text, "[task Task0]")));

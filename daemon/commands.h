@@ -3,7 +3,9 @@
  * Each command parses its own arguments with GOptionContext (argv[0] is the command name),
  * prints to stdout/stderr, and returns the process exit status: 0 success, 1 failure
  * (an error message naming the file, line and column or the offending value has been
- * printed), 2 bad usage. */
+ * printed), 2 bad usage. `check` and `diff` are CI gates with statuses of their own: 1 is
+ * their verdict (a violated budget, a regression), 2 any bad input, 3 `check` undecided
+ * (docs/check.md). */
 #pragma once
 
 typedef int (*OrtiCommandFunc) (int argc, char **argv);
@@ -22,3 +24,5 @@ int cmd_run (int argc, char **argv);
 int cmd_slice (int argc, char **argv);
 int cmd_export (int argc, char **argv);
 int cmd_serve (int argc, char **argv);
+int cmd_check (int argc, char **argv);
+int cmd_diff (int argc, char **argv);

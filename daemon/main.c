@@ -15,6 +15,8 @@ static const OrtiCommand commands[] = {
   { "delete-session", cmd_delete_session, "remove a stored session and all its rows" },
   { "export", cmd_export, "export a stored session: perfetto, callgrind, folded, csv, gprof, twl, pfp" },
   { "serve", cmd_serve, "serve the dashboard and REST API over a stored database (no target)" },
+  { "check", cmd_check, "judge a stored session against timing budgets (CI: JUnit, markdown, JSON)" },
+  { "diff", cmd_diff, "compare two stored sessions: load and time deltas, regressions over a threshold" },
   { "slice", cmd_slice, "re-slice a text file of events per task, with suspend periods and statistics" },
 };
 

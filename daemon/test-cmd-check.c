@@ -1,0 +1,510 @@
+/* test-cmd-check.c — `orti-profd check` and `orti-profd diff` end to end: builds a real
+ * session database through the store's writer (an exact session 1 and a sampled session 2
+ * with error bounds), runs the built executable (argv[1]) and checks exit statuses, the
+ * budgets-file:line of bad input, the JUnit XML (parsed by python3's xml.etree, as CI
+ * servers read it), the JSON documents, the markdown, and --derive-budgets round trips. */
+#include "store.h"
+
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static const char *exe;
+static char *dir;     /* temporary directory */
+static char *db_path; /* dir/profile.db */
+
+/* Session 1: exact (no sample rate). Task0 25 % load, job p99 400 µs, response p99 unknown;
+ * Task1; ISR CanIsr; function compute; point 3; core 0 at 40 %; no gaps. */
+static void
+write_exact (StoreWriter *w)
+{
+  g_autoptr (GError) error = NULL;
+  StoreSessionInfo info = { .name = "exact", .source_kind = "rtt", .clock = "target",
+                            .tick_rate_hz = 1e6, .elf_path = "build/app-v1.elf",
+                            .elf_sha256 = "aaaa1111" };
+  gint64 id = store_writer_begin_session (w, &info, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (id, ==, 1);
+  g_assert_true (store_writer_add_task (w, id, 0, "Task0", &error));
+  g_assert_true (store_writer_add_task (w, id, 1, "Task1", &error));
+  g_assert_true (store_writer_add_isr (w, id, 7, "CanIsr", &error));
+  g_assert_true (store_writer_add_function (w, id, 0x08000100, 64, "compute", &error));
+  g_assert_true (store_writer_add_function (w, id, 0x08000200, 16, "helper", &error));
+  g_assert_true (store_writer_add_function (w, id, 0x08000300, 16, "helper", &error));
+  g_assert_true (store_writer_add_point (w, id, 3, "PFP_INNER", &error));
+  g_assert_true (store_writer_add_core (w, id, 0, "cm4", &error));
+  /* a span of 1 s (first to last tick): the ISR view's load is its net time over it */
+  ProbeEvent ev[2] = { { 0, 0, 0, 0, PROBE_EVENT_TASK_SWITCH },
+                       { 1000000, 0xFFFFFFFFu, 0, 0, PROBE_EVENT_TASK_SWITCH } };
+  g_assert_true (store_writer_push_events (w, id, ev, 2, &error));
+  StoreTaskStat ts[2] = {
+    { .task = 0, .activations = 100, .jobs = 100, .jobs_expected = NAN, .slices = 120,
+      .preemptions = 20, .preemptions_missed = 0, .waits = -1, .wait_total = -1,
+      .run_total = 250000, .load = 0.25, .load_bound = 0, .time_bound = 0,
+      .slice_min = 100, .slice_max = 500, .slice_avg = 300, .slice_p50 = 300, .slice_p90 = 400,
+      .slice_p99 = 450, .job_min = 100, .job_max = 500, .job_avg = 300, .job_p50 = 300,
+      .job_p90 = 380, .job_p99 = 400, .period_min = 9000, .period_max = 11000,
+      .period_avg = 10000, .response_min = 100, .response_max = 600, .response_avg = 300,
+      .response_p50 = -1, .response_p90 = -1, .response_p99 = -1 },
+    { .task = 1, .activations = 10, .jobs = 10, .jobs_expected = NAN, .slices = 10,
+      .preemptions = 0, .waits = -1, .wait_total = -1, .run_total = 50000, .load = 0.05,
+      .slice_min = -1, .slice_max = -1, .slice_avg = NAN, .slice_p50 = -1, .slice_p90 = -1,
+      .slice_p99 = -1, .job_min = 5000, .job_max = 5000, .job_avg = 5000, .job_p50 = 5000,
+      .job_p90 = 5000, .job_p99 = 5000, .period_min = 100000, .period_max = 100000,
+      .period_avg = 100000, .response_min = 5000, .response_max = 5000, .response_avg = 5000,
+      .response_p50 = 5000, .response_p90 = 5000, .response_p99 = 5000 },
+  };
+  g_assert_true (store_writer_put_task_stats (w, id, ts, 2, &error));
+  StoreIsrStat is = { .isr = 7, .count = 50, .net_total = 1000, .net_min = 10, .net_max = 40,
+                      .net_avg = 20, .net_p50 = 20, .net_p90 = 30, .net_p99 = 35,
+                      .gross_total = 1000, .gross_min = 10, .gross_max = 40, .gross_avg = 20,
+                      .period_min = 1000, .period_max = 3000, .period_avg = 2000, .max_depth = 1 };
+  g_assert_true (store_writer_put_isr_stats (w, id, &is, 1, &error));
+  StoreFunctionStat fs = { .task = -1, .function = 0x08000100, .count = 200,
+                           .gross_total = 20000, .net_total = 20000, .self_total = 20000,
+                           .net_min = 50, .net_max = 150, .net_avg = 100, .net_p50 = 100,
+                           .net_p90 = 120, .net_p99 = 140, .period_min = 500,
+                           .period_max = 5000, .period_avg = 1000 };
+  g_assert_true (store_writer_put_function_stats (w, id, &fs, 1, &error));
+  /* two static functions of the same name */
+  StoreFunctionStat helpers[2] = { fs, fs };
+  helpers[0].function = 0x08000200;
+  helpers[1].function = 0x08000300;
+  g_assert_true (store_writer_put_function_stats (w, id, helpers, 2, &error));
+  StorePointStat ps = { .point = 3, .count = 10, .total = 100, .min = 5, .max = 20, .avg = 10,
+                        .p50 = 10, .p90 = 15, .p99 = 19, .last = 9, .ema = NAN, .alpha = NAN };
+  g_assert_true (store_writer_put_point_stats (w, id, &ps, 1, &error));
+  StoreCoreStat cs = { .core = 0, .start = 0, .end = 1000000, .task_time = 380000,
+                       .isr_time = 20000, .idle_time = 600000, .unknown_time = 0 };
+  g_assert_true (store_writer_put_core_stats (w, id, &cs, 1, &error));
+  g_assert_true (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error));
+  g_assert_no_error (error);
+}
+
+/* Session 2: sampled at 1 kHz. Task0 45 ± 5 % load, job p99 600 ± 100 µs; Task1 gone,
+ * Task2 new; CanIsr's net time up; one gap. */
+static void
+write_sampled (StoreWriter *w)
+{
+  g_autoptr (GError) error = NULL;
+  StoreSessionInfo info = { .name = "sampled", .source_kind = "poll", .clock = "host",
+                            .tick_rate_hz = 1e6, .elf_path = "build/app-v2.elf",
+                            .elf_sha256 = "bbbb2222" };
+  gint64 id = store_writer_begin_session (w, &info, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (id, ==, 2);
+  StoreSessionQuality q = { .sample_rate_hz = 1000, .gap_count = 1, .interval_p99_us = 100,
+                            .samples = 1000, .samples_effective = 900 };
+  g_assert_true (store_writer_set_quality (w, id, &q, &error));
+  g_assert_true (store_writer_add_task (w, id, 0, "Task0", &error));
+  g_assert_true (store_writer_add_task (w, id, 2, "Task2", &error));
+  g_assert_true (store_writer_add_isr (w, id, 7, "CanIsr", &error));
+  StoreTaskStat ts[2] = {
+    { .task = 0, .activations = -1, .jobs = 100, .jobs_expected = 100, .slices = 120,
+      .preemptions = 20, .preemptions_missed = 10, .waits = -1, .wait_total = -1,
+      .run_total = 450000, .load = 0.45, .load_bound = 0.05, .time_bound = 100,
+      .slice_min = -1, .slice_max = -1, .slice_avg = NAN, .slice_p50 = -1, .slice_p90 = -1,
+      .slice_p99 = -1, .job_min = 100, .job_max = 700, .job_avg = 400, .job_p50 = 400,
+      .job_p90 = 500, .job_p99 = 600, .period_min = 9000, .period_max = 11000,
+      .period_avg = 10000, .response_min = -1, .response_max = -1, .response_avg = NAN,
+      .response_p50 = -1, .response_p90 = -1, .response_p99 = -1 },
+    { .task = 2, .activations = -1, .jobs = 5, .jobs_expected = NAN, .slices = 5,
+      .preemptions = -1, .preemptions_missed = -1, .waits = -1, .wait_total = -1,
+      .run_total = 1000, .load = 0.01, .load_bound = 0.01, .time_bound = 100,
+      .slice_min = -1, .slice_max = -1, .slice_avg = NAN, .slice_p50 = -1, .slice_p90 = -1,
+      .slice_p99 = -1, .job_min = -1, .job_max = -1, .job_avg = NAN, .job_p50 = -1,
+      .job_p90 = -1, .job_p99 = -1, .period_min = -1, .period_max = -1, .period_avg = NAN,
+      .response_min = -1, .response_max = -1, .response_avg = NAN, .response_p50 = -1,
+      .response_p90 = -1, .response_p99 = -1 },
+  };
+  g_assert_true (store_writer_put_task_stats (w, id, ts, 2, &error));
+  StoreIsrStat is = { .isr = 7, .count = 50, .net_total = 1500, .net_min = 10, .net_max = 40,
+                      .net_avg = 30, .net_p50 = 20, .net_p90 = 30, .net_p99 = -1,
+                      .gross_total = 1500, .gross_min = 10, .gross_max = 40, .gross_avg = 30,
+                      .period_min = 1000, .period_max = 3000, .period_avg = 2000, .max_depth = 1 };
+  g_assert_true (store_writer_put_isr_stats (w, id, &is, 1, &error));
+  g_assert_true (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error));
+  g_assert_no_error (error);
+}
+
+/* run: orti-profd with @args (NULL-terminated); its exit status, stdout and stderr. */
+static int
+run (char **out, char **err, const char *first, ...)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, (gpointer) exe);
+  va_list ap;
+  va_start (ap, first);
+  for (const char *a = first; a != NULL; a = va_arg (ap, const char *))
+    g_ptr_array_add (argv, (gpointer) a);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *o = NULL, *e = NULL;
+  int status = 0;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                               &o, &e, &status, &error));
+  g_assert_no_error (error);
+  if (g_test_verbose ())
+    g_printerr ("%s%s", o, e);
+  if (out != NULL)
+    *out = g_steal_pointer (&o);
+  if (err != NULL)
+    *err = g_steal_pointer (&e);
+  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}
+
+static char *
+write_budgets (const char *name, const char *text)
+{
+  char *path = g_build_filename (dir, name, NULL);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  return path;
+}
+
+/* junit_summary: python3 parses @path as CI servers would and prints
+ * "tests failures skipped: classname/name=verdict …"; NULL (test skipped) without python3. */
+static char *
+junit_summary (const char *path)
+{
+  g_autofree char *python = g_find_program_in_path ("python3");
+  if (python == NULL) {
+    g_test_skip ("python3 not found: JUnit XML not parsed");
+    return NULL;
+  }
+  const char *script =
+    "import sys, xml.etree.ElementTree as E\n"
+    "r = E.parse(sys.argv[1]).getroot()\n"
+    "assert r.tag == 'testsuites', r.tag\n"
+    "s = r.find('testsuite')\n"
+    "cases = s.findall('testcase')\n"
+    "assert int(s.get('tests')) == len(cases)\n"
+    "v = lambda c: 'violation' if c.find('failure') is not None else "
+    "'undecided' if c.find('skipped') is not None else 'pass'\n"
+    "print(s.get('tests'), s.get('failures'), s.get('skipped') + ':', "
+    "' '.join(c.get('classname') + '/' + c.get('name') + '=' + v(c) for c in cases))\n";
+  const char *argv[] = { python, "-c", script, path, NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  int status = 0;
+  g_autoptr (GError) error = NULL;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out,
+                               &err, &status, &error));
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("%s is not JUnit XML python reads: %s", path, err);
+  return g_strchomp (g_steal_pointer (&out));
+}
+
+static JsonNode *
+parse_json (const char *text)
+{
+  g_autoptr (JsonParser) p = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  if (!json_parser_load_from_data (p, text, -1, &error))
+    g_error ("not JSON (%s): %s", error->message, text);
+  return json_node_copy (json_parser_get_root (p));
+}
+
+static void
+test_check_pass (void)
+{
+  g_autofree char *budgets = write_budgets ("pass.ini",
+    "[task Task0]\nload_max = 30\nnet_p99_max = 400\nperiod_min = 9000\nperiod_max = 12000\n"
+    "preemptions_per_job_max = 0.25\n"
+    "[task 1]\nresponse_max = 5000\n"
+    "[isr CanIsr]\nnet_max = 50\nload_max = 1\n"
+    "[function compute]\nnet_p99_max = 150\n"
+    "[point PFP_INNER]\nnet_max = 20\n[point 3]\nnet_p99_max = 19\n"
+    "[core 0]\nload_max = 50\n[core cm4]\nload_max = 41\n"
+    "[session]\ngaps_max = 0\n");
+  g_autofree char *junit = g_build_filename (dir, "pass.xml", NULL);
+  g_autofree char *md = g_build_filename (dir, "pass.md", NULL);
+  g_autofree char *out = NULL;
+  g_assert_cmpint (run (&out, NULL, "check", "--db", db_path, "--session", "1", "--budgets",
+                        budgets, "--junit", junit, "--markdown", md, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "14 budgets: 14 pass, 0 violated, 0 undecided"));
+  g_autofree char *summary = junit_summary (junit);
+  if (summary != NULL)
+    g_assert_cmpstr (summary, ==, "14 0 0: task.Task0/load_max=pass task.Task0/net_p99_max=pass "
+                     "task.Task0/period_min=pass task.Task0/period_max=pass "
+                     "task.Task0/preemptions_per_job_max=pass task.1/response_max=pass "
+                     "isr.CanIsr/net_max=pass isr.CanIsr/load_max=pass "
+                     "function.compute/net_p99_max=pass point.PFP_INNER/net_max=pass "
+                     "point.3/net_p99_max=pass core.0/load_max=pass core.cm4/load_max=pass "
+                     "session.session/gaps_max=pass");
+  g_autofree char *mdtext = NULL;
+  g_assert_true (g_file_get_contents (md, &mdtext, NULL, NULL));
+  g_assert_true (g_str_has_prefix (mdtext, "### orti-profd check: **pass**"));
+  g_assert_nonnull (strstr (mdtext, "| pass | task Task0 | load_max | ≤ 30 % | 25 % |"));
+}
+
+static void
+test_check_violation (void)
+{
+  g_autofree char *budgets = write_budgets ("violation.ini",
+    "[task Task0]\nload_max = 24.9\nnet_p99_max = 400\n[function compute]\nperiod_min = 600\n");
+  g_autofree char *junit = g_build_filename (dir, "violation.xml", NULL);
+  g_autofree char *out = NULL;
+  g_assert_cmpint (run (&out, NULL, "check", "--db", db_path, "--session", "1", "--budgets",
+                        budgets, "--json", "--junit", junit, NULL), ==, 1);
+  g_autoptr (JsonNode) root = parse_json (out);
+  JsonObject *o = json_node_get_object (root);
+  g_assert_cmpint (json_object_get_int_member (o, "exit_status"), ==, 1);
+  JsonArray *results = json_object_get_array_member (o, "results");
+  g_assert_cmpuint (json_array_get_length (results), ==, 3);
+  JsonObject *r0 = json_array_get_object_element (results, 0);
+  g_assert_cmpstr (json_object_get_string_member (r0, "verdict"), ==, "violation");
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (r0, "value"), 25, 1e-9);
+  g_assert_cmpint (json_object_get_int_member (r0, "line"), ==, 2);
+  JsonObject *r2 = json_array_get_object_element (results, 2);
+  g_assert_cmpstr (json_object_get_string_member (r2, "verdict"), ==, "violation");
+  g_autofree char *summary = junit_summary (junit);
+  if (summary != NULL)
+    g_assert_cmpstr (summary, ==, "3 2 0: task.Task0/load_max=violation "
+                     "task.Task0/net_p99_max=pass function.compute/period_min=violation");
+}
+
+/* Session 2 is sampled: 45 ± 5 % against 48 straddles the limit; 45 ± 5 against 40 is within
+ * the bound too; against 39 it is a violation whatever the truth. The ISR view has no bound
+ * column, so in a sampled session its statistics are undecided; a NULL statistic too. */
+static void
+test_check_undecided (void)
+{
+  g_autofree char *budgets = write_budgets ("undecided.ini",
+    "[task Task0]\nload_max = 48\nnet_p99_max = 700\n"
+    "[isr CanIsr]\nnet_max = 1000\n"
+    "[task Task2]\nnet_max = 10000\n");
+  g_autofree char *junit = g_build_filename (dir, "undecided.xml", NULL);
+  g_autofree char *out = NULL;
+  /* no --session: the newest, 2 */
+  g_assert_cmpint (run (&out, NULL, "check", "--db", db_path, "--budgets", budgets, "--junit",
+                        junit, NULL), ==, 3);
+  g_assert_nonnull (strstr (out, "session 2 (sampled)"));
+  g_assert_nonnull (strstr (out, "45 ± 5 %"));
+  g_autofree char *summary = junit_summary (junit);
+  if (summary != NULL)
+    g_assert_cmpstr (summary, ==, "4 0 3: task.Task0/load_max=undecided "
+                     "task.Task0/net_p99_max=pass isr.CanIsr/net_max=undecided "
+                     "task.Task2/net_max=undecided");
+  g_autofree char *b2 = write_budgets ("bounds.ini", "[task Task0]\nload_max = 50\n"
+                                       "preemptions_per_job_max = 0.25\n");
+  g_assert_cmpint (run (NULL, NULL, "check", "--db", db_path, "--budgets", b2, NULL), ==, 3);
+  g_autofree char *b3 = write_budgets ("bounds3.ini", "[task Task0]\nload_max = 39\n"
+                                       "preemptions_per_job_max = 0.3\n[session]\ngaps_max = 1\n");
+  g_assert_cmpint (run (NULL, NULL, "check", "--db", db_path, "--budgets", b3, NULL), ==, 1);
+  g_autofree char *b4 = write_budgets ("bounds4.ini", "[task Task0]\nload_max = 50\n"
+                                       "preemptions_per_job_max = 0.3\n[session]\ngaps_max = 1\n");
+  g_assert_cmpint (run (NULL, NULL, "check", "--db", db_path, "--budgets", b4, NULL), ==, 0);
+  /* session 1 stores Task0's response p99 as NULL: unknown is never a pass */
+  g_autofree char *b5 = write_budgets ("null.ini", "[task Task0]\nresponse_p99_max = 1e9\n");
+  g_autofree char *err = NULL;
+  g_assert_cmpint (run (&out, NULL, "check", "--db", db_path, "--session", "1", "--budgets", b5,
+                        "--json", NULL), ==, 3);
+  g_autoptr (JsonNode) root = parse_json (out);
+  JsonObject *r0 = json_array_get_object_element (
+    json_object_get_array_member (json_node_get_object (root), "results"), 0);
+  g_assert_true (json_object_get_null_member (r0, "value"));
+  g_assert_cmpstr (json_object_get_string_member (r0, "verdict"), ==, "undecided");
+}
+
+/* assert_bad: check with @text as budgets exits 2 naming @where on stderr. */
+static void
+assert_bad (const char *text, const char *where)
+{
+  g_autofree char *budgets = write_budgets ("bad.ini", text);
+  g_autofree char *err = NULL;
+  g_assert_cmpint (run (NULL, &err, "check", "--db", db_path, "--session", "1", "--budgets",
+                        budgets, NULL), ==, 2);
+  g_autofree char *expect = g_strdup_printf ("%s:%s", budgets, where);
+  if (strstr (err, expect) == NULL)
+    g_error ("expected '%s' in: %s", expect, err);
+}
+
+static void
+test_check_bad_input (void)
+{
+  assert_bad ("[task Task0]\nload_max = 30\n\n[task Task9]\nload_max = 30\n",
+              "4: [task Task9]: session 1 has no task 'Task9'");
+  assert_bad ("[task Task0]\nload_max = 30\nlaod_max = 30\n", "3: unknown key 'laod_max'");
+  assert_bad ("[task Task0]\nload_max = thirty\n", "2: load_max = 'thirty'");
+  assert_bad ("[isr CanIsr]\nresponse_max = 30\n", "2: response_max: the views store no such");
+  assert_bad ("[core 5]\nload_max = 30\n", "1: [core 5]: session 1 has no core '5'");
+  assert_bad ("[widget w]\nload_max = 30\n", "1: group [widget w]");
+  assert_bad ("[task Task0]\nload_max = 30\n[function helper]\nnet_max = 1\n",
+              "3: [function helper]: session 1 has more than one function 'helper'");
+  /* named by address (decimal) it is one */
+  g_autofree char *by_address = write_budgets ("address.ini", "[function 134218240]\nnet_max = 150\n");
+  g_assert_cmpint (run (NULL, NULL, "check", "--db", db_path, "--session", "1", "--budgets",
+                        by_address, NULL), ==, 0);
+  g_autofree char *budgets = write_budgets ("ok.ini", "[task Task0]\nload_max = 30\n");
+  g_autofree char *err = NULL;
+  g_assert_cmpint (run (NULL, &err, "check", "--db", db_path, "--session", "9", "--budgets",
+                        budgets, NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "no session 9"));
+  g_assert_cmpint (run (NULL, NULL, "check", "--db", db_path, NULL), ==, 2);
+  g_autofree char *missing = g_build_filename (dir, "missing.db", NULL);
+  g_assert_cmpint (run (NULL, NULL, "check", "--db", missing, "--budgets", budgets, NULL), ==, 2);
+}
+
+/* --derive-budgets: the starter file of a session is a valid budgets file that session
+ * passes (an exact one: no bound straddles a limit with 20 % headroom). */
+static void
+test_check_derive (void)
+{
+  g_autofree char *derived = g_build_filename (dir, "derived.ini", NULL);
+  g_assert_cmpint (run (NULL, NULL, "check", "--db", db_path, "--session", "1",
+                        "--derive-budgets", derived, NULL), ==, 0);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (derived, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "[task Task0]\nload_max=30\n"));
+  g_assert_nonnull (strstr (text, "period_min=7200\n"));
+  g_assert_nonnull (strstr (text, "[session]\ngaps_max=0\n"));
+  /* the two functions called helper are named by their addresses */
+  g_assert_nonnull (strstr (text, "[function 134218240]\n"));
+  g_assert_nonnull (strstr (text, "[function 134218496]\n"));
+  g_assert_null (strstr (text, "[function helper]"));
+  /* Task0's response p99 is NULL: left out; Task1's 5000 µs gets 6000 */
+  g_autofree char *task0 = g_strndup (strstr (text, "[task Task0]"),
+                                      (gsize) (strstr (text, "[task Task1]") - strstr (text, "[task Task0]")));
+  g_assert_null (strstr (task0, "response_p99_max="));
+  g_assert_nonnull (strstr (text, "response_p99_max=6000\n"));
+  g_autofree char *out = NULL;
+  g_assert_cmpint (run (&out, NULL, "check", "--db", db_path, "--session", "1", "--budgets",
+                        derived, NULL), ==, 0);
+  /* the sampled session against session 1's budgets: Task1 is gone */
+  g_autofree char *err = NULL;
+  g_assert_cmpint (run (NULL, &err, "check", "--db", db_path, "--session", "2", "--budgets",
+                        derived, NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "session 2 has no task 'Task1'"));
+}
+
+static JsonObject *
+diff_entry (JsonArray *entries, const char *kind, const char *name)
+{
+  for (guint i = 0; i < json_array_get_length (entries); i++) {
+    JsonObject *e = json_array_get_object_element (entries, i);
+    if (strcmp (json_object_get_string_member (e, "kind"), kind) == 0
+        && strcmp (json_object_get_string_member (e, "name"), name) == 0)
+      return e;
+  }
+  g_error ("no %s %s in the diff", kind, name);
+  return NULL;
+}
+
+static JsonObject *
+diff_metric (JsonObject *entry, guint i, const char *metric)
+{
+  JsonObject *m = json_array_get_object_element (json_object_get_array_member (entry, "metrics"), i);
+  g_assert_cmpstr (json_object_get_string_member (m, "metric"), ==, metric);
+  return m;
+}
+
+static void
+test_diff (void)
+{
+  g_autofree char *out = NULL, *err = NULL;
+  g_assert_cmpint (run (&out, NULL, "diff", "1", "2", "--db", db_path, "--json", NULL), ==, 1);
+  g_autoptr (JsonNode) root = parse_json (out);
+  JsonObject *o = json_node_get_object (root);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (o, "a"), "elf_sha256"),
+                   ==, "aaaa1111");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (o, "b"), "elf_path"),
+                   ==, "build/app-v2.elf");
+  JsonArray *entries = json_object_get_array_member (o, "entries");
+  JsonObject *t0 = diff_entry (entries, "task", "Task0");
+  g_assert_cmpstr (json_object_get_string_member (t0, "status"), ==, "both");
+  JsonObject *load = diff_metric (t0, 0, "load_percent");
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (load, "change_percent"), 80, 1e-6);
+  g_assert_true (json_object_get_boolean_member (load, "regression"));
+  g_assert_true (json_object_get_boolean_member (diff_metric (t0, 1, "net_p99_us"), "regression"));
+  g_assert_cmpstr (json_object_get_string_member (diff_entry (entries, "task", "Task1"), "status"),
+                   ==, "vanished");
+  g_assert_cmpstr (json_object_get_string_member (diff_entry (entries, "task", "Task2"), "status"),
+                   ==, "new");
+  /* CanIsr: session 2 has no p99, so the averages are compared (20 → 30 µs) */
+  JsonObject *isr = diff_entry (entries, "isr", "CanIsr");
+  JsonObject *net = diff_metric (isr, 1, "net_avg_us");
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (net, "change_percent"), 50, 1e-6);
+  g_assert_cmpstr (json_object_get_string_member (diff_entry (entries, "function", "compute"),
+                                                  "status"), ==, "vanished");
+  g_assert_cmpint (json_object_get_int_member (o, "regressions"), ==, 4);
+  /* the same session: nothing changed */
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (run (&out, NULL, "diff", "1", "1", "--db", db_path, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "0 regressions over 10 %"));
+  g_assert_nonnull (strstr (out, "ELF build/app-v1.elf sha256 aaaa1111"));
+  /* a threshold above every increase: text and markdown, exit 0 */
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (run (&out, NULL, "diff", "1", "2", "--db", db_path, "--threshold", "100",
+                        "--markdown", NULL), ==, 0);
+  g_assert_true (g_str_has_prefix (out, "### orti-profd diff: 0 regressions over 100 %"));
+  g_assert_nonnull (strstr (out, "| task | Task2 | new | load_percent | NULL | 1 |"));
+  g_assert_null (strstr (out, "| task | Task2 | new | max_us |")); /* unknown on both sides */
+  g_assert_nonnull (strstr (out, "| function | compute | vanished | count | 200 | NULL |"));
+  /* unknown sessions and bad arguments */
+  g_assert_cmpint (run (NULL, &err, "diff", "1", "99", "--db", db_path, NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "session B: no session 99"));
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run (NULL, &err, "diff", "x", "1", "--db", db_path, NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "session A 'x'"));
+  g_assert_cmpint (run (NULL, NULL, "diff", "1", "--db", db_path, NULL), ==, 2);
+}
+
+/* The database is a plain SQLite file: the real sqlite3 shell reads the same numbers. */
+static void
+test_sqlite3_shell (void)
+{
+  g_autofree char *sqlite3 = g_find_program_in_path ("sqlite3");
+  if (sqlite3 == NULL) {
+    g_test_skip ("sqlite3 shell not found");
+    return;
+  }
+  const char *argv[] = { sqlite3, db_path, "SELECT load_percent, load_bound_percent FROM task_stats "
+                         "WHERE session_id = 2 AND task = 'Task0'", NULL };
+  g_autofree char *out = NULL;
+  int status = 0;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out,
+                               NULL, &status, NULL));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_cmpstr (out, ==, "45.0|5.0\n");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_assert_cmpint (argc, ==, 2);
+  exe = argv[1];
+  dir = g_dir_make_tmp ("check-test-XXXXXX", NULL);
+  g_assert_nonnull (dir);
+  db_path = g_build_filename (dir, "profile.db", NULL);
+  g_autoptr (GError) error = NULL;
+  StoreWriter *w = store_writer_new (db_path, NULL, &error);
+  g_assert_no_error (error);
+  write_exact (w);
+  write_sampled (w);
+  g_assert_true (store_writer_close (w, &error));
+  g_assert_no_error (error);
+
+  g_test_add_func ("/cmd-check/pass", test_check_pass);
+  g_test_add_func ("/cmd-check/violation", test_check_violation);
+  g_test_add_func ("/cmd-check/undecided", test_check_undecided);
+  g_test_add_func ("/cmd-check/bad-input", test_check_bad_input);
+  g_test_add_func ("/cmd-check/derive", test_check_derive);
+  g_test_add_func ("/cmd-check/diff", test_diff);
+  g_test_add_func ("/cmd-check/sqlite3-shell", test_sqlite3_shell);
+  int rc = g_test_run ();
+
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL) {
+    g_autofree char *p = g_build_filename (dir, name, NULL);
+    g_unlink (p);
+  }
+  g_rmdir (dir);
+  g_free (db_path);
+  g_free (dir);
+  return rc;
+}

@@ -7,6 +7,6 @@
 source "$(dirname "$0")/e2e-common.sh"
 export ORTI_SOURCE_DIR ORTI_BENCH=1
 for w in pfp split; do
-  "$RUN_RIG" --spin-idle --workload "$w" -- \
+  "$RUN_RIG" --own-cpu --spin-idle --workload "$w" -- \
     python3 "$ORTI_SOURCE_DIR/tests/e2e/poll-cases.py" "$w" 20 || die "$w"
 done

@@ -5,20 +5,23 @@
 # harmonic (tasks ending and starting on one tick, an extended task), variables watched with
 # --watch (views: seed 002's traffic light) — and split in every generator's data layout (EB's
 # TCB pointer chase, Trampoline's shared running id with VALID, ERIKA's index). A CPU hog runs
-# beside the rig the whole time (the machine CI gives us has 2 cores): the sample rate drops
-# and the bounds widen with it; they must still hold. QEMU runs in real time with --spin-idle
-# (see test-probe-poll.sh for why).
+# beside the probe side the whole time (the machine CI gives us has 2 cores): the sample rate
+# drops and the bounds widen with it; they must still hold. QEMU runs in real time with
+# --spin-idle (see test-probe-poll.sh for why) on a CPU of its own (run-rig --own-cpu), as a
+# real target runs on its own silicon: sharing CPUs with the sampler ties the sample instants to
+# what the target executes (SplitA read at half its load, 5 sigma off, with a hog beside both).
 source "$(dirname "$0")/e2e-common.sh"
 cases=$ORTI_SOURCE_DIR/tests/e2e/poll-cases.py
 seconds=${POLL_SECONDS:-10}
 export ORTI_SOURCE_DIR
-python3 -c 'while True: pass' &
+hog_cpus=$(($(nproc) >= 2 ? $(nproc) - 2 : 0))  # run-rig --own-cpu keeps the last for QEMU
+taskset -c "0-$hog_cpus" python3 -c 'while True: pass' &
 hog=$!
 trap 'kill $hog 2>/dev/null || true' EXIT
 for w in pfp split harmonic views; do
-  "$RUN_RIG" --spin-idle --workload "$w" -- python3 "$cases" "$w" "$seconds" || die "$w"
+  "$RUN_RIG" --own-cpu --spin-idle --workload "$w" -- python3 "$cases" "$w" "$seconds" || die "$w"
 done
 for layout in eb trampoline erika; do
-  "$RUN_RIG" --spin-idle --workload split --layout "$layout" -- \
+  "$RUN_RIG" --own-cpu --spin-idle --workload split --layout "$layout" -- \
     python3 "$cases" split "$seconds" || die "split ($layout)"
 done

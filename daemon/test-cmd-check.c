@@ -129,7 +129,8 @@ write_sampled (StoreWriter *w)
   g_assert_no_error (error);
 }
 
-/* run: orti-profd with @args (NULL-terminated); its exit status, stdout and stderr. */
+/* run: orti-profd with @args (NULL-terminated); its exit status, stdout and stderr (*@out and
+ * *@err, when given, are NULL or strings of an earlier run: they are freed and replaced). */
 static int
 run (char **out, char **err, const char *first, ...)
 {
@@ -149,10 +150,14 @@ run (char **out, char **err, const char *first, ...)
   g_assert_no_error (error);
   if (g_test_verbose ())
     g_printerr ("%s%s", o, e);
-  if (out != NULL)
+  if (out != NULL) {
+    g_free (*out);
     *out = g_steal_pointer (&o);
-  if (err != NULL)
+  }
+  if (err != NULL) {
+    g_free (*err);
     *err = g_steal_pointer (&e);
+  }
   return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
 }
 

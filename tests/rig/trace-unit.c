@@ -143,6 +143,7 @@ static struct {
   /* SWO output */
   uint8_t *ring;
   _Atomic uint64_t head;
+  _Atomic uint64_t tail_min; /* the slowest connected client's position (head: none) */
   int listen_fd;
   TuClient clients[TU_MAX_CLIENTS];
   GThread *thread;
@@ -234,10 +235,33 @@ static void tu_attribute_inflight(void)
 
 /* ---- SWO output ---- */
 
+/* Under -icount a slow SWO reader makes the target wait instead of losing bytes: the target's
+ * time is its instruction count, so waiting changes nothing it measures, and a test on a busy
+ * host gets the same stream as on an idle one. It waits while a client is more than half the
+ * ring behind, up to 5 s in all (a reader that stopped reading is then dropped as without
+ * -icount, where the host clock runs on like a probe's buffer overflowing). */
+#define TU_BACKPRESSURE_US (5 * G_USEC_PER_SEC)
+
 static void tu_sink(void *user, const uint8_t *bytes, size_t n)
 {
   (void)user;
   uint64_t h = atomic_load_explicit(&tu.head, memory_order_relaxed);
+  static gboolean gave_up;  /* a reader stalled 5 s: no more waiting until it catches up */
+  if (tu.icount) {
+    gint64 until = 0;
+    while (h + n - atomic_load_explicit(&tu.tail_min, memory_order_acquire) > TU_RING_SIZE / 2 &&
+           !gave_up && !atomic_load(&tu.stopping)) {
+      gint64 now = g_get_monotonic_time();
+      if (until == 0)
+        until = now + TU_BACKPRESSURE_US;
+      if (now >= until)
+        gave_up = TRUE;
+      else
+        g_usleep(200);
+    }
+    if (gave_up && h - atomic_load_explicit(&tu.tail_min, memory_order_acquire) <= TU_RING_SIZE / 2)
+      gave_up = FALSE;
+  }
   for (size_t i = 0; i < n; i++)
     tu.ring[(h + i) & (TU_RING_SIZE - 1)] = bytes[i];
   atomic_store_explicit(&tu.head, h + n, memory_order_release);
@@ -801,13 +825,17 @@ static gpointer tu_server(gpointer data)
       if (fd >= 0)
         close(fd);  /* too many clients */
     }
+    uint64_t tail_min = head;
     for (int i = 0; i < TU_MAX_CLIENTS; i++) {
       TuClient *c = &tu.clients[i];
       if (c->fd >= 0 && !tu_client_send(c, head)) {
         close(c->fd);
         c->fd = -1;
       }
+      if (c->fd >= 0 && c->tail < tail_min)
+        tail_min = c->tail;
     }
+    atomic_store_explicit(&tu.tail_min, tail_min, memory_order_release);
   }
   uint64_t head = atomic_load_explicit(&tu.head, memory_order_acquire);
   for (int i = 0; i < TU_MAX_CLIENTS; i++)

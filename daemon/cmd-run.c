@@ -19,6 +19,7 @@ typedef struct {
   char *orti, *elf, *openocd, *source, *db, *duration, *name, *record, *replay, *config;
   char *timestamp, *rtt, *http, *http_token, *core_clock;
   char *swo, *swo_format, *swo_pin_freq, *swo_protocol, *pc_sample;
+  char *keep_raw;                  /* --keep-raw DURATION|SIZE */
   char **pp_alpha, **variable;     /* --pp-alpha ID=A, --variable ID=NAME[:KIND] (repeated) */
   char **watch;                    /* --watch EXPR[:state|:value] (repeated) */
   GArray *alphas, *variables;      /* parsed: SessionPointAlpha, SessionVariable */
@@ -51,6 +52,7 @@ run_options_clear (RunOptions *o)
   g_free (o->swo_pin_freq);
   g_free (o->swo_protocol);
   g_free (o->pc_sample);
+  g_free (o->keep_raw);
   g_strfreev (o->pp_alpha);
   g_strfreev (o->watch);
   g_strfreev (o->variable);
@@ -77,7 +79,7 @@ load_config (RunOptions *o, const char *path, gboolean must_exist, GError **erro
     { "name", &o->name }, { "timestamp", &o->timestamp }, { "rtt", &o->rtt },
     { "core_clock", &o->core_clock }, { "swo", &o->swo }, { "swo_format", &o->swo_format },
     { "swo_pin_freq", &o->swo_pin_freq }, { "swo_protocol", &o->swo_protocol },
-    { "pc_sample", &o->pc_sample },
+    { "pc_sample", &o->pc_sample }, { "keep_raw", &o->keep_raw },
     { "http", &o->http }, { "http_token", &o->http_token },
   };
   g_auto (GStrv) present = g_key_file_get_keys (kf, "orti-profd", NULL, NULL);
@@ -547,7 +549,8 @@ build_config (RunOptions *o, SessionConfig *cfg, char **host, GError **error)
 /* Run the daemon: the first session, the web server, and (with --serve) more sessions over
  * REST until a signal. TRUE when the last session completed. */
 static gboolean
-run_daemon (const SessionConfig *cfg, const RunOptions *o, GError **error)
+run_daemon (const SessionConfig *cfg, const RunOptions *o, const StoreWriterOptions *wo,
+            GError **error)
 {
   RunState st = { .base = cfg, .db = o->db ? o->db : "profile.db", .serve = o->serve,
                   .tty = isatty (STDERR_FILENO), .quiet = o->quiet, .last_ok = TRUE };
@@ -556,7 +559,7 @@ run_daemon (const SessionConfig *cfg, const RunOptions *o, GError **error)
   if (first == NULL)
     return FALSE;
   g_clear_pointer (&first, session_free);
-  st.writer = store_writer_new (st.db, NULL, error);
+  st.writer = store_writer_new (st.db, wo, error);
   if (st.writer == NULL)
     return FALSE;
   const char *http = o->http ? o->http : "127.0.0.1:8080";
@@ -623,6 +626,7 @@ cmd_run (int argc, char **argv)
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &o.db, "Database (default ./profile.db)", "FILE" },
     { "duration", 0, 0, G_OPTION_ARG_STRING, &o.duration, "Stop after this long (30s, 5m; default: until Ctrl-C)", "TIME" },
     { "name", 0, 0, G_OPTION_ARG_STRING, &o.name, "Session name", "NAME" },
+    { "keep-raw", 0, 0, G_OPTION_ARG_STRING, &o.keep_raw, "Keep raw events of only the most recent span or size (10m, 2h, 500MB, 1GiB); statistics, slices and timeline cover the whole session", "DURATION|SIZE" },
     { "record", 0, 0, G_OPTION_ARG_FILENAME, &o.record, "Also write the raw source stream to a capture file", "FILE" },
     { "replay", 0, 0, G_OPTION_ARG_FILENAME, &o.replay, "Play a capture file instead of a live target", "FILE" },
     { "timestamp", 0, 0, G_OPTION_ARG_STRING, &o.timestamp, "Poll: a free-running target timer to timestamp samples (default: DWT CYCCNT on Cortex-M3 and later)", "ADDR,HZ[,down]" },
@@ -666,7 +670,7 @@ cmd_run (int argc, char **argv)
 #define FILL(f) if (o.f == NULL) { o.f = file.f; file.f = NULL; }
   FILL (orti) FILL (elf) FILL (openocd) FILL (source) FILL (db) FILL (duration) FILL (name)
   FILL (timestamp) FILL (rtt) FILL (http) FILL (http_token) FILL (core_clock)
-  FILL (swo) FILL (swo_format) FILL (swo_pin_freq) FILL (swo_protocol) FILL (pc_sample)
+  FILL (swo) FILL (swo_format) FILL (swo_pin_freq) FILL (swo_protocol) FILL (pc_sample) FILL (keep_raw)
 #undef FILL
   o.core = core >= 0 ? core : file.core;
   run_options_clear (&file);
@@ -674,13 +678,18 @@ cmd_run (int argc, char **argv)
   g_autofree char *host = NULL;
   g_autofree char *cmdline = g_strjoinv (" ", argv);
   SessionConfig cfg = { 0 };
+  StoreWriterOptions wo = STORE_WRITER_OPTIONS_INIT;
   int status;
-  if (!build_config (&o, &cfg, &host, &error)) {
+  if (o.keep_raw &&
+      !store_parse_keep_raw (o.keep_raw, &wo.keep_raw_seconds, &wo.keep_raw_bytes, &error)) {
+    fprintf (stderr, "orti-profd: --keep-raw: %s\n", error->message);
+    status = 2;
+  } else if (!build_config (&o, &cfg, &host, &error)) {
     fprintf (stderr, "orti-profd: %s\n", error->message);
     status = 2;
   } else {
     cfg.command_line = cmdline;
-    status = run_daemon (&cfg, &o, &error) ? 0 : 1;
+    status = run_daemon (&cfg, &o, &wo, &error) ? 0 : 1;
     if (status && error)
       fprintf (stderr, "orti-profd: %s\n", error->message);
   }

@@ -26,3 +26,4 @@ int cmd_export (int argc, char **argv);
 int cmd_serve (int argc, char **argv);
 int cmd_check (int argc, char **argv);
 int cmd_diff (int argc, char **argv);
+int cmd_vacuum (int argc, char **argv);

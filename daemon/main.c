@@ -13,6 +13,7 @@ static const OrtiCommand commands[] = {
   { "sql", cmd_sql, "run read-only SQL over the stored sessions (table, --json or --csv)" },
   { "sessions", cmd_sessions, "list the stored profiling sessions" },
   { "delete-session", cmd_delete_session, "remove a stored session and all its rows" },
+  { "vacuum", cmd_vacuum, "rebuild the database to free unused space (not while a session runs)" },
   { "export", cmd_export, "export a stored session: perfetto, callgrind, folded, csv, gprof, twl, pfp" },
   { "serve", cmd_serve, "serve the dashboard and REST API over a stored database (no target)" },
   { "check", cmd_check, "judge a stored session against timing budgets (CI: JUnit, markdown, JSON)" },

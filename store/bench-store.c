@@ -5,7 +5,8 @@
  * The session is simulated, so events, slices, calls and statistics agree: tasks run one at
  * a time on one core at 100 MHz, each run calling a few functions (some nested). Prints
  * `BENCH <name> <value> <unit>` lines; never fails on a slow machine. BENCH_STORE_EVENTS
- * overrides the event count (default 10 M). */
+ * overrides the event count (default 10 M). The same ingest with --keep-raw (a tenth of the
+ * raw data kept) shows what pruning costs against the plain writer in the same run. */
 #include "store-private.h"
 
 #include <glib/gstdio.h>
@@ -154,6 +155,32 @@ baseline_ingest (const char *path, const Sim *s)
   return ms_since (t0);
 }
 
+/* keep_raw_ingest: the writer ingest of @s into @path keeping @budget bytes of raw chunks;
+ * its duration in ms, and the file size (after close) in *@size. */
+static double
+keep_raw_ingest (const char *path, const Sim *s, guint64 budget, gint64 *size)
+{
+  g_autoptr (GError) error = NULL;
+  StoreWriterOptions opt = STORE_WRITER_OPTIONS_INIT;
+  opt.keep_raw_bytes = budget;
+  StoreWriter *w = store_writer_new (path, &opt, &error);
+  g_assert_no_error (error);
+  StoreSessionInfo info = { .name = "bench-keep", .source_kind = "synthetic",
+                            .clock = "target", .tick_rate_hz = 1e8 };
+  gint64 id = store_writer_begin_session (w, &info, &error);
+  g_assert_no_error (error);
+  gint64 t = g_get_monotonic_time ();
+  for (guint i = 0; i < s->events->len; i += 4096)
+    g_assert_true (store_writer_push_events (w, id, &g_array_index (s->events, ProbeEvent, i),
+                                             MIN (4096, s->events->len - i), &error));
+  g_assert_true (store_writer_flush (w, &error));
+  double ms = ms_since (t);
+  g_assert_true (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error));
+  g_assert_true (store_writer_close (w, &error));
+  *size = file_size (path);
+  return ms;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -191,6 +218,26 @@ main (int argc, char **argv)
   printf ("BENCH store_ingest_events_per_s %.0f events/s\n", writer_rate);
   printf ("BENCH store_ingest_baseline_events_per_s %.0f events/s\n", base_rate);
   printf ("BENCH store_ingest_ratio %.2f x\n", writer_rate / base_rate);
+  {
+    g_autoptr (StoreDb) db = store_db_open (path, STORE_OPEN_READ_WRITE, &error);
+    g_assert_no_error (error);
+    g_autoptr (StoreResult) r = store_db_query (
+      db, "SELECT sum(length(data)) FROM event_chunks", 0, &error);
+    g_assert_no_error (error);
+    const StoreCell *c = &g_array_index ((GArray *) g_ptr_array_index (r->rows, 0), StoreCell, 0);
+    guint64 budget = MAX (g_ascii_strtoull (c->text != NULL ? c->text : "0", NULL, 10) / 10,
+                          65536);
+    g_autofree char *kpath = g_build_filename (dir, "keep.db", NULL);
+    gint64 ksize = 0;
+    double keep_ms = keep_raw_ingest (kpath, &sim, budget, &ksize);
+    printf ("BENCH store_ingest_keep_raw_ratio %.2f x\n", writer_ms / keep_ms);
+    printf ("BENCH store_keep_raw_file_per_budget %.2f x\n", (double) ksize / (double) budget);
+    g_autofree char *kwal = g_strconcat (kpath, "-wal", NULL);
+    g_autofree char *kshm = g_strconcat (kpath, "-shm", NULL);
+    g_unlink (kpath);
+    g_unlink (kwal);
+    g_unlink (kshm);
+  }
   {
     /* Checkpoint from a second connection so the main file holds everything. */
     sqlite3 *h = NULL;

@@ -282,7 +282,10 @@ store__open_connection (const char *path, StoreOpenMode mode, guint *recovered, 
   }
 
   /* Ours or empty: now it may be written. */
-  if (tables == 0 && !store__exec (db, "PRAGMA page_size = 8192", error))
+  /* A new file: 8 KiB pages, and incremental auto_vacuum (only settable before the first
+   * table) so the pages of pruned raw events can be returned to the file system. */
+  if (tables == 0 &&
+      !store__exec (db, "PRAGMA page_size = 8192; PRAGMA auto_vacuum = INCREMENTAL", error))
     return NULL;
   g_autoptr (GError) wal_error = NULL;
   gint64 wal_ok = query_int (db, "PRAGMA journal_mode = WAL", &wal_error);
@@ -434,4 +437,95 @@ store_db_delete_session (StoreDb *db, gint64 id, GError **error)
     return FALSE;
   }
   return store__exec (db->db, "COMMIT", error);
+}
+
+gboolean
+store_parse_keep_raw (const char *text, double *seconds, guint64 *bytes, GError **error)
+{
+  static const struct { const char *unit; double factor; gboolean time; } units[] = {
+    { "s", 1, TRUE }, { "m", 60, TRUE }, { "h", 3600, TRUE }, { "d", 86400, TRUE },
+    { "b", 1, FALSE }, { "kb", 1e3, FALSE }, { "mb", 1e6, FALSE }, { "gb", 1e9, FALSE },
+    { "tb", 1e12, FALSE }, { "kib", 1024.0, FALSE }, { "mib", 1048576.0, FALSE },
+    { "gib", 1073741824.0, FALSE }, { "tib", 1099511627776.0, FALSE },
+  };
+  *seconds = 0;
+  *bytes = 0;
+  /* digits [. digits], then a unit right after: no sign, exponent, space or hex */
+  const char *p = text;
+  while (g_ascii_isdigit (*p))
+    p++;
+  gboolean digits = p > text;
+  if (*p == '.') {
+    const char *f = ++p;
+    while (g_ascii_isdigit (*p))
+      p++;
+    digits = digits && p > f;
+  }
+  double v = digits ? g_ascii_strtod (text, NULL) : 0;
+  for (gsize i = 0; digits && v > 0 && i < G_N_ELEMENTS (units); i++) {
+    gboolean match = units[i].time ? strcmp (p, units[i].unit) == 0
+                                   : g_ascii_strcasecmp (p, units[i].unit) == 0;
+    if (!match)
+      continue;
+    double x = v * units[i].factor;
+    if (units[i].time && x <= 1e12) {
+      *seconds = x;
+      return TRUE;
+    }
+    if (!units[i].time && x >= 1 && x <= 9e18) {
+      *bytes = (guint64) x;
+      return TRUE;
+    }
+  }
+  g_set_error (error, STORE_ERROR, STORE_ERROR_SQL,
+               "\"%s\" is not a duration (e.g. 90s, 10m, 2h, 1d) or a size (e.g. 500MB, "
+               "1GiB) above zero", text);
+  return FALSE;
+}
+
+/* file_size: bytes of @path and its WAL (0 for files that do not exist). */
+static gint64
+file_size (const char *path)
+{
+  struct stat st;
+  gint64 size = stat (path, &st) == 0 ? (gint64) st.st_size : 0;
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  if (stat (wal, &st) == 0)
+    size += (gint64) st.st_size;
+  return size;
+}
+
+gboolean
+store_db_vacuum (const char *path, gint64 *size_before, gint64 *size_after, GError **error)
+{
+  struct stat st;
+  if (stat (path, &st) != 0) {
+    int e = errno;
+    g_set_error (error, STORE_ERROR, STORE_ERROR_IO, "%s: %s", path, g_strerror (e));
+    return FALSE;
+  }
+  *size_before = file_size (path);
+  g_autoptr (sqlite3) db = store__open_connection (path, STORE_OPEN_READ_WRITE, NULL, error);
+  if (db == NULL)
+    return FALSE;
+  /* After the open, a 'running' session has a live writer (crashed ones were closed). */
+  gint64 running = query_int (db, "SELECT count(*) FROM sessions WHERE state = 'running'",
+                              error);
+  if (running < 0)
+    return FALSE;
+  if (running > 0) {
+    g_set_error (error, STORE_ERROR, STORE_ERROR_DENIED,
+                 "%s: %" G_GINT64_FORMAT " session%s running; VACUUM would hold the write "
+                 "lock the running writer needs: stop it first", path, running,
+                 running == 1 ? " is" : "s are");
+    return FALSE;
+  }
+  if (!store__exec (db, "PRAGMA auto_vacuum = INCREMENTAL; VACUUM", error) ||
+      !store__exec (db, "PRAGMA wal_checkpoint(TRUNCATE)", error)) {
+    g_prefix_error (error, "%s: ", path);
+    return FALSE;
+  }
+  g_clear_pointer (&db, sqlite3_close_v2);
+  *size_after = file_size (path);
+  return TRUE;
 }

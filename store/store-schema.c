@@ -26,6 +26,11 @@
  *      inference, source_config); sessions_overview.functions counts profiled functions.
  *      Values a source could not see in older rows become NULL (a poll session's
  *      activations).
+ *   5  raw-event retention (--keep-raw): sessions gain raw_keep_s / raw_keep_bytes (the
+ *      window asked for) and raw_dropped_events, raw_dropped_chunks, raw_dropped_until
+ *      (what the writer pruned); view raw_windows says, per session, from which tick the
+ *      `events` view is complete; sessions_overview shows them. New files use incremental
+ *      auto_vacuum (store-db.c) so pruned pages can be given back.
  *
  * Workload facts that shaped it: events dominate (millions per session) so they are packed
  * per core into ~1 KB chunks (store-private.h) — about 8 bytes an event instead of ~30 for a
@@ -337,6 +342,19 @@ migrate_2_to_3 (sqlite3 *db, GError **error)
 /* Version 4: the views over the version-4 tables (µs = ticks * 1e6 / tick_rate_hz). */
 #define US(col, as) "  " col " * 1e6 / x.tick_rate_hz AS " as
 
+/* The columns of sessions_overview as of version 4 (version 5 appends to them). */
+#define SESSIONS_OVERVIEW_V4 \
+  "SELECT id, name, state, started_at, ended_at,\n" \
+  "  (last_tick - first_tick) / tick_rate_hz AS duration_s,\n" \
+  "  target, source_kind, clock, clock_source, tick_rate_hz, clock_hz_measured, clock_warning,\n" \
+  "  event_count, sample_rate_hz, samples, samples_effective,\n" \
+  "  interval_jitter_us, min_interval_us, interval_p50_us, interval_p99_us, reads_failed,\n" \
+  "  gap_count, dropped_events, anomaly_count,\n" \
+  "  (SELECT count(*) FROM tasks t WHERE t.session_id = sessions.id) AS tasks,\n" \
+  "  (SELECT count(*) FROM function_stat f WHERE f.session_id = sessions.id AND f.count > 0)\n" \
+  "    AS functions,\n" \
+  "  inference, source_config, state_reason, orti_path, elf_path"
+
 static const char schema_v4[] =
   /* task_stat: slices and jobs apart, error bounds */
   "ALTER TABLE task_stat ADD COLUMN jobs INTEGER;\n"
@@ -561,17 +579,7 @@ static const char schema_v4[] =
   "FROM core_stat s JOIN sessions x ON x.id = s.session_id\n"
   "LEFT JOIN cores c ON c.session_id = s.session_id AND c.core = s.core;\n"
   "DROP VIEW sessions_overview;\n"
-  "CREATE VIEW sessions_overview AS\n"
-  "SELECT id, name, state, started_at, ended_at,\n"
-  "  (last_tick - first_tick) / tick_rate_hz AS duration_s,\n"
-  "  target, source_kind, clock, clock_source, tick_rate_hz, clock_hz_measured, clock_warning,\n"
-  "  event_count, sample_rate_hz, samples, samples_effective,\n"
-  "  interval_jitter_us, min_interval_us, interval_p50_us, interval_p99_us, reads_failed,\n"
-  "  gap_count, dropped_events, anomaly_count,\n"
-  "  (SELECT count(*) FROM tasks t WHERE t.session_id = sessions.id) AS tasks,\n"
-  "  (SELECT count(*) FROM function_stat f WHERE f.session_id = sessions.id AND f.count > 0)\n"
-  "    AS functions,\n"
-  "  inference, source_config, state_reason, orti_path, elf_path\n"
+  "CREATE VIEW sessions_overview AS\n" SESSIONS_OVERVIEW_V4 "\n"
   "FROM sessions;\n";
 
 /* migrate_3_to_4: the tables and views of version 4 (ALTER TABLE keeps every row; see
@@ -582,6 +590,32 @@ migrate_3_to_4 (sqlite3 *db, GError **error)
   return store__exec (db, schema_v4, error);
 }
 
+/* migrate_4_to_5: raw-event retention. Old sessions kept everything: 0 dropped, no window. */
+static gboolean
+migrate_4_to_5 (sqlite3 *db, GError **error)
+{
+  return store__exec (db,
+    "ALTER TABLE sessions ADD COLUMN raw_keep_s REAL;\n"
+    "ALTER TABLE sessions ADD COLUMN raw_keep_bytes INTEGER;\n"
+    "ALTER TABLE sessions ADD COLUMN raw_dropped_events INTEGER NOT NULL DEFAULT 0;\n"
+    "ALTER TABLE sessions ADD COLUMN raw_dropped_chunks INTEGER NOT NULL DEFAULT 0;\n"
+    "ALTER TABLE sessions ADD COLUMN raw_dropped_until INTEGER;\n"
+    /* every dropped event has ts <= raw_dropped_until: the events view is complete after it */
+    "CREATE VIEW raw_windows AS\n"
+    "SELECT id AS session_id, raw_keep_s, raw_keep_bytes, event_count,\n"
+    "  event_count - raw_dropped_events AS raw_kept_events, raw_dropped_events,\n"
+    "  raw_dropped_chunks, raw_dropped_until,\n"
+    "  CASE WHEN raw_dropped_events > 0 THEN raw_dropped_until + 1 ELSE first_tick END\n"
+    "    AS raw_complete_from,\n"
+    "  (CASE WHEN raw_dropped_events > 0 THEN raw_dropped_until + 1 ELSE first_tick END)\n"
+    "    * 1e6 / tick_rate_hz AS raw_complete_from_us\n"
+    "FROM sessions;\n"
+    "DROP VIEW sessions_overview;\n"
+    "CREATE VIEW sessions_overview AS\n" SESSIONS_OVERVIEW_V4 ",\n"
+    "  raw_keep_s, raw_keep_bytes, raw_dropped_events, raw_dropped_until\n"
+    "FROM sessions;\n", error);
+}
+
 typedef gboolean (*StoreMigration) (sqlite3 *db, GError **error);
 
 /* migrations[v] upgrades version v to v + 1. */
@@ -590,6 +624,7 @@ static const StoreMigration migrations[STORE_SCHEMA_VERSION] = {
   migrate_1_to_2,
   migrate_2_to_3,
   migrate_3_to_4,
+  migrate_4_to_5,
 };
 
 gboolean

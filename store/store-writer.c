@@ -7,6 +7,14 @@
  * most one interval. Events are packed per (session, core) into chunks (store-private.h),
  * and slices are also summed into the timeline_buckets levels as they arrive.
  *
+ * Raw-event retention (StoreWriterOptions.keep_raw_*): after writing a chunk, a session over
+ * its window by a sixteenth prunes its oldest chunks in the same transaction — by time, one
+ * indexed (session_id, core, t0) range delete per core; by size, one rowid range from the
+ * session's oldest kept chunk — and adds what it dropped to the sessions row. The sixteenth
+ * of slack keeps the work per written chunk constant (no scan per insert) and bounds the
+ * file: freed pages are reused by the next chunks, and returned to the file system by
+ * `PRAGMA incremental_vacuum` when the session ends.
+ *
  * Backpressure: every message weighs its row count; a producer blocks while the queue
  * holds more than queue_capacity units, so a slow disk slows the source instead of
  * growing memory. After a failed write (disk full, I/O error) the transaction is rolled
@@ -117,6 +125,13 @@ typedef struct {
   gint64 txn_first;     /* smallest / largest ts written in it (txn_events > 0) */
   gint64 txn_last;
   gboolean quality_set; /* an MSG_QUALITY arrived */
+  double rate;          /* tick rate, Hz */
+  /* Raw-event retention (only with keep_raw_*): */
+  gboolean raw_any;     /* a chunk was written */
+  gint64 raw_oldest;    /* time window: no kept chunk ends before this tick (lower bound) */
+  gint64 raw_newest;    /* time window: largest t1 written */
+  gint64 raw_bytes;     /* size window: data bytes of the kept chunks */
+  gint64 raw_floor;     /* size window: no kept chunk of the session has a smaller id */
 } Session;
 
 enum {
@@ -125,7 +140,7 @@ enum {
   ST_GAP, ST_TASK_STAT, ST_FUNCTION_STAT, ST_TASK_FUNCTION_STAT, ST_ISR_STAT,
   ST_TASK_ISR_STAT, ST_SERVICE_STAT, ST_TASK_SERVICE_STAT, ST_POINT_STAT, ST_DATA_STAT,
   ST_DATA_STATE_STAT, ST_DATA_VALUE, ST_CORE_STAT, ST_QUALITY, ST_NOTES, ST_EVENT_COUNT,
-  ST_END, ST_COUNT
+  ST_END, ST_PRUNE_TIME_SUM, ST_PRUNE_TIME, ST_PRUNE_SCAN, ST_PRUNE_IDS, ST_DROPPED, ST_COUNT
 };
 
 #define SERVICE_STAT_COLUMNS \
@@ -138,8 +153,8 @@ static const char *const statement_sql[ST_COUNT] = {
   [ST_ROLLBACK] = "ROLLBACK",
   [ST_SESSION] = "INSERT INTO sessions (name, started_at, target, openocd_version, source_kind, "
                  "clock, tick_rate_hz, orti_path, orti_sha256, elf_path, elf_sha256, "
-                 "command_line, state, writer_pid, writer_start) "
-                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)",
+                 "command_line, state, writer_pid, writer_start, raw_keep_s, raw_keep_bytes) "
+                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)",
   [ST_CORE] = "INSERT OR REPLACE INTO cores (session_id, core, name) VALUES (?, ?, ?)",
   [ST_TASK] = "INSERT OR REPLACE INTO tasks (session_id, task, name) VALUES (?, ?, ?)",
   [ST_ISR] = "INSERT OR REPLACE INTO isrs (session_id, isr, name) VALUES (?, ?, ?)",
@@ -219,6 +234,19 @@ static const char *const statement_sql[ST_COUNT] = {
                      "first_tick = min(COALESCE(first_tick, ?1 + ?2), ?2), "
                      "last_tick = max(COALESCE(last_tick, ?3), ?3) WHERE id = ?4",
   [ST_END] = "UPDATE sessions SET state = ?, state_reason = ?, ended_at = ? WHERE id = ?",
+  /* retention by time: chunks of one core wholly before tick ?3 (index event_chunks_time) */
+  [ST_PRUNE_TIME_SUM] = "SELECT count(*), COALESCE(sum(n), 0), max(t1), "
+                        "COALESCE(sum(length(data)), 0) FROM event_chunks "
+                        "WHERE session_id = ?1 AND core = ?2 AND t0 < ?3 AND t1 < ?3",
+  [ST_PRUNE_TIME] = "DELETE FROM event_chunks "
+                    "WHERE session_id = ?1 AND core = ?2 AND t0 < ?3 AND t1 < ?3",
+  /* retention by size: the session's oldest chunks, from its oldest kept one on */
+  [ST_PRUNE_SCAN] = "SELECT id, n, t1, length(data) FROM event_chunks "
+                    "WHERE id >= ?2 AND session_id = ?1 ORDER BY id",
+  [ST_PRUNE_IDS] = "DELETE FROM event_chunks WHERE id >= ?2 AND id <= ?3 AND session_id = ?1",
+  [ST_DROPPED] = "UPDATE sessions SET raw_dropped_events = raw_dropped_events + ?1, "
+                 "raw_dropped_chunks = raw_dropped_chunks + ?2, "
+                 "raw_dropped_until = max(COALESCE(raw_dropped_until, ?3), ?3) WHERE id = ?4",
 };
 
 struct _StoreWriter {
@@ -390,6 +418,123 @@ core_state (Session *s, guint32 core)
   return c;
 }
 
+/* record_dropped: adds @events in @chunks, the last at tick @until, to @s's sessions row. */
+static gboolean
+record_dropped (StoreWriter *self, Session *s, gint64 events, gint64 chunks, gint64 until,
+                GError **error)
+{
+  if (chunks == 0)
+    return TRUE;
+  sqlite3_stmt *st = self->stmt[ST_DROPPED];
+  sqlite3_bind_int64 (st, 1, events);
+  sqlite3_bind_int64 (st, 2, chunks);
+  sqlite3_bind_int64 (st, 3, until);
+  sqlite3_bind_int64 (st, 4, s->id);
+  return step (self, ST_DROPPED, error);
+}
+
+/* prune_by_time: deletes, on every core, the chunks of @s wholly older than @cutoff. */
+static gboolean
+prune_by_time (StoreWriter *self, Session *s, gint64 cutoff, GError **error)
+{
+  gint64 events = 0, chunks = 0, until = G_MININT64;
+  for (guint i = 0; i < s->cores->len; i++) {
+    CoreState *c = g_ptr_array_index (s->cores, i);
+    sqlite3_stmt *sum = self->stmt[ST_PRUNE_TIME_SUM];
+    sqlite3_bind_int64 (sum, 1, s->id);
+    sqlite3_bind_int64 (sum, 2, c->core);
+    sqlite3_bind_int64 (sum, 3, cutoff);
+    int rc = sqlite3_step (sum);
+    gint64 n = 0, ev = 0, last = 0, bytes = 0;
+    if (rc == SQLITE_ROW) {
+      n = sqlite3_column_int64 (sum, 0);
+      ev = sqlite3_column_int64 (sum, 1);
+      last = sqlite3_column_int64 (sum, 2);
+      bytes = sqlite3_column_int64 (sum, 3);
+    }
+    sqlite3_reset (sum);
+    sqlite3_clear_bindings (sum);
+    if (rc != SQLITE_ROW) {
+      store__error_from_sqlite (error, self->db, rc, "pruning raw events");
+      return FALSE;
+    }
+    if (n == 0)
+      continue;
+    sqlite3_stmt *del = self->stmt[ST_PRUNE_TIME];
+    sqlite3_bind_int64 (del, 1, s->id);
+    sqlite3_bind_int64 (del, 2, c->core);
+    sqlite3_bind_int64 (del, 3, cutoff);
+    if (!step (self, ST_PRUNE_TIME, error))
+      return FALSE;
+    events += ev;
+    chunks += n;
+    until = MAX (until, last);
+    s->raw_bytes -= bytes;
+  }
+  return record_dropped (self, s, events, chunks, until, error);
+}
+
+/* prune_by_size: deletes @s's oldest chunks (write order) until at most @target bytes of
+ * chunk data are kept. */
+static gboolean
+prune_by_size (StoreWriter *self, Session *s, gint64 target, GError **error)
+{
+  gint64 events = 0, chunks = 0, until = G_MININT64, last_id = -1;
+  sqlite3_stmt *scan = self->stmt[ST_PRUNE_SCAN];
+  sqlite3_bind_int64 (scan, 1, s->id);
+  sqlite3_bind_int64 (scan, 2, s->raw_floor);
+  int rc = SQLITE_DONE;
+  while (s->raw_bytes > target && (rc = sqlite3_step (scan)) == SQLITE_ROW) {
+    last_id = sqlite3_column_int64 (scan, 0);
+    events += sqlite3_column_int64 (scan, 1);
+    until = MAX (until, sqlite3_column_int64 (scan, 2));
+    s->raw_bytes -= sqlite3_column_int64 (scan, 3);
+    chunks++;
+  }
+  if (s->raw_bytes > target && rc != SQLITE_DONE) {
+    sqlite3_reset (scan);
+    sqlite3_clear_bindings (scan);
+    store__error_from_sqlite (error, self->db, rc, "pruning raw events");
+    return FALSE;
+  }
+  sqlite3_reset (scan);
+  sqlite3_clear_bindings (scan);
+  if (chunks == 0)
+    return TRUE;
+  sqlite3_stmt *del = self->stmt[ST_PRUNE_IDS];
+  sqlite3_bind_int64 (del, 1, s->id);
+  sqlite3_bind_int64 (del, 2, s->raw_floor);
+  sqlite3_bind_int64 (del, 3, last_id);
+  if (!step (self, ST_PRUNE_IDS, error))
+    return FALSE;
+  s->raw_floor = last_id + 1;
+  return record_dropped (self, s, events, chunks, until, error);
+}
+
+/* prune_raw: keeps @s's raw chunks within the configured window (see the file comment);
+ * does nothing until the window is exceeded by a sixteenth. */
+static gboolean
+prune_raw (StoreWriter *self, Session *s, GError **error)
+{
+  const StoreWriterOptions *o = &self->options;
+  if (o->keep_raw_seconds > 0) {
+    gint64 window = (gint64) MIN (o->keep_raw_seconds * s->rate, (double) (G_MAXINT64 / 4));
+    window = MAX (window, 1);
+    if (s->raw_newest - s->raw_oldest <= window + window / 16)
+      return TRUE;
+    gint64 cutoff = s->raw_newest - window;
+    s->raw_oldest = cutoff;
+    return prune_by_time (self, s, cutoff, error);
+  }
+  if (o->keep_raw_bytes > 0) {
+    gint64 budget = (gint64) MIN (o->keep_raw_bytes, (guint64) G_MAXINT64);
+    if (s->raw_bytes <= budget)
+      return TRUE;
+    return prune_by_size (self, s, budget - budget / 16, error);
+  }
+  return TRUE;
+}
+
 static gboolean
 write_chunk (StoreWriter *self, Session *s, CoreState *c, GError **error)
 {
@@ -405,6 +550,14 @@ write_chunk (StoreWriter *self, Session *s, CoreState *c, GError **error)
   sqlite3_bind_blob (st, 6, k->data, (int) k->len, SQLITE_STATIC);
   if (!step (self, ST_CHUNK, error))
     return FALSE;
+  if (!s->raw_any) {
+    s->raw_any = TRUE;
+    s->raw_oldest = (gint64) k->t0;
+    s->raw_newest = (gint64) k->last;
+    s->raw_floor = sqlite3_last_insert_rowid (self->db);
+  }
+  s->raw_newest = MAX (s->raw_newest, (gint64) k->last);
+  s->raw_bytes += (gint64) k->len;
   if (s->txn_events == 0 || (gint64) k->t0 < s->txn_first)
     s->txn_first = (gint64) k->t0;
   if (s->txn_events == 0 || (gint64) k->last > s->txn_last)
@@ -413,7 +566,7 @@ write_chunk (StoreWriter *self, Session *s, CoreState *c, GError **error)
   self->txn_events += k->n;
   k->n = 0;
   k->len = 0;
-  return TRUE;
+  return prune_raw (self, s, error);
 }
 
 static gboolean
@@ -620,12 +773,22 @@ do_begin (StoreWriter *self, Msg *m, gint64 *id, GError **error)
   bind_text_or_null (st, 12, m->info[INFO_CMDLINE]);
   sqlite3_bind_int (st, 13, self->pid);
   sqlite3_bind_int64 (st, 14, (gint64) self->pid_start);
+  if (self->options.keep_raw_seconds > 0)
+    sqlite3_bind_double (st, 15, self->options.keep_raw_seconds);
+  else
+    sqlite3_bind_null (st, 15);
+  if (self->options.keep_raw_bytes > 0)
+    sqlite3_bind_int64 (st, 16, (gint64) MIN (self->options.keep_raw_bytes, (guint64) G_MAXINT64));
+  else
+    sqlite3_bind_null (st, 16);
   if (!step (self, ST_SESSION, error))
     return FALSE;
   *id = sqlite3_last_insert_rowid (self->db);
   if (!commit (self, error))
     return FALSE;
-  g_hash_table_insert (self->sessions, g_memdup2 (id, sizeof *id), session_new (*id));
+  Session *s = session_new (*id);
+  s->rate = m->rate;
+  g_hash_table_insert (self->sessions, g_memdup2 (id, sizeof *id), s);
   return TRUE;
 }
 
@@ -1050,6 +1213,10 @@ do_end (StoreWriter *self, Session *s, StoreSessionState state, const char *reas
   bind_text_or_null (st, 3, ended);
   sqlite3_bind_int64 (st, 4, s->id);
   if (!step (self, ST_END, error))
+    return FALSE;
+  /* Give the pages of pruned chunks back (a no-op unless auto_vacuum is incremental). */
+  if (s->raw_any && (self->options.keep_raw_seconds > 0 || self->options.keep_raw_bytes > 0) &&
+      !store__exec (self->db, "PRAGMA incremental_vacuum", error))
     return FALSE;
   return commit (self, error);
 }

@@ -52,7 +52,7 @@ typedef enum {
 } StoreError;
 
 /* Schema version this build reads and writes (store-schema.c keeps the history). */
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 
 /* --- rows -------------------------------------------------------------------------------- */
 
@@ -390,11 +390,29 @@ StoreTimeline *store_db_timeline (StoreDb *db, gint64 session, gint64 t0, gint64
 
 typedef struct _StoreWriter StoreWriter;
 
+/* Raw-event retention (--keep-raw): at most one of keep_raw_seconds / keep_raw_bytes is
+ * set; 0 keeps every raw event. With one set, each session's event_chunks are pruned as they
+ * are written, oldest first, to the most recent window: chunks whose last event is more than
+ * keep_raw_seconds (in the session's ticks) before the newest event, or the oldest chunks
+ * (write order) once the kept chunks' data passes keep_raw_bytes. Pruning deletes about a
+ * sixteenth of the window at a time, so the kept window lies between 15/16 and all of the
+ * budget. Statistics, slices, calls and timeline buckets are never pruned; what was dropped
+ * is counted in the session's raw_dropped_* columns (docs/schema.md). */
 typedef struct {
   guint queue_capacity;     /* queued rows (events count one each) before producers block */
   guint commit_interval_ms; /* longest time between commits */
+  double keep_raw_seconds;  /* > 0: keep raw events of this recent span only */
+  guint64 keep_raw_bytes;   /* > 0: keep this many bytes of raw chunk data only */
 } StoreWriterOptions;
-#define STORE_WRITER_OPTIONS_INIT { 1u << 20, 100 }
+#define STORE_WRITER_OPTIONS_INIT { 1u << 20, 100, 0, 0 }
+
+/* store_parse_keep_raw:
+ * Parses a --keep-raw value: a DURATION (a positive number with s, m, h or d: "90s", "10m",
+ * "2h", "1.5d") into *@seconds, or a SIZE (a positive number with B, kB, MB, GB, TB (powers
+ * of 1000) or KiB, MiB, GiB, TiB (powers of 1024), case-insensitive: "500MB", "1GiB") into
+ * *@bytes; the other is set to 0. FALSE with a GError naming @text otherwise. */
+gboolean store_parse_keep_raw (const char *text, double *seconds, guint64 *bytes,
+                               GError **error);
 
 /* store_writer_new:
  * Opens @path read-write (as store_db_open) and starts the writer thread, which owns the
@@ -498,5 +516,16 @@ guint64 store_writer_committed_events (StoreWriter *writer);
 /* store_writer_queued: rows queued and not yet applied by the writer thread; stays at or
  * below queue_capacity (a single larger push is let through on an empty queue). */
 guint64 store_writer_queued (StoreWriter *writer);
+
+/* --- maintenance ------------------------------------------------------------------------ */
+
+/* store_db_vacuum:
+ * Rebuilds @path with VACUUM (switching it to incremental auto_vacuum, so later pruned raw
+ * events give their pages back), checkpoints the WAL, and returns the file's size in bytes
+ * before and after (main file plus WAL). VACUUM holds the database's write lock for its
+ * whole run, so it is refused (STORE_ERROR_DENIED) while a session is running; a crashed
+ * writer's session is first marked incomplete as on any read-write open. */
+gboolean store_db_vacuum (const char *path, gint64 *size_before, gint64 *size_after,
+                          GError **error);
 
 G_END_DECLS

@@ -148,6 +148,78 @@ test_commands (void)
   g_rmdir (dir);
 }
 
+static gint64
+size_of (const char *path)
+{
+  GStatBuf st;
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  return (gint64) st.st_size;
+}
+
+/* `orti-profd vacuum` gives a deleted session's pages back and prints the sizes; it refuses
+ * a database with a running session, and a bad --keep-raw is a usage error naming it. */
+static void
+test_vacuum (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("store-cli-XXXXXX", NULL);
+  g_autofree char *db = g_build_filename (dir, "profile.db", NULL);
+  make_session (db, "big", 400000);
+  make_session (db, "small", 10);
+  g_autofree char *out = NULL, *err = NULL;
+  g_assert_cmpint (run (&out, &err, "delete-session", "--db", db, "1", NULL), ==, 0);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  gint64 before = size_of (db);
+  g_assert_cmpint (run (&out, &err, "vacuum", "--db", db, NULL), ==, 0);
+  gint64 after = size_of (db);
+  g_assert_cmpint (after, <, before / 2);
+  g_autofree char *bytes = g_strdup_printf ("(%" G_GINT64_FORMAT " bytes) after", after);
+  g_assert_nonnull (strstr (out, db));
+  g_assert_nonnull (strstr (out, bytes));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run (&out, &err, "sql", "--db", db, "--csv",
+                        "SELECT name, (SELECT auto_vacuum FROM pragma_auto_vacuum) FROM sessions",
+                        NULL), ==, 0);
+  g_assert_cmpstr (out, ==, "name,(SELECT auto_vacuum FROM pragma_auto_vacuum)\r\nsmall,2\r\n");
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* refused while a session runs (this process is its live writer) */
+  g_autoptr (GError) error = NULL;
+  StoreWriter *w = store_writer_new (db, NULL, &error);
+  g_assert_no_error (error);
+  StoreSessionInfo info = { .name = "live", .tick_rate_hz = 1e6 };
+  g_assert_cmpint (store_writer_begin_session (w, &info, &error), >, 0);
+  g_assert_cmpint (run (&out, &err, "vacuum", "--db", db, NULL), ==, 1);
+  g_assert_nonnull (strstr (err, "1 session is running"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_true (store_writer_close (w, &error));
+
+  g_autofree char *missing = g_build_filename (dir, "missing.db", NULL);
+  g_assert_cmpint (run (&out, &err, "vacuum", "--db", missing, NULL), ==, 1);
+  g_assert_nonnull (strstr (err, "missing.db"));
+  g_assert_false (g_file_test (missing, G_FILE_TEST_EXISTS));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run (&out, &err, "vacuum", "--db", db, "extra", NULL), ==, 2);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run (&out, &err, "run", "--keep-raw", "10x", "--db", db, "--http", "none", NULL),
+                   ==, 2);
+  g_assert_nonnull (strstr (err, "--keep-raw: \"10x\""));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  const char *files[] = { "profile.db", "profile.db-wal", "profile.db-shm" };
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++) {
+    g_autofree char *p = g_build_filename (dir, files[i], NULL);
+    g_unlink (p);
+  }
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -159,6 +231,7 @@ main (int argc, char **argv)
     return 77;
   }
   g_test_add_func ("/store/cli/commands", test_commands);
+  g_test_add_func ("/store/cli/vacuum", test_vacuum);
   int rc = g_test_run ();
   g_free (exe);
   return rc;

@@ -1,40 +1,12 @@
 /* test-store.c — unit tests of the store: opening and refusing files, migrations, the
  * writer's round trip of every row kind through the SQL views, crash recovery marking,
  * the read-only authorizer and time limit, result formatting, timelines, deletion. */
-#include "store-private.h"
+#include "test-store-util.h"
 
-#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-typedef struct {
-  char *dir;  /* temporary directory */
-  char *path; /* dir/profile.db */
-} Fixture;
-
-static void
-fixture_setup (Fixture *f, gconstpointer data)
-{
-  f->dir = g_dir_make_tmp ("store-test-XXXXXX", NULL);
-  g_assert_nonnull (f->dir);
-  f->path = g_build_filename (f->dir, "profile.db", NULL);
-}
-
-static void
-fixture_teardown (Fixture *f, gconstpointer data)
-{
-  g_autoptr (GDir) d = g_dir_open (f->dir, 0, NULL);
-  const char *name;
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL) {
-    g_autofree char *p = g_build_filename (f->dir, name, NULL);
-    g_unlink (p);
-  }
-  g_rmdir (f->dir);
-  g_free (f->dir);
-  g_free (f->path);
-}
 
 /* raw_exec: runs SQL on @path with a plain connection (not through the store). */
 static void
@@ -47,18 +19,6 @@ raw_exec (const char *path, const char *sql)
   if (rc != SQLITE_OK)
     g_error ("%s: %s", sql, msg);
   sqlite3_close (db);
-}
-
-static gint64
-query_int (StoreDb *db, const char *sql)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (StoreResult) r = store_db_query (db, sql, 0, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (r->rows->len, ==, 1);
-  const StoreCell *c = &g_array_index ((GArray *) g_ptr_array_index (r->rows, 0), StoreCell, 0);
-  g_assert_nonnull (c->text);
-  return g_ascii_strtoll (c->text, NULL, 10);
 }
 
 static char *
@@ -470,7 +430,7 @@ static gint64
 write_session (const char *path, Written *out, guint n_events, guint32 seed)
 {
   g_autoptr (GError) error = NULL;
-  StoreWriterOptions opt = { 4096, 20 }; /* small queue: producers really block */
+  StoreWriterOptions opt = { 4096, 20, 0, 0 }; /* small queue: producers really block */
   StoreWriter *w = store_writer_new (path, &opt, &error);
   g_assert_no_error (error);
   StoreSessionInfo info = { .name = "unit", .target = "qemu", .source_kind = "replay",
@@ -920,7 +880,7 @@ static void
 test_backpressure (Fixture *f, gconstpointer data)
 {
   g_autoptr (GError) error = NULL;
-  StoreWriterOptions opt = { 10000, 50 };
+  StoreWriterOptions opt = { 10000, 50, 0, 0 };
   StoreWriter *w = store_writer_new (f->path, &opt, &error);
   g_assert_no_error (error);
   StoreSessionInfo info = { .name = "slow disk", .tick_rate_hz = 1e6 };

@@ -1,0 +1,47 @@
+/* test-store-util.h — what the store's unit tests share: a temporary directory per test
+ * (Fixture, for g_test_add) and reading one integer back through a StoreDb. */
+#pragma once
+
+#include "store-private.h"
+
+#include <glib/gstdio.h>
+
+typedef struct {
+  char *dir;  /* temporary directory */
+  char *path; /* dir/profile.db */
+} Fixture;
+
+static inline void
+fixture_setup (Fixture *f, gconstpointer data)
+{
+  f->dir = g_dir_make_tmp ("store-test-XXXXXX", NULL);
+  g_assert_nonnull (f->dir);
+  f->path = g_build_filename (f->dir, "profile.db", NULL);
+}
+
+static inline void
+fixture_teardown (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GDir) d = g_dir_open (f->dir, 0, NULL);
+  const char *name;
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL) {
+    g_autofree char *p = g_build_filename (f->dir, name, NULL);
+    g_unlink (p);
+  }
+  g_rmdir (f->dir);
+  g_free (f->dir);
+  g_free (f->path);
+}
+
+/* query_int: the first column of the one row @sql returns, which must not be NULL. */
+static inline gint64
+query_int (StoreDb *db, const char *sql)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (StoreResult) r = store_db_query (db, sql, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (r->rows->len, ==, 1);
+  const StoreCell *c = &g_array_index ((GArray *) g_ptr_array_index (r->rows, 0), StoreCell, 0);
+  g_assert_nonnull (c->text);
+  return g_ascii_strtoll (c->text, NULL, 10);
+}

@@ -35,6 +35,8 @@ struct _WebServer {
   char *token;
   guint query_timeout_ms;
   WebControl control;
+  WebCheckFunc check;      /* budgets verdicts (NULL: no budgets file) */
+  gpointer check_data;
   char *url;
   GPtrArray *live_clients; /* SoupServerMessage* being streamed /api/live */
   guint live_timer;
@@ -161,6 +163,8 @@ typedef struct {
   char *db_path;
   guint timeout_ms;
   MetricsCache *metrics;  /* /metrics only: a reference */
+  WebCheckFunc check;     /* the server's, copied: called on the worker thread */
+  gpointer check_data;
   Reply reply;
 } Job;
 
@@ -590,10 +594,33 @@ route_data_values (Job *j, StoreDb *db, gint64 id, double rate)
   reply_json (&j->reply, g_string_free (out, FALSE));
 }
 
+/* GET /api/sessions/{id}/check: the budgets verdict of `orti-profd check --json`, through
+ * the daemon's callback (the budgets file is the daemon's). */
+static void
+route_check (Job *j, StoreDb *db, gint64 id)
+{
+  if (j->check == NULL) {
+    reply_error (&j->reply, SOUP_STATUS_NOT_FOUND, "not_found",
+                 "no budgets file: start orti-profd run or serve with --budgets FILE");
+    return;
+  }
+  g_autoptr (GError) error = NULL;
+  guint violations = 0, undecided = 0;
+  char *json = j->check (j->check_data, db, id, &violations, &undecided, &error);
+  if (json == NULL)
+    reply_from_error (&j->reply, error);
+  else
+    reply_json (&j->reply, json);
+}
+
 static void
 route_session (Job *j, StoreDb *db, gint64 id, const char *what, const char *sub)
 {
   double rate;
+  if (what != NULL && sub == NULL && strcmp (what, "check") == 0) {
+    route_check (j, db, id);
+    return;
+  }
   if (what == NULL) {
     g_autoptr (GError) error = NULL;
     g_autoptr (StoreResult) res = run_sql (j, db, &error,
@@ -838,6 +865,8 @@ start_job (WebServer *ws, SoupServerMessage *msg, char **parts, GHashTable *quer
   j->write = write;
   j->db_path = g_strdup (ws->db_path);
   j->timeout_ms = ws->query_timeout_ms;
+  j->check = ws->check;
+  j->check_data = ws->check_data;
   if (query) {
     j->query = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
     GHashTableIter it;
@@ -1072,6 +1101,25 @@ metrics_thread (GTask *task, gpointer source, gpointer data, GCancellable *cance
       g_string_append_printf (out, "%s{session=\"%s\"} %s\n", sm[i].name, cell_text (ses, 0, 0),
                               cell_text (ses, 0, sm[i].col));
   }
+  if (j->check != NULL) {
+    /* the latest session judged against the daemon's budgets; no sample when it cannot be
+     * (no session, or the budgets name an object it lacks) */
+    guint violations = 0, undecided = 0;
+    g_autoptr (GError) check_error = NULL;
+    g_autofree char *verdict = sid != NULL
+      ? j->check (j->check_data, db, g_ascii_strtoll (sid, NULL, 10), &violations, &undecided,
+                  &check_error)
+      : NULL;
+    g_string_append (out, "# HELP orti_budget_violations Budgets the latest session violates "
+                          "(docs/check.md).\n# TYPE orti_budget_violations gauge\n");
+    if (verdict != NULL)
+      g_string_append_printf (out, "orti_budget_violations{session=\"%s\"} %u\n", sid, violations);
+    g_string_append (out, "# HELP orti_budget_undecided Budgets of the latest session whose "
+                          "error bound straddles the limit or whose statistic is unknown.\n"
+                          "# TYPE orti_budget_undecided gauge\n");
+    if (verdict != NULL)
+      g_string_append_printf (out, "orti_budget_undecided{session=\"%s\"} %u\n", sid, undecided);
+  }
   j->reply.status = SOUP_STATUS_OK;
   j->reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
   j->reply.body = g_string_free (out, FALSE);
@@ -1092,6 +1140,8 @@ handle_metrics (WebServer *ws, SoupServerMessage *msg)
   j->msg = g_object_ref (msg);
   j->db_path = g_strdup (ws->db_path);
   j->timeout_ms = ws->query_timeout_ms;
+  j->check = ws->check;
+  j->check_data = ws->check_data;
   j->metrics = g_atomic_rc_box_acquire (ws->metrics);
   soup_server_message_pause (msg);
   g_autoptr (GTask) task = g_task_new (NULL, NULL, job_done, j);
@@ -1356,6 +1406,8 @@ web_server_new (const WebConfig *cfg)
   ws->token = g_strdup (cfg->token);
   ws->query_timeout_ms = cfg->query_timeout_ms ? cfg->query_timeout_ms : 5000;
   ws->control = cfg->control;
+  ws->check = cfg->check;
+  ws->check_data = cfg->check_data;
   ws->live_clients = g_ptr_array_new ();
   ws->metrics = g_atomic_rc_box_new0 (MetricsCache);
   g_mutex_init (&ws->metrics->lock);

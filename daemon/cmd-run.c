@@ -558,7 +558,7 @@ build_config (RunOptions *o, SessionConfig *cfg, char **host, GError **error)
 /* Run the daemon: the first session, the web server, and (with --serve) more sessions over
  * REST until a signal. TRUE when the last session completed. */
 static gboolean
-run_daemon (const SessionConfig *cfg, const RunOptions *o, const BudgetSet *budgets,
+run_daemon (const SessionConfig *cfg, const RunOptions *o, BudgetSet *budgets,
             gint64 *last_id, GError **error)
 {
   RunState st = { .base = cfg, .db = o->db ? o->db : "profile.db", .serve = o->serve,
@@ -576,7 +576,9 @@ run_daemon (const SessionConfig *cfg, const RunOptions *o, const BudgetSet *budg
     WebConfig wc = { .db_path = st.db, .token = o->http_token,
                      .control = { web_get_live, web_start, web_stop, &st },
                      .check = budgets != NULL ? check_web_verdict : NULL,
-                     .check_data = (gpointer) budgets };
+                     .check_data = budgets,
+                     .check_data_ref = (GBoxedCopyFunc) budget_set_ref,
+                     .check_data_unref = (GDestroyNotify) budget_set_free };
     st.web = web_server_new (&wc);
     if (!web_server_listen (st.web, http, error)) {
       web_server_free (st.web);

@@ -68,7 +68,9 @@ cmd_serve (int argc, char **argv)
   g_clear_pointer (&db, store_db_close);
 
   WebConfig wc = { .db_path = path, .token = token,
-                   .check = budgets != NULL ? check_web_verdict : NULL, .check_data = budgets };
+                   .check = budgets != NULL ? check_web_verdict : NULL, .check_data = budgets,
+                   .check_data_ref = (GBoxedCopyFunc) budget_set_ref,
+                   .check_data_unref = (GDestroyNotify) budget_set_free };
   g_autoptr (WebServer) web = web_server_new (&wc);
   if (!web_server_listen (web, http != NULL ? http : "127.0.0.1:8080", &error)) {
     fprintf (stderr, "serve: %s\n", error->message);

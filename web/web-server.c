@@ -36,7 +36,9 @@ struct _WebServer {
   guint query_timeout_ms;
   WebControl control;
   WebCheckFunc check;      /* budgets verdicts (NULL: no budgets file) */
-  gpointer check_data;
+  gpointer check_data;     /* a reference (check_data_ref) */
+  GBoxedCopyFunc check_data_ref;
+  GDestroyNotify check_data_unref;
   char *url;
   GPtrArray *live_clients; /* SoupServerMessage* being streamed /api/live */
   guint live_timer;
@@ -164,7 +166,8 @@ typedef struct {
   guint timeout_ms;
   MetricsCache *metrics;  /* /metrics only: a reference */
   WebCheckFunc check;     /* the server's, copied: called on the worker thread */
-  gpointer check_data;
+  gpointer check_data;    /* a reference of the job's own (the job may outlive the server) */
+  GDestroyNotify check_data_unref;
   Reply reply;
 } Job;
 
@@ -178,6 +181,8 @@ job_free (Job *j)
   g_free (j->db_path);
   if (j->metrics != NULL)
     g_atomic_rc_box_release_full (j->metrics, metrics_cache_clear);
+  if (j->check_data != NULL && j->check_data_unref != NULL)
+    j->check_data_unref (j->check_data);
   g_free (j->reply.body);
   g_free (j);
 }
@@ -815,6 +820,16 @@ thread_db (const char *path, GError **error)
   return db;
 }
 
+/* job_set_check: the server's check callback and a reference to its data, for @j. */
+static void
+job_set_check (Job *j, WebServer *ws)
+{
+  j->check = ws->check;
+  j->check_data = ws->check_data != NULL && ws->check_data_ref != NULL
+                    ? ws->check_data_ref (ws->check_data) : ws->check_data;
+  j->check_data_unref = ws->check_data_unref;
+}
+
 static void
 job_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel)
 {
@@ -865,8 +880,7 @@ start_job (WebServer *ws, SoupServerMessage *msg, char **parts, GHashTable *quer
   j->write = write;
   j->db_path = g_strdup (ws->db_path);
   j->timeout_ms = ws->query_timeout_ms;
-  j->check = ws->check;
-  j->check_data = ws->check_data;
+  job_set_check (j, ws);
   if (query) {
     j->query = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
     GHashTableIter it;
@@ -1140,8 +1154,7 @@ handle_metrics (WebServer *ws, SoupServerMessage *msg)
   j->msg = g_object_ref (msg);
   j->db_path = g_strdup (ws->db_path);
   j->timeout_ms = ws->query_timeout_ms;
-  j->check = ws->check;
-  j->check_data = ws->check_data;
+  job_set_check (j, ws);
   j->metrics = g_atomic_rc_box_acquire (ws->metrics);
   soup_server_message_pause (msg);
   g_autoptr (GTask) task = g_task_new (NULL, NULL, job_done, j);
@@ -1407,7 +1420,10 @@ web_server_new (const WebConfig *cfg)
   ws->query_timeout_ms = cfg->query_timeout_ms ? cfg->query_timeout_ms : 5000;
   ws->control = cfg->control;
   ws->check = cfg->check;
-  ws->check_data = cfg->check_data;
+  ws->check_data_ref = cfg->check_data_ref;
+  ws->check_data_unref = cfg->check_data_unref;
+  ws->check_data = cfg->check_data != NULL && cfg->check_data_ref != NULL
+                     ? cfg->check_data_ref (cfg->check_data) : cfg->check_data;
   ws->live_clients = g_ptr_array_new ();
   ws->metrics = g_atomic_rc_box_new0 (MetricsCache);
   g_mutex_init (&ws->metrics->lock);
@@ -1435,6 +1451,8 @@ web_server_free (WebServer *ws)
   g_free (ws->token);
   g_free (ws->url);
   g_atomic_rc_box_release_full (ws->metrics, metrics_cache_clear);
+  if (ws->check_data != NULL && ws->check_data_unref != NULL)
+    ws->check_data_unref (ws->check_data);
   g_free (ws);
 }
 

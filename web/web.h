@@ -72,7 +72,11 @@ typedef struct {
   WebControl control;
   WebCheckFunc check;        /* NULL: no budgets file; /check answers 404, /metrics has no
                               * orti_budget_* gauges */
-  gpointer check_data;       /* its user_data; must outlive the server and its jobs */
+  gpointer check_data;       /* its user_data */
+  GBoxedCopyFunc check_data_ref;  /* takes a reference to check_data for the server and each
+                                   * job (jobs may outlive the server); NULL: check_data
+                                   * outlives them all */
+  GDestroyNotify check_data_unref;/* drops one */
 } WebConfig;
 
 typedef struct _WebServer WebServer;

@@ -4,7 +4,9 @@
  * budgets-file:line of bad input, the JUnit XML (parsed by python3's xml.etree, as CI
  * servers read it), the JSON documents, the markdown, and --derive-budgets round trips; then
  * the same verdicts through `serve --budgets` (GET /api/sessions/{id}/check, /metrics) and
- * `run --budgets` refusing a bad budgets file before it starts anything. */
+ * `run --budgets`: refusing a bad budgets file before it starts anything, and judging a
+ * replayed RTT capture (written here from probe/rtt-test-gen's stress workload) at its end. */
+#include "rtt-test-gen.h"
 #include "store.h"
 
 #include <glib/gstdio.h>
@@ -607,7 +609,7 @@ test_serve_check (void)
 }
 
 /* run --budgets with a bad file exits 2 naming the line before it opens the capture, the
- * database or a port (no committed capture to replay here: the rest needs the rig). */
+ * database or a port. */
 static void
 test_run_bad_budgets (void)
 {
@@ -626,6 +628,76 @@ test_run_bad_budgets (void)
   g_assert_cmpint (run (NULL, &err, "run", "--orti", "no-such.ort", "--replay", capture,
                         "--db", run_db, "--http", "none", "--junit", "x.xml", NULL), ==, 2);
   g_assert_nonnull (strstr (err, "need --budgets"));
+}
+
+/* write_capture: an RTT capture of the stress workload (3 tasks, nested calls, a 1 kHz ISR;
+ * probe/rtt-test-gen.h), as a live drain would record it: something `run --replay` plays with
+ * no rig. */
+static char *
+write_capture (void)
+{
+  RttGenOptions opt = { .profile = RTT_GEN_STRESS, .seed = 20, .ring_size = 1 << 16,
+                        .drain_every = 64 };
+  g_autoptr (RttGenResult) gen = rtt_gen_run (&opt, 20000);
+  g_autoptr (GError) error = NULL;
+  char *path = g_build_filename (dir, "stress.ocap", NULL);
+  ProbeCaptureInfo info = { .source = PROBE_SOURCE_RTT, .tick_hz = 25000000 };
+  ProbeCaptureWriter *w = probe_capture_writer_new (path, &info, &error);
+  g_assert_no_error (error);
+  for (guint off = 0; off < gen->stream->len; off += 4096) {
+    guint n = MIN (4096, gen->stream->len - off);
+    g_assert_true (probe_capture_writer_add (w, PROBE_CAPTURE_DATA, 0, off,
+                                             gen->stream->data + off, n, &error));
+  }
+  g_assert_true (probe_capture_writer_close (w, &error));
+  g_assert_no_error (error);
+  return path;
+}
+
+/* run --replay --budgets: the replayed session is judged when it ends, its table printed as
+ * check prints it and the verdict is the exit status; check on the same database agrees. */
+static void
+test_run_budgets (void)
+{
+  /* the rig's demo firmware (its ORTI file and, built when arm-none-eabi-gcc is there, its
+   * ELF) names what the session reads; the replay itself needs no rig */
+  const char *src = g_getenv ("ORTI_SOURCE_DIR"), *build = g_getenv ("ORTI_BUILD_DIR");
+  if (src == NULL || build == NULL) {
+    g_test_skip ("ORTI_SOURCE_DIR / ORTI_BUILD_DIR not set (run through meson test)");
+    return;
+  }
+  g_autofree char *orti = g_build_filename (src, "tests", "rig", "firmware", "demo.ort", NULL);
+  g_autofree char *elf = g_build_filename (build, "tests", "rig", "firmware", "demo-trace.elf", NULL);
+  if (!g_file_test (elf, G_FILE_TEST_IS_REGULAR)) {
+    g_test_skip ("no demo-trace.elf (the firmware needs arm-none-eabi-gcc)");
+    return;
+  }
+  g_autofree char *capture = write_capture ();
+  g_autofree char *run_db = g_build_filename (dir, "replay.db", NULL);
+  g_autofree char *pass = write_budgets ("replay-pass.ini", "[session]\ngaps_max = 0\n"
+                                         "[core 0]\nload_max = 100\n");
+  g_autofree char *md = g_build_filename (dir, "replay.md", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  int status = run (&out, &err, "run", "--orti", orti, "--elf", elf, "--replay", capture,
+                    "--db", run_db,
+                    "--http", "none", "--quiet", "--budgets", pass, "--markdown", md, NULL);
+  if (status != 0)
+    g_error ("run --replay --budgets exited %d: %s%s", status, out, err);
+  g_assert_nonnull (strstr (out, "2 budgets: 2 pass, 0 violated, 0 undecided"));
+  g_autofree char *mdtext = NULL;
+  g_assert_true (g_file_get_contents (md, &mdtext, NULL, NULL));
+  g_assert_true (g_str_has_prefix (mdtext, "### orti-profd check: **pass**"));
+  g_autofree char *again = NULL;
+  g_assert_cmpint (run (&again, NULL, "check", "--db", run_db, "--budgets", pass, NULL), ==, 0);
+  g_assert_cmpstr (again, ==, out);
+
+  /* the second replay is session 2: a load limit of 0 % is violated */
+  g_autofree char *tight = write_budgets ("replay-tight.ini", "[core 0]\nload_max = 0\n");
+  g_assert_cmpint (run (&out, &err, "run", "--orti", orti, "--elf", elf, "--replay", capture,
+                    "--db", run_db,
+                        "--http", "none", "--quiet", "--budgets", tight, NULL), ==, 1);
+  g_assert_nonnull (strstr (out, "session 2"));
+  g_assert_nonnull (strstr (out, "1 budgets: 0 pass, 1 violated, 0 undecided"));
 }
 
 int
@@ -654,6 +726,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cmd-check/sqlite3-shell", test_sqlite3_shell);
   g_test_add_func ("/cmd-check/serve-check", test_serve_check);
   g_test_add_func ("/cmd-check/run-bad-budgets", test_run_bad_budgets);
+  g_test_add_func ("/cmd-check/run-replay-budgets", test_run_budgets);
   int rc = g_test_run ();
 
   g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);

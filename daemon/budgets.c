@@ -143,14 +143,26 @@ budget_free (gpointer data)
   g_free (b);
 }
 
+static void
+budget_set__clear (gpointer p)
+{
+  BudgetSet *set = p;
+  g_free (set->path);
+  g_clear_pointer (&set->budgets, g_ptr_array_unref);
+}
+
 void
 budget_set_free (BudgetSet *set)
 {
   if (set == NULL)
     return;
-  g_free (set->path);
-  g_ptr_array_unref (set->budgets);
-  g_free (set);
+  g_atomic_rc_box_release_full (set, budget_set__clear);
+}
+
+BudgetSet *
+budget_set_ref (BudgetSet *set)
+{
+  return g_atomic_rc_box_acquire (set);
 }
 
 /* Lines of a budgets file: where each group header and each key of a group is. */
@@ -275,7 +287,7 @@ budget_set_parse (const char *path, const char *text, GError **error)
   }
   BudgetText lines = { g_strsplit (text, "\n", -1) };
   g_auto (GStrv) owned = lines.lines;
-  g_autoptr (BudgetSet) set = g_new0 (BudgetSet, 1);
+  g_autoptr (BudgetSet) set = g_atomic_rc_box_new0 (BudgetSet);
   set->path = g_strdup (path);
   set->budgets = g_ptr_array_new_with_free_func (budget_free);
   g_auto (GStrv) groups = g_key_file_get_groups (kf, NULL);

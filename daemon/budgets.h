@@ -73,7 +73,10 @@ typedef struct {
   GPtrArray *budgets; /* Budget *, in file order */
 } BudgetSet;
 
+/* A BudgetSet is reference counted (atomically: the daemon's web workers judge sessions
+ * against it while the main thread holds it); budget_set_free drops one reference. */
 void budget_set_free (BudgetSet *set);
+BudgetSet *budget_set_ref (BudgetSet *set);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (BudgetSet, budget_set_free)
 
 /* budget_set_parse:

@@ -5,7 +5,14 @@
  * (GKeyFile, group [orti-profd], keys named like the long options), and the command line
  * overrides them all. SIGINT/SIGTERM stop the session cleanly: everything collected is
  * stored and the session is closed; the exit status says whether it completed (0) or not (1).
+ *
+ * --budgets FILE (docs/check.md) is read before anything starts (a bad file exits 2 naming
+ * its line); when the daemon ends after a completed session, that session is judged as
+ * `orti-profd check` judges it (check-eval.h) and the verdict is the exit status (0 pass,
+ * 1 violation, 3 undecided, 2 when the budgets name an object the session lacks). The REST
+ * API answers the verdict of any stored session at /api/sessions/{id}/check.
  */
+#include "check-eval.h"
 #include "commands.h"
 #include "session.h"
 #include "web.h"
@@ -20,6 +27,7 @@ typedef struct {
   char *timestamp, *rtt, *http, *http_token, *core_clock;
   char *swo, *swo_format, *swo_pin_freq, *swo_protocol, *pc_sample;
   char *keep_raw;                  /* --keep-raw DURATION|SIZE */
+  char *budgets, *junit, *markdown; /* the verdict at the end (check-eval.h) */
   char **pp_alpha, **variable;     /* --pp-alpha ID=A, --variable ID=NAME[:KIND] (repeated) */
   char **watch;                    /* --watch EXPR[:state|:value] (repeated) */
   GArray *alphas, *variables;      /* parsed: SessionPointAlpha, SessionVariable */
@@ -53,6 +61,9 @@ run_options_clear (RunOptions *o)
   g_free (o->swo_protocol);
   g_free (o->pc_sample);
   g_free (o->keep_raw);
+  g_free (o->budgets);
+  g_free (o->junit);
+  g_free (o->markdown);
   g_strfreev (o->pp_alpha);
   g_strfreev (o->watch);
   g_strfreev (o->variable);
@@ -79,7 +90,7 @@ load_config (RunOptions *o, const char *path, gboolean must_exist, GError **erro
     { "name", &o->name }, { "timestamp", &o->timestamp }, { "rtt", &o->rtt },
     { "core_clock", &o->core_clock }, { "swo", &o->swo }, { "swo_format", &o->swo_format },
     { "swo_pin_freq", &o->swo_pin_freq }, { "swo_protocol", &o->swo_protocol },
-    { "pc_sample", &o->pc_sample }, { "keep_raw", &o->keep_raw },
+    { "pc_sample", &o->pc_sample }, { "keep_raw", &o->keep_raw }, { "budgets", &o->budgets },
     { "http", &o->http }, { "http_token", &o->http_token },
   };
   g_auto (GStrv) present = g_key_file_get_keys (kf, "orti-profd", NULL, NULL);
@@ -550,7 +561,7 @@ build_config (RunOptions *o, SessionConfig *cfg, char **host, GError **error)
  * REST until a signal. TRUE when the last session completed. */
 static gboolean
 run_daemon (const SessionConfig *cfg, const RunOptions *o, const StoreWriterOptions *wo,
-            GError **error)
+            BudgetSet *budgets, gint64 *last_id, GError **error)
 {
   RunState st = { .base = cfg, .db = o->db ? o->db : "profile.db", .serve = o->serve,
                   .tty = isatty (STDERR_FILENO), .quiet = o->quiet, .last_ok = TRUE };
@@ -565,7 +576,11 @@ run_daemon (const SessionConfig *cfg, const RunOptions *o, const StoreWriterOpti
   const char *http = o->http ? o->http : "127.0.0.1:8080";
   if (strcmp (http, "none") != 0) {
     WebConfig wc = { .db_path = st.db, .token = o->http_token,
-                     .control = { web_get_live, web_start, web_stop, &st } };
+                     .control = { web_get_live, web_start, web_stop, &st },
+                     .check = budgets != NULL ? check_web_verdict : NULL,
+                     .check_data = budgets,
+                     .check_data_ref = (GBoxedCopyFunc) budget_set_ref,
+                     .check_data_unref = (GDestroyNotify) budget_set_free };
     st.web = web_server_new (&wc);
     if (!web_server_listen (st.web, http, error)) {
       web_server_free (st.web);
@@ -599,11 +614,29 @@ run_daemon (const SessionConfig *cfg, const RunOptions *o, const StoreWriterOpti
     reap (&st);
   }
   web_server_free (st.web);
+  *last_id = st.session != NULL ? session_get_id (st.session) : -1;
   g_clear_pointer (&st.session, session_free);
   gboolean closed = store_writer_close (st.writer, st.last_ok ? error : NULL);
   if (!st.last_ok && error && *error == NULL)
     g_set_error (error, SESSION_ERROR, SESSION_ERROR_FAILED, "the session did not complete");
   return st.last_ok && closed;
+}
+
+/* The verdict on completed session @id: the table (and --junit / --markdown files) as
+ * `orti-profd check` writes them; returns its exit status. */
+static int
+run_judge (const RunOptions *o, const BudgetSet *budgets, gint64 id)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (StoreDb) db = store_db_open (o->db ? o->db : "profile.db", STORE_OPEN_READ_ONLY,
+                                          &error);
+  g_autoptr (CheckReport) report = db != NULL ? check_report_new (db, id, budgets, &error) : NULL;
+  if (report == NULL) {
+    fprintf (stderr, "orti-profd: --budgets: %s\n", error->message);
+    return CHECK_EXIT_BAD_INPUT;
+  }
+  CheckOutputs outputs = { .junit = o->junit, .markdown = o->markdown };
+  return check_report_output (report, &outputs, "orti-profd");
 }
 
 int
@@ -638,6 +671,9 @@ cmd_run (int argc, char **argv)
     { "pp-alpha", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.pp_alpha, "Exponential averaging constant of profile point ID (seed 003 pfpSetAlpha; repeatable)", "ID=ALPHA" },
     { "variable", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.variable, "Name a data variable (orti_trace_value id) and say whether it is a state or a regular value (repeatable)", "ID=NAME[:state|:value]" },
     { "watch", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.watch, "Poll/SWO: watch a variable (an ELF symbol or a C expression over symbols) as a state (statistics per value) or a regular value (repeatable)", "EXPR[:state|:value]" },
+    { "budgets", 0, 0, G_OPTION_ARG_FILENAME, &o.budgets, "Judge the session against this budgets file when it ends; the verdict is the exit status (docs/check.md)", "FILE" },
+    { "junit", 0, 0, G_OPTION_ARG_FILENAME, &o.junit, "With --budgets: also write the verdict as JUnit XML", "FILE" },
+    { "markdown", 0, 0, G_OPTION_ARG_FILENAME, &o.markdown, "With --budgets: also write a markdown summary of the verdict", "FILE" },
     { "serve", 0, 0, G_OPTION_ARG_NONE, &o.serve, "Keep running after the session; start more over REST", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "No progress line", NULL },
     { NULL },
@@ -670,16 +706,31 @@ cmd_run (int argc, char **argv)
 #define FILL(f) if (o.f == NULL) { o.f = file.f; file.f = NULL; }
   FILL (orti) FILL (elf) FILL (openocd) FILL (source) FILL (db) FILL (duration) FILL (name)
   FILL (timestamp) FILL (rtt) FILL (http) FILL (http_token) FILL (core_clock)
-  FILL (swo) FILL (swo_format) FILL (swo_pin_freq) FILL (swo_protocol) FILL (pc_sample) FILL (keep_raw)
+  FILL (swo) FILL (swo_format) FILL (swo_pin_freq) FILL (swo_protocol) FILL (pc_sample)
+  FILL (keep_raw) FILL (budgets)
 #undef FILL
   o.core = core >= 0 ? core : file.core;
   run_options_clear (&file);
+
+  /* the budgets before anything runs: a typo must not cost a measurement */
+  g_autoptr (BudgetSet) budgets = NULL;
+  if ((o.junit != NULL || o.markdown != NULL) && o.budgets == NULL) {
+    fprintf (stderr, "orti-profd: --junit and --markdown need --budgets FILE\n");
+    run_options_clear (&o);
+    return 2;
+  }
+  if (o.budgets != NULL && (budgets = budget_set_load (o.budgets, &error)) == NULL) {
+    fprintf (stderr, "orti-profd: %s\n", error->message);
+    run_options_clear (&o);
+    return 2;
+  }
 
   g_autofree char *host = NULL;
   g_autofree char *cmdline = g_strjoinv (" ", argv);
   SessionConfig cfg = { 0 };
   StoreWriterOptions wo = STORE_WRITER_OPTIONS_INIT;
   int status;
+  gint64 last_id = -1;
   if (o.keep_raw &&
       !store_parse_keep_raw (o.keep_raw, &wo.keep_raw_seconds, &wo.keep_raw_bytes, &error)) {
     fprintf (stderr, "orti-profd: --keep-raw: %s\n", error->message);
@@ -689,10 +740,12 @@ cmd_run (int argc, char **argv)
     status = 2;
   } else {
     cfg.command_line = cmdline;
-    status = run_daemon (&cfg, &o, &wo, &error) ? 0 : 1;
+    status = run_daemon (&cfg, &o, &wo, budgets, &last_id, &error) ? 0 : 1;
     if (status && error)
       fprintf (stderr, "orti-profd: %s\n", error->message);
   }
+  if (status == 0 && budgets != NULL && last_id >= 0)
+    status = run_judge (&o, budgets, last_id);
   run_options_clear (&o);
   return status;
 }

@@ -1,13 +1,15 @@
-/* cmd-serve.c — `orti-profd serve --db FILE [--http ADDR:PORT] [--http-token TOKEN]`: the
- * dashboard and the REST API over a stored database, with no target: for looking at sessions
- * recorded elsewhere (a CI run, a colleague's file) or after the daemon that recorded them
- * has stopped.
+/* cmd-serve.c — `orti-profd serve --db FILE [--http ADDR:PORT] [--http-token TOKEN]
+ * [--budgets FILE]`: the dashboard and the REST API over a stored database, with no target:
+ * for looking at sessions recorded elsewhere (a CI run, a colleague's file) or after the
+ * daemon that recorded them has stopped. With --budgets, GET /api/sessions/{id}/check and
+ * /metrics judge sessions against the file as `orti-profd check` does (check-eval.h).
  *
  * The database is opened read-write once, so an older schema is migrated and sessions a
  * crashed writer left 'running' are marked incomplete; the web layer then reads it with its
  * own read-only connections (DELETE of a session opens a read-write one). Starting and
  * stopping sessions answer 409: there is no target. SIGINT/SIGTERM stop it (exit status 0).
  */
+#include "check-eval.h"
 #include "commands.h"
 #include "store.h"
 #include "web.h"
@@ -25,12 +27,13 @@ on_signal (gpointer data)
 int
 cmd_serve (int argc, char **argv)
 {
-  g_autofree char *db_path = NULL, *http = NULL, *token = NULL;
+  g_autofree char *db_path = NULL, *http = NULL, *token = NULL, *budgets_path = NULL;
   gboolean quiet = FALSE;
   GOptionEntry entries[] = {
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "Session database (default ./profile.db)", "FILE" },
     { "http", 0, 0, G_OPTION_ARG_STRING, &http, "Address to serve on (default 127.0.0.1:8080; port 0: any free port)", "ADDR:PORT" },
     { "http-token", 0, 0, G_OPTION_ARG_STRING, &token, "Bearer token required by the REST API (required off loopback)", "TOKEN" },
+    { "budgets", 0, 0, G_OPTION_ARG_FILENAME, &budgets_path, "Judge sessions against this budgets file at /api/sessions/ID/check and in /metrics (docs/check.md)", "FILE" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Print nothing but errors", NULL },
     { NULL },
   };
@@ -43,6 +46,11 @@ cmd_serve (int argc, char **argv)
   }
   if (argc != 1) {
     fprintf (stderr, "serve: unexpected argument '%s'\n", argv[1]);
+    return 2;
+  }
+  g_autoptr (BudgetSet) budgets = NULL;
+  if (budgets_path != NULL && (budgets = budget_set_load (budgets_path, &error)) == NULL) {
+    fprintf (stderr, "serve: %s\n", error->message);
     return 2;
   }
   const char *path = db_path != NULL ? db_path : "./profile.db";
@@ -59,7 +67,10 @@ cmd_serve (int argc, char **argv)
   guint recovered = store_db_recovered_sessions (db);
   g_clear_pointer (&db, store_db_close);
 
-  WebConfig wc = { .db_path = path, .token = token };
+  WebConfig wc = { .db_path = path, .token = token,
+                   .check = budgets != NULL ? check_web_verdict : NULL, .check_data = budgets,
+                   .check_data_ref = (GBoxedCopyFunc) budget_set_ref,
+                   .check_data_unref = (GDestroyNotify) budget_set_free };
   g_autoptr (WebServer) web = web_server_new (&wc);
   if (!web_server_listen (web, http != NULL ? http : "127.0.0.1:8080", &error)) {
     fprintf (stderr, "serve: %s\n", error->message);

@@ -5,7 +5,7 @@
  * (an error message naming the file, line and column or the offending value has been
  * printed), 2 bad usage. `check` and `diff` are CI gates with statuses of their own: 1 is
  * their verdict (a violated budget, a regression), 2 any bad input, 3 `check` undecided
- * (docs/check.md). */
+ * (docs/check.md); `run --budgets` ends with check's status when its session completed. */
 #pragma once
 
 typedef int (*OrtiCommandFunc) (int argc, char **argv);

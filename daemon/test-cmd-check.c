@@ -2,13 +2,20 @@
  * session database through the store's writer (an exact session 1 and a sampled session 2
  * with error bounds), runs the built executable (argv[1]) and checks exit statuses, the
  * budgets-file:line of bad input, the JUnit XML (parsed by python3's xml.etree, as CI
- * servers read it), the JSON documents, the markdown, and --derive-budgets round trips. */
+ * servers read it), the JSON documents, the markdown, and --derive-budgets round trips; then
+ * the same verdicts through `serve --budgets` (GET /api/sessions/{id}/check, /metrics) and
+ * `run --budgets`: refusing a bad budgets file before it starts anything, and judging a
+ * replayed RTT capture (written here from probe/rtt-test-gen's stress workload) at its end. */
+#include "rtt-test-gen.h"
 #include "store.h"
 
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include <libsoup/soup.h>
 #include <math.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 static const char *exe;
@@ -476,6 +483,223 @@ test_sqlite3_shell (void)
   g_assert_cmpstr (out, ==, "45.0|5.0\n");
 }
 
+/* A `serve` child on a free port (127.0.0.1:0) and the URL it printed. */
+typedef struct {
+  GSubprocess *proc;
+  char *url; /* "http://127.0.0.1:PORT/" */
+} Server;
+
+static void
+server_stop (Server *s)
+{
+  g_subprocess_send_signal (s->proc, SIGTERM);
+  g_assert_true (g_subprocess_wait (s->proc, NULL, NULL));
+  g_assert_true (g_subprocess_get_if_exited (s->proc));
+  g_assert_cmpint (g_subprocess_get_exit_status (s->proc), ==, 0);
+  g_clear_object (&s->proc);
+  g_clear_pointer (&s->url, g_free);
+}
+
+/* The child dies with the test: a failed assertion must not leave a server running (and
+ * holding meson's stdout open until the test times out). */
+static void
+server_child_setup (gpointer data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+}
+
+/* server_start: `orti-profd serve --db db_path --http 127.0.0.1:0 [--budgets @budgets]`,
+ * waiting for "dashboard at URL" on its stderr. */
+static void
+server_start (Server *s, const char *budgets)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocessLauncher) launcher =
+    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_PIPE | G_SUBPROCESS_FLAGS_STDOUT_SILENCE);
+  g_subprocess_launcher_set_child_setup (launcher, server_child_setup, NULL, NULL);
+  s->proc = budgets != NULL
+    ? g_subprocess_launcher_spawn (launcher, &error, exe, "serve", "--db", db_path, "--http",
+                                   "127.0.0.1:0", "--budgets", budgets, NULL)
+    : g_subprocess_launcher_spawn (launcher, &error, exe, "serve", "--db", db_path, "--http",
+                                   "127.0.0.1:0", NULL);
+  g_assert_no_error (error);
+  g_autoptr (GDataInputStream) in = g_data_input_stream_new (g_subprocess_get_stderr_pipe (s->proc));
+  for (;;) {
+    g_autofree char *line = g_data_input_stream_read_line_utf8 (in, NULL, NULL, &error);
+    g_assert_no_error (error);
+    if (line == NULL)
+      g_error ("serve ended before printing its URL");
+    const char *at = strstr (line, "dashboard at ");
+    if (at != NULL) {
+      s->url = g_strdup (at + strlen ("dashboard at "));
+      break;
+    }
+  }
+}
+
+/* http_get: GET @path of @s; the body, and the status in *@status. */
+static char *
+http_get (const Server *s, const char *path, guint *status)
+{
+  g_autoptr (SoupSession) session = soup_session_new ();
+  g_autofree char *uri = g_strdup_printf ("%s%s", s->url, path + (path[0] == '/'));
+  g_autoptr (SoupMessage) msg = soup_message_new ("GET", uri);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) body = soup_session_send_and_read (session, msg, NULL, &error);
+  g_assert_no_error (error);
+  *status = soup_message_get_status (msg);
+  return g_strndup (g_bytes_get_data (body, NULL), g_bytes_get_size (body));
+}
+
+/* serve --budgets: /api/sessions/{id}/check answers exactly the document `check --json`
+ * prints (one evaluation code path), /metrics carries the latest session's counts, and
+ * without --budgets /check is a 404 that says why. */
+static void
+test_serve_check (void)
+{
+  g_autofree char *budgets = write_budgets ("serve.ini",
+    "[task Task0]\nload_max = 48\nnet_p99_max = 700\n[session]\ngaps_max = 0\n");
+  g_autofree char *expect2 = NULL, *expect1 = NULL;
+  g_assert_cmpint (run (&expect2, NULL, "check", "--db", db_path, "--session", "2",
+                        "--budgets", budgets, "--json", NULL), ==, 1);
+  g_assert_cmpint (run (&expect1, NULL, "check", "--db", db_path, "--session", "1",
+                        "--budgets", budgets, "--json", NULL), ==, 0);
+  Server s = { 0 };
+  server_start (&s, budgets);
+  guint status = 0;
+  g_autofree char *body2 = http_get (&s, "/api/sessions/2/check", &status);
+  g_assert_cmpuint (status, ==, 200);
+  g_assert_cmpstr (body2, ==, expect2);
+  g_autofree char *body1 = http_get (&s, "/api/sessions/1/check", &status);
+  g_assert_cmpuint (status, ==, 200);
+  g_assert_cmpstr (body1, ==, expect1);
+  g_autofree char *missing = http_get (&s, "/api/sessions/9/check", &status);
+  g_assert_cmpuint (status, ==, 404);
+  g_assert_nonnull (strstr (missing, "no session 9"));
+  /* session 2: Task0's load undecided (45 ± 5 against 48), one gap against 0 */
+  g_autofree char *metrics = http_get (&s, "/metrics", &status);
+  g_assert_cmpuint (status, ==, 200);
+  g_assert_nonnull (strstr (metrics, "\norti_budget_violations{session=\"2\"} 1\n"));
+  g_assert_nonnull (strstr (metrics, "\norti_budget_undecided{session=\"2\"} 1\n"));
+  server_stop (&s);
+
+  /* budgets naming an object the session lacks: 409 with the file:line */
+  g_autofree char *lacking = write_budgets ("lacking.ini", "[task Task2]\nnet_max = 1\n");
+  server_start (&s, lacking);
+  g_autofree char *conflict = http_get (&s, "/api/sessions/1/check", &status);
+  g_assert_cmpuint (status, ==, 409);
+  g_assert_nonnull (strstr (conflict, "lacking.ini:1: [task Task2]: session 1 has no task"));
+  server_stop (&s);
+
+  server_start (&s, NULL);
+  g_autofree char *none = http_get (&s, "/api/sessions/2/check", &status);
+  g_assert_cmpuint (status, ==, 404);
+  g_assert_nonnull (strstr (none, "no budgets file"));
+  g_autofree char *plain = http_get (&s, "/metrics", &status);
+  g_assert_null (strstr (plain, "orti_budget_"));
+  server_stop (&s);
+
+  /* a bad budgets file: exit 2 with its line, nothing served */
+  g_autofree char *bad = write_budgets ("serve-bad.ini", "[task Task0]\nlaod_max = 1\n");
+  g_autofree char *err = NULL;
+  g_assert_cmpint (run (NULL, &err, "serve", "--db", db_path, "--http", "127.0.0.1:0",
+                        "--budgets", bad, NULL), ==, 2);
+  g_autofree char *where = g_strdup_printf ("%s:2: unknown key 'laod_max'", bad);
+  g_assert_nonnull (strstr (err, where));
+}
+
+/* run --budgets with a bad file exits 2 naming the line before it opens the capture, the
+ * database or a port. */
+static void
+test_run_bad_budgets (void)
+{
+  g_autofree char *bad = write_budgets ("run-bad.ini", "[task Task0]\nload_max = 30\n"
+                                        "net_max = 25us\n");
+  g_autofree char *run_db = g_build_filename (dir, "run.db", NULL);
+  g_autofree char *capture = g_build_filename (dir, "no-such.ocap", NULL);
+  g_autofree char *err = NULL;
+  g_assert_cmpint (run (NULL, &err, "run", "--orti", "no-such.ort", "--replay", capture,
+                        "--db", run_db, "--http", "none", "--budgets", bad, NULL), ==, 2);
+  g_autofree char *where = g_strdup_printf ("%s:3: net_max = '25us'", bad);
+  if (strstr (err, where) == NULL)
+    g_error ("expected '%s' in: %s", where, err);
+  g_assert_false (g_file_test (run_db, G_FILE_TEST_EXISTS));
+  /* --junit without --budgets is a usage error */
+  g_assert_cmpint (run (NULL, &err, "run", "--orti", "no-such.ort", "--replay", capture,
+                        "--db", run_db, "--http", "none", "--junit", "x.xml", NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "need --budgets"));
+}
+
+/* write_capture: an RTT capture of the stress workload (3 tasks, nested calls, a 1 kHz ISR;
+ * probe/rtt-test-gen.h), as a live drain would record it: something `run --replay` plays with
+ * no rig. */
+static char *
+write_capture (void)
+{
+  RttGenOptions opt = { .profile = RTT_GEN_STRESS, .seed = 20, .ring_size = 1 << 16,
+                        .drain_every = 64 };
+  g_autoptr (RttGenResult) gen = rtt_gen_run (&opt, 20000);
+  g_autoptr (GError) error = NULL;
+  char *path = g_build_filename (dir, "stress.ocap", NULL);
+  ProbeCaptureInfo info = { .source = PROBE_SOURCE_RTT, .tick_hz = 25000000 };
+  ProbeCaptureWriter *w = probe_capture_writer_new (path, &info, &error);
+  g_assert_no_error (error);
+  for (guint off = 0; off < gen->stream->len; off += 4096) {
+    guint n = MIN (4096, gen->stream->len - off);
+    g_assert_true (probe_capture_writer_add (w, PROBE_CAPTURE_DATA, 0, off,
+                                             gen->stream->data + off, n, &error));
+  }
+  g_assert_true (probe_capture_writer_close (w, &error));
+  g_assert_no_error (error);
+  return path;
+}
+
+/* run --replay --budgets: the replayed session is judged when it ends, its table printed as
+ * check prints it and the verdict is the exit status; check on the same database agrees. */
+static void
+test_run_budgets (void)
+{
+  /* the rig's demo firmware (its ORTI file and, built when arm-none-eabi-gcc is there, its
+   * ELF) names what the session reads; the replay itself needs no rig */
+  const char *src = g_getenv ("ORTI_SOURCE_DIR"), *build = g_getenv ("ORTI_BUILD_DIR");
+  if (src == NULL || build == NULL) {
+    g_test_skip ("ORTI_SOURCE_DIR / ORTI_BUILD_DIR not set (run through meson test)");
+    return;
+  }
+  g_autofree char *orti = g_build_filename (src, "tests", "rig", "firmware", "demo.ort", NULL);
+  g_autofree char *elf = g_build_filename (build, "tests", "rig", "firmware", "demo-trace.elf", NULL);
+  if (!g_file_test (elf, G_FILE_TEST_IS_REGULAR)) {
+    g_test_skip ("no demo-trace.elf (the firmware needs arm-none-eabi-gcc)");
+    return;
+  }
+  g_autofree char *capture = write_capture ();
+  g_autofree char *run_db = g_build_filename (dir, "replay.db", NULL);
+  g_autofree char *pass = write_budgets ("replay-pass.ini", "[session]\ngaps_max = 0\n"
+                                         "[core 0]\nload_max = 100\n");
+  g_autofree char *md = g_build_filename (dir, "replay.md", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  int status = run (&out, &err, "run", "--orti", orti, "--elf", elf, "--replay", capture,
+                    "--db", run_db,
+                    "--http", "none", "--quiet", "--budgets", pass, "--markdown", md, NULL);
+  if (status != 0)
+    g_error ("run --replay --budgets exited %d: %s%s", status, out, err);
+  g_assert_nonnull (strstr (out, "2 budgets: 2 pass, 0 violated, 0 undecided"));
+  g_autofree char *mdtext = NULL;
+  g_assert_true (g_file_get_contents (md, &mdtext, NULL, NULL));
+  g_assert_true (g_str_has_prefix (mdtext, "### orti-profd check: **pass**"));
+  g_autofree char *again = NULL;
+  g_assert_cmpint (run (&again, NULL, "check", "--db", run_db, "--budgets", pass, NULL), ==, 0);
+  g_assert_cmpstr (again, ==, out);
+
+  /* the second replay is session 2: a load limit of 0 % is violated */
+  g_autofree char *tight = write_budgets ("replay-tight.ini", "[core 0]\nload_max = 0\n");
+  g_assert_cmpint (run (&out, &err, "run", "--orti", orti, "--elf", elf, "--replay", capture,
+                    "--db", run_db,
+                        "--http", "none", "--quiet", "--budgets", tight, NULL), ==, 1);
+  g_assert_nonnull (strstr (out, "session 2"));
+  g_assert_nonnull (strstr (out, "1 budgets: 0 pass, 1 violated, 0 undecided"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -500,6 +724,9 @@ main (int argc, char **argv)
   g_test_add_func ("/cmd-check/derive", test_check_derive);
   g_test_add_func ("/cmd-check/diff", test_diff);
   g_test_add_func ("/cmd-check/sqlite3-shell", test_sqlite3_shell);
+  g_test_add_func ("/cmd-check/serve-check", test_serve_check);
+  g_test_add_func ("/cmd-check/run-bad-budgets", test_run_bad_budgets);
+  g_test_add_func ("/cmd-check/run-replay-budgets", test_run_budgets);
   int rc = g_test_run ();
 
   g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);

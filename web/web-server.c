@@ -35,6 +35,10 @@ struct _WebServer {
   char *token;
   guint query_timeout_ms;
   WebControl control;
+  WebCheckFunc check;      /* budgets verdicts (NULL: no budgets file) */
+  gpointer check_data;     /* a reference (check_data_ref) */
+  GBoxedCopyFunc check_data_ref;
+  GDestroyNotify check_data_unref;
   char *url;
   GPtrArray *live_clients; /* SoupServerMessage* being streamed /api/live */
   guint live_timer;
@@ -161,6 +165,9 @@ typedef struct {
   char *db_path;
   guint timeout_ms;
   MetricsCache *metrics;  /* /metrics only: a reference */
+  WebCheckFunc check;     /* the server's, copied: called on the worker thread */
+  gpointer check_data;    /* a reference of the job's own (the job may outlive the server) */
+  GDestroyNotify check_data_unref;
   Reply reply;
 } Job;
 
@@ -174,6 +181,8 @@ job_free (Job *j)
   g_free (j->db_path);
   if (j->metrics != NULL)
     g_atomic_rc_box_release_full (j->metrics, metrics_cache_clear);
+  if (j->check_data != NULL && j->check_data_unref != NULL)
+    j->check_data_unref (j->check_data);
   g_free (j->reply.body);
   g_free (j);
 }
@@ -590,10 +599,33 @@ route_data_values (Job *j, StoreDb *db, gint64 id, double rate)
   reply_json (&j->reply, g_string_free (out, FALSE));
 }
 
+/* GET /api/sessions/{id}/check: the budgets verdict of `orti-profd check --json`, through
+ * the daemon's callback (the budgets file is the daemon's). */
+static void
+route_check (Job *j, StoreDb *db, gint64 id)
+{
+  if (j->check == NULL) {
+    reply_error (&j->reply, SOUP_STATUS_NOT_FOUND, "not_found",
+                 "no budgets file: start orti-profd run or serve with --budgets FILE");
+    return;
+  }
+  g_autoptr (GError) error = NULL;
+  guint violations = 0, undecided = 0;
+  char *json = j->check (j->check_data, db, id, &violations, &undecided, &error);
+  if (json == NULL)
+    reply_from_error (&j->reply, error);
+  else
+    reply_json (&j->reply, json);
+}
+
 static void
 route_session (Job *j, StoreDb *db, gint64 id, const char *what, const char *sub)
 {
   double rate;
+  if (what != NULL && sub == NULL && strcmp (what, "check") == 0) {
+    route_check (j, db, id);
+    return;
+  }
   if (what == NULL) {
     g_autoptr (GError) error = NULL;
     g_autoptr (StoreResult) res = run_sql (j, db, &error,
@@ -788,6 +820,16 @@ thread_db (const char *path, GError **error)
   return db;
 }
 
+/* job_set_check: the server's check callback and a reference to its data, for @j. */
+static void
+job_set_check (Job *j, WebServer *ws)
+{
+  j->check = ws->check;
+  j->check_data = ws->check_data != NULL && ws->check_data_ref != NULL
+                    ? ws->check_data_ref (ws->check_data) : ws->check_data;
+  j->check_data_unref = ws->check_data_unref;
+}
+
 static void
 job_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel)
 {
@@ -838,6 +880,7 @@ start_job (WebServer *ws, SoupServerMessage *msg, char **parts, GHashTable *quer
   j->write = write;
   j->db_path = g_strdup (ws->db_path);
   j->timeout_ms = ws->query_timeout_ms;
+  job_set_check (j, ws);
   if (query) {
     j->query = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
     GHashTableIter it;
@@ -1072,6 +1115,25 @@ metrics_thread (GTask *task, gpointer source, gpointer data, GCancellable *cance
       g_string_append_printf (out, "%s{session=\"%s\"} %s\n", sm[i].name, cell_text (ses, 0, 0),
                               cell_text (ses, 0, sm[i].col));
   }
+  if (j->check != NULL) {
+    /* the latest session judged against the daemon's budgets; no sample when it cannot be
+     * (no session, or the budgets name an object it lacks) */
+    guint violations = 0, undecided = 0;
+    g_autoptr (GError) check_error = NULL;
+    g_autofree char *verdict = sid != NULL
+      ? j->check (j->check_data, db, g_ascii_strtoll (sid, NULL, 10), &violations, &undecided,
+                  &check_error)
+      : NULL;
+    g_string_append (out, "# HELP orti_budget_violations Budgets the latest session violates "
+                          "(docs/check.md).\n# TYPE orti_budget_violations gauge\n");
+    if (verdict != NULL)
+      g_string_append_printf (out, "orti_budget_violations{session=\"%s\"} %u\n", sid, violations);
+    g_string_append (out, "# HELP orti_budget_undecided Budgets of the latest session whose "
+                          "error bound straddles the limit or whose statistic is unknown.\n"
+                          "# TYPE orti_budget_undecided gauge\n");
+    if (verdict != NULL)
+      g_string_append_printf (out, "orti_budget_undecided{session=\"%s\"} %u\n", sid, undecided);
+  }
   j->reply.status = SOUP_STATUS_OK;
   j->reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
   j->reply.body = g_string_free (out, FALSE);
@@ -1092,6 +1154,7 @@ handle_metrics (WebServer *ws, SoupServerMessage *msg)
   j->msg = g_object_ref (msg);
   j->db_path = g_strdup (ws->db_path);
   j->timeout_ms = ws->query_timeout_ms;
+  job_set_check (j, ws);
   j->metrics = g_atomic_rc_box_acquire (ws->metrics);
   soup_server_message_pause (msg);
   g_autoptr (GTask) task = g_task_new (NULL, NULL, job_done, j);
@@ -1356,6 +1419,11 @@ web_server_new (const WebConfig *cfg)
   ws->token = g_strdup (cfg->token);
   ws->query_timeout_ms = cfg->query_timeout_ms ? cfg->query_timeout_ms : 5000;
   ws->control = cfg->control;
+  ws->check = cfg->check;
+  ws->check_data_ref = cfg->check_data_ref;
+  ws->check_data_unref = cfg->check_data_unref;
+  ws->check_data = cfg->check_data != NULL && cfg->check_data_ref != NULL
+                     ? cfg->check_data_ref (cfg->check_data) : cfg->check_data;
   ws->live_clients = g_ptr_array_new ();
   ws->metrics = g_atomic_rc_box_new0 (MetricsCache);
   g_mutex_init (&ws->metrics->lock);
@@ -1383,6 +1451,8 @@ web_server_free (WebServer *ws)
   g_free (ws->token);
   g_free (ws->url);
   g_atomic_rc_box_release_full (ws->metrics, metrics_cache_clear);
+  if (ws->check_data != NULL && ws->check_data_unref != NULL)
+    ws->check_data_unref (ws->check_data);
   g_free (ws);
 }
 

@@ -53,11 +53,30 @@ typedef struct {
   gpointer user_data;
 } WebControl;
 
+typedef struct _StoreDb StoreDb; /* store.h */
+
+/* Judges stored session @session against the budgets file the daemon was given
+ * (docs/check.md), reading @db, the worker thread's read-only connection. Called on worker
+ * threads, possibly several at once (the daemon's budgets are only read). Returns the JSON
+ * document `orti-profd check --json` prints and sets *@violations and *@undecided to the
+ * numbers of violated and undecided budgets; NULL with STORE_ERROR_NOT_FOUND for an unknown
+ * session, WEB_ERROR_CONFLICT when the budgets name an object the session lacks, or another
+ * error. Serves GET /api/sessions/{id}/check and the orti_budget_* gauges of /metrics. */
+typedef char *(*WebCheckFunc) (gpointer user_data, StoreDb *db, gint64 session,
+                               guint *violations, guint *undecided, GError **error);
+
 typedef struct {
   const char *db_path;       /* the store the daemon writes */
   const char *token;         /* bearer token required for every request (NULL: none) */
   guint query_timeout_ms;    /* per query (0: 5000) */
   WebControl control;
+  WebCheckFunc check;        /* NULL: no budgets file; /check answers 404, /metrics has no
+                              * orti_budget_* gauges */
+  gpointer check_data;       /* its user_data */
+  GBoxedCopyFunc check_data_ref;  /* takes a reference to check_data for the server and each
+                                   * job (jobs may outlive the server); NULL: check_data
+                                   * outlives them all */
+  GDestroyNotify check_data_unref;/* drops one */
 } WebConfig;
 
 typedef struct _WebServer WebServer;
@@ -111,8 +130,6 @@ gboolean web_parse_duration (const char *text, guint64 *ms, GError **error);
  * callgrind, gprof, twl and a pfp without profile points are made of function calls: for a
  * session whose source sees none (poll) they fail with WEB_ERROR_CONFLICT "the poll source
  * sees no function calls" instead of writing an empty profile. */
-typedef struct _StoreDb StoreDb; /* store.h */
-
 typedef enum {
   WEB_EXPORT_PERFETTO,
   WEB_EXPORT_CALLGRIND,

@@ -456,6 +456,7 @@
     const charts = []; /* value charts to release with the page */
 
     const title = h("h1", {}, "Session " + id);
+    const budgetsBadge = h("span", { class: "badge budgets", hidden: "" });
     const meta = h("dl", { class: "meta" });
     const liveBox = h("p", { class: "livebox", "aria-live": "polite", hidden: "" });
     const tl = new OP.Timeline({
@@ -475,7 +476,7 @@
     function renderMeta() {
       const r = info;
       document.title = (r.name || "Session " + id) + " — orti-profd";
-      title.replaceChildren(F.text(r.name) + " ", h("span", { class: "badge " + r.state, text: F.text(r.state) }));
+      title.replaceChildren(F.text(r.name) + " ", h("span", { class: "badge " + r.state, text: F.text(r.state) }), " ", budgetsBadge);
       const items = [
         ["Target", F.text(r.target)], ["Started", F.date(r.started_at)], ["Ended", F.date(r.ended_at)],
         ["Duration", F.duration(r.duration_s)], ["Source", F.text(r.source_kind)],
@@ -499,8 +500,35 @@
         if (!dead) showError(v, err);
         return false;
       }
-      if (!dead) renderMeta();
+      if (!dead) {
+        renderMeta();
+        loadBudgets();
+      }
       return true;
+    }
+
+    /* The budgets verdict (GET …/check, docs/check.md) as a badge next to the state; hidden
+     * when the daemon was given no budgets file (404) or cannot judge this session. */
+    async function loadBudgets() {
+      let c = null;
+      try {
+        c = await OP.api(base + "/check", ctl.signal);
+      } catch (err) {
+        c = null;
+      }
+      if (dead) return;
+      if (!c || !Array.isArray(c.results)) {
+        budgetsBadge.hidden = true;
+        return;
+      }
+      const count = (v) => c.results.filter((r) => r.verdict === v).length;
+      const bad = count("violation"), open = count("undecided");
+      const verdict = bad ? "violation" : open ? "undecided" : "pass";
+      budgetsBadge.className = "badge budgets " + verdict;
+      budgetsBadge.textContent = "budgets: " + (bad ? bad + (bad === 1 ? " violation" : " violations") : verdict);
+      budgetsBadge.title = c.results.length + " budgets of " + c.budgets + ": " + count("pass") + " pass, " +
+        bad + " violated, " + open + " undecided";
+      budgetsBadge.hidden = false;
     }
 
     async function showCallstack(item, t) {

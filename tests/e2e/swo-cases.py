@@ -66,8 +66,13 @@ def case_split(tmp, extra=()):
     """Harmonic periods 5/10/20/40 ms: shares within 0.1 points, preemptions as the kernel
     counted them, none for SplitA/SplitB; no gap (nothing lost)."""
     s, f0, f1, _, _, _ = window(tmp, 6.0, extra=extra)
-    gaps = s.sql("SELECT count(*) FROM gaps")[0][0]
-    check(gaps == 0, f"{gaps} gaps: the trace lost packets")
+    # a halt (reason 4) is the window's own doing, not a loss; anything else lost packets
+    gaps = s.sql("SELECT start, \"end\", lost, reason FROM gaps")
+    lost = [g for g in gaps if g[3] != 4]
+    check(not lost, f"{len(lost)} gaps (start, end, lost, reason) {lost[:5]}: the trace lost "
+          f"packets; {[x for x in s.log().splitlines() if 'WARNING' in x][:5]}")
+    if gaps:
+        print(f"halt gaps at the window's edges: {gaps}")
     got, want = s.tasks(), delta_tasks(f0, f1)
     span_us = ((f1["timestamp"] - f0["timestamp"]) % (1 << 32)) / BOARD_HZ * 1e6
     for name in ("SplitA", "SplitB", "SplitC", "SplitD"):

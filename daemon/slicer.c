@@ -818,6 +818,11 @@ task_switch_in (Slicer *s, guint16 coreno, Ctx *t, guint64 ts, gboolean after_ta
   if (t->out_waiting && t->suspended)
     t->wait_time += ts - t->suspend_start;
   suspend_close (s, t, ts, t->out_waiting ? SLICER_FLAG_WAITING : 0);
+  /* attached to a running target: a task first seen now may have been preempted inside its
+   * job before the stream began (OSEK's READY does not tell that from not yet started), so
+   * its first job's start is unknown too, unless the stream showed it activated or ending */
+  if (s->cfg.attach_mid_run && !t->ever_in && !t->activated_ever && t->terminations == 0)
+    start_unknown = TRUE;
   gboolean fresh = !t->ever_in || (!t->last_out_preempted && !t->out_waiting);
   if (fresh && (!t->activated_ever || (!t->pending_activation && !t->in_job))) {
     /* a job begins here: no activation events, or (a sampled source) its activation went

@@ -1114,6 +1114,18 @@ test_attach_mid_run (void)
   g_assert_cmpuint (vs.period.count, ==, 2);
   g_assert_cmpuint (vs.value_min, ==, 1);
   rec_free (r);
+  /* T0 first seen when T1 ends: it may have been preempted by T1 before the stream began, so
+   * its first job's start is unknown too (no period 30 → 100 of 70) */
+  r = rec_new (&cfg);
+  rec_feed (r, "0 TASK: T1\n10 TERMINATE: T1\n10 TASK: T0\n30 TERMINATE: T0\n30 TASK: idle\n"
+               "100 TASK: T0\n120 TERMINATE: T0\n120 TASK: idle\n200 TASK: T0\n"
+               "220 TERMINATE: T0\n220 TASK: idle\n300 END\n");
+  rec_task_stats (r, TASK (r, "T0"), &t);
+  g_assert_cmpuint (t.jobs_cut, ==, 1);
+  g_assert_cmpuint (t.job.count, ==, 2);
+  g_assert_cmpuint (t.period.count, ==, 1);
+  g_assert_cmpuint (t.period.min, ==, 100);
+  rec_free (r);
   /* the same stream from boot: the first run is a job like the others */
   r = rec_new (NULL);
   rec_feed (r, "0 TASK: T1\n10 TASK: idle\n115 TASK: T1\n128 TASK: idle\n200 END\n");

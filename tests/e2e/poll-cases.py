@@ -56,7 +56,7 @@ def run(workload, seconds, tmp):
     print(f"{workload}: {span_us / 1e6:.2f} s of target time, {q[1]} samples "
           f"({f0_(q[0])}/s, effective {f0_(q[2])}), interval p50 {f0_(q[3])} us, "
           f"p99 {f0_(q[4])} us")
-    bad, misses = [], []
+    bad, misses, misses_p = [], [], []
     for name in TASKS[workload]:
         g, w = got.get(name), want[name]
         check(g is not None, f"{name}: not in the session")
@@ -76,7 +76,10 @@ def run(workload, seconds, tmp):
             bad.append(f"{name} false preemptions")
         if g["preemptions"] is not None and g["preemptions_missed"] is not None and \
                 w["preemptions"] > g["preemptions"] + g["preemptions_missed"]:
-            bad.append(f"{name} preemptions missed beyond the bound")
+            # the bench's 20 s runs state counts the 10 s test runs often leave unknown:
+            # there a short upper bound is a figure (BENCH …_preemption_bound_short), here a
+            # failure
+            (misses_p if BENCH else bad).append(f"{name} preemptions missed beyond the bound")
         if g["jobs"] > w["jobs"] + slack:
             bad.append(f"{name} phantom jobs")
         # net per job, response and period within the time resolution, where the session
@@ -104,6 +107,8 @@ def run(workload, seconds, tmp):
         print(f"BENCH poll_load_bound_misses_{workload} {len(misses)} of {len(TASKS[workload])}"
               f" tasks ({', '.join(misses) or 'none'})")
         misses = []
+        print(f"BENCH poll_preemption_bound_short_{workload} {len(misses_p)} of "
+              f"{len(TASKS[workload])} tasks ({', '.join(misses_p) or 'none'})")
     # a 99 % interval misses 1 time in 100: one miss among a case's few loads is allowed
     # (two have probability < 0.1 %), none by more than half the bound again (< 1e-4 each)
     if len(misses) > 1:

@@ -134,7 +134,6 @@ typedef struct {
   Ctx *base;         /* task context, or idle */
   Ctx *idle;         /* this core's idle/unknown context */
   gboolean known;    /* FALSE before the first switch and after a gap */
-  gboolean switched; /* its base context has been set once */
   Ctx **isr;         /* active ISR2 instances, outermost first */
   guint32 isr_depth, isr_cap;
   gboolean seen;     /* has had an event */
@@ -807,22 +806,19 @@ task_switch_out (Slicer *s, Ctx *t, guint64 ts, SwitchOutReason why, Ctx *next)
   }
 }
 
-/* @start_unknown: the core's context before @ts was not known (the stream began, or resumed
- * after a gap): a job seen first here began before, at an unknown time. */
 static void
-task_switch_in (Slicer *s, guint16 coreno, Ctx *t, guint64 ts, gboolean after_task,
-                gboolean start_unknown)
+task_switch_in (Slicer *s, guint16 coreno, Ctx *t, guint64 ts, gboolean after_task)
 {
   if (after_task && !t->last_out_preempted && !t->out_waiting)
     t->starts_after_task++;
   if (t->out_waiting && t->suspended)
     t->wait_time += ts - t->suspend_start;
   suspend_close (s, t, ts, t->out_waiting ? SLICER_FLAG_WAITING : 0);
-  /* attached to a running target: a task first seen now may have been preempted inside its
-   * job before the stream began (OSEK's READY does not tell that from not yet started), so
-   * its first job's start is unknown too, unless the stream showed it activated or ending */
-  if (s->cfg.attach_mid_run && !t->ever_in && !t->activated_ever && t->terminations == 0)
-    start_unknown = TRUE;
+  /* attached to a running target: a task first seen now was running or preempted inside its
+   * job when the stream began (OSEK's READY does not tell preempted from not yet started), so
+   * its first job's start is unknown, unless the stream showed it activated or ending */
+  gboolean start_unknown = s->cfg.attach_mid_run && !t->ever_in && !t->activated_ever &&
+                           t->terminations == 0;
   gboolean fresh = !t->ever_in || (!t->last_out_preempted && !t->out_waiting);
   if (fresh && (!t->activated_ever || (!t->pending_activation && !t->in_job))) {
     /* a job begins here: no activation events, or (a sampled source) its activation went
@@ -861,14 +857,12 @@ core_set_base (Slicer *s, Core *core, guint16 coreno, Ctx *next, gboolean known,
   if (base_runs)
     core_leave (core, ts);
   gboolean after_task = core->base->kind == SLICER_CONTEXT_TASK && why == OUT_SWITCH;
-  gboolean start_unknown = !core->known && s->cfg.attach_mid_run && !core->switched;
-  core->switched = TRUE;
   if (core->base->kind == SLICER_CONTEXT_TASK)
     task_switch_out (s, core->base, ts, why, next);
   core->base = next;
   core->known = known;
   if (next->kind == SLICER_CONTEXT_TASK)
-    task_switch_in (s, coreno, next, ts, after_task, start_unknown);
+    task_switch_in (s, coreno, next, ts, after_task);
   else if (why == OUT_SWITCH && s->n_preempted > 0)
     core_idle_clears_preempted (s, coreno);
   if (base_runs)

@@ -20,8 +20,10 @@
  *
  * Preemptions are counted when seen; a preemptor that ran entirely between two samples is not.
  * Possibly missed = the jobs of the tasks that can preempt this one (higher priority, or seen
- * preempting it) that the sampling did not see (expected from their median period over the
- * session's span, minus those seen): an upper bound, so seen ≤ truth ≤ seen + possibly missed.
+ * preempting it) that the sampling did not see (at most floor (span / period) + 1 of a task
+ * with that median period begin inside the session's span, minus those seen), plus the jobs
+ * first seen right after another task: an upper bound, so seen ≤ truth ≤ seen + possibly
+ * missed.
  */
 #pragma once
 

@@ -197,9 +197,12 @@ put_tasks (SessionStats *ss, const Slicer *slicer, const StoreSessionQuality *q,
     for (gsize k = 0; !ss->exact && k < n && !isnan (missed); k++) {
       if (k == i || !can_preempt (ss, all[k].task, t.task))
         continue;
-      /* a task never seen ending a job cannot be counted (it is not a periodic preemptor) */
+      /* a task never seen ending a job cannot be counted (it is not a periodic preemptor).
+       * Of a task with period P, at most floor (span / P) + 1 jobs begin inside the span:
+       * the one more is a job at the span's edge, which the interval's phase decides */
       double seen = (double) (all[k].job.count + all[k].jobs_cut);
-      missed += isnan (expected[k]) ? (seen > 0 ? NAN : 0) : MAX (0.0, expected[k] - seen);
+      missed += isnan (expected[k]) ? (seen > 0 ? NAN : 0)
+                                    : MAX (0.0, floor (expected[k]) + 1 - seen);
     }
     /* … and the jobs first seen right after another task: they may have begun unseen and
      * been preempted before the first sample that showed them */

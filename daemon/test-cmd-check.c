@@ -321,6 +321,103 @@ test_check_undecided (void)
   g_assert_cmpstr (json_object_get_string_member (r0, "verdict"), ==, "undecided");
 }
 
+static void assert_bad (const char *text, const char *where);
+
+/* A database of its own (the other tests count sessions): a sampled session whose Task0
+ * responds in at most 9500 ± 100 µs, every 10000 ± 100 µs; Task1 at most 10050 ± 100 µs,
+ * every 10000 ± 100 µs; Task2 at most 10500 ± 100 µs, every 10000 ± 100; Task3's period
+ * unknown. */
+static char *
+write_deadline_db (void)
+{
+  char *path = g_build_filename (dir, "deadline.db", NULL);
+  g_autoptr (GError) error = NULL;
+  StoreWriter *w = store_writer_new (path, NULL, &error);
+  g_assert_no_error (error);
+  StoreSessionInfo info = { .name = "deadlines", .source_kind = "poll", .clock = "host",
+                            .tick_rate_hz = 1e6 };
+  gint64 id = store_writer_begin_session (w, &info, &error);
+  g_assert_no_error (error);
+  StoreSessionQuality q = { .sample_rate_hz = 10000, .interval_p99_us = 100, .samples = 10000,
+                            .samples_effective = 9000 };
+  g_assert_true (store_writer_set_quality (w, id, &q, &error));
+  double response_max[4] = { 9500, 10050, 10500, 9000 };
+  double period[4] = { 10000, 10000, 10000, NAN };
+  StoreTaskStat ts[4];
+  for (guint i = 0; i < 4; i++) {
+    g_autofree char *name = g_strdup_printf ("Task%u", i);
+    g_assert_true (store_writer_add_task (w, id, i, name, &error));
+    ts[i] = (StoreTaskStat) {
+      .task = i, .activations = -1, .jobs = 100, .jobs_expected = 100, .slices = 100,
+      .preemptions = 0, .preemptions_missed = 0, .waits = -1, .wait_total = -1,
+      .run_total = 100000, .load = 0.1, .load_bound = 0.01, .time_bound = 100,
+      .slice_min = -1, .slice_max = -1, .slice_avg = NAN, .slice_p50 = -1, .slice_p90 = -1,
+      .slice_p99 = -1, .job_min = 500, .job_max = 1000, .job_avg = 800, .job_p50 = 800,
+      .job_p90 = 900, .job_p99 = 950,
+      .period_min = isnan (period[i]) ? -1 : (gint64) period[i] - 500,
+      .period_max = isnan (period[i]) ? -1 : (gint64) period[i] + 500, .period_avg = period[i],
+      .response_min = 500, .response_max = (gint64) response_max[i], .response_avg = 800,
+      .response_p50 = 800, .response_p90 = 900, .response_p99 = 950 };
+  }
+  g_assert_true (store_writer_put_task_stats (w, id, ts, 4, &error));
+  g_assert_true (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error));
+  g_assert_true (store_writer_close (w, &error));
+  g_assert_no_error (error);
+  return path;
+}
+
+/* deadline = period: each task's worst response (± its bound) against its own measured
+ * period (± the same bound): pass only when even the worst case fits, violation only when
+ * even the best case misses; a number works as any other limit. */
+static void
+test_check_deadline (void)
+{
+  g_autofree char *ddb = write_deadline_db ();
+  g_autofree char *budgets = write_budgets ("deadline.ini",
+    "[task Task0]\ndeadline = period\n[task Task1]\ndeadline = period\n"
+    "[task Task2]\ndeadline =\n[task Task3]\ndeadline = period\n");
+  g_autofree char *junit = g_build_filename (dir, "deadline.xml", NULL);
+  g_autofree char *out = NULL;
+  g_assert_cmpint (run (&out, NULL, "check", "--db", ddb, "--budgets", budgets, "--junit", junit,
+                        "--json", NULL), ==, 1);
+  g_autoptr (JsonNode) root = parse_json (out);
+  JsonArray *results = json_object_get_array_member (json_node_get_object (root), "results");
+  g_assert_cmpuint (json_array_get_length (results), ==, 4);
+  /* 9500 + 100 ≤ 10000 - 100: pass */
+  JsonObject *r = json_array_get_object_element (results, 0);
+  g_assert_cmpstr (json_object_get_string_member (r, "verdict"), ==, "pass");
+  g_assert_cmpstr (json_object_get_string_member (r, "limit_from"), ==, "period");
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (r, "limit"), 10000, 1e-9);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (r, "value"), 9500, 1e-9);
+  /* 10050 ± 100 against 10000 ± 100: the bounds overlap */
+  r = json_array_get_object_element (results, 1);
+  g_assert_cmpstr (json_object_get_string_member (r, "verdict"), ==, "undecided");
+  /* 10500 - 100 > 10000 + 100 */
+  r = json_array_get_object_element (results, 2);
+  g_assert_cmpstr (json_object_get_string_member (r, "verdict"), ==, "violation");
+  /* no period measured: the limit is unknown */
+  r = json_array_get_object_element (results, 3);
+  g_assert_cmpstr (json_object_get_string_member (r, "verdict"), ==, "undecided");
+  g_assert_true (json_object_get_null_member (r, "limit"));
+  g_autofree char *summary = junit_summary (junit);
+  if (summary != NULL)
+    g_assert_cmpstr (summary, ==, "4 1 2: task.Task0/deadline=pass task.Task1/deadline=undecided "
+                     "task.Task2/deadline=violation task.Task3/deadline=undecided");
+  g_assert_cmpint (run (&out, NULL, "check", "--db", ddb, "--budgets", budgets, NULL), ==, 1);
+  g_assert_nonnull (strstr (out, "≤ period 10000 ± 100 µs 9500 ± 100 µs"));
+  g_assert_nonnull (strstr (out, "≤ period NULL"));
+  /* numbers: 9000 ± 100 against 9200 passes, against 8800 is a violation */
+  g_autofree char *b2 = write_budgets ("deadline2.ini", "[task Task3]\ndeadline = 9200\n");
+  g_assert_cmpint (run (NULL, NULL, "check", "--db", ddb, "--budgets", b2, NULL), ==, 0);
+  g_autofree char *b3 = write_budgets ("deadline3.ini", "[task Task3]\ndeadline = 8800\n");
+  g_assert_cmpint (run (NULL, NULL, "check", "--db", ddb, "--budgets", b3, NULL), ==, 1);
+  /* exact session 1: Task0 responds in at most 600 µs every 10000 µs; the ISR takes none */
+  g_autofree char *b4 = write_budgets ("deadline4.ini", "[task Task0]\ndeadline = period\n");
+  g_assert_cmpint (run (NULL, NULL, "check", "--db", db_path, "--session", "1", "--budgets", b4,
+                        NULL), ==, 0);
+  assert_bad ("[task Task0]\n\ndeadline = soon\n", "3: deadline = 'soon'");
+}
+
 /* assert_bad: check with @text as budgets exits 2 naming @where on stderr. */
 static void
 assert_bad (const char *text, const char *where)
@@ -721,6 +818,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cmd-check/violation", test_check_violation);
   g_test_add_func ("/cmd-check/undecided", test_check_undecided);
   g_test_add_func ("/cmd-check/bad-input", test_check_bad_input);
+  g_test_add_func ("/cmd-check/deadline", test_check_deadline);
   g_test_add_func ("/cmd-check/derive", test_check_derive);
   g_test_add_func ("/cmd-check/diff", test_diff);
   g_test_add_func ("/cmd-check/sqlite3-shell", test_sqlite3_shell);

@@ -6,6 +6,7 @@
  * the same verdicts through `serve --budgets` (GET /api/sessions/{id}/check, /metrics) and
  * `run --budgets`: refusing a bad budgets file before it starts anything, and judging a
  * replayed RTT capture (written here from probe/rtt-test-gen's stress workload) at its end. */
+#include "budgets.h"
 #include "rtt-test-gen.h"
 #include "store.h"
 
@@ -467,9 +468,9 @@ test_check_derive (void)
                         "--derive-budgets", derived, NULL), ==, 0);
   g_autofree char *text = NULL;
   g_assert_true (g_file_get_contents (derived, &text, NULL, NULL));
-  g_assert_nonnull (strstr (text, "[task Task0]\nload_max=30\n"));
-  g_assert_nonnull (strstr (text, "period_min=7200\n"));
-  g_assert_nonnull (strstr (text, "[session]\ngaps_max=0\n"));
+  g_assert_nonnull (strstr (text, "[task Task0]\nload_max = 30\n"));
+  g_assert_nonnull (strstr (text, "period_min = 7200\n"));
+  g_assert_nonnull (strstr (text, "[session]\ngaps_max = 0\n"));
   /* the two functions called helper are named by their addresses */
   g_assert_nonnull (strstr (text, "[function 134218240]\n"));
   g_assert_nonnull (strstr (text, "[function 134218496]\n"));
@@ -477,8 +478,8 @@ test_check_derive (void)
   /* Task0's response p99 is NULL: left out; Task1's 5000 µs gets 6000 */
   g_autofree char *task0 = g_strndup (strstr (text, "[task Task0]"),
                                       (gsize) (strstr (text, "[task Task1]") - strstr (text, "[task Task0]")));
-  g_assert_null (strstr (task0, "response_p99_max="));
-  g_assert_nonnull (strstr (text, "response_p99_max=6000\n"));
+  g_assert_null (strstr (task0, "response_p99_max = "));
+  g_assert_nonnull (strstr (text, "response_p99_max = 6000\n"));
   g_autofree char *out = NULL;
   g_assert_cmpint (run (&out, NULL, "check", "--db", db_path, "--session", "1", "--budgets",
                         derived, NULL), ==, 0);
@@ -487,6 +488,113 @@ test_check_derive (void)
   g_assert_cmpint (run (NULL, &err, "check", "--db", db_path, "--session", "2", "--budgets",
                         derived, NULL), ==, 2);
   g_assert_nonnull (strstr (err, "session 2 has no task 'Task1'"));
+}
+
+/* The project's own small ORTI (the vendors' files stay in ../shared): a constant CYCLETIME
+ * of 10 ticks of SysCounter activates T10; T20 is woken by an alarm's event (an extended
+ * task: no deadline); TIdle has no alarm; AOff's CYCLETIME needs an ELF. */
+static const char fixture_orti[] =
+  "VERSION { KOIL = \"2.2\"; OSSEMANTICS = \"ORTI\", \"2.2\"; };\n"
+  "IMPLEMENTATION Fixture {\n"
+  "  OS { ENUM \"unsigned char\" [ \"NO_TASK\" = 0xFF, \"T10\" = 0, \"T20\" = 1, \"TIdle\" = 2,\n"
+  "       \"T30\" = 3 ] RUNNINGTASK, \"Running\"; }, \"OS\";\n"
+  "  TASK { CTYPE \"unsigned char\" PRIORITY, \"Priority\"; }, \"Tasks\";\n"
+  "  ALARM { CTYPE \"unsigned int\" CYCLETIME, \"Cycle\"; STRING ACTION, \"Action\";\n"
+  "          STRING COUNTER, \"Counter\"; }, \"Alarms\";\n"
+  "};\n"
+  "OS Os { RUNNINGTASK = \"running\"; };\n"
+  "TASK T10 { PRIORITY = \"3\"; };\n"
+  "TASK T20 { PRIORITY = \"2\"; };\n"
+  "TASK TIdle { PRIORITY = \"0\"; };\n"
+  "TASK T30 { PRIORITY = \"1\"; };\n"
+  "ALARM A10 { CYCLETIME = \"10\"; ACTION = \"ActivateTask T10\"; COUNTER = \"SysCounter\"; };\n"
+  "ALARM AEv { CYCLETIME = \"5\"; ACTION = \"SetEvent(T20, Ev)\"; COUNTER = \"SysCounter\"; };\n"
+  "ALARM AOff { CYCLETIME = \"alarm_cycle[3]\"; ACTION = \"activate task T30\"; COUNTER = \"SysCounter\"; };\n";
+
+/* --derive-budgets --orti on the fixture: the constant cycle times the counter tick is T10's
+ * deadline and period window; the event alarm and the unknown cycle are explained; without a
+ * tick the cycle stays in ticks and the deadline is the measured period. */
+static void
+test_derive_orti_fixture (void)
+{
+  g_autofree char *orti = write_budgets ("fixture.ort", fixture_orti);
+  g_autofree char *derived = g_build_filename (dir, "fixture-derived.ini", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  g_assert_cmpint (run (&out, &err, "check", "--derive-budgets", derived, "--orti", orti,
+                        "--counter-tick", "SysCounter=1ms", NULL), ==, 0);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (derived, &text, NULL, NULL));
+  if (g_test_verbose ())
+    g_printerr ("%s", text);
+  g_assert_nonnull (strstr (text, "TASK T10, priority 3\n# ALARM A10 activates it every 10 ticks "
+                                  "of SysCounter (CYCLETIME) = 10000 µs\n[task T10]\n"
+                                  "deadline = 10000\nperiod_min = 9000\nperiod_max = 11000\n"));
+  g_assert_nonnull (strstr (text, "# ALARM AEv sets an event of it: no deadline derived"));
+  g_assert_nonnull (strstr (text, "[task T20]\n\n"));
+  g_assert_nonnull (strstr (text, "no ALARM activates it: not known to be periodic, no limits\n"
+                                  "[task TIdle]\n"));
+  g_assert_nonnull (strstr (text, "# ALARM AOff activates it, cycle unknown: CYCLETIME "
+                                  "\"alarm_cycle[3]\""));
+  g_assert_nonnull (strstr (text, "[task T30]\ndeadline = period\n"));
+  /* it loads back: a check of a database lacking T10 names the derived file's line */
+  g_assert_cmpint (run (NULL, &err, "check", "--db", db_path, "--session", "1", "--budgets",
+                        derived, NULL), ==, 2);
+  g_autofree char *where = g_strdup_printf ("%s:", derived);
+  g_assert_nonnull (strstr (err, where));
+  g_assert_nonnull (strstr (err, "session 1 has no task 'T10'"));
+  /* no tick for the counter: ticks only, and the measured period */
+  g_assert_cmpint (run (NULL, NULL, "check", "--derive-budgets", derived, "--orti", orti, NULL),
+                   ==, 0);
+  g_clear_pointer (&text, g_free);
+  g_assert_true (g_file_get_contents (derived, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "every 10 ticks of SysCounter (CYCLETIME); the tick of "
+                                  "SysCounter is unknown: pass --counter-tick SysCounter=DURATION"));
+  g_assert_nonnull (strstr (text, "[task T10]\ndeadline = period\n"));
+  /* bad input */
+  g_assert_cmpint (run (NULL, &err, "check", "--derive-budgets", derived, "--orti", orti,
+                        "--counter-tick", "SysCounter=1 fortnight", NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "--counter-tick 'SysCounter=1 fortnight'"));
+  g_assert_cmpint (run (NULL, &err, "check", "--budgets", derived, "--orti", orti, NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "go with --derive-budgets"));
+  g_autofree char *missing = g_build_filename (dir, "missing.ort", NULL);
+  g_assert_cmpint (run (NULL, &err, "check", "--derive-budgets", derived, "--orti", missing,
+                        NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "missing.ort"));
+}
+
+/* A real generator's file (EB tresos, ../shared/orti-corpus): its alarms' configured
+ * vs_AUTOSTART_CYCLETIME in HwCounter ticks; the derived file parses back. */
+static void
+test_derive_orti_corpus (void)
+{
+  const char *shared = g_getenv ("ORTI_SHARED_DIR");
+  g_autofree char *orti = shared != NULL
+    ? g_build_filename (shared, "orti-corpus", "files", "BMS_Bootloader__EB_tresos_S32K34X_os.orti", NULL)
+    : NULL;
+  if (orti == NULL || !g_file_test (orti, G_FILE_TEST_IS_REGULAR)) {
+    g_test_skip ("ORTI corpus not found (ORTI_SHARED_DIR/orti-corpus)");
+    return;
+  }
+  g_autofree char *derived = g_build_filename (dir, "corpus-derived.ini", NULL);
+  g_assert_cmpint (run (NULL, NULL, "check", "--derive-budgets", derived, "--orti", orti,
+                        "--counter-tick", "HwCounter=1us", NULL), ==, 0);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (derived, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "TASK CyclicTask, priority 1\n# ALARM AlarmCyclicTask "
+                                  "activates it every 1000000 ticks of HwCounter "
+                                  "(vs_AUTOSTART_CYCLETIME) = 1000000 µs\n[task CyclicTask]\n"
+                                  "deadline = 1000000\nperiod_min = 900000\n"
+                                  "period_max = 1100000\n"));
+  g_assert_nonnull (strstr (text, "[task LoopTask]\ndeadline = 10000000\n"));
+  g_assert_nonnull (strstr (text, "TASK Init_Task, priority 2\n# no ALARM activates it"));
+  /* the parser reads it back: 6 budgets, the last on the file's last line */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (BudgetSet) set = budget_set_load (derived, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (set->budgets->len, ==, 6);
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  const Budget *last = g_ptr_array_index (set->budgets, 5);
+  g_assert_cmpstr (lines[last->line - 1], ==, "period_max = 11000000");
 }
 
 static JsonObject *
@@ -795,6 +903,25 @@ test_run_budgets (void)
                         "--http", "none", "--quiet", "--budgets", tight, NULL), ==, 1);
   g_assert_nonnull (strstr (out, "session 2"));
   g_assert_nonnull (strstr (out, "1 budgets: 0 pass, 1 violated, 0 undecided"));
+
+  /* a starter file from the rig's ORTI and the replayed session: the alarm-activated tasks
+   * the session ran get `deadline = period` (the demo's CYCLETIMEs are set at run time) and
+   * load limits; the session passes its own file */
+  g_autofree char *derived = g_build_filename (dir, "replay-derived.ini", NULL);
+  g_assert_cmpint (run (&out, &err, "check", "--derive-budgets", derived, "--orti", orti, "--elf",
+                        elf, "--db", run_db, "--session", "1", NULL), ==, 0);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (derived, &text, NULL, NULL));
+  if (g_test_verbose ())
+    g_printerr ("%s", text);
+  g_assert_nonnull (strstr (text, "[task Task0]\ndeadline = period\nload_max = "));
+  g_assert_nonnull (strstr (text, "# not run in session 1: no limits (add them if it must run)\n"
+                                  "[task HarmC]\n"));
+  g_assert_nonnull (strstr (text, "[core 0]\nload_max = 100\n")); /* never above 100 % */
+  g_assert_cmpint (run (&out, &err, "check", "--db", run_db, "--session", "1", "--budgets",
+                        derived, NULL), ==, 0);
+  g_assert_true (g_regex_match_simple ("pass +task Task0 +deadline +≤ period [0-9.]+ µs",
+                                       out, 0, 0));
 }
 
 int
@@ -820,6 +947,8 @@ main (int argc, char **argv)
   g_test_add_func ("/cmd-check/bad-input", test_check_bad_input);
   g_test_add_func ("/cmd-check/deadline", test_check_deadline);
   g_test_add_func ("/cmd-check/derive", test_check_derive);
+  g_test_add_func ("/cmd-check/derive-orti-fixture", test_derive_orti_fixture);
+  g_test_add_func ("/cmd-check/derive-orti-corpus", test_derive_orti_corpus);
   g_test_add_func ("/cmd-check/diff", test_diff);
   g_test_add_func ("/cmd-check/sqlite3-shell", test_sqlite3_shell);
   g_test_add_func ("/cmd-check/serve-check", test_serve_check);

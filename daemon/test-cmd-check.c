@@ -839,13 +839,11 @@ test_run_bad_budgets (void)
  * probe/rtt-test-gen.h), as a live drain would record it: something `run --replay` plays with
  * no rig. */
 static char *
-write_capture (void)
+write_capture_of (const RttGenOptions *opt, guint n_ops, const char *name)
 {
-  RttGenOptions opt = { .profile = RTT_GEN_STRESS, .seed = 20, .ring_size = 1 << 16,
-                        .drain_every = 64 };
-  g_autoptr (RttGenResult) gen = rtt_gen_run (&opt, 20000);
+  g_autoptr (RttGenResult) gen = rtt_gen_run (opt, n_ops);
   g_autoptr (GError) error = NULL;
-  char *path = g_build_filename (dir, "stress.ocap", NULL);
+  char *path = g_build_filename (dir, name, NULL);
   ProbeCaptureInfo info = { .source = PROBE_SOURCE_RTT, .tick_hz = 25000000 };
   ProbeCaptureWriter *w = probe_capture_writer_new (path, &info, &error);
   g_assert_no_error (error);
@@ -859,6 +857,109 @@ write_capture (void)
   return path;
 }
 
+static char *
+write_capture (void)
+{
+  RttGenOptions opt = { .profile = RTT_GEN_STRESS, .seed = 20, .ring_size = 1 << 16,
+                        .drain_every = 64 };
+  return write_capture_of (&opt, 20000, "stress.ocap");
+}
+
+/* rig_files: the rig's demo ORTI and ELF (*@orti, *@elf), or FALSE after skipping the test. */
+static gboolean
+rig_files (char **orti, char **elf)
+{
+  const char *src = g_getenv ("ORTI_SOURCE_DIR"), *build = g_getenv ("ORTI_BUILD_DIR");
+  if (src == NULL || build == NULL) {
+    g_test_skip ("ORTI_SOURCE_DIR / ORTI_BUILD_DIR not set (run through meson test)");
+    return FALSE;
+  }
+  *orti = g_build_filename (src, "tests", "rig", "firmware", "demo.ort", NULL);
+  *elf = g_build_filename (build, "tests", "rig", "firmware", "demo-trace.elf", NULL);
+  if (!g_file_test (*elf, G_FILE_TEST_IS_REGULAR)) {
+    g_test_skip ("no demo-trace.elf (the firmware needs arm-none-eabi-gcc)");
+    g_clear_pointer (orti, g_free);
+    g_clear_pointer (elf, g_free);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* diff of two rig-shaped RTT recordings (probe/rtt-test-gen.h RTT_GEN_RIG: periodic tasks,
+ * activations, calls, a 1 kHz ISR; ±2 % jitter per call, seeded differently per recording)
+ * replayed through `run`: the build whose function 9 is 2× slower regresses exactly task
+ * Task0 (which calls it) and that function, and diff says so with exit 1; a recording of the
+ * same build, other jitter, differs in nothing over the threshold: exit 0. */
+static void
+test_diff_rig (void)
+{
+  g_autofree char *orti = NULL, *elf = NULL;
+  if (!rig_files (&orti, &elf))
+    return;
+  RttGenOptions base = { .profile = RTT_GEN_RIG, .seed = 7, .ring_size = 1 << 16,
+                         .drain_every = 64 };
+  RttGenOptions again = base, slow = base;
+  again.seed = 8;
+  slow.seed = 9;
+  slow.slow_percent = 100;
+  g_autofree char *db = g_build_filename (dir, "rig-diff.db", NULL);
+  const RttGenOptions *builds[] = { &base, &again, &slow };
+  for (guint i = 0; i < G_N_ELEMENTS (builds); i++) {
+    g_autofree char *name = g_strdup_printf ("rig-%u.ocap", i);
+    g_autofree char *capture = write_capture_of (builds[i], 2000, name); /* 2 s */
+    g_autofree char *out = NULL, *err = NULL;
+    int status = run (&out, &err, "run", "--orti", orti, "--elf", elf, "--replay", capture,
+                      "--db", db, "--http", "none", "--quiet", NULL);
+    if (status != 0)
+      g_error ("run --replay exited %d: %s%s", status, out, err);
+  }
+  /* the slowed function's name, as the views show it */
+  g_autofree char *q = g_strdup_printf ("SELECT function FROM function_stats WHERE session_id = 1 "
+                                        "AND address = %u", rtt_gen_function (&base, 9));
+  g_autofree char *fn = NULL, *out = NULL;
+  g_assert_cmpint (run (&fn, NULL, "sql", "--db", db, "--csv", q, NULL), ==, 0);
+  g_auto (GStrv) rows = g_strsplit (g_strstrip (fn), "\n", -1);
+  g_assert_cmpuint (g_strv_length (rows), ==, 2); /* header, the name */
+  const char *slow_fn = g_strstrip (rows[1]);
+
+  /* same build, other jitter: nothing over 10 % */
+  g_assert_cmpint (run (&out, NULL, "diff", "1", "2", "--db", db, "--json", NULL), ==, 0);
+  g_autoptr (JsonNode) same = parse_json (out);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (same), "regressions"), ==, 0);
+
+  g_assert_cmpint (run (&out, NULL, "diff", "1", "3", "--db", db, "--json", NULL), ==, 1);
+  g_autoptr (JsonNode) root = parse_json (out);
+  JsonArray *entries = json_object_get_array_member (json_node_get_object (root), "entries");
+  g_autoptr (GString) flagged = g_string_new (NULL);
+  guint tasks = 0, functions = 0;
+  for (guint i = 0; i < json_array_get_length (entries); i++) {
+    JsonObject *e = json_array_get_object_element (entries, i);
+    const char *kind = json_object_get_string_member (e, "kind");
+    g_assert_cmpstr (json_object_get_string_member (e, "status"), ==, "both");
+    tasks += strcmp (kind, "task") == 0;
+    functions += strcmp (kind, "function") == 0;
+    JsonArray *metrics = json_object_get_array_member (e, "metrics");
+    for (guint m = 0; m < json_array_get_length (metrics); m++) {
+      JsonObject *mo = json_array_get_object_element (metrics, m);
+      if (json_object_get_boolean_member (mo, "regression"))
+        g_string_append_printf (flagged, "%s %s %s; ", kind, json_object_get_string_member (e, "name"),
+                                json_object_get_string_member (mo, "metric"));
+    }
+  }
+  /* the workload's three tasks and five functions are all compared */
+  g_assert_cmpuint (tasks, >=, 3);
+  g_assert_cmpuint (functions, ==, 5);
+  g_autofree char *expect = g_strdup_printf (
+    "task Task0 load_percent; task Task0 net_p99_us; task Task0 max_us; "
+    "function %s net_p99_us; function %s max_us; ", slow_fn, slow_fn);
+  g_assert_cmpstr (flagged->str, ==, expect);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (root), "regressions"), ==, 5);
+  /* the markdown a CI comment gets names them too */
+  g_assert_cmpint (run (&out, NULL, "diff", "1", "3", "--db", db, "--markdown", NULL), ==, 1);
+  g_assert_nonnull (strstr (out, slow_fn));
+  g_assert_nonnull (strstr (out, "Task0"));
+}
+
 /* run --replay --budgets: the replayed session is judged when it ends, its table printed as
  * check prints it and the verdict is the exit status; check on the same database agrees. */
 static void
@@ -866,17 +967,9 @@ test_run_budgets (void)
 {
   /* the rig's demo firmware (its ORTI file and, built when arm-none-eabi-gcc is there, its
    * ELF) names what the session reads; the replay itself needs no rig */
-  const char *src = g_getenv ("ORTI_SOURCE_DIR"), *build = g_getenv ("ORTI_BUILD_DIR");
-  if (src == NULL || build == NULL) {
-    g_test_skip ("ORTI_SOURCE_DIR / ORTI_BUILD_DIR not set (run through meson test)");
+  g_autofree char *orti = NULL, *elf = NULL;
+  if (!rig_files (&orti, &elf))
     return;
-  }
-  g_autofree char *orti = g_build_filename (src, "tests", "rig", "firmware", "demo.ort", NULL);
-  g_autofree char *elf = g_build_filename (build, "tests", "rig", "firmware", "demo-trace.elf", NULL);
-  if (!g_file_test (elf, G_FILE_TEST_IS_REGULAR)) {
-    g_test_skip ("no demo-trace.elf (the firmware needs arm-none-eabi-gcc)");
-    return;
-  }
   g_autofree char *capture = write_capture ();
   g_autofree char *run_db = g_build_filename (dir, "replay.db", NULL);
   g_autofree char *pass = write_budgets ("replay-pass.ini", "[session]\ngaps_max = 0\n"
@@ -954,6 +1047,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cmd-check/serve-check", test_serve_check);
   g_test_add_func ("/cmd-check/run-bad-budgets", test_run_bad_budgets);
   g_test_add_func ("/cmd-check/run-replay-budgets", test_run_budgets);
+  g_test_add_func ("/cmd-check/diff-rig", test_diff_rig);
   int rc = g_test_run ();
 
   g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);

@@ -12,6 +12,7 @@
 
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include <sqlite3.h>
 #include <libsoup/soup.h>
 #include <math.h>
 #include <signal.h>
@@ -960,6 +961,132 @@ test_diff_rig (void)
   g_assert_nonnull (strstr (out, "Task0"));
 }
 
+static gint64
+sql_int (sqlite3 *db, const char *sql)
+{
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2 (db, sql, -1, &st, NULL) != SQLITE_OK)
+    g_error ("%s: %s", sql, sqlite3_errmsg (db));
+  g_assert_cmpint (sqlite3_step (st), ==, SQLITE_ROW);
+  gint64 v = sqlite3_column_int64 (st, 0);
+  sqlite3_finalize (st);
+  return v;
+}
+
+static gint64
+db_bytes (const char *path)
+{
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  GStatBuf st;
+  gint64 n = g_stat (path, &st) == 0 ? (gint64) st.st_size : 0;
+  return n + (g_stat (wal, &st) == 0 ? (gint64) st.st_size : 0);
+}
+
+/* The soak at small scale (the hour-long one is bench-store-soak): one recording of the
+ * stress workload (3 tasks, nested calls, a 1 kHz ISR: ~250 k events/s) replayed through
+ * `run` kept whole and with --keep-raw an eighth of its span. Every statistic, slice, call,
+ * timeline bucket, gap and anomaly is the same row for row; the event count is the whole
+ * session's; the file stays within 10 % of its budget: what the whole file holds besides raw
+ * events (the whole file with its raw chunks deleted and their pages given back) plus the raw
+ * data of the window (with the writer's 1/16 slack). */
+static void
+test_keep_raw_soak (void)
+{
+  g_autofree char *orti = NULL, *elf = NULL;
+  if (!rig_files (&orti, &elf))
+    return;
+  RttGenOptions opt = { .profile = RTT_GEN_STRESS, .seed = 21, .ring_size = 1 << 16,
+                        .drain_every = 64 };
+  g_autofree char *capture = write_capture_of (&opt, 600000, "soak.ocap");
+  g_autofree char *full = g_build_filename (dir, "soak-full.db", NULL);
+  g_autofree char *keep = g_build_filename (dir, "soak-keep.db", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  if (run (&out, &err, "run", "--orti", orti, "--elf", elf, "--replay", capture, "--db", full,
+           "--http", "none", "--quiet", NULL) != 0)
+    g_error ("run --replay: %s%s", out, err);
+  sqlite3 *db = NULL;
+  g_assert_cmpint (sqlite3_open_v2 (full, &db, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
+  gint64 span = sql_int (db, "SELECT last_tick - first_tick FROM sessions");
+  double rate = (double) sql_int (db, "SELECT tick_rate_hz FROM sessions");
+  gint64 window = span / 8;
+  g_autofree char *window_s = g_strdup_printf ("%.6fs", (double) window / rate);
+  g_autofree char *q = g_strdup_printf (
+    "SELECT sum(length(data)) FROM event_chunks WHERE t1 >= (SELECT last_tick FROM sessions) - %"
+    G_GINT64_FORMAT, window);
+  gint64 window_raw = sql_int (db, q);
+  gint64 all_raw = sql_int (db, "SELECT sum(length(data)) FROM event_chunks");
+  gint64 events = sql_int (db, "SELECT event_count FROM sessions");
+  sqlite3_close (db);
+  g_assert_cmpint (events, >, 500000);
+  if (run (&out, &err, "run", "--orti", orti, "--elf", elf, "--replay", capture, "--db", keep,
+           "--http", "none", "--quiet", "--keep-raw", window_s, NULL) != 0)
+    g_error ("run --replay --keep-raw %s: %s%s", window_s, out, err);
+
+  g_assert_cmpint (sqlite3_open_v2 (keep, &db, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
+  g_autofree char *attach = g_strdup_printf ("ATTACH '%s' AS a", full);
+  g_assert_cmpint (sqlite3_exec (db, attach, NULL, NULL, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sql_int (db, "SELECT event_count FROM sessions"), ==, events);
+  g_assert_cmpint (sql_int (db, "SELECT raw_dropped_events FROM sessions"), >, events / 2);
+  g_assert_cmpint (sql_int (db, "SELECT raw_dropped_events FROM sessions") +
+                   sql_int (db, "SELECT sum(n) FROM event_chunks"), ==, events);
+  static const char *const tables[] = {
+    "task_stat", "function_stat", "task_function_stat", "isr_stat", "task_isr_stat",
+    "service_stat", "task_service_stat", "point_stat", "core_stat", "slices", "calls",
+    "timeline_buckets", "gaps", "anomalies", "data_stat", "data_values",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (tables); i++) {
+    g_autofree char *count = g_strdup_printf ("SELECT count(*) FROM a.%s", tables[i]);
+    g_autofree char *n = g_strdup_printf ("SELECT count(*) FROM main.%s", tables[i]);
+    g_autofree char *d1 = g_strdup_printf (
+      "SELECT count(*) FROM (SELECT * FROM main.%s EXCEPT SELECT * FROM a.%s)", tables[i], tables[i]);
+    g_autofree char *d2 = g_strdup_printf (
+      "SELECT count(*) FROM (SELECT * FROM a.%s EXCEPT SELECT * FROM main.%s)", tables[i], tables[i]);
+    g_assert_cmpint (sql_int (db, n), ==, sql_int (db, count));
+    if (sql_int (db, d1) != 0 || sql_int (db, d2) != 0)
+      g_error ("%s differs between the whole and the --keep-raw session", tables[i]);
+  }
+  /* the tables that carry the session are not empty (an empty comparison proves nothing) */
+  g_assert_cmpint (sql_int (db, "SELECT count(*) FROM task_stat"), >=, 3);
+  g_assert_cmpint (sql_int (db, "SELECT count(*) FROM function_stat"), >, 10);
+  g_assert_cmpint (sql_int (db, "SELECT count(*) FROM calls"), >, 10000);
+  g_assert_cmpint (sql_int (db, "SELECT count(*) FROM slices"), >, 1000);
+  /* the window kept: at least its span, at most 17/16 of it (plus a chunk) */
+  g_assert_cmpint (sql_int (db, "SELECT (SELECT last_tick FROM sessions) - min(t0) FROM event_chunks"),
+                   >=, window);
+  g_assert_cmpint (sql_int (db, "SELECT (SELECT last_tick FROM sessions) - min(t1) FROM event_chunks"),
+                   <=, window + window / 16);
+  g_assert_cmpint (sql_int (db, "SELECT sum(dropped_events) FROM events_dropped"), ==,
+                   sql_int (db, "SELECT raw_dropped_events FROM sessions"));
+  sqlite3_close (db);
+
+  /* the budget: the whole file with its raw chunks deleted and their pages given back (the
+   * other tables as the writer laid them out, not repacked), plus the window's raw data */
+  g_autofree char *bare = g_build_filename (dir, "soak-bare.db", NULL);
+  g_assert_cmpint (sqlite3_open_v2 (full, &db, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL), ==,
+                   SQLITE_OK);
+  sqlite3_close (db);
+  g_autofree char *bytes = NULL;
+  gsize len = 0;
+  g_assert_true (g_file_get_contents (full, &bytes, &len, NULL));
+  g_assert_true (g_file_set_contents (bare, bytes, (gssize) len, NULL));
+  g_assert_cmpint (sqlite3_open_v2 (bare, &db, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sql_int (db, "PRAGMA auto_vacuum"), ==, 2); /* incremental */
+  g_assert_cmpint (sqlite3_exec (db, "DELETE FROM event_chunks; PRAGMA incremental_vacuum; "
+                                     "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL), ==,
+                   SQLITE_OK);
+  sqlite3_close (db);
+  gint64 budget = db_bytes (bare) + window_raw + window_raw / 16;
+  gint64 size = db_bytes (keep);
+  if (g_test_verbose ())
+    g_printerr ("keep-raw %s: file %" G_GINT64_FORMAT " B, budget %" G_GINT64_FORMAT
+                " B (whole file %" G_GINT64_FORMAT " B)\n", window_s, size, budget,
+                db_bytes (full));
+  g_assert_cmpint (size, <=, budget * 11 / 10);
+  /* and the pruning gave back at least half of what it dropped */
+  g_assert_cmpint (size, <, db_bytes (full) - (all_raw - window_raw) / 2);
+}
+
 /* run --replay --budgets: the replayed session is judged when it ends, its table printed as
  * check prints it and the verdict is the exit status; check on the same database agrees. */
 static void
@@ -1048,6 +1175,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cmd-check/run-bad-budgets", test_run_bad_budgets);
   g_test_add_func ("/cmd-check/run-replay-budgets", test_run_budgets);
   g_test_add_func ("/cmd-check/diff-rig", test_diff_rig);
+  g_test_add_func ("/cmd-check/keep-raw-soak", test_keep_raw_soak);
   int rc = g_test_run ();
 
   g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);

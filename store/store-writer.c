@@ -571,10 +571,11 @@ static gboolean
 prune_raw (StoreWriter *self, Session *s, GError **error)
 {
   const StoreWriterOptions *o = &self->options;
+  gint64 batch = o->keep_raw_batch > 0 ? o->keep_raw_batch : 16;
   if (o->keep_raw_seconds > 0) {
     gint64 window = (gint64) MIN (o->keep_raw_seconds * s->rate, (double) (G_MAXINT64 / 4));
     window = MAX (window, 1);
-    if (s->raw_newest - s->raw_oldest <= window + window / 16)
+    if (s->raw_newest - s->raw_oldest <= window + window / batch)
       return TRUE;
     gint64 cutoff = s->raw_newest - window;
     s->raw_oldest = cutoff;
@@ -584,7 +585,7 @@ prune_raw (StoreWriter *self, Session *s, GError **error)
     gint64 budget = (gint64) MIN (o->keep_raw_bytes, (guint64) G_MAXINT64);
     if (s->raw_bytes <= budget)
       return TRUE;
-    return prune_by_size (self, s, budget - budget / 16, error);
+    return prune_by_size (self, s, budget - budget / batch, error);
   }
   return TRUE;
 }

@@ -557,6 +557,16 @@ test_derive_orti_fixture (void)
   g_assert_nonnull (strstr (err, "--counter-tick 'SysCounter=1 fortnight'"));
   g_assert_cmpint (run (NULL, &err, "check", "--budgets", derived, "--orti", orti, NULL), ==, 2);
   g_assert_nonnull (strstr (err, "go with --derive-budgets"));
+  /* an ORTI with a syntax error: its file:line:col, nothing written */
+  g_autofree char *broken = write_budgets ("broken.ort", "VERSION { KOIL = \"2.2\"; };\n"
+                                           "TASK T10 { PRIORITY = ; };\n");
+  g_autofree char *unwritten = g_build_filename (dir, "unwritten.ini", NULL);
+  g_assert_cmpint (run (NULL, &err, "check", "--derive-budgets", unwritten, "--orti", broken,
+                        NULL), ==, 2);
+  g_autofree char *at = g_strdup_printf ("%s:2:", broken);
+  if (strstr (err, at) == NULL)
+    g_error ("expected '%s' in: %s", at, err);
+  g_assert_false (g_file_test (unwritten, G_FILE_TEST_EXISTS));
   g_autofree char *missing = g_build_filename (dir, "missing.ort", NULL);
   g_assert_cmpint (run (NULL, &err, "check", "--derive-budgets", derived, "--orti", missing,
                         NULL), ==, 2);

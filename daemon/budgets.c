@@ -26,6 +26,11 @@ static const BudgetStatistic task_stats[] = {
   TASK_TIME ("response_max", FALSE, "response_max_us"),
   TASK_TIME ("period_min", TRUE, "period_min_us"),
   TASK_TIME ("period_max", FALSE, "period_max_us"),
+  /* every job's response within the deadline: the worst response against it; `period`
+   * stands for the task's measured period (its mean; a sampled source's period estimate) */
+  { "deadline", FALSE, "response_max_us", "(response_max_us - time_bound_us)",
+    "(response_max_us + time_bound_us)", "µs", "period_avg_us",
+    "(period_avg_us - time_bound_us)", "(period_avg_us + time_bound_us)" },
   { "preemptions_per_job_max", FALSE, "(1.0 * preemptions / NULLIF(jobs, 0))",
     "(1.0 * preemptions / NULLIF(jobs, 0))",
     "(1.0 * (preemptions + preemptions_missed) / NULLIF(jobs, 0))", "" },
@@ -87,7 +92,7 @@ static const BudgetKindInfo kinds[BUDGET_KIND_COUNT] = {
  * measured for some kinds (a different message) */
 static const char *const all_keys[] = {
   "load_max", "net_p99_max", "net_max", "response_p99_max", "response_max", "period_min",
-  "period_max", "preemptions_per_job_max", "gaps_max",
+  "period_max", "deadline", "preemptions_per_job_max", "gaps_max",
 };
 
 const BudgetKindInfo *
@@ -115,13 +120,19 @@ budget_statistic_find (BudgetKind kind, const char *key)
 }
 
 BudgetVerdict
-budget_judge (double limit, gboolean is_min, double lo, double hi)
+budget_judge_range (double limit_lo, double limit_hi, gboolean is_min, double lo, double hi)
 {
-  if (isnan (lo) || isnan (hi) || isnan (limit))
+  if (isnan (lo) || isnan (hi) || isnan (limit_lo) || isnan (limit_hi))
     return BUDGET_UNDECIDED;
   if (is_min)
-    return hi < limit ? BUDGET_VIOLATION : lo >= limit ? BUDGET_PASS : BUDGET_UNDECIDED;
-  return lo > limit ? BUDGET_VIOLATION : hi <= limit ? BUDGET_PASS : BUDGET_UNDECIDED;
+    return hi < limit_lo ? BUDGET_VIOLATION : lo >= limit_hi ? BUDGET_PASS : BUDGET_UNDECIDED;
+  return lo > limit_hi ? BUDGET_VIOLATION : hi <= limit_lo ? BUDGET_PASS : BUDGET_UNDECIDED;
+}
+
+BudgetVerdict
+budget_judge (double limit, gboolean is_min, double lo, double hi)
+{
+  return budget_judge_range (limit, limit, is_min, lo, hi);
 }
 
 const char *
@@ -318,11 +329,17 @@ budget_set_parse (const char *path, const char *text, GError **error)
       }
       g_autofree char *value = g_key_file_get_value (kf, groups[g], keys[k], NULL);
       double limit = 0;
-      if (value == NULL || !budget__parse_number (value, &limit)) {
+      g_autofree char *word = g_strstrip (g_strdup (value != NULL ? value : ""));
+      gboolean is_period = stat->period_sql != NULL
+                           && (*word == '\0' || strcmp (word, "period") == 0);
+      if (is_period) {
+        limit = NAN;
+      } else if (value == NULL || !budget__parse_number (value, &limit)) {
         g_set_error (error, BUDGET_ERROR, BUDGET_ERROR_VALUE,
-                     "%s:%u: %s = '%s': expected a non-negative number%s%s", path, line,
+                     "%s:%u: %s = '%s': expected a non-negative number%s%s%s", path, line,
                      keys[k], value != NULL ? value : "",
-                     *stat->unit != '\0' ? " in " : "", stat->unit);
+                     *stat->unit != '\0' ? " in " : "", stat->unit,
+                     stat->period_sql != NULL ? ", or 'period'" : "");
         return NULL;
       }
       Budget *b = g_new0 (Budget, 1);
@@ -330,6 +347,7 @@ budget_set_parse (const char *path, const char *text, GError **error)
       b->object = g_strdup (object);
       b->stat = stat;
       b->limit = limit;
+      b->limit_is_period = is_period;
       b->group_line = group_line;
       b->line = line;
       g_ptr_array_add (set->budgets, b);

@@ -5,7 +5,9 @@
  * A budgets file is a GKeyFile with one group per object — `[task Task0]`, `[isr Can_Isr]`,
  * `[function foo]`, `[point 3]`, `[core 0]`, `[session]` — and keys naming limits:
  * load_max (percent), net_p99_max, net_max, response_p99_max, response_max, period_min,
- * period_max (µs), preemptions_per_job_max, gaps_max. Which keys an object kind takes is
+ * period_max, deadline (µs), preemptions_per_job_max, gaps_max. A task's `deadline` bounds its
+ * worst response time; its value may be `period` (or empty: the default), the task's own
+ * measured period, so the limit is then itself a statistic with a bound. Which keys an object kind takes is
  * fixed by what the views of docs/schema.md store (budget_statistic_find); a key whose
  * statistic has no column for that kind is refused, never approximated.
  *
@@ -56,6 +58,11 @@ typedef struct {
   const char *lo_sql;    /* lowest value the truth can have, or NULL (see above) */
   const char *hi_sql;    /* highest value the truth can have, or NULL */
   const char *unit;      /* "%", "µs" or "" */
+  /* The limit `period` (or an empty value) stands for, as SQL over the same row: the limit
+   * lies in [period_lo_sql, period_hi_sql]. NULL: the key takes numbers only. */
+  const char *period_sql;
+  const char *period_lo_sql;
+  const char *period_hi_sql;
 } BudgetStatistic;
 
 /* One limit of a budgets file. */
@@ -63,7 +70,8 @@ typedef struct {
   BudgetKind kind;
   char *object;                /* as written after the kind; NULL for the session */
   const BudgetStatistic *stat; /* static */
-  double limit;
+  double limit;                /* NAN when limit_is_period */
+  gboolean limit_is_period;    /* `deadline = period`: the limit is stat->period_sql */
   guint group_line;            /* 1-based line of the `[group]` header */
   guint line;                  /* 1-based line of the key */
 } Budget;
@@ -119,6 +127,14 @@ const char *budget_kind_name (BudgetKind kind);
  * hi ≤ limit; minimum: violation when hi < limit, pass when lo ≥ limit; otherwise, and
  * whenever @lo or @hi is NAN (unknown), undecided. */
 BudgetVerdict budget_judge (double limit, gboolean is_min, double lo, double hi);
+
+/* budget_judge_range:
+ * As budget_judge() for a limit that is itself known only within [@limit_lo, @limit_hi]
+ * (a measured period): a maximum is violated when lo > limit_hi and passes when
+ * hi ≤ limit_lo; a minimum is violated when hi < limit_lo and passes when lo ≥ limit_hi;
+ * otherwise, or when any of them is NAN, undecided. */
+BudgetVerdict budget_judge_range (double limit_lo, double limit_hi, gboolean is_min, double lo,
+                                  double hi);
 
 /* budget_verdict_name: "pass", "violation" or "undecided". */
 const char *budget_verdict_name (BudgetVerdict verdict);

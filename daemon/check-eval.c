@@ -28,10 +28,14 @@ check__evaluate (StoreDb *db, const CheckSession *session, const BudgetSet *set,
   for (guint i = 0; i < set->budgets->len; i++) {
     const Budget *b = g_ptr_array_index (set->budgets, i);
     const BudgetStatistic *st = b->stat;
-    g_autofree char *sql = g_strdup_printf ("SELECT %s, %s, %s %s", st->value_sql,
-                                            st->lo_sql != NULL ? st->lo_sql : st->value_sql,
-                                            st->hi_sql != NULL ? st->hi_sql : st->value_sql,
-                                            budget_kind_info (b->kind)->from_sql);
+    /* columns 3..5: the limit `period` stands for, with its bound */
+    g_autofree char *sql = g_strdup_printf (
+      "SELECT %s, %s, %s, %s, %s, %s %s", st->value_sql,
+      st->lo_sql != NULL ? st->lo_sql : st->value_sql,
+      st->hi_sql != NULL ? st->hi_sql : st->value_sql,
+      b->limit_is_period ? st->period_sql : "NULL",
+      b->limit_is_period ? st->period_lo_sql : "NULL",
+      b->limit_is_period ? st->period_hi_sql : "NULL", budget_kind_info (b->kind)->from_sql);
     g_autoptr (sqlite3_stmt) stmt = check_db_prepare (db, sql, error);
     if (stmt == NULL)
       return NULL;
@@ -51,7 +55,13 @@ check__evaluate (StoreDb *db, const CheckSession *session, const BudgetSet *set,
       return NULL;
     }
     CheckResult r = { .budget = b, .value = check_db_double (stmt, 0),
-                      .lo = check_db_double (stmt, 1), .hi = check_db_double (stmt, 2) };
+                      .lo = check_db_double (stmt, 1), .hi = check_db_double (stmt, 2),
+                      .limit = b->limit, .limit_lo = b->limit, .limit_hi = b->limit };
+    if (b->limit_is_period) {
+      r.limit = check_db_double (stmt, 3);
+      r.limit_lo = check_db_double (stmt, 4);
+      r.limit_hi = check_db_double (stmt, 5);
+    }
     if (sqlite3_step (stmt) == SQLITE_ROW) { /* two static functions of one name, say */
       g_set_error (error, BUDGET_ERROR, BUDGET_ERROR_UNKNOWN_OBJECT,
                    "%s:%u: [%s %s]: session %" G_GINT64_FORMAT " has more than one %s '%s'; "
@@ -62,7 +72,7 @@ check__evaluate (StoreDb *db, const CheckSession *session, const BudgetSet *set,
     }
     if (st->lo_sql == NULL && session->sampled) /* no bound column, and the source samples */
       r.lo = r.hi = NAN;
-    r.verdict = budget_judge (b->limit, st->is_min, r.lo, r.hi);
+    r.verdict = budget_judge_range (r.limit_lo, r.limit_hi, st->is_min, r.lo, r.hi);
     g_array_append_val (results, r);
   }
   return g_steal_pointer (&results);
@@ -90,13 +100,27 @@ check__measured (const CheckResult *r)
   return g_strdup_printf ("%s (%s…%s)%s%s", v, lo, hi, sep, unit);
 }
 
-/* check__limit: "≤ 50 %", "≥ 900 µs" (newly allocated). */
+/* check__limit: "≤ 50 %", "≥ 900 µs", "≤ period 10000 ± 100 µs", "≤ period NULL"
+ * (newly allocated). */
 static char *
-check__limit (const Budget *b)
+check__limit (const CheckResult *r)
 {
-  g_autofree char *l = check_db_format (b->limit);
-  return g_strdup_printf ("%s %s%s%s", b->stat->is_min ? "≥" : "≤", l,
-                          *b->stat->unit != '\0' ? " " : "", b->stat->unit);
+  const Budget *b = r->budget;
+  const char *sep = *b->stat->unit != '\0' ? " " : "";
+  g_autofree char *l = check_db_format (r->limit);
+  if (!b->limit_is_period)
+    return g_strdup_printf ("%s %s%s%s", b->stat->is_min ? "≥" : "≤", l, sep, b->stat->unit);
+  if (isnan (r->limit))
+    return g_strdup_printf ("%s period NULL", b->stat->is_min ? "≥" : "≤");
+  if (isnan (r->limit_lo) || isnan (r->limit_hi))
+    return g_strdup_printf ("%s period %s ± ?%s%s", b->stat->is_min ? "≥" : "≤", l, sep,
+                            b->stat->unit);
+  if (r->limit_hi - r->limit < 1e-9)
+    return g_strdup_printf ("%s period %s%s%s", b->stat->is_min ? "≥" : "≤", l, sep,
+                            b->stat->unit);
+  g_autofree char *bound = check_db_format (r->limit_hi - r->limit);
+  return g_strdup_printf ("%s period %s ± %s%s%s", b->stat->is_min ? "≥" : "≤", l, bound, sep,
+                          b->stat->unit);
 }
 
 /* check__message: one sentence on a result, for failure/skip messages (newly allocated). */
@@ -105,10 +129,11 @@ check__message (const CheckResult *r)
 {
   g_autofree char *obj = check__object (r->budget);
   g_autofree char *measured = check__measured (r);
-  g_autofree char *limit = check__limit (r->budget);
+  g_autofree char *limit = check__limit (r);
   const char *why = r->verdict == BUDGET_PASS ? "within the limit"
                     : r->verdict == BUDGET_VIOLATION ? "over the limit"
                     : isnan (r->value) ? "the statistic is unknown (NULL)"
+                    : isnan (r->limit) ? "the period it is limited by is unknown (NULL)"
                     : isnan (r->lo) || isnan (r->hi) ? "its error bound is unknown"
                     : "its error bound straddles the limit";
   return g_strdup_printf ("%s %s: measured %s, limit %s: %s", obj, r->budget->stat->key,
@@ -140,7 +165,7 @@ check_report_print_table (const CheckReport *report, FILE *out)
     const CheckResult *r = &g_array_index (results, CheckResult, i);
     g_autofree char *obj = check__object (r->budget);
     g_autofree char *measured = check__measured (r);
-    g_autofree char *limit = check__limit (r->budget);
+    g_autofree char *limit = check__limit (r);
     /* printf pads bytes, not characters: the multi-byte ≤/≥/± would shift the columns */
     fprintf (out, "%-10s %-28s %-24s %s%*s %s\n", budget_verdict_name (r->verdict), obj,
             r->budget->stat->key, limit, (int) MAX (0, 14 - (int) g_utf8_strlen (limit, -1)), "",
@@ -181,8 +206,9 @@ check_report_to_json (const CheckReport *report)
     json_builder_add_string_value (b, r->budget->stat->key);
     json_builder_set_member_name (b, "line");
     json_builder_add_int_value (b, r->budget->line);
-    json_builder_set_member_name (b, "limit");
-    json_builder_add_double_value (b, r->budget->limit);
+    check_json_number (b, "limit", r->limit);
+    json_builder_set_member_name (b, "limit_from");
+    json_builder_add_string_value (b, r->budget->limit_is_period ? "period" : "file");
     json_builder_set_member_name (b, "unit");
     json_builder_add_string_value (b, r->budget->stat->unit);
     check_json_number (b, "value", r->value);
@@ -264,7 +290,7 @@ check_report_to_markdown (const CheckReport *report)
       continue;
     g_autofree char *obj = check__object (r->budget);
     g_autofree char *measured = check__measured (r);
-    g_autofree char *limit = check__limit (r->budget);
+    g_autofree char *limit = check__limit (r);
     g_autofree char *obj_md = check_markdown_escape (obj);
     g_string_append_printf (md, "| %s | %s | %s | %s | %s |\n", budget_verdict_name (r->verdict),
                             obj_md, r->budget->stat->key, limit, measured);

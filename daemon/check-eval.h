@@ -25,6 +25,9 @@ typedef struct {
   const Budget *budget; /* in the report's set */
   double value;         /* the statistic (NAN: unknown) */
   double lo, hi;        /* where the truth lies (NAN: unknown) */
+  double limit;         /* the limit: the file's number, or the measured period of
+                         * `deadline = period` (NAN: unknown) */
+  double limit_lo, limit_hi; /* where that period's truth lies (= limit for a number) */
   BudgetVerdict verdict;
 } CheckResult;
 

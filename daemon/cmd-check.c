@@ -1,12 +1,14 @@
 /* cmd-check.c — `orti-profd check --db FILE [--session N] --budgets FILE [--junit FILE]
- * [--json] [--markdown FILE] [--derive-budgets FILE]`: judges one stored session against a
- * budgets file (budgets.h, check-eval.h) for CI, and writes a starter budgets file from a
- * session.
+ * [--json] [--markdown FILE] [--derive-budgets FILE [--orti FILE [--elf FILE]
+ * [--counter-tick COUNTER=DURATION]…]]`: judges one stored session against a budgets file
+ * (budgets.h, check-eval.h) for CI, and writes a starter budgets file from the ORTI and / or a
+ * session (check-derive.h).
  *
  * Exit status (docs/check.md): 0 every budget passes, 1 a budget is violated, 3 none is
  * violated but some are undecided (a sampled bound straddles the limit, or the statistic is
  * unknown), 2 bad input (usage, an unreadable database or budgets file, an unknown object,
  * key or value — named as budgets-file:line) or an output file that cannot be written. */
+#include "check-derive.h"
 #include "check-eval.h"
 #include "commands.h"
 
@@ -14,75 +16,12 @@
 #include <stdio.h>
 #include <string.h>
 
-/* check__derived_limit: a starter limit from an observed extreme @x: 20 % headroom, rounded
- * up (down for a minimum) to a whole number — hundredths for preemptions per job. */
-static double
-check__derived_limit (const BudgetStatistic *st, double x)
-{
-  double scale = strcmp (st->key, "preemptions_per_job_max") == 0 ? 100 : 1;
-  if (strcmp (st->key, "gaps_max") == 0)
-    return x; /* as many gaps as this session had: any more is a regression */
-  if (st->is_min)
-    return floor (x * 0.8 * scale) / scale;
-  return ceil (x * 1.2 * scale) / scale;
-}
-
-/* check__derive: writes a budgets file with every statistic the views hold for @session
- * (NULL statistics are left out), limits by check__derived_limit over the bound's far end. */
-static gboolean
-check__derive (StoreDb *db, const CheckSession *session, const char *path, GError **error)
-{
-  g_autoptr (GKeyFile) kf = g_key_file_new ();
-  for (BudgetKind kind = 0; kind < BUDGET_KIND_COUNT; kind++) {
-    const BudgetKindInfo *info = budget_kind_info (kind);
-    for (guint i = 0; i < info->n_stats; i++) {
-      const BudgetStatistic *st = &info->stats[i];
-      const char *far = st->is_min ? st->lo_sql : st->hi_sql;
-      g_autofree char *sql = g_strdup_printf (
-        "SELECT %s, %s FROM %s WHERE %s = ?1 ORDER BY 1",
-        kind == BUDGET_KIND_SESSION ? "NULL" : info->label_sql,
-        far != NULL ? far : st->value_sql, info->view,
-        kind == BUDGET_KIND_SESSION ? "id" : "session_id");
-      g_autoptr (sqlite3_stmt) stmt = check_db_prepare (db, sql, error);
-      if (stmt == NULL)
-        return FALSE;
-      sqlite3_bind_int64 (stmt, 1, session->id);
-      while (sqlite3_step (stmt) == SQLITE_ROW) {
-        const char *name = (const char *) sqlite3_column_text (stmt, 0);
-        double x = check_db_double (stmt, 1);
-        if (isnan (x) || (kind != BUDGET_KIND_SESSION && (name == NULL || *name == '\0'
-                                                          || strpbrk (name, "[]\n\r") != NULL)))
-          continue;
-        g_autofree char *group = kind == BUDGET_KIND_SESSION
-                                   ? g_strdup ("session")
-                                   : g_strdup_printf ("%s %s", budget_kind_name (kind), name);
-        g_autofree char *v = check_db_format (check__derived_limit (st, x));
-        g_key_file_set_value (kf, group, st->key, v);
-      }
-    }
-  }
-  g_autofree char *comment = g_strdup_printf (
-    " Starter budgets derived by `orti-profd check --derive-budgets` from session %" G_GINT64_FORMAT
-    "%s%s%s.\n Limits: the observed value (at the far end of its error bound) plus 20 %% headroom,"
-    " rounded up;\n period_min: 80 %% of the observed, rounded down; gaps_max: the gaps observed.\n"
-    " Format and verdicts: docs/check.md. Trim what you do not want to hold.",
-    session->id, session->elf_path != NULL ? " (" : "",
-    session->elf_path != NULL ? session->elf_path : "", session->elf_path != NULL ? ")" : "");
-  g_key_file_set_comment (kf, NULL, NULL, comment, NULL);
-  gsize len = 0;
-  g_autofree char *data = g_key_file_to_data (kf, &len, NULL);
-  if (!g_file_set_contents (path, data, (gssize) len, error)) {
-    g_prefix_error (error, "--derive-budgets: ");
-    return FALSE;
-  }
-  return TRUE;
-}
-
 int
 cmd_check (int argc, char **argv)
 {
   g_autofree char *db_path = NULL, *budgets_path = NULL, *junit = NULL, *markdown = NULL,
-                  *derive = NULL;
+                  *derive = NULL, *orti_path = NULL, *elf_path = NULL;
+  g_auto (GStrv) counter_ticks = NULL;
   gint64 session_id = -1;
   gboolean json = FALSE;
   GOptionEntry entries[] = {
@@ -92,7 +31,10 @@ cmd_check (int argc, char **argv)
     { "junit", 0, 0, G_OPTION_ARG_FILENAME, &junit, "Also write JUnit XML (one testcase per budget)", "FILE" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON instead of the table", NULL },
     { "markdown", 0, 0, G_OPTION_ARG_FILENAME, &markdown, "Also write a markdown summary", "FILE" },
-    { "derive-budgets", 0, 0, G_OPTION_ARG_FILENAME, &derive, "Write a starter budgets file from the session (observed + 20 %)", "FILE" },
+    { "derive-budgets", 0, 0, G_OPTION_ARG_FILENAME, &derive, "Write a starter budgets file from the session (observed + 20 %) and / or --orti", "FILE" },
+    { "orti", 0, 0, G_OPTION_ARG_FILENAME, &orti_path, "--derive-budgets: tasks, alarms and priorities from this ORTI file (a session only with --session)", "FILE" },
+    { "elf", 0, 0, G_OPTION_ARG_FILENAME, &elf_path, "--derive-budgets --orti: evaluate CYCLETIME on this ELF's initial data", "FILE" },
+    { "counter-tick", 0, 0, G_OPTION_ARG_STRING_ARRAY, &counter_ticks, "--derive-budgets --orti: one tick of an OS counter (repeatable)", "COUNTER=DURATION" },
     { NULL },
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("— judge a stored session against timing budgets");
@@ -102,7 +44,9 @@ cmd_check (int argc, char **argv)
     "undecided (sampled error bound straddles the limit, or the statistic is unknown),\n"
     "2 bad input. Budgets file format: docs/check.md; e.g.\n"
     "  orti-profd check --budgets budgets.ini --junit check.xml\n"
-    "  orti-profd check --session 3 --derive-budgets budgets.ini\n");
+    "  orti-profd check --session 3 --derive-budgets budgets.ini\n"
+    "  orti-profd check --derive-budgets budgets.ini --orti app.ort --elf app.elf \\\n"
+    "                   --counter-tick SystemCounter=1ms [--session 3]\n");
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
     fprintf (stderr, "check: %s\n", error->message);
@@ -115,6 +59,49 @@ cmd_check (int argc, char **argv)
   if (budgets_path == NULL && derive == NULL) {
     fprintf (stderr, "check: --budgets FILE (or --derive-budgets FILE) is required\n");
     return CHECK_EXIT_BAD_INPUT;
+  }
+  if ((orti_path != NULL || elf_path != NULL || counter_ticks != NULL) && derive == NULL) {
+    fprintf (stderr, "check: --orti, --elf and --counter-tick go with --derive-budgets FILE\n");
+    return CHECK_EXIT_BAD_INPUT;
+  }
+  if ((elf_path != NULL || counter_ticks != NULL) && orti_path == NULL) {
+    fprintf (stderr, "check: --elf and --counter-tick go with --orti FILE\n");
+    return CHECK_EXIT_BAD_INPUT;
+  }
+  g_autoptr (GHashTable) ticks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  for (guint i = 0; counter_ticks != NULL && counter_ticks[i] != NULL; i++) {
+    if (!check_derive_parse_counter_tick (ticks, counter_ticks[i], &error)) {
+      fprintf (stderr, "check: %s\n", error->message);
+      return CHECK_EXIT_BAD_INPUT;
+    }
+  }
+  g_autoptr (OrtiDoc) orti = NULL;
+  g_autoptr (OrtiElf) elf = NULL;
+  if (orti_path != NULL && ((orti = orti_doc_parse_file (orti_path, &error)) == NULL
+                            || (elf_path != NULL
+                                && (elf = orti_elf_open (elf_path, &error)) == NULL))) {
+    fprintf (stderr, "check: %s\n", error->message);
+    return CHECK_EXIT_BAD_INPUT;
+  }
+  if (orti != NULL && orti_doc_get_n_errors (orti) > 0) {
+    GPtrArray *diags = orti_doc_get_diagnostics (orti);
+    for (guint i = 0; i < diags->len; i++) {
+      const OrtiDiagnostic *d = g_ptr_array_index (diags, i);
+      if (d->severity != ORTI_SEVERITY_ERROR)
+        continue;
+      g_autofree char *text = orti_diagnostic_to_string (d);
+      fprintf (stderr, "check: %s\n", text);
+    }
+    return CHECK_EXIT_BAD_INPUT;
+  }
+  /* with --orti alone, no database: the session is read only when named or judged */
+  if (orti != NULL && session_id < 0 && budgets_path == NULL) {
+    CheckDeriveSources src = { .orti = orti, .elf = elf, .counter_tick_us = ticks };
+    if (!check_derive_write (derive, &src, &error)) {
+      fprintf (stderr, "check: %s\n", error->message);
+      return CHECK_EXIT_BAD_INPUT;
+    }
+    return CHECK_EXIT_PASS;
   }
   g_autoptr (BudgetSet) set = NULL;
   if (budgets_path != NULL && (set = budget_set_load (budgets_path, &error)) == NULL) {
@@ -129,7 +116,11 @@ cmd_check (int argc, char **argv)
     return CHECK_EXIT_BAD_INPUT;
   }
   if (derive != NULL) {
-    if (!check__derive (db, session, derive, &error)) {
+    /* with --orti, measured limits only from a session named with --session */
+    gboolean measured = orti == NULL || session_id >= 0;
+    CheckDeriveSources src = { .orti = orti, .elf = elf, .counter_tick_us = ticks,
+                               .db = measured ? db : NULL, .session = measured ? session : NULL };
+    if (!check_derive_write (derive, &src, &error)) {
       fprintf (stderr, "check: %s\n", error->message);
       return CHECK_EXIT_BAD_INPUT;
     }

@@ -89,6 +89,37 @@ test_parse_repeated_group (void)
   g_assert_cmpuint (b->line, ==, 6);
 }
 
+/* `deadline`: a task's worst response against a number, or against its own period
+ * (`period`, or an empty value: the default); only a task takes it. */
+static void
+test_parse_deadline (void)
+{
+  g_autoptr (BudgetSet) set = parse_ok ("[task A]\ndeadline = period\n[task B]\ndeadline = 2500\n"
+                                        "[task C]\ndeadline =\n");
+  g_assert_cmpuint (set->budgets->len, ==, 3);
+  const Budget *b = g_ptr_array_index (set->budgets, 0);
+  g_assert_cmpstr (b->stat->key, ==, "deadline");
+  g_assert_cmpstr (b->stat->value_sql, ==, "response_max_us");
+  g_assert_false (b->stat->is_min);
+  g_assert_true (b->limit_is_period);
+  g_assert_true (isnan (b->limit));
+  g_assert_nonnull (strstr (b->stat->period_hi_sql, "time_bound_us"));
+  b = g_ptr_array_index (set->budgets, 1);
+  g_assert_false (b->limit_is_period);
+  g_assert_cmpfloat (b->limit, ==, 2500);
+  g_assert_cmpuint (b->line, ==, 4);
+  b = g_ptr_array_index (set->budgets, 2);
+  g_assert_true (b->limit_is_period);
+  parse_error ("[task T]\ndeadline = periodic\n", BUDGET_ERROR_VALUE,
+               "b.ini:2: deadline = 'periodic': expected a non-negative number in µs, or 'period'");
+  /* `period` is a deadline's value only */
+  parse_error ("[task T]\nresponse_max = period\n", BUDGET_ERROR_VALUE,
+               "b.ini:2: response_max = 'period': expected a non-negative number in µs");
+  parse_error ("[isr I]\ndeadline = 10\n", BUDGET_ERROR_KEY,
+               "b.ini:2: deadline: the views store no such statistic for a isr");
+  parse_error ("[function f]\ndeadline = period\n", BUDGET_ERROR_KEY, "b.ini:2: deadline: ");
+}
+
 static void
 test_parse_errors (void)
 {
@@ -166,6 +197,16 @@ test_judge (void)
   g_assert_cmpint (budget_judge (50, FALSE, NAN, 99), ==, BUDGET_UNDECIDED);
   g_assert_cmpint (budget_judge (50, TRUE, NAN, NAN), ==, BUDGET_UNDECIDED);
   g_assert_cmpstr (budget_verdict_name (BUDGET_UNDECIDED), ==, "undecided");
+  /* a limit known within a bound (a measured period 10000 ± 100) */
+  g_assert_cmpint (budget_judge_range (9900, 10100, FALSE, 9000, 9900), ==, BUDGET_PASS);
+  g_assert_cmpint (budget_judge_range (9900, 10100, FALSE, 9000, 9901), ==, BUDGET_UNDECIDED);
+  g_assert_cmpint (budget_judge_range (9900, 10100, FALSE, 10000, 10200), ==, BUDGET_UNDECIDED);
+  g_assert_cmpint (budget_judge_range (9900, 10100, FALSE, 10101, 10300), ==, BUDGET_VIOLATION);
+  g_assert_cmpint (budget_judge_range (9900, 10100, TRUE, 10100, 10300), ==, BUDGET_PASS);
+  g_assert_cmpint (budget_judge_range (9900, 10100, TRUE, 9000, 9899), ==, BUDGET_VIOLATION);
+  g_assert_cmpint (budget_judge_range (9900, 10100, TRUE, 9000, 9950), ==, BUDGET_UNDECIDED);
+  g_assert_cmpint (budget_judge_range (NAN, 10100, FALSE, 1, 2), ==, BUDGET_UNDECIDED);
+  g_assert_cmpint (budget_judge_range (9900, NAN, FALSE, 1, 2), ==, BUDGET_UNDECIDED);
 }
 
 int
@@ -174,6 +215,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/budgets/parse", test_parse);
   g_test_add_func ("/budgets/parse-repeated-group", test_parse_repeated_group);
+  g_test_add_func ("/budgets/parse-deadline", test_parse_deadline);
   g_test_add_func ("/budgets/parse-errors", test_parse_errors);
   g_test_add_func ("/budgets/statistics", test_statistics);
   g_test_add_func ("/budgets/judge", test_judge);

@@ -6,11 +6,13 @@
  * the same verdicts through `serve --budgets` (GET /api/sessions/{id}/check, /metrics) and
  * `run --budgets`: refusing a bad budgets file before it starts anything, and judging a
  * replayed RTT capture (written here from probe/rtt-test-gen's stress workload) at its end. */
+#include "budgets.h"
 #include "rtt-test-gen.h"
 #include "store.h"
 
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include <sqlite3.h>
 #include <libsoup/soup.h>
 #include <math.h>
 #include <signal.h>
@@ -321,6 +323,103 @@ test_check_undecided (void)
   g_assert_cmpstr (json_object_get_string_member (r0, "verdict"), ==, "undecided");
 }
 
+static void assert_bad (const char *text, const char *where);
+
+/* A database of its own (the other tests count sessions): a sampled session whose Task0
+ * responds in at most 9500 ± 100 µs, every 10000 ± 100 µs; Task1 at most 10050 ± 100 µs,
+ * every 10000 ± 100 µs; Task2 at most 10500 ± 100 µs, every 10000 ± 100; Task3's period
+ * unknown. */
+static char *
+write_deadline_db (void)
+{
+  char *path = g_build_filename (dir, "deadline.db", NULL);
+  g_autoptr (GError) error = NULL;
+  StoreWriter *w = store_writer_new (path, NULL, &error);
+  g_assert_no_error (error);
+  StoreSessionInfo info = { .name = "deadlines", .source_kind = "poll", .clock = "host",
+                            .tick_rate_hz = 1e6 };
+  gint64 id = store_writer_begin_session (w, &info, &error);
+  g_assert_no_error (error);
+  StoreSessionQuality q = { .sample_rate_hz = 10000, .interval_p99_us = 100, .samples = 10000,
+                            .samples_effective = 9000 };
+  g_assert_true (store_writer_set_quality (w, id, &q, &error));
+  double response_max[4] = { 9500, 10050, 10500, 9000 };
+  double period[4] = { 10000, 10000, 10000, NAN };
+  StoreTaskStat ts[4];
+  for (guint i = 0; i < 4; i++) {
+    g_autofree char *name = g_strdup_printf ("Task%u", i);
+    g_assert_true (store_writer_add_task (w, id, i, name, &error));
+    ts[i] = (StoreTaskStat) {
+      .task = i, .activations = -1, .jobs = 100, .jobs_expected = 100, .slices = 100,
+      .preemptions = 0, .preemptions_missed = 0, .waits = -1, .wait_total = -1,
+      .run_total = 100000, .load = 0.1, .load_bound = 0.01, .time_bound = 100,
+      .slice_min = -1, .slice_max = -1, .slice_avg = NAN, .slice_p50 = -1, .slice_p90 = -1,
+      .slice_p99 = -1, .job_min = 500, .job_max = 1000, .job_avg = 800, .job_p50 = 800,
+      .job_p90 = 900, .job_p99 = 950,
+      .period_min = isnan (period[i]) ? -1 : (gint64) period[i] - 500,
+      .period_max = isnan (period[i]) ? -1 : (gint64) period[i] + 500, .period_avg = period[i],
+      .response_min = 500, .response_max = (gint64) response_max[i], .response_avg = 800,
+      .response_p50 = 800, .response_p90 = 900, .response_p99 = 950 };
+  }
+  g_assert_true (store_writer_put_task_stats (w, id, ts, 4, &error));
+  g_assert_true (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error));
+  g_assert_true (store_writer_close (w, &error));
+  g_assert_no_error (error);
+  return path;
+}
+
+/* deadline = period: each task's worst response (± its bound) against its own measured
+ * period (± the same bound): pass only when even the worst case fits, violation only when
+ * even the best case misses; a number works as any other limit. */
+static void
+test_check_deadline (void)
+{
+  g_autofree char *ddb = write_deadline_db ();
+  g_autofree char *budgets = write_budgets ("deadline.ini",
+    "[task Task0]\ndeadline = period\n[task Task1]\ndeadline = period\n"
+    "[task Task2]\ndeadline =\n[task Task3]\ndeadline = period\n");
+  g_autofree char *junit = g_build_filename (dir, "deadline.xml", NULL);
+  g_autofree char *out = NULL;
+  g_assert_cmpint (run (&out, NULL, "check", "--db", ddb, "--budgets", budgets, "--junit", junit,
+                        "--json", NULL), ==, 1);
+  g_autoptr (JsonNode) root = parse_json (out);
+  JsonArray *results = json_object_get_array_member (json_node_get_object (root), "results");
+  g_assert_cmpuint (json_array_get_length (results), ==, 4);
+  /* 9500 + 100 ≤ 10000 - 100: pass */
+  JsonObject *r = json_array_get_object_element (results, 0);
+  g_assert_cmpstr (json_object_get_string_member (r, "verdict"), ==, "pass");
+  g_assert_cmpstr (json_object_get_string_member (r, "limit_from"), ==, "period");
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (r, "limit"), 10000, 1e-9);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (r, "value"), 9500, 1e-9);
+  /* 10050 ± 100 against 10000 ± 100: the bounds overlap */
+  r = json_array_get_object_element (results, 1);
+  g_assert_cmpstr (json_object_get_string_member (r, "verdict"), ==, "undecided");
+  /* 10500 - 100 > 10000 + 100 */
+  r = json_array_get_object_element (results, 2);
+  g_assert_cmpstr (json_object_get_string_member (r, "verdict"), ==, "violation");
+  /* no period measured: the limit is unknown */
+  r = json_array_get_object_element (results, 3);
+  g_assert_cmpstr (json_object_get_string_member (r, "verdict"), ==, "undecided");
+  g_assert_true (json_object_get_null_member (r, "limit"));
+  g_autofree char *summary = junit_summary (junit);
+  if (summary != NULL)
+    g_assert_cmpstr (summary, ==, "4 1 2: task.Task0/deadline=pass task.Task1/deadline=undecided "
+                     "task.Task2/deadline=violation task.Task3/deadline=undecided");
+  g_assert_cmpint (run (&out, NULL, "check", "--db", ddb, "--budgets", budgets, NULL), ==, 1);
+  g_assert_nonnull (strstr (out, "≤ period 10000 ± 100 µs 9500 ± 100 µs"));
+  g_assert_nonnull (strstr (out, "≤ period NULL"));
+  /* numbers: 9000 ± 100 against 9200 passes, against 8800 is a violation */
+  g_autofree char *b2 = write_budgets ("deadline2.ini", "[task Task3]\ndeadline = 9200\n");
+  g_assert_cmpint (run (NULL, NULL, "check", "--db", ddb, "--budgets", b2, NULL), ==, 0);
+  g_autofree char *b3 = write_budgets ("deadline3.ini", "[task Task3]\ndeadline = 8800\n");
+  g_assert_cmpint (run (NULL, NULL, "check", "--db", ddb, "--budgets", b3, NULL), ==, 1);
+  /* exact session 1: Task0 responds in at most 600 µs every 10000 µs; the ISR takes none */
+  g_autofree char *b4 = write_budgets ("deadline4.ini", "[task Task0]\ndeadline = period\n");
+  g_assert_cmpint (run (NULL, NULL, "check", "--db", db_path, "--session", "1", "--budgets", b4,
+                        NULL), ==, 0);
+  assert_bad ("[task Task0]\n\ndeadline = soon\n", "3: deadline = 'soon'");
+}
+
 /* assert_bad: check with @text as budgets exits 2 naming @where on stderr. */
 static void
 assert_bad (const char *text, const char *where)
@@ -370,9 +469,9 @@ test_check_derive (void)
                         "--derive-budgets", derived, NULL), ==, 0);
   g_autofree char *text = NULL;
   g_assert_true (g_file_get_contents (derived, &text, NULL, NULL));
-  g_assert_nonnull (strstr (text, "[task Task0]\nload_max=30\n"));
-  g_assert_nonnull (strstr (text, "period_min=7200\n"));
-  g_assert_nonnull (strstr (text, "[session]\ngaps_max=0\n"));
+  g_assert_nonnull (strstr (text, "[task Task0]\nload_max = 30\n"));
+  g_assert_nonnull (strstr (text, "period_min = 7200\n"));
+  g_assert_nonnull (strstr (text, "[session]\ngaps_max = 0\n"));
   /* the two functions called helper are named by their addresses */
   g_assert_nonnull (strstr (text, "[function 134218240]\n"));
   g_assert_nonnull (strstr (text, "[function 134218496]\n"));
@@ -380,8 +479,8 @@ test_check_derive (void)
   /* Task0's response p99 is NULL: left out; Task1's 5000 µs gets 6000 */
   g_autofree char *task0 = g_strndup (strstr (text, "[task Task0]"),
                                       (gsize) (strstr (text, "[task Task1]") - strstr (text, "[task Task0]")));
-  g_assert_null (strstr (task0, "response_p99_max="));
-  g_assert_nonnull (strstr (text, "response_p99_max=6000\n"));
+  g_assert_null (strstr (task0, "response_p99_max = "));
+  g_assert_nonnull (strstr (text, "response_p99_max = 6000\n"));
   g_autofree char *out = NULL;
   g_assert_cmpint (run (&out, NULL, "check", "--db", db_path, "--session", "1", "--budgets",
                         derived, NULL), ==, 0);
@@ -390,6 +489,123 @@ test_check_derive (void)
   g_assert_cmpint (run (NULL, &err, "check", "--db", db_path, "--session", "2", "--budgets",
                         derived, NULL), ==, 2);
   g_assert_nonnull (strstr (err, "session 2 has no task 'Task1'"));
+}
+
+/* The project's own small ORTI (the vendors' files stay in ../shared): a constant CYCLETIME
+ * of 10 ticks of SysCounter activates T10; T20 is woken by an alarm's event (an extended
+ * task: no deadline); TIdle has no alarm; AOff's CYCLETIME needs an ELF. */
+static const char fixture_orti[] =
+  "VERSION { KOIL = \"2.2\"; OSSEMANTICS = \"ORTI\", \"2.2\"; };\n"
+  "IMPLEMENTATION Fixture {\n"
+  "  OS { ENUM \"unsigned char\" [ \"NO_TASK\" = 0xFF, \"T10\" = 0, \"T20\" = 1, \"TIdle\" = 2,\n"
+  "       \"T30\" = 3 ] RUNNINGTASK, \"Running\"; }, \"OS\";\n"
+  "  TASK { CTYPE \"unsigned char\" PRIORITY, \"Priority\"; }, \"Tasks\";\n"
+  "  ALARM { CTYPE \"unsigned int\" CYCLETIME, \"Cycle\"; STRING ACTION, \"Action\";\n"
+  "          STRING COUNTER, \"Counter\"; }, \"Alarms\";\n"
+  "};\n"
+  "OS Os { RUNNINGTASK = \"running\"; };\n"
+  "TASK T10 { PRIORITY = \"3\"; };\n"
+  "TASK T20 { PRIORITY = \"2\"; };\n"
+  "TASK TIdle { PRIORITY = \"0\"; };\n"
+  "TASK T30 { PRIORITY = \"1\"; };\n"
+  "ALARM A10 { CYCLETIME = \"10\"; ACTION = \"ActivateTask T10\"; COUNTER = \"SysCounter\"; };\n"
+  "ALARM AEv { CYCLETIME = \"5\"; ACTION = \"SetEvent(T20, Ev)\"; COUNTER = \"SysCounter\"; };\n"
+  "ALARM AOff { CYCLETIME = \"alarm_cycle[3]\"; ACTION = \"activate task T30\"; COUNTER = \"SysCounter\"; };\n";
+
+/* --derive-budgets --orti on the fixture: the constant cycle times the counter tick is T10's
+ * deadline and period window; the event alarm and the unknown cycle are explained; without a
+ * tick the cycle stays in ticks and the deadline is the measured period. */
+static void
+test_derive_orti_fixture (void)
+{
+  g_autofree char *orti = write_budgets ("fixture.ort", fixture_orti);
+  g_autofree char *derived = g_build_filename (dir, "fixture-derived.ini", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  g_assert_cmpint (run (&out, &err, "check", "--derive-budgets", derived, "--orti", orti,
+                        "--counter-tick", "SysCounter=1ms", NULL), ==, 0);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (derived, &text, NULL, NULL));
+  if (g_test_verbose ())
+    g_printerr ("%s", text);
+  g_assert_nonnull (strstr (text, "TASK T10, priority 3\n# ALARM A10 activates it every 10 ticks "
+                                  "of SysCounter (CYCLETIME) = 10000 µs\n[task T10]\n"
+                                  "deadline = 10000\nperiod_min = 9000\nperiod_max = 11000\n"));
+  g_assert_nonnull (strstr (text, "# ALARM AEv sets an event of it: no deadline derived"));
+  g_assert_nonnull (strstr (text, "[task T20]\n\n"));
+  g_assert_nonnull (strstr (text, "no ALARM activates it: not known to be periodic, no limits\n"
+                                  "[task TIdle]\n"));
+  g_assert_nonnull (strstr (text, "# ALARM AOff activates it, cycle unknown: CYCLETIME "
+                                  "\"alarm_cycle[3]\""));
+  g_assert_nonnull (strstr (text, "[task T30]\ndeadline = period\n"));
+  /* it loads back: a check of a database lacking T10 names the derived file's line */
+  g_assert_cmpint (run (NULL, &err, "check", "--db", db_path, "--session", "1", "--budgets",
+                        derived, NULL), ==, 2);
+  g_autofree char *where = g_strdup_printf ("%s:", derived);
+  g_assert_nonnull (strstr (err, where));
+  g_assert_nonnull (strstr (err, "session 1 has no task 'T10'"));
+  /* no tick for the counter: ticks only, and the measured period */
+  g_assert_cmpint (run (NULL, NULL, "check", "--derive-budgets", derived, "--orti", orti, NULL),
+                   ==, 0);
+  g_clear_pointer (&text, g_free);
+  g_assert_true (g_file_get_contents (derived, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "every 10 ticks of SysCounter (CYCLETIME); the tick of "
+                                  "SysCounter is unknown: pass --counter-tick SysCounter=DURATION"));
+  g_assert_nonnull (strstr (text, "[task T10]\ndeadline = period\n"));
+  /* bad input */
+  g_assert_cmpint (run (NULL, &err, "check", "--derive-budgets", derived, "--orti", orti,
+                        "--counter-tick", "SysCounter=1 fortnight", NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "--counter-tick 'SysCounter=1 fortnight'"));
+  g_assert_cmpint (run (NULL, &err, "check", "--budgets", derived, "--orti", orti, NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "go with --derive-budgets"));
+  /* an ORTI with a syntax error: its file:line:col, nothing written */
+  g_autofree char *broken = write_budgets ("broken.ort", "VERSION { KOIL = \"2.2\"; };\n"
+                                           "TASK T10 { PRIORITY = ; };\n");
+  g_autofree char *unwritten = g_build_filename (dir, "unwritten.ini", NULL);
+  g_assert_cmpint (run (NULL, &err, "check", "--derive-budgets", unwritten, "--orti", broken,
+                        NULL), ==, 2);
+  g_autofree char *at = g_strdup_printf ("%s:2:", broken);
+  if (strstr (err, at) == NULL)
+    g_error ("expected '%s' in: %s", at, err);
+  g_assert_false (g_file_test (unwritten, G_FILE_TEST_EXISTS));
+  g_autofree char *missing = g_build_filename (dir, "missing.ort", NULL);
+  g_assert_cmpint (run (NULL, &err, "check", "--derive-budgets", derived, "--orti", missing,
+                        NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "missing.ort"));
+}
+
+/* A real generator's file (EB tresos, ../shared/orti-corpus): its alarms' configured
+ * vs_AUTOSTART_CYCLETIME in HwCounter ticks; the derived file parses back. */
+static void
+test_derive_orti_corpus (void)
+{
+  const char *shared = g_getenv ("ORTI_SHARED_DIR");
+  g_autofree char *orti = shared != NULL
+    ? g_build_filename (shared, "orti-corpus", "files", "BMS_Bootloader__EB_tresos_S32K34X_os.orti", NULL)
+    : NULL;
+  if (orti == NULL || !g_file_test (orti, G_FILE_TEST_IS_REGULAR)) {
+    g_test_skip ("ORTI corpus not found (ORTI_SHARED_DIR/orti-corpus)");
+    return;
+  }
+  g_autofree char *derived = g_build_filename (dir, "corpus-derived.ini", NULL);
+  g_assert_cmpint (run (NULL, NULL, "check", "--derive-budgets", derived, "--orti", orti,
+                        "--counter-tick", "HwCounter=1us", NULL), ==, 0);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (derived, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "TASK CyclicTask, priority 1\n# ALARM AlarmCyclicTask "
+                                  "activates it every 1000000 ticks of HwCounter "
+                                  "(vs_AUTOSTART_CYCLETIME) = 1000000 µs\n[task CyclicTask]\n"
+                                  "deadline = 1000000\nperiod_min = 900000\n"
+                                  "period_max = 1100000\n"));
+  g_assert_nonnull (strstr (text, "[task LoopTask]\ndeadline = 10000000\n"));
+  g_assert_nonnull (strstr (text, "TASK Init_Task, priority 2\n# no ALARM activates it"));
+  /* the parser reads it back: 6 budgets, the last on the file's last line */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (BudgetSet) set = budget_set_load (derived, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (set->budgets->len, ==, 6);
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  const Budget *last = g_ptr_array_index (set->budgets, 5);
+  g_assert_cmpstr (lines[last->line - 1], ==, "period_max = 11000000");
 }
 
 static JsonObject *
@@ -634,13 +850,11 @@ test_run_bad_budgets (void)
  * probe/rtt-test-gen.h), as a live drain would record it: something `run --replay` plays with
  * no rig. */
 static char *
-write_capture (void)
+write_capture_of (const RttGenOptions *opt, guint n_ops, const char *name)
 {
-  RttGenOptions opt = { .profile = RTT_GEN_STRESS, .seed = 20, .ring_size = 1 << 16,
-                        .drain_every = 64 };
-  g_autoptr (RttGenResult) gen = rtt_gen_run (&opt, 20000);
+  g_autoptr (RttGenResult) gen = rtt_gen_run (opt, n_ops);
   g_autoptr (GError) error = NULL;
-  char *path = g_build_filename (dir, "stress.ocap", NULL);
+  char *path = g_build_filename (dir, name, NULL);
   ProbeCaptureInfo info = { .source = PROBE_SOURCE_RTT, .tick_hz = 25000000 };
   ProbeCaptureWriter *w = probe_capture_writer_new (path, &info, &error);
   g_assert_no_error (error);
@@ -654,6 +868,235 @@ write_capture (void)
   return path;
 }
 
+static char *
+write_capture (void)
+{
+  RttGenOptions opt = { .profile = RTT_GEN_STRESS, .seed = 20, .ring_size = 1 << 16,
+                        .drain_every = 64 };
+  return write_capture_of (&opt, 20000, "stress.ocap");
+}
+
+/* rig_files: the rig's demo ORTI and ELF (*@orti, *@elf), or FALSE after skipping the test. */
+static gboolean
+rig_files (char **orti, char **elf)
+{
+  const char *src = g_getenv ("ORTI_SOURCE_DIR"), *build = g_getenv ("ORTI_BUILD_DIR");
+  if (src == NULL || build == NULL) {
+    g_test_skip ("ORTI_SOURCE_DIR / ORTI_BUILD_DIR not set (run through meson test)");
+    return FALSE;
+  }
+  *orti = g_build_filename (src, "tests", "rig", "firmware", "demo.ort", NULL);
+  *elf = g_build_filename (build, "tests", "rig", "firmware", "demo-trace.elf", NULL);
+  if (!g_file_test (*elf, G_FILE_TEST_IS_REGULAR)) {
+    g_test_skip ("no demo-trace.elf (the firmware needs arm-none-eabi-gcc)");
+    g_clear_pointer (orti, g_free);
+    g_clear_pointer (elf, g_free);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* diff of two rig-shaped RTT recordings (probe/rtt-test-gen.h RTT_GEN_RIG: periodic tasks,
+ * activations, calls, a 1 kHz ISR; ±2 % jitter per call, seeded differently per recording)
+ * replayed through `run`: the build whose function 9 is 2× slower regresses exactly task
+ * Task0 (which calls it) and that function, and diff says so with exit 1; a recording of the
+ * same build, other jitter, differs in nothing over the threshold: exit 0. */
+static void
+test_diff_rig (void)
+{
+  g_autofree char *orti = NULL, *elf = NULL;
+  if (!rig_files (&orti, &elf))
+    return;
+  RttGenOptions base = { .profile = RTT_GEN_RIG, .seed = 7, .ring_size = 1 << 16,
+                         .drain_every = 64 };
+  RttGenOptions again = base, slow = base;
+  again.seed = 8;
+  slow.seed = 9;
+  slow.slow_percent = 100;
+  g_autofree char *db = g_build_filename (dir, "rig-diff.db", NULL);
+  const RttGenOptions *builds[] = { &base, &again, &slow };
+  for (guint i = 0; i < G_N_ELEMENTS (builds); i++) {
+    g_autofree char *name = g_strdup_printf ("rig-%u.ocap", i);
+    g_autofree char *capture = write_capture_of (builds[i], 2000, name); /* 2 s */
+    g_autofree char *out = NULL, *err = NULL;
+    int status = run (&out, &err, "run", "--orti", orti, "--elf", elf, "--replay", capture,
+                      "--db", db, "--http", "none", "--quiet", NULL);
+    if (status != 0)
+      g_error ("run --replay exited %d: %s%s", status, out, err);
+  }
+  /* the slowed function's name, as the views show it */
+  g_autofree char *q = g_strdup_printf ("SELECT function FROM function_stats WHERE session_id = 1 "
+                                        "AND address = %u", rtt_gen_function (&base, 9));
+  g_autofree char *fn = NULL, *out = NULL;
+  g_assert_cmpint (run (&fn, NULL, "sql", "--db", db, "--csv", q, NULL), ==, 0);
+  g_auto (GStrv) rows = g_strsplit (g_strstrip (fn), "\n", -1);
+  g_assert_cmpuint (g_strv_length (rows), ==, 2); /* header, the name */
+  const char *slow_fn = g_strstrip (rows[1]);
+
+  /* same build, other jitter: nothing over 10 % */
+  g_assert_cmpint (run (&out, NULL, "diff", "1", "2", "--db", db, "--json", NULL), ==, 0);
+  g_autoptr (JsonNode) same = parse_json (out);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (same), "regressions"), ==, 0);
+
+  g_assert_cmpint (run (&out, NULL, "diff", "1", "3", "--db", db, "--json", NULL), ==, 1);
+  g_autoptr (JsonNode) root = parse_json (out);
+  JsonArray *entries = json_object_get_array_member (json_node_get_object (root), "entries");
+  g_autoptr (GString) flagged = g_string_new (NULL);
+  guint tasks = 0, functions = 0;
+  for (guint i = 0; i < json_array_get_length (entries); i++) {
+    JsonObject *e = json_array_get_object_element (entries, i);
+    const char *kind = json_object_get_string_member (e, "kind");
+    g_assert_cmpstr (json_object_get_string_member (e, "status"), ==, "both");
+    tasks += strcmp (kind, "task") == 0;
+    functions += strcmp (kind, "function") == 0;
+    JsonArray *metrics = json_object_get_array_member (e, "metrics");
+    for (guint m = 0; m < json_array_get_length (metrics); m++) {
+      JsonObject *mo = json_array_get_object_element (metrics, m);
+      if (json_object_get_boolean_member (mo, "regression"))
+        g_string_append_printf (flagged, "%s %s %s; ", kind, json_object_get_string_member (e, "name"),
+                                json_object_get_string_member (mo, "metric"));
+    }
+  }
+  /* the workload's three tasks and five functions are all compared */
+  g_assert_cmpuint (tasks, >=, 3);
+  g_assert_cmpuint (functions, ==, 5);
+  g_autofree char *expect = g_strdup_printf (
+    "task Task0 load_percent; task Task0 net_p99_us; task Task0 max_us; "
+    "function %s net_p99_us; function %s max_us; ", slow_fn, slow_fn);
+  g_assert_cmpstr (flagged->str, ==, expect);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (root), "regressions"), ==, 5);
+  /* the markdown a CI comment gets names them too */
+  g_assert_cmpint (run (&out, NULL, "diff", "1", "3", "--db", db, "--markdown", NULL), ==, 1);
+  g_assert_nonnull (strstr (out, slow_fn));
+  g_assert_nonnull (strstr (out, "Task0"));
+}
+
+static gint64
+sql_int (sqlite3 *db, const char *sql)
+{
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2 (db, sql, -1, &st, NULL) != SQLITE_OK)
+    g_error ("%s: %s", sql, sqlite3_errmsg (db));
+  g_assert_cmpint (sqlite3_step (st), ==, SQLITE_ROW);
+  gint64 v = sqlite3_column_int64 (st, 0);
+  sqlite3_finalize (st);
+  return v;
+}
+
+static gint64
+db_bytes (const char *path)
+{
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  GStatBuf st;
+  gint64 n = g_stat (path, &st) == 0 ? (gint64) st.st_size : 0;
+  return n + (g_stat (wal, &st) == 0 ? (gint64) st.st_size : 0);
+}
+
+/* The soak at small scale (the hour-long one is bench-store-soak): one recording of the
+ * stress workload (3 tasks, nested calls, a 1 kHz ISR: ~250 k events/s) replayed through
+ * `run` kept whole and with --keep-raw an eighth of its span. Every statistic, slice, call,
+ * timeline bucket, gap and anomaly is the same row for row; the event count is the whole
+ * session's; the file stays within 10 % of its budget: what the whole file holds besides raw
+ * events (the whole file with its raw chunks deleted and their pages given back) plus the raw
+ * data of the window (with the writer's 1/16 slack). */
+static void
+test_keep_raw_soak (void)
+{
+  g_autofree char *orti = NULL, *elf = NULL;
+  if (!rig_files (&orti, &elf))
+    return;
+  RttGenOptions opt = { .profile = RTT_GEN_STRESS, .seed = 21, .ring_size = 1 << 16,
+                        .drain_every = 64 };
+  g_autofree char *capture = write_capture_of (&opt, 600000, "soak.ocap");
+  g_autofree char *full = g_build_filename (dir, "soak-full.db", NULL);
+  g_autofree char *keep = g_build_filename (dir, "soak-keep.db", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  if (run (&out, &err, "run", "--orti", orti, "--elf", elf, "--replay", capture, "--db", full,
+           "--http", "none", "--quiet", NULL) != 0)
+    g_error ("run --replay: %s%s", out, err);
+  sqlite3 *db = NULL;
+  g_assert_cmpint (sqlite3_open_v2 (full, &db, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
+  gint64 span = sql_int (db, "SELECT last_tick - first_tick FROM sessions");
+  double rate = (double) sql_int (db, "SELECT tick_rate_hz FROM sessions");
+  gint64 window = span / 8;
+  g_autofree char *window_s = g_strdup_printf ("%.6fs", (double) window / rate);
+  g_autofree char *q = g_strdup_printf (
+    "SELECT sum(length(data)) FROM event_chunks WHERE t1 >= (SELECT last_tick FROM sessions) - %"
+    G_GINT64_FORMAT, window);
+  gint64 window_raw = sql_int (db, q);
+  gint64 all_raw = sql_int (db, "SELECT sum(length(data)) FROM event_chunks");
+  gint64 events = sql_int (db, "SELECT event_count FROM sessions");
+  sqlite3_close (db);
+  g_assert_cmpint (events, >, 500000);
+  if (run (&out, &err, "run", "--orti", orti, "--elf", elf, "--replay", capture, "--db", keep,
+           "--http", "none", "--quiet", "--keep-raw", window_s, NULL) != 0)
+    g_error ("run --replay --keep-raw %s: %s%s", window_s, out, err);
+
+  g_assert_cmpint (sqlite3_open_v2 (keep, &db, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
+  g_autofree char *attach = g_strdup_printf ("ATTACH '%s' AS a", full);
+  g_assert_cmpint (sqlite3_exec (db, attach, NULL, NULL, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sql_int (db, "SELECT event_count FROM sessions"), ==, events);
+  g_assert_cmpint (sql_int (db, "SELECT raw_dropped_events FROM sessions"), >, events / 2);
+  g_assert_cmpint (sql_int (db, "SELECT raw_dropped_events FROM sessions") +
+                   sql_int (db, "SELECT sum(n) FROM event_chunks"), ==, events);
+  static const char *const tables[] = {
+    "task_stat", "function_stat", "task_function_stat", "isr_stat", "task_isr_stat",
+    "service_stat", "task_service_stat", "point_stat", "core_stat", "slices", "calls",
+    "timeline_buckets", "gaps", "anomalies", "data_stat", "data_values",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (tables); i++) {
+    g_autofree char *count = g_strdup_printf ("SELECT count(*) FROM a.%s", tables[i]);
+    g_autofree char *n = g_strdup_printf ("SELECT count(*) FROM main.%s", tables[i]);
+    g_autofree char *d1 = g_strdup_printf (
+      "SELECT count(*) FROM (SELECT * FROM main.%s EXCEPT SELECT * FROM a.%s)", tables[i], tables[i]);
+    g_autofree char *d2 = g_strdup_printf (
+      "SELECT count(*) FROM (SELECT * FROM a.%s EXCEPT SELECT * FROM main.%s)", tables[i], tables[i]);
+    g_assert_cmpint (sql_int (db, n), ==, sql_int (db, count));
+    if (sql_int (db, d1) != 0 || sql_int (db, d2) != 0)
+      g_error ("%s differs between the whole and the --keep-raw session", tables[i]);
+  }
+  /* the tables that carry the session are not empty (an empty comparison proves nothing) */
+  g_assert_cmpint (sql_int (db, "SELECT count(*) FROM task_stat"), >=, 3);
+  g_assert_cmpint (sql_int (db, "SELECT count(*) FROM function_stat"), >, 10);
+  g_assert_cmpint (sql_int (db, "SELECT count(*) FROM calls"), >, 10000);
+  g_assert_cmpint (sql_int (db, "SELECT count(*) FROM slices"), >, 1000);
+  /* the window kept: at least its span, at most 17/16 of it (plus a chunk) */
+  g_assert_cmpint (sql_int (db, "SELECT (SELECT last_tick FROM sessions) - min(t0) FROM event_chunks"),
+                   >=, window);
+  g_assert_cmpint (sql_int (db, "SELECT (SELECT last_tick FROM sessions) - min(t1) FROM event_chunks"),
+                   <=, window + window / 16);
+  g_assert_cmpint (sql_int (db, "SELECT sum(dropped_events) FROM events_dropped"), ==,
+                   sql_int (db, "SELECT raw_dropped_events FROM sessions"));
+  sqlite3_close (db);
+
+  /* the budget: the whole file with its raw chunks deleted and their pages given back (the
+   * other tables as the writer laid them out, not repacked), plus the window's raw data */
+  g_autofree char *bare = g_build_filename (dir, "soak-bare.db", NULL);
+  g_assert_cmpint (sqlite3_open_v2 (full, &db, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL), ==,
+                   SQLITE_OK);
+  sqlite3_close (db);
+  g_autofree char *bytes = NULL;
+  gsize len = 0;
+  g_assert_true (g_file_get_contents (full, &bytes, &len, NULL));
+  g_assert_true (g_file_set_contents (bare, bytes, (gssize) len, NULL));
+  g_assert_cmpint (sqlite3_open_v2 (bare, &db, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sql_int (db, "PRAGMA auto_vacuum"), ==, 2); /* incremental */
+  g_assert_cmpint (sqlite3_exec (db, "DELETE FROM event_chunks; PRAGMA incremental_vacuum; "
+                                     "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL), ==,
+                   SQLITE_OK);
+  sqlite3_close (db);
+  gint64 budget = db_bytes (bare) + window_raw + window_raw / 16;
+  gint64 size = db_bytes (keep);
+  if (g_test_verbose ())
+    g_printerr ("keep-raw %s: file %" G_GINT64_FORMAT " B, budget %" G_GINT64_FORMAT
+                " B (whole file %" G_GINT64_FORMAT " B)\n", window_s, size, budget,
+                db_bytes (full));
+  g_assert_cmpint (size, <=, budget * 11 / 10);
+  /* and the pruning gave back at least half of what it dropped */
+  g_assert_cmpint (size, <, db_bytes (full) - (all_raw - window_raw) / 2);
+}
+
 /* run --replay --budgets: the replayed session is judged when it ends, its table printed as
  * check prints it and the verdict is the exit status; check on the same database agrees. */
 static void
@@ -661,17 +1104,9 @@ test_run_budgets (void)
 {
   /* the rig's demo firmware (its ORTI file and, built when arm-none-eabi-gcc is there, its
    * ELF) names what the session reads; the replay itself needs no rig */
-  const char *src = g_getenv ("ORTI_SOURCE_DIR"), *build = g_getenv ("ORTI_BUILD_DIR");
-  if (src == NULL || build == NULL) {
-    g_test_skip ("ORTI_SOURCE_DIR / ORTI_BUILD_DIR not set (run through meson test)");
+  g_autofree char *orti = NULL, *elf = NULL;
+  if (!rig_files (&orti, &elf))
     return;
-  }
-  g_autofree char *orti = g_build_filename (src, "tests", "rig", "firmware", "demo.ort", NULL);
-  g_autofree char *elf = g_build_filename (build, "tests", "rig", "firmware", "demo-trace.elf", NULL);
-  if (!g_file_test (elf, G_FILE_TEST_IS_REGULAR)) {
-    g_test_skip ("no demo-trace.elf (the firmware needs arm-none-eabi-gcc)");
-    return;
-  }
   g_autofree char *capture = write_capture ();
   g_autofree char *run_db = g_build_filename (dir, "replay.db", NULL);
   g_autofree char *pass = write_budgets ("replay-pass.ini", "[session]\ngaps_max = 0\n"
@@ -698,6 +1133,25 @@ test_run_budgets (void)
                         "--http", "none", "--quiet", "--budgets", tight, NULL), ==, 1);
   g_assert_nonnull (strstr (out, "session 2"));
   g_assert_nonnull (strstr (out, "1 budgets: 0 pass, 1 violated, 0 undecided"));
+
+  /* a starter file from the rig's ORTI and the replayed session: the alarm-activated tasks
+   * the session ran get `deadline = period` (the demo's CYCLETIMEs are set at run time) and
+   * load limits; the session passes its own file */
+  g_autofree char *derived = g_build_filename (dir, "replay-derived.ini", NULL);
+  g_assert_cmpint (run (&out, &err, "check", "--derive-budgets", derived, "--orti", orti, "--elf",
+                        elf, "--db", run_db, "--session", "1", NULL), ==, 0);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (derived, &text, NULL, NULL));
+  if (g_test_verbose ())
+    g_printerr ("%s", text);
+  g_assert_nonnull (strstr (text, "[task Task0]\ndeadline = period\nload_max = "));
+  g_assert_nonnull (strstr (text, "# not run in session 1: no limits (add them if it must run)\n"
+                                  "[task HarmC]\n"));
+  g_assert_nonnull (strstr (text, "[core 0]\nload_max = 100\n")); /* never above 100 % */
+  g_assert_cmpint (run (&out, &err, "check", "--db", run_db, "--session", "1", "--budgets",
+                        derived, NULL), ==, 0);
+  g_assert_true (g_regex_match_simple ("pass +task Task0 +deadline +≤ period [0-9.]+ µs",
+                                       out, 0, 0));
 }
 
 int
@@ -721,12 +1175,17 @@ main (int argc, char **argv)
   g_test_add_func ("/cmd-check/violation", test_check_violation);
   g_test_add_func ("/cmd-check/undecided", test_check_undecided);
   g_test_add_func ("/cmd-check/bad-input", test_check_bad_input);
+  g_test_add_func ("/cmd-check/deadline", test_check_deadline);
   g_test_add_func ("/cmd-check/derive", test_check_derive);
+  g_test_add_func ("/cmd-check/derive-orti-fixture", test_derive_orti_fixture);
+  g_test_add_func ("/cmd-check/derive-orti-corpus", test_derive_orti_corpus);
   g_test_add_func ("/cmd-check/diff", test_diff);
   g_test_add_func ("/cmd-check/sqlite3-shell", test_sqlite3_shell);
   g_test_add_func ("/cmd-check/serve-check", test_serve_check);
   g_test_add_func ("/cmd-check/run-bad-budgets", test_run_bad_budgets);
   g_test_add_func ("/cmd-check/run-replay-budgets", test_run_budgets);
+  g_test_add_func ("/cmd-check/diff-rig", test_diff_rig);
+  g_test_add_func ("/cmd-check/keep-raw-soak", test_keep_raw_soak);
   int rc = g_test_run ();
 
   g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);

@@ -215,9 +215,59 @@ gen_isr (Gen *g, guint32 isr_id)
   gen_call (g, PROBE_EVENT_ISR_EXIT, isr_id, 0);
 }
 
+/* One job of @task in the rig profile from @start: activation, switch-in, its calls (each of
+ * @durations µs, function 9 stretched by slow_percent, ±2 % seeded jitter drawn for every call
+ * whatever the build, so two builds draw the same sequence), termination, switch-out. */
+static void
+gen_rig_job (Gen *g, guint64 start, guint32 task, const guint *funcs, const guint *us, guint n)
+{
+  g->now64 = start;
+  gen_call (g, PROBE_EVENT_TASK_ACTIVATE, task, 0);
+  g->now64 += 25; /* 1 µs of dispatch */
+  gen_call (g, PROBE_EVENT_TASK_SWITCH, task, 0);
+  for (guint i = 0; i < n; i++) {
+    g->now64 += 50;
+    gen_call (g, PROBE_EVENT_FUNC_ENTER, g->funcs[funcs[i]], 0);
+    double jitter = 1.0 + (g_rand_double (g->rand) - 0.5) * 0.04;
+    double slow = funcs[i] == 9 ? 1.0 + g->opt->slow_percent / 100.0 : 1.0;
+    g->now64 += (guint64) (us[i] * 25.0 * jitter * slow);
+    gen_call (g, PROBE_EVENT_FUNC_EXIT, 0, 0);
+  }
+  g->now64 += 50;
+  gen_call (g, PROBE_EVENT_TASK_TERMINATE, task, 0);
+  g->now64 += 25;
+  gen_call (g, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE, task);
+}
+
+/* One millisecond of the rig profile (rtt-test-gen.h). */
+static void
+gen_rig_ms (Gen *g)
+{
+  static const guint f0[] = { 8, 9 }, us0[] = { 20, 40 };
+  static const guint f1[] = { 10, 11 }, us1[] = { 10, 15 };
+  static const guint f2[] = { 12 }, us2[] = { 25 };
+  guint64 ms = (g->next_isr - 1000) / 25000, t0 = g->next_isr - 25000;
+  if (ms % 10 == 0)
+    gen_rig_job (g, t0 + 1000, g->task_ids[0], f0, us0, G_N_ELEMENTS (f0));
+  if (ms % 5 == 2)
+    gen_rig_job (g, t0 + 1000, g->task_ids[1], f1, us1, G_N_ELEMENTS (f1));
+  if (ms % 20 == 4)
+    gen_rig_job (g, t0 + 1000, g->task_ids[2], f2, us2, G_N_ELEMENTS (f2));
+  g->now64 = t0 + 22500; /* the 1 kHz ISR, late in the millisecond */
+  gen_call (g, PROBE_EVENT_ISR_ENTER, 3, 0);
+  g->now64 += 125;
+  gen_call (g, PROBE_EVENT_ISR_EXIT, 3, 0);
+  g->now64 = g->next_isr;
+  g->next_isr += 25000;
+}
+
 static void
 gen_step (Gen *g)
 {
+  if (g->opt->profile == RTT_GEN_RIG) {
+    gen_rig_ms (g);
+    return;
+  }
   GenStack *s = &g->stacks[gen_stack_index (g, g->task1)];
   g->now64 += gen_delta (g);
   if (g->opt->profile == RTT_GEN_STRESS) {
@@ -273,6 +323,32 @@ gen_step (Gen *g)
   /* else: a silent step (time passes) */
 }
 
+/* gen_functions: the workload's function addresses (the first draws of the seeded PRNG; the
+ * rig profile's from a fixed seed: one program, recorded with different jitter). */
+static void
+gen_functions (const RttGenOptions *options, GRand *rand, guint32 *funcs)
+{
+  gboolean random = options->profile == RTT_GEN_RANDOM;
+  guint32 base = random ? 0x08000000u : 0x00000400u;
+  guint32 step = random ? 0x400u : 0x60u;
+  GRand *layout = options->profile == RTT_GEN_RIG ? g_rand_new_with_seed (1) : rand;
+  for (guint i = 0; i < GEN_N_FUNCS; i++)
+    funcs[i] = base + i * step + 2u * (guint32) g_rand_int_range (layout, 0, (gint32) step / 4);
+  if (layout != rand)
+    g_rand_free (layout);
+}
+
+guint32
+rtt_gen_function (const RttGenOptions *options, guint index)
+{
+  g_return_val_if_fail (index < GEN_N_FUNCS, 0);
+  guint32 funcs[GEN_N_FUNCS];
+  GRand *rand = g_rand_new_with_seed (options->seed);
+  gen_functions (options, rand, funcs);
+  g_rand_free (rand);
+  return funcs[index];
+}
+
 RttGenResult *
 rtt_gen_run (const RttGenOptions *options, guint n_ops)
 {
@@ -282,14 +358,12 @@ rtt_gen_run (const RttGenOptions *options, guint n_ops)
   g.res = g_new0 (RttGenResult, 1);
   g.res->stream = g_byte_array_new ();
   g.res->expected = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
-  guint32 base = options->profile == RTT_GEN_STRESS ? 0x00000400u : 0x08000000u;
-  guint32 step = options->profile == RTT_GEN_STRESS ? 0x60u : 0x400u;
-  for (guint i = 0; i < GEN_N_FUNCS; i++)
-    g.funcs[i] = base + i * step + 2u * (guint32) g_rand_int_range (g.rand, 0, (gint32) step / 4);
+  gboolean random = options->profile == RTT_GEN_RANDOM;
+  gen_functions (options, g.rand, g.funcs);
   g.task_ids[0] = 0;
   g.task_ids[1] = 1;
-  g.task_ids[2] = options->profile == RTT_GEN_STRESS ? 2u : 0x20001234u;
-  g.now64 = options->profile == RTT_GEN_STRESS ? 1000u : 0xFFFF0000u; /* random: wraps soon */
+  g.task_ids[2] = random ? 0x20001234u : 2u;
+  g.now64 = random ? 0xFFFF0000u : 1000u; /* random: wraps soon */
   g.next_isr = g.now64 + 25000;
   gen_clock = (guint32) g.now64;
   g.last_ts = g.now64;

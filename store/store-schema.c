@@ -31,6 +31,9 @@
  *      (what the writer pruned); view raw_windows says, per session, from which tick the
  *      `events` view is complete; sessions_overview shows them. New files use incremental
  *      auto_vacuum (store-db.c) so pruned pages can be given back.
+ *   6  raw_dropped: per session and core, what --keep-raw pruned (events, chunks, the first
+ *      and last tick pruned); view events_dropped shows it per core beside the `events` view,
+ *      with the first kept tick (sessions pruned under version 5: one row, core NULL).
  *
  * Workload facts that shaped it: events dominate (millions per session) so they are packed
  * per core into ~1 KB chunks (store-private.h) — about 8 bytes an event instead of ~30 for a
@@ -616,6 +619,35 @@ migrate_4_to_5 (sqlite3 *db, GError **error)
     "FROM sessions;\n", error);
 }
 
+/* migrate_5_to_6: what --keep-raw pruned, per core (the writer adds to it as it prunes), and
+ * the view a user of `events` reads to learn which stretch of each core is gone. Sessions
+ * pruned under version 5 only know their totals: the view shows them as one row with core
+ * and dropped_from NULL. Self-contained: touches no earlier migration's objects. */
+static gboolean
+migrate_5_to_6 (sqlite3 *db, GError **error)
+{
+  return store__exec (db,
+    "CREATE TABLE raw_dropped (\n"
+    "  session_id INTEGER NOT NULL, core INTEGER NOT NULL,\n"
+    "  events INTEGER NOT NULL, chunks INTEGER NOT NULL,\n"
+    "  first_tick INTEGER NOT NULL, last_tick INTEGER NOT NULL,\n"
+    "  PRIMARY KEY (session_id, core)) WITHOUT ROWID;\n"
+    "CREATE VIEW events_dropped AS\n"
+    "SELECT d.session_id, d.core, d.events AS dropped_events, d.chunks AS dropped_chunks,\n"
+    "  d.first_tick AS dropped_from, d.last_tick AS dropped_until,\n"
+    "  d.first_tick * 1e6 / s.tick_rate_hz AS dropped_from_us,\n"
+    "  d.last_tick * 1e6 / s.tick_rate_hz AS dropped_until_us,\n"
+    "  (SELECT min(c.t0) FROM event_chunks c WHERE c.session_id = d.session_id\n"
+    "     AND c.core = d.core) AS kept_from\n"
+    "FROM raw_dropped d JOIN sessions s ON s.id = d.session_id\n"
+    "UNION ALL\n"
+    "SELECT s.id, NULL, s.raw_dropped_events, s.raw_dropped_chunks, NULL, s.raw_dropped_until,\n"
+    "  NULL, s.raw_dropped_until * 1e6 / s.tick_rate_hz,\n"
+    "  (SELECT min(c.t0) FROM event_chunks c WHERE c.session_id = s.id)\n"
+    "FROM sessions s WHERE s.raw_dropped_events > 0\n"
+    "  AND NOT EXISTS (SELECT 1 FROM raw_dropped d WHERE d.session_id = s.id);\n", error);
+}
+
 typedef gboolean (*StoreMigration) (sqlite3 *db, GError **error);
 
 /* migrations[v] upgrades version v to v + 1. */
@@ -625,6 +657,7 @@ static const StoreMigration migrations[STORE_SCHEMA_VERSION] = {
   migrate_2_to_3,
   migrate_3_to_4,
   migrate_4_to_5,
+  migrate_5_to_6,
 };
 
 gboolean

@@ -140,7 +140,7 @@ enum {
   ST_GAP, ST_TASK_STAT, ST_FUNCTION_STAT, ST_TASK_FUNCTION_STAT, ST_ISR_STAT,
   ST_TASK_ISR_STAT, ST_SERVICE_STAT, ST_TASK_SERVICE_STAT, ST_POINT_STAT, ST_DATA_STAT,
   ST_DATA_STATE_STAT, ST_DATA_VALUE, ST_CORE_STAT, ST_QUALITY, ST_NOTES, ST_EVENT_COUNT,
-  ST_END, ST_PRUNE_TIME_SUM, ST_PRUNE_TIME, ST_PRUNE_SCAN, ST_PRUNE_IDS, ST_DROPPED, ST_COUNT
+  ST_END, ST_PRUNE_TIME_SUM, ST_PRUNE_TIME, ST_PRUNE_SCAN, ST_PRUNE_IDS, ST_DROPPED, ST_DROPPED_CORE, ST_COUNT
 };
 
 #define SERVICE_STAT_COLUMNS \
@@ -236,17 +236,24 @@ static const char *const statement_sql[ST_COUNT] = {
   [ST_END] = "UPDATE sessions SET state = ?, state_reason = ?, ended_at = ? WHERE id = ?",
   /* retention by time: chunks of one core wholly before tick ?3 (index event_chunks_time) */
   [ST_PRUNE_TIME_SUM] = "SELECT count(*), COALESCE(sum(n), 0), max(t1), "
-                        "COALESCE(sum(length(data)), 0) FROM event_chunks "
+                        "COALESCE(sum(length(data)), 0), min(t0) FROM event_chunks "
                         "WHERE session_id = ?1 AND core = ?2 AND t0 < ?3 AND t1 < ?3",
   [ST_PRUNE_TIME] = "DELETE FROM event_chunks "
                     "WHERE session_id = ?1 AND core = ?2 AND t0 < ?3 AND t1 < ?3",
   /* retention by size: the session's oldest chunks, from its oldest kept one on */
-  [ST_PRUNE_SCAN] = "SELECT id, n, t1, length(data) FROM event_chunks "
+  [ST_PRUNE_SCAN] = "SELECT id, n, t1, length(data), core, t0 FROM event_chunks "
                     "WHERE id >= ?2 AND session_id = ?1 ORDER BY id",
   [ST_PRUNE_IDS] = "DELETE FROM event_chunks WHERE id >= ?2 AND id <= ?3 AND session_id = ?1",
   [ST_DROPPED] = "UPDATE sessions SET raw_dropped_events = raw_dropped_events + ?1, "
                  "raw_dropped_chunks = raw_dropped_chunks + ?2, "
                  "raw_dropped_until = max(COALESCE(raw_dropped_until, ?3), ?3) WHERE id = ?4",
+  /* the same per core (schema 6: raw_dropped, the events_dropped view) */
+  [ST_DROPPED_CORE] = "INSERT INTO raw_dropped (session_id, core, events, chunks, first_tick, "
+                      "last_tick) VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
+                      "ON CONFLICT (session_id, core) DO UPDATE SET "
+                      "events = events + excluded.events, chunks = chunks + excluded.chunks, "
+                      "first_tick = min(first_tick, excluded.first_tick), "
+                      "last_tick = max(last_tick, excluded.last_tick)",
 };
 
 struct _StoreWriter {
@@ -433,6 +440,25 @@ record_dropped (StoreWriter *self, Session *s, gint64 events, gint64 chunks, gin
   return step (self, ST_DROPPED, error);
 }
 
+/* What one prune dropped of one core. */
+typedef struct {
+  gint64 core, events, chunks, first, last;
+} DroppedCore;
+
+/* record_dropped_core: adds @d to @s's raw_dropped row of its core. */
+static gboolean
+record_dropped_core (StoreWriter *self, Session *s, const DroppedCore *d, GError **error)
+{
+  sqlite3_stmt *st = self->stmt[ST_DROPPED_CORE];
+  sqlite3_bind_int64 (st, 1, s->id);
+  sqlite3_bind_int64 (st, 2, d->core);
+  sqlite3_bind_int64 (st, 3, d->events);
+  sqlite3_bind_int64 (st, 4, d->chunks);
+  sqlite3_bind_int64 (st, 5, d->first);
+  sqlite3_bind_int64 (st, 6, d->last);
+  return step (self, ST_DROPPED_CORE, error);
+}
+
 /* prune_by_time: deletes, on every core, the chunks of @s wholly older than @cutoff. */
 static gboolean
 prune_by_time (StoreWriter *self, Session *s, gint64 cutoff, GError **error)
@@ -445,12 +471,13 @@ prune_by_time (StoreWriter *self, Session *s, gint64 cutoff, GError **error)
     sqlite3_bind_int64 (sum, 2, c->core);
     sqlite3_bind_int64 (sum, 3, cutoff);
     int rc = sqlite3_step (sum);
-    gint64 n = 0, ev = 0, last = 0, bytes = 0;
+    gint64 n = 0, ev = 0, last = 0, bytes = 0, first = 0;
     if (rc == SQLITE_ROW) {
       n = sqlite3_column_int64 (sum, 0);
       ev = sqlite3_column_int64 (sum, 1);
       last = sqlite3_column_int64 (sum, 2);
       bytes = sqlite3_column_int64 (sum, 3);
+      first = sqlite3_column_int64 (sum, 4);
     }
     sqlite3_reset (sum);
     sqlite3_clear_bindings (sum);
@@ -464,7 +491,8 @@ prune_by_time (StoreWriter *self, Session *s, gint64 cutoff, GError **error)
     sqlite3_bind_int64 (del, 1, s->id);
     sqlite3_bind_int64 (del, 2, c->core);
     sqlite3_bind_int64 (del, 3, cutoff);
-    if (!step (self, ST_PRUNE_TIME, error))
+    DroppedCore d = { c->core, ev, n, first, last };
+    if (!step (self, ST_PRUNE_TIME, error) || !record_dropped_core (self, s, &d, error))
       return FALSE;
     events += ev;
     chunks += n;
@@ -480,16 +508,42 @@ static gboolean
 prune_by_size (StoreWriter *self, Session *s, gint64 target, GError **error)
 {
   gint64 events = 0, chunks = 0, until = G_MININT64, last_id = -1;
+  DroppedCore per_core[8];  /* cores are few; more flush early (the upsert adds up) */
+  guint n_cores = 0;
   sqlite3_stmt *scan = self->stmt[ST_PRUNE_SCAN];
   sqlite3_bind_int64 (scan, 1, s->id);
   sqlite3_bind_int64 (scan, 2, s->raw_floor);
   int rc = SQLITE_DONE;
+  gboolean ok = TRUE;
   while (s->raw_bytes > target && (rc = sqlite3_step (scan)) == SQLITE_ROW) {
     last_id = sqlite3_column_int64 (scan, 0);
-    events += sqlite3_column_int64 (scan, 1);
-    until = MAX (until, sqlite3_column_int64 (scan, 2));
+    gint64 n = sqlite3_column_int64 (scan, 1), t1 = sqlite3_column_int64 (scan, 2);
+    gint64 core = sqlite3_column_int64 (scan, 4), t0 = sqlite3_column_int64 (scan, 5);
+    events += n;
+    until = MAX (until, t1);
     s->raw_bytes -= sqlite3_column_int64 (scan, 3);
     chunks++;
+    guint k = 0;
+    while (k < n_cores && per_core[k].core != core)
+      k++;
+    if (k == G_N_ELEMENTS (per_core)) {
+      for (guint j = 0; ok && j < n_cores; j++)
+        ok = record_dropped_core (self, s, &per_core[j], error);
+      n_cores = k = 0;
+    }
+    if (k == n_cores)
+      per_core[n_cores++] = (DroppedCore) { core, 0, 0, t0, t1 };
+    per_core[k].events += n;
+    per_core[k].chunks++;
+    per_core[k].first = MIN (per_core[k].first, t0);
+    per_core[k].last = MAX (per_core[k].last, t1);
+  }
+  for (guint j = 0; ok && j < n_cores; j++)
+    ok = record_dropped_core (self, s, &per_core[j], error);
+  if (!ok) {
+    sqlite3_reset (scan);
+    sqlite3_clear_bindings (scan);
+    return FALSE;
   }
   if (s->raw_bytes > target && rc != SQLITE_DONE) {
     sqlite3_reset (scan);
@@ -517,10 +571,11 @@ static gboolean
 prune_raw (StoreWriter *self, Session *s, GError **error)
 {
   const StoreWriterOptions *o = &self->options;
+  gint64 batch = o->keep_raw_batch > 0 ? o->keep_raw_batch : 16;
   if (o->keep_raw_seconds > 0) {
     gint64 window = (gint64) MIN (o->keep_raw_seconds * s->rate, (double) (G_MAXINT64 / 4));
     window = MAX (window, 1);
-    if (s->raw_newest - s->raw_oldest <= window + window / 16)
+    if (s->raw_newest - s->raw_oldest <= window + window / batch)
       return TRUE;
     gint64 cutoff = s->raw_newest - window;
     s->raw_oldest = cutoff;
@@ -530,7 +585,7 @@ prune_raw (StoreWriter *self, Session *s, GError **error)
     gint64 budget = (gint64) MIN (o->keep_raw_bytes, (guint64) G_MAXINT64);
     if (s->raw_bytes <= budget)
       return TRUE;
-    return prune_by_size (self, s, budget - budget / 16, error);
+    return prune_by_size (self, s, budget - budget / batch, error);
   }
   return TRUE;
 }

@@ -52,7 +52,7 @@ typedef enum {
 } StoreError;
 
 /* Schema version this build reads and writes (store-schema.c keeps the history). */
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 
 /* --- rows -------------------------------------------------------------------------------- */
 
@@ -403,8 +403,10 @@ typedef struct {
   guint commit_interval_ms; /* longest time between commits */
   double keep_raw_seconds;  /* > 0: keep raw events of this recent span only */
   guint64 keep_raw_bytes;   /* > 0: keep this many bytes of raw chunk data only */
+  guint keep_raw_batch;     /* prune 1/keep_raw_batch of the window at a time (0: 16; larger
+                             * batches measured no faster: bench-store-soak) */
 } StoreWriterOptions;
-#define STORE_WRITER_OPTIONS_INIT { 1u << 20, 100, 0, 0 }
+#define STORE_WRITER_OPTIONS_INIT { 1u << 20, 100, 0, 0, 0 }
 
 /* store_parse_keep_raw:
  * Parses a --keep-raw value: a DURATION (a positive number with s, m, h or d: "90s", "10m",

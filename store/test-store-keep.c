@@ -116,6 +116,39 @@ check_common (const char *path, gint64 id, guint64 n)
   /* the first kept event of the events view is the first after the dropped ones */
   g_assert_cmpint (Q ("SELECT min(ts) FROM events WHERE session_id = %" G_GINT64_FORMAT, id),
                    <=, until + STEP * CORES);
+  /* events_dropped, per core: a prefix of the core's events is gone — exactly the events of
+   * that core from its first to dropped_until, none of which `events` still holds — and the
+   * core's kept events start after it */
+  g_assert_cmpint (Q ("SELECT count(*) FROM events_dropped WHERE session_id = %" G_GINT64_FORMAT,
+                      id), ==, CORES);
+  g_assert_cmpint (Q ("SELECT sum(dropped_events) FROM events_dropped WHERE session_id = %"
+                      G_GINT64_FORMAT, id), ==, dropped);
+  g_assert_cmpint (Q ("SELECT sum(dropped_chunks) FROM events_dropped WHERE session_id = %"
+                      G_GINT64_FORMAT, id), ==,
+                   Q ("SELECT raw_dropped_chunks FROM sessions WHERE id = %" G_GINT64_FORMAT, id));
+  g_assert_cmpint (Q ("SELECT max(dropped_until) FROM events_dropped WHERE session_id = %"
+                      G_GINT64_FORMAT, id), ==, until);
+  for (guint core = 0; core < CORES; core++) {
+    gint64 from = Q ("SELECT dropped_from FROM events_dropped WHERE session_id = %"
+                     G_GINT64_FORMAT " AND core = %u", id, core);
+    gint64 to = Q ("SELECT dropped_until FROM events_dropped WHERE session_id = %"
+                   G_GINT64_FORMAT " AND core = %u", id, core);
+    guint64 expect = 0;
+    for (guint64 i = core; i < n; i += CORES)
+      expect += (gint64) event_at (i).ts <= to;
+    g_assert_cmpint (from, ==, (gint64) event_at (core).ts);
+    g_assert_cmpint (Q ("SELECT dropped_events FROM events_dropped WHERE session_id = %"
+                        G_GINT64_FORMAT " AND core = %u", id, core), ==, expect);
+    g_assert_cmpint (Q ("SELECT kept_from FROM events_dropped WHERE session_id = %"
+                        G_GINT64_FORMAT " AND core = %u", id, core), >, to);
+    g_assert_cmpint (Q ("SELECT kept_from FROM events_dropped WHERE session_id = %"
+                        G_GINT64_FORMAT " AND core = %u", id, core), ==,
+                     Q ("SELECT min(t0) FROM event_chunks WHERE session_id = %" G_GINT64_FORMAT
+                        " AND core = %u", id, core));
+    g_assert_cmpint (Q ("SELECT CAST(dropped_until_us * 1000 AS INTEGER) FROM events_dropped "
+                        "WHERE session_id = %" G_GINT64_FORMAT " AND core = %u", id, core), ==,
+                     (gint64) ((double) to * 1e9 / RATE));
+  }
 #undef Q
 }
 
@@ -286,7 +319,7 @@ test_migrate (Fixture *f, gconstpointer data)
   g_autoptr (GError) error = NULL;
   g_autoptr (StoreDb) rw = store_db_open (f->path, STORE_OPEN_READ_WRITE, &error);
   g_assert_no_error (error);
-  g_assert_cmpint (query_int (rw, "PRAGMA user_version"), ==, 5);
+  g_assert_cmpint (query_int (rw, "PRAGMA user_version"), ==, STORE_SCHEMA_VERSION);
   g_assert_cmpint (query_int (rw, "SELECT count(*) FROM sessions"), >, 0);
   g_assert_cmpint (query_int (rw, "SELECT count(*) FROM sessions WHERE raw_dropped_events = 0 "
                                   "AND raw_dropped_until IS NULL AND raw_keep_s IS NULL"), ==,
@@ -298,6 +331,40 @@ test_migrate (Fixture *f, gconstpointer data)
   g_assert_cmpint (query_int (rw, "SELECT count(*) FROM sessions_overview WHERE "
                                   "raw_dropped_events = 0"), ==,
                    query_int (rw, "SELECT count(*) FROM sessions"));
+  /* version 6: nothing was dropped */
+  g_assert_cmpint (query_int (rw, "SELECT count(*) FROM events_dropped"), ==, 0);
+  g_assert_cmpint (query_int (rw, "SELECT count(*) FROM raw_dropped"), ==, 0);
+}
+
+/* A session pruned before version 6 knows only its totals: events_dropped shows them as one
+ * row with core NULL (its raw_dropped rows removed here, as a version-5 writer left it);
+ * deleting a session removes its raw_dropped rows. */
+static void
+test_dropped_totals_only (Fixture *f, gconstpointer data)
+{
+  StoreWriterOptions opt = STORE_WRITER_OPTIONS_INIT;
+  opt.keep_raw_seconds = 1;
+  gint64 id = write_session (f->path, &opt, 100000, TRUE);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (StoreDb) rw = store_db_open (f->path, STORE_OPEN_READ_WRITE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (query_int (rw, "SELECT count(*) FROM events_dropped WHERE core IS NULL"), ==, 0);
+  gint64 dropped = query_int (rw, "SELECT raw_dropped_events FROM sessions");
+  g_assert_cmpint (dropped, >, 0);
+  g_assert_true (store__exec (store_db_handle (rw), "DELETE FROM raw_dropped", &error));
+  g_assert_cmpint (query_int (rw, "SELECT count(*) FROM events_dropped"), ==, 1);
+  g_assert_cmpint (query_int (rw, "SELECT dropped_events FROM events_dropped WHERE core IS NULL "
+                                  "AND dropped_from IS NULL"), ==, dropped);
+  g_assert_cmpint (query_int (rw, "SELECT dropped_until FROM events_dropped"), ==,
+                   query_int (rw, "SELECT raw_dropped_until FROM sessions"));
+  g_clear_pointer (&rw, store_db_close);
+  /* a fresh pruned session, then deleted: no raw_dropped row stays behind */
+  id = write_session (f->path, &opt, 100000, TRUE);
+  rw = store_db_open (f->path, STORE_OPEN_READ_WRITE, &error);
+  g_assert_cmpint (query_int (rw, "SELECT count(*) FROM raw_dropped"), ==, CORES);
+  g_assert_true (store_db_delete_session (rw, id, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (query_int (rw, "SELECT count(*) FROM raw_dropped"), ==, 0);
 }
 
 /* store_db_vacuum gives the pages of a deleted session back, and refuses a running session. */
@@ -338,5 +405,6 @@ main (int argc, char **argv)
   ADD ("/store/keep/time", test_keep_time);
   ADD ("/store/keep/migrate-v5", test_migrate);
   ADD ("/store/keep/vacuum", test_vacuum);
+  ADD ("/store/keep/dropped-totals-only", test_dropped_totals_only);
   return g_test_run ();
 }

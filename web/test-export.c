@@ -622,6 +622,10 @@ test_csv (Fx *fx, gconstpointer data)
   g_autofree char *view = export (fx, fx->main, WEB_EXPORT_CSV, NULL, "function_stats");
   g_assert_cmpuint (count_lines (view), ==, 4);
   g_assert_nonnull (strstr (view, "net_total_us"));
+  /* what --keep-raw pruned: nothing here, but the view is there with its columns */
+  g_autofree char *dropped = export (fx, fx->main, WEB_EXPORT_CSV, NULL, "events_dropped");
+  g_assert_cmpuint (count_lines (dropped), ==, 1);
+  g_assert_nonnull (strstr (dropped, "dropped_events"));
 
   /* one file per table */
   g_autoptr (GError) error = NULL;

@@ -1186,6 +1186,7 @@ static const CsvTable csv_tables[] = {
   { "core_stat", "session_id", "core", TRUE },
   { "anomalies", "session_id", "ts, core", TRUE },
   { "gaps", "session_id", "start, core", TRUE },
+  { "raw_dropped", "session_id", "core", TRUE },
   { "event_chunks", "session_id", "id", FALSE },
   { "timeline_buckets", "session_id", "level, core, bucket, task, isr", FALSE },
   { "task_stats", "session_id", "task_value", FALSE },
@@ -1203,6 +1204,7 @@ static const CsvTable csv_tables[] = {
   { "timeline", "session_id", "core, start_tick", FALSE },
   { "sessions_overview", "id", "id", FALSE },
   { "events", "session_id", "core, chunk_id, seq", FALSE },
+  { "events_dropped", "session_id", "core", FALSE },
 };
 
 static const CsvTable *

@@ -17,6 +17,9 @@
 #include "session.h"
 #include "web.h"
 
+/* the live snapshot is copied core by core into the web layer's */
+G_STATIC_ASSERT (SESSION_LIVE_MAX_CORES <= WEB_LIVE_MAX_CORES);
+
 #include <glib-unix.h>
 #include <stdio.h>
 #include <string.h>

@@ -1031,7 +1031,7 @@ session_start (Session *s, StoreWriter *writer, GError **error)
   s->live.state = SESSION_STATE_RUNNING;
   s->live.source = sq->label;
   s->live.tick_hz = s->tick_hz;
-  s->live.n_cores = sc.n_cores;
+  s->live.n_cores = MIN (sc.n_cores, SESSION_LIVE_MAX_CORES);
   g_mutex_unlock (&s->lock);
   s->worker = g_thread_new ("orti-source", worker_main, s);
   return TRUE;

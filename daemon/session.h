@@ -84,6 +84,10 @@ typedef enum {
   SESSION_STATE_INCOMPLETE,
 } SessionState;
 
+/* Cores the live snapshot tracks (as many as a poll source watches, PROBE_POLL_MAX_CORES).
+ * Events of a core beyond it are sliced and stored as usual; only the live view omits it. */
+#define SESSION_LIVE_MAX_CORES 64
+
 /* What the progress line, REST and /metrics show while a session runs. */
 typedef struct {
   gint64 id;               /* store session id (-1 before start) */
@@ -98,8 +102,9 @@ typedef struct {
   guint64 drops;           /* records the target reported lost */
   guint64 anomalies;
   guint64 span;            /* ticks from the first to the latest event */
-  guint n_cores;
-  guint32 running[8];      /* task value running per core (PROBE_TASK_IDLE: none) */
+  guint n_cores;           /* ≤ SESSION_LIVE_MAX_CORES */
+  guint32 running[SESSION_LIVE_MAX_CORES]; /* task value running per core (PROBE_TASK_IDLE:
+                                            * none) */
   double clock_ratio;      /* target clock / host time since the first event (0: unknown) */
 } SessionLive;
 

@@ -100,6 +100,12 @@ session_new (const SessionConfig *cfg, GError **error)
   if (cfg->n_watch > 0 && !session_watch_add_variables (s->w, cfg->watch, cfg->n_watch,
                                                         cfg->core, error))
     return NULL;
+  if (cfg->n_core_targets > s->w->n_cores) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--target-per-core names %u "
+                 "targets but %s describes %u cores", cfg->n_core_targets, cfg->orti_path,
+                 s->w->n_cores);
+    return NULL;
+  }
 
   if (cfg->source == SESSION_SOURCE_REPLAY) {
     if (cfg->replay_path == NULL) {
@@ -544,7 +550,10 @@ static ProbeSource *
 make_source (Session *s, ProbeSourceKind kind, GError **error)
 {
   if (kind == PROBE_SOURCE_POLL) {
-    ProbePollConfig pc = { .timestamp_address = s->cfg.timestamp_address,
+    ProbePollConfig pc = { .core_targets = s->cfg.core_targets,
+                           .n_core_targets = s->cfg.n_core_targets,
+                           .core_targets_auto = s->cfg.core_targets_auto,
+                           .timestamp_address = s->cfg.timestamp_address,
                            .timestamp_hz = s->cfg.timestamp_hz,
                            .timestamp_down = s->cfg.timestamp_down,
                            .cyccnt = TRUE, .cyccnt_hz = s->cfg.core_clock_hz,

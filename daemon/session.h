@@ -74,6 +74,10 @@ typedef struct {
   guint n_variables;
   const char *const *watch;      /* poll/SWO: variables to watch, "EXPR[:state|:value]" */
   guint n_watch;
+  const char *const *core_targets; /* poll: OpenOCD target per core (AMP part; NULL entries:
+                                  * the current target), at most the ORTI file's cores */
+  guint n_core_targets;
+  gboolean core_targets_auto;    /* poll: core c → OpenOCD's c-th `target names` */
 } SessionConfig;
 
 typedef enum {

@@ -8,6 +8,7 @@
  * style) naming the tasks; a replay needs no ELF. */
 #include <glib/gstdio.h>
 #include <math.h>
+#include <string.h>
 
 #include "rtt-test-amp.h"
 #include "session.h"
@@ -206,10 +207,46 @@ test_replay (gconstpointer data)
   g_rmdir (dir);
 }
 
+static const char *profd; /* the built orti-profd (argv[1]) */
+
+/* --target-per-core: more targets than the ORTI file has cores fails before any connection,
+ * naming both counts; a name that is no OpenOCD target name (it would go into Tcl) fails
+ * naming it. */
+static void
+test_target_per_core_config (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("orti-amp-XXXXXX", &error);
+  g_autofree char *orti = write_orti (dir, 2);
+  const char *three[] = { "cpu0", "cpu1", "cpu2" };
+  SessionConfig cfg = { .orti_path = orti, .core = -1, .source = SESSION_SOURCE_POLL,
+                        .core_targets = three, .n_core_targets = 3 };
+  g_autoptr (Session) s = session_new (&cfg, &error);
+  g_assert_null (s);
+  g_assert_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG);
+  g_assert_nonnull (strstr (error->message, "names 3 targets but"));
+  g_assert_nonnull (strstr (error->message, "describes 2 cores"));
+  if (profd != NULL) {
+    g_autofree char *err = NULL;
+    int status = 0;
+    const char *argv[] = { profd, "run", "--orti", orti, "--target-per-core", "cpu0,cpu 1",
+                           "--http", "none", "--quiet", "--db", "/nonexistent/x.db", NULL };
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+                                 NULL, NULL, &err, &status, &error));
+    g_assert_false (g_spawn_check_wait_status (status, NULL));
+    g_assert_nonnull (strstr (err, "--target-per-core: \"cpu 1\" (core 1) is not an OpenOCD "
+                                   "target name"));
+  }
+  g_unlink (orti);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  profd = argc > 1 ? argv[1] : NULL;
+  g_test_add_func ("/multicore/target-per-core-config", test_target_per_core_config);
   g_test_add_data_func ("/multicore/replay/6-cores", GUINT_TO_POINTER (6), test_replay);
   g_test_add_data_func ("/multicore/replay/16-cores", GUINT_TO_POINTER (16), test_replay);
   return g_test_run ();

@@ -32,17 +32,24 @@ cpu_seconds (void)
          (double) ru.ru_stime.tv_sec + (double) ru.ru_stime.tv_usec / 1e6;
 }
 
+/* Removes @dir's bench database and its WAL files (a missing one is fine). */
+static void
+remove_db (const char *dir)
+{
+  static const char *const names[] = { "bench.db", "bench.db-wal", "bench.db-shm" };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
+    g_autofree char *p = g_build_filename (dir, names[i], NULL);
+    g_unlink (p);
+  }
+}
+
 /* CPU seconds of one replay of @capture into a fresh database in @dir. */
 static double
 replay_once (const char *dir, const char *orti, const char *capture, guint64 want_events)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *db = g_build_filename (dir, "bench.db", NULL);
-  g_autofree char *wal = g_strconcat (db, "-wal", NULL);
-  g_autofree char *shm = g_strconcat (db, "-shm", NULL);
-  g_unlink (db);
-  g_unlink (wal);
-  g_unlink (shm);
+  remove_db (dir);
   SessionConfig cfg = { .orti_path = orti, .core = -1, .source = SESSION_SOURCE_REPLAY,
                         .replay_path = capture, .name = "bench" };
   double t0 = cpu_seconds ();
@@ -106,12 +113,7 @@ main (void)
           r6, n6);
   printf ("BENCH multicore_ingest_ratio_6v1 %.3f x (goal >= 0.9)\n", r6 / r1);
 
-  g_autofree char *db = g_build_filename (dir, "bench.db", NULL);
-  g_autofree char *wal = g_strconcat (db, "-wal", NULL);
-  g_autofree char *shm = g_strconcat (db, "-shm", NULL);
-  g_unlink (db);
-  g_unlink (wal);
-  g_unlink (shm);
+  remove_db (dir);
   g_unlink (orti);
   g_rmdir (dir);
   return 0;

@@ -598,7 +598,8 @@ async function main() {
     { tab: "isrs", tables: [["#isrs-table", "/isrs", (r) => r.isr], ["#isr-tasks-table", "/isrs/tasks", (r) => r.task + "|" + r.isr]] },
     { tab: "services", tables: [["#services-table", "/services", (r) => r.service], ["#service-tasks-table", "/services/tasks", (r) => r.task + "|" + r.service]] },
     { tab: "points", tables: [["#points-table", "/points", (r) => String(r.point_value)]] },
-    { tab: "cores", tables: [["#cores-table", "/cores", (r) => String(r.core)]] },
+    { tab: "cores", tables: [["#cores-table", "/cores", (r) => String(r.core)],
+                             ["#cross-core-table", "/cross-core", (r) => r.core + "|" + r.from_core]] },
   ];
   for (const { tab, tables } of tabTables) {
     await S("Page.navigate", { url: base + "/#/session/" + sid + "/" + tab });

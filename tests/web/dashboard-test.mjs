@@ -456,6 +456,20 @@ async function main() {
   }
   await checkBars("timeline canvas has coloured bars in the plot", "canvas.gantt", 0.02);
   await checkBars("load chart has coloured bars", "canvas.load", 0.05);
+  /* the load chart of one core: one choice per core with lanes, the chart redrawn for it */
+  const coreChoices = await evaluate("[...document.querySelectorAll('select.load-core option')].map((o) => o.value).join(',')");
+  const laneCores = await evaluate("OP.page.timeline.cores.join(',')");
+  check(coreChoices === "," + laneCores, "load chart offers all cores and each core", coreChoices + " / lanes " + laneCores);
+  if (laneCores !== "") {
+    const c0 = laneCores.split(",")[0];
+    const whole = await evaluate("document.querySelector('canvas.load').getAttribute('aria-label')");
+    await evaluate(`(() => { const s = document.querySelector('select.load-core'); s.value = ${JSON.stringify(c0)}; s.dispatchEvent(new Event('change')); })()`);
+    const lbl = await evaluate("document.querySelector('canvas.load').getAttribute('aria-label')");
+    check(lbl.includes("of core " + c0), "load chart of core " + c0 + " alone", lbl);
+    if (fixtureMode && laneCores.includes(",")) check(lbl !== whole, "one core's load differs from all cores'", lbl + " / " + whole);
+    await checkBars("load chart of one core has coloured bars", "canvas.load", 0.02);
+    await evaluate(`(() => { const s = document.querySelector('select.load-core'); s.value = ""; s.dispatchEvent(new Event('change')); })()`);
+  }
   await screenshot("dashboard-session.png");
 
   /* zoom: wheel on the canvas, then the + button; each later request is narrower */

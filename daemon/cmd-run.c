@@ -677,9 +677,10 @@ int
 cmd_run (int argc, char **argv)
 {
   RunOptions o = { .core = -1 };
+  g_auto (GStrv) orti_given = NULL;
   int core = -1;
   GOptionEntry entries[] = {
-    { "orti", 0, 0, G_OPTION_ARG_FILENAME, &o.orti, "ORTI file of the firmware", "FILE" },
+    { "orti", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &orti_given, "ORTI file of the firmware", "FILE" },
     { "elf", 0, 0, G_OPTION_ARG_FILENAME, &o.elf, "Firmware ELF (with DWARF)", "ELF" },
     { "core", 0, 0, G_OPTION_ARG_INT, &core, "Only this core's copies of per-core symbols", "N" },
     { "target-per-core", 0, 0, G_OPTION_ARG_STRING, &o.target_per_core, "Poll: read core 0, 1, …'s variables through these OpenOCD targets (an AMP part); auto: OpenOCD's `target names` in order", "NAME,NAME|auto" },
@@ -726,6 +727,18 @@ cmd_run (int argc, char **argv)
     run_options_clear (&o);
     return 2;
   }
+  /* one ORTI file per core (repeated or comma-separated --orti) is read by inspect; a session
+   * cannot watch several yet: say so rather than silently take the last one */
+  if (orti_given != NULL) {
+    g_autofree char *all = g_strjoinv (",", orti_given);
+    if (g_strv_length (orti_given) > 1 || strchr (all, ',') != NULL) {
+      fprintf (stderr, "orti-profd: --orti %s: one ORTI file per core is not supported by run "
+               "yet (only by inspect); give the one file that describes every core\n", all);
+      run_options_clear (&o);
+      return 2;
+    }
+    o.orti = g_strdup (orti_given[0]);
+  }
 
   /* config files fill what the command line did not set */
   RunOptions file = { .core = -1 };
@@ -742,7 +755,7 @@ cmd_run (int argc, char **argv)
   FILL (orti) FILL (elf) FILL (openocd) FILL (source) FILL (db) FILL (duration) FILL (name)
   FILL (timestamp) FILL (rtt) FILL (http) FILL (http_token) FILL (core_clock)
   FILL (swo) FILL (swo_format) FILL (swo_pin_freq) FILL (swo_protocol) FILL (pc_sample)
-  FILL (keep_raw) FILL (budgets)
+  FILL (keep_raw) FILL (budgets) FILL (target_per_core)
 #undef FILL
   o.core = core >= 0 ? core : file.core;
   run_options_clear (&file);

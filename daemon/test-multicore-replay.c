@@ -236,6 +236,26 @@ test_target_per_core_config (void)
     g_assert_false (g_spawn_check_wait_status (status, NULL));
     g_assert_nonnull (strstr (err, "--target-per-core: \"cpu 1\" (core 1) is not an OpenOCD "
                                    "target name"));
+    /* the same from a config file ([orti-profd] target_per_core) */
+    g_autofree char *conf = g_build_filename (dir, "profd.conf", NULL);
+    g_assert_true (g_file_set_contents (conf, "[orti-profd]\ntarget_per_core = cpu0,cpu$1\n", -1,
+                                        NULL));
+    g_autofree char *err2 = NULL;
+    const char *argv2[] = { profd, "run", "--orti", orti, "--config", conf, "--http", "none",
+                            "--quiet", "--db", "/nonexistent/x.db", NULL };
+    g_assert_true (g_spawn_sync (NULL, (char **) argv2, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+                                 NULL, NULL, &err2, &status, &error));
+    g_assert_false (g_spawn_check_wait_status (status, NULL));
+    g_assert_nonnull (strstr (err2, "\"cpu$1\" (core 1) is not an OpenOCD target name"));
+    g_unlink (conf);
+    /* one ORTI file per core: refused by run, never silently the last one */
+    g_autofree char *err3 = NULL;
+    const char *argv3[] = { profd, "run", "--orti", orti, "--orti", orti, "--http", "none",
+                            "--quiet", "--db", "/nonexistent/x.db", NULL };
+    g_assert_true (g_spawn_sync (NULL, (char **) argv3, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+                                 NULL, NULL, &err3, &status, &error));
+    g_assert_false (g_spawn_check_wait_status (status, NULL));
+    g_assert_nonnull (strstr (err3, "one ORTI file per core is not supported by run yet"));
   }
   g_unlink (orti);
   g_rmdir (dir);

@@ -84,7 +84,7 @@ test_replay (gconstpointer data)
   RttAmpOptions opt = { .n_cores = n, .n_frames = FRAMES, .tick_hz = TICK_HZ };
   g_autoptr (RttAmpResult) gen = rtt_amp_run (&opt);
   g_autofree char *capture = g_build_filename (dir, "amp.ocap", NULL);
-  g_assert_true (rtt_amp_write_capture (gen, capture, TICK_HZ, 4096, &error));
+  g_assert_true (rtt_amp_write_capture (gen, capture, TICK_HZ, 4096, 0, &error));
   g_assert_no_error (error);
   g_autofree char *orti = write_orti (dir, n);
   g_autofree char *db_path = g_build_filename (dir, "profile.db", NULL);

@@ -218,10 +218,33 @@ rtt_amp_run (const RttAmpOptions *options)
   return res;
 }
 
+static guint64 window_ticks; /* chunk_window_cmp's window (not thread-safe: test-only) */
+
+/* By drain window, then core, then time. */
+static int
+chunk_window_cmp (gconstpointer pa, gconstpointer pb)
+{
+  const RttAmpChunk *a = pa, *b = pb;
+  guint64 wa = a->ts / window_ticks, wb = b->ts / window_ticks;
+  if (wa != wb)
+    return wa < wb ? -1 : 1;
+  if (a->core != b->core)
+    return a->core < b->core ? -1 : 1;
+  return chunk_cmp (pa, pb);
+}
+
 gboolean
 rtt_amp_write_capture (const RttAmpResult *res, const char *path, guint32 tick_hz,
-                       guint max_record, GError **error)
+                       guint max_record, guint64 drain_ticks, GError **error)
 {
+  g_autoptr (GArray) order = NULL;
+  const GArray *chunks = res->chunks;
+  if (drain_ticks > 0) {
+    order = g_array_copy (res->chunks);
+    window_ticks = drain_ticks;
+    g_array_sort (order, chunk_window_cmp);
+    chunks = order;
+  }
   ProbeCaptureInfo info = { .source = PROBE_SOURCE_RTT, .tick_hz = tick_hz };
   ProbeCaptureWriter *w = probe_capture_writer_new (path, &info, error);
   if (w == NULL)
@@ -230,9 +253,8 @@ rtt_amp_write_capture (const RttAmpResult *res, const char *path, guint32 tick_h
   guint16 core = 0;
   gboolean ok = TRUE;
   gint64 t = 0;
-  for (guint i = 0; ok && i <= res->chunks->len; i++) {
-    const RttAmpChunk *ch = i < res->chunks->len ? &g_array_index (res->chunks, RttAmpChunk, i)
-                                                 : NULL;
+  for (guint i = 0; ok && i <= chunks->len; i++) {
+    const RttAmpChunk *ch = i < chunks->len ? &g_array_index (chunks, RttAmpChunk, i) : NULL;
     if (rec->len > 0 && (ch == NULL || ch->core != core || rec->len + ch->len > max_record)) {
       ok = probe_capture_writer_add (w, PROBE_CAPTURE_DATA, core, t++, rec->data, rec->len, error);
       g_byte_array_set_size (rec, 0);

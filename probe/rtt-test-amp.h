@@ -61,10 +61,13 @@ typedef struct {
  * rtt_amp_result_free(). */
 RttAmpResult *rtt_amp_run (const RttAmpOptions *options);
 
-/* rtt_amp_write_capture: writes @res as an RTT capture at @path: consecutive chunks of one core
- * joined into records of at most @max_record bytes (channel = core). FALSE with @error. */
+/* rtt_amp_write_capture: writes @res as an RTT capture at @path, channel = core, records of at
+ * most @max_record bytes. @drain_ticks 0: the streams interleaved in time (a record per run of
+ * one core's consecutive calls — what cross-core statistics need); else as a live drain of each
+ * core's ring every @drain_ticks records them: per window of @drain_ticks ticks, core 0's bytes,
+ * then core 1's, … (within a window the cores' order is not time order). FALSE with @error. */
 gboolean rtt_amp_write_capture (const RttAmpResult *res, const char *path, guint32 tick_hz,
-                                guint max_record, GError **error);
+                                guint max_record, guint64 drain_ticks, GError **error);
 
 void rtt_amp_result_free (RttAmpResult *res);
 

@@ -746,15 +746,65 @@ inspect_print (Inspect *in)
 
 /* ---- command ------------------------------------------------------------------------------- */
 
+/* Inspects one ORTI file: @core selects per-core ELF symbols (-1: none chosen). Prints the
+ * text report, or puts the JSON document in *@json_out when it is not NULL. Returns the
+ * failure (the file's errors, why nothing can be watched, or why it could not be read at all:
+ * then nothing is printed; newly allocated) or NULL. */
+static char *
+inspect_one (const char *orti_path, OrtiElf *elf, int core, char **json_out)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (OrtiDoc) doc = orti_doc_parse_file (orti_path, &error);
+  if (doc == NULL)
+    return g_strdup (error->message);
+  Inspect in = { .doc = doc, .elf = elf, .core = core };
+  in.maps = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) orti_value_map_free);
+  in.watch = orti_watch_resolve (doc, elf, core, &error);
+  if (in.watch == NULL)
+    in.watch_error = g_strdup (error->message);
+  g_clear_error (&error);
+
+  char *failure = NULL;
+  if (orti_doc_get_n_errors (doc) > 0)
+    failure = g_strdup_printf ("%s has %u error%s", orti_path, orti_doc_get_n_errors (doc),
+                               orti_doc_get_n_errors (doc) == 1 ? "" : "s");
+  else if (in.watch == NULL)
+    failure = g_strdup (in.watch_error);
+
+  if (json_out != NULL)
+    *json_out = inspect_json (&in, failure);
+  else
+    inspect_print (&in);
+  g_clear_pointer (&in.watch, orti_watch_free);
+  g_hash_table_unref (in.maps);
+  g_free (in.watch_error);
+  return failure;
+}
+
+/* --orti FILE, repeatable and comma-separated, into one list of paths. */
+static GPtrArray *
+orti_paths (char **given)
+{
+  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
+  for (char **g = given; g && *g; g++) {
+    g_auto (GStrv) parts = g_strsplit (*g, ",", -1);
+    for (char **p = parts; *p; p++)
+      if (**p != '\0')
+        g_ptr_array_add (paths, g_strdup (*p));
+  }
+  return paths;
+}
+
 int
 cmd_inspect (int argc, char **argv)
 {
-  g_autofree char *orti_path = NULL;
+  g_auto (GStrv) orti_given = NULL;
   g_autofree char *elf_path = NULL;
   int core = -1;
   gboolean json = FALSE;
   GOptionEntry entries[] = {
-    { "orti", 0, 0, G_OPTION_ARG_FILENAME, &orti_path, "ORTI file to read", "FILE" },
+    { "orti", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &orti_given, "ORTI file to read; several (repeated "
+      "or comma-separated): one file per core, file K describing core K (ERIKA)", "FILE" },
     { "elf", 0, 0, G_OPTION_ARG_FILENAME, &elf_path, "firmware ELF to resolve formulas on", "ELF" },
     { "core", 0, 0, G_OPTION_ARG_INT, &core, "use this core's copies of per-core symbols", "N" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "print one JSON document", NULL },
@@ -767,20 +817,21 @@ cmd_inspect (int argc, char **argv)
     fprintf (stderr, "inspect: %s\n", error->message);
     return 2;
   }
-  if (orti_path == NULL || argc > 1) {
-    fprintf (stderr, "inspect: usage: orti-profd inspect --orti FILE [--elf ELF] [--core N] [--json]\n");
+  g_autoptr (GPtrArray) paths = orti_paths (orti_given);
+  if (paths->len == 0 || argc > 1) {
+    fprintf (stderr, "inspect: usage: orti-profd inspect --orti FILE[,FILE…] [--elf ELF] [--core N] "
+             "[--json]\n");
     return 2;
   }
   if (core < -1 || core > 255) {
     fprintf (stderr, "inspect: --core %d: must be between 0 and 255\n", core);
     return 2;
   }
-
-  g_autoptr (OrtiDoc) doc = orti_doc_parse_file (orti_path, &error);
-  if (doc == NULL) {
-    fprintf (stderr, "inspect: %s\n", error->message);
-    return 1;
+  if (paths->len > 1 && core != -1) {
+    fprintf (stderr, "inspect: --core %d: with one ORTI file per core, file K is core K\n", core);
+    return 2;
   }
+
   g_autoptr (OrtiElf) elf = NULL;
   if (elf_path != NULL) {
     elf = orti_elf_open (elf_path, &error);
@@ -790,33 +841,44 @@ cmd_inspect (int argc, char **argv)
     }
   }
 
-  Inspect in = { .doc = doc, .elf = elf, .core = core };
-  in.maps = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) orti_value_map_free);
-  in.watch = orti_watch_resolve (doc, elf, core, &error);
-  if (in.watch == NULL)
-    in.watch_error = g_strdup (error->message);
-  g_clear_error (&error);
-
-  g_autofree char *failure = NULL;
-  if (orti_doc_get_n_errors (doc) > 0)
-    failure = g_strdup_printf ("%s has %u error%s", orti_path, orti_doc_get_n_errors (doc),
-                               orti_doc_get_n_errors (doc) == 1 ? "" : "s");
-  else if (in.watch == NULL)
-    failure = g_strdup (in.watch_error);
-
-  if (json) {
-    g_autofree char *text = inspect_json (&in, failure);
-    printf ("%s\n", text);
-  } else {
-    inspect_print (&in);
+  if (paths->len == 1) {
+    g_autofree char *text = NULL;
+    g_autofree char *failure = inspect_one (g_ptr_array_index (paths, 0), elf, core,
+                                            json ? &text : NULL);
+    if (text != NULL)
+      printf ("%s\n", text);
+    fflush (stdout);
+    if (failure != NULL)
+      fprintf (stderr, "inspect: %s\n", failure);
+    return failure != NULL ? 1 : 0;
   }
+
+  /* one file per core: file K resolved with core K's copies of per-core symbols; JSON
+   * {"n_cores": N, "files": [{"core": K, "file": …, "inspect": {…}}, …]} */
+  g_autoptr (GString) out = g_string_new (NULL);
+  if (json)
+    g_string_append_printf (out, "{\"n_cores\":%u,\"files\":[", paths->len);
+  int status = 0;
+  for (guint k = 0; k < paths->len; k++) {
+    const char *path = g_ptr_array_index (paths, k);
+    g_autofree char *text = NULL;
+    if (!json)
+      printf ("%s==== core %u: %s ====\n", k ? "\n" : "", k, path);
+    g_autofree char *failure = inspect_one (path, elf, (int) k, json ? &text : NULL);
+    if (json) {
+      g_autoptr (JsonNode) name = json_node_new (JSON_NODE_VALUE);
+      json_node_set_string (name, path);
+      g_autofree char *quoted = json_to_string (name, FALSE);
+      g_string_append_printf (out, "%s{\"core\":%u,\"file\":%s,\"inspect\":%s}", k ? "," : "",
+                              k, quoted, text ? text : "null");
+    }
+    if (failure != NULL) {
+      fprintf (stderr, "inspect: core %u: %s\n", k, failure);
+      status = 1;
+    }
+  }
+  if (json)
+    printf ("%s]}\n", out->str);
   fflush (stdout);
-  g_clear_pointer (&in.watch, orti_watch_free);
-  g_hash_table_unref (in.maps);
-  g_free (in.watch_error);
-  if (failure != NULL) {
-    fprintf (stderr, "inspect: %s\n", failure);
-    return 1;
-  }
-  return 0;
+  return status;
 }

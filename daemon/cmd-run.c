@@ -17,6 +17,9 @@
 #include "session.h"
 #include "web.h"
 
+/* the live snapshot is copied core by core into the web layer's */
+G_STATIC_ASSERT (SESSION_LIVE_MAX_CORES <= WEB_LIVE_MAX_CORES);
+
 #include <glib-unix.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,6 +30,8 @@ typedef struct {
   char *timestamp, *rtt, *http, *http_token, *core_clock;
   char *swo, *swo_format, *swo_pin_freq, *swo_protocol, *pc_sample;
   char *keep_raw;                  /* --keep-raw DURATION|SIZE */
+  char *target_per_core;           /* --target-per-core NAME,NAME|auto */
+  GStrv core_targets;              /* parsed ("" for an empty entry: the current target) */
   char *budgets, *junit, *markdown; /* the verdict at the end (check-eval.h) */
   char **pp_alpha, **variable;     /* --pp-alpha ID=A, --variable ID=NAME[:KIND] (repeated) */
   char **watch;                    /* --watch EXPR[:state|:value] (repeated) */
@@ -61,6 +66,8 @@ run_options_clear (RunOptions *o)
   g_free (o->swo_protocol);
   g_free (o->pc_sample);
   g_free (o->keep_raw);
+  g_free (o->target_per_core);
+  g_strfreev (o->core_targets);
   g_free (o->budgets);
   g_free (o->junit);
   g_free (o->markdown);
@@ -92,6 +99,7 @@ load_config (RunOptions *o, const char *path, gboolean must_exist, GError **erro
     { "swo_pin_freq", &o->swo_pin_freq }, { "swo_protocol", &o->swo_protocol },
     { "pc_sample", &o->pc_sample }, { "keep_raw", &o->keep_raw }, { "budgets", &o->budgets },
     { "http", &o->http }, { "http_token", &o->http_token },
+    { "target_per_core", &o->target_per_core },
   };
   g_auto (GStrv) present = g_key_file_get_keys (kf, "orti-profd", NULL, NULL);
   for (char **k = present; k && *k; k++) {
@@ -487,6 +495,32 @@ parse_declarations (RunOptions *o, GError **error)
   return TRUE;
 }
 
+/* --target-per-core NAME,NAME,…|auto: the OpenOCD target of core 0, 1, … (an empty entry:
+ * the current target). Names go into Tcl commands, so only [A-Za-z0-9_.-] is accepted. */
+static gboolean
+parse_core_targets (RunOptions *o, SessionConfig *cfg, GError **error)
+{
+  if (o->target_per_core == NULL)
+    return TRUE;
+  if (strcmp (o->target_per_core, "auto") == 0) {
+    cfg->core_targets_auto = TRUE;
+    return TRUE;
+  }
+  o->core_targets = g_strsplit (o->target_per_core, ",", -1);
+  for (guint c = 0; o->core_targets[c]; c++) {
+    g_strstrip (o->core_targets[c]);
+    for (const char *p = o->core_targets[c]; *p; p++)
+      if (!g_ascii_isalnum (*p) && *p != '_' && *p != '.' && *p != '-') {
+        g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--target-per-core: \"%s\" "
+                     "(core %u) is not an OpenOCD target name", o->core_targets[c], c);
+        return FALSE;
+      }
+  }
+  cfg->core_targets = (const char *const *) o->core_targets;
+  cfg->n_core_targets = g_strv_length (o->core_targets);
+  return TRUE;
+}
+
 /* Options → SessionConfig (usage errors only; strings stay owned by @o). */
 static gboolean
 build_config (RunOptions *o, SessionConfig *cfg, char **host, GError **error)
@@ -515,7 +549,7 @@ build_config (RunOptions *o, SessionConfig *cfg, char **host, GError **error)
   if (o->core_clock && !parse_rate (o->core_clock, "core-clock", "168000000",
                                     &cfg->core_clock_hz, error))
     return FALSE;
-  if (!parse_declarations (o, error))
+  if (!parse_declarations (o, error) || !parse_core_targets (o, cfg, error))
     return FALSE;
   cfg->pp_alphas = (const SessionPointAlpha *) (gpointer) o->alphas->data;
   cfg->n_pp_alphas = o->alphas->len;
@@ -643,11 +677,13 @@ int
 cmd_run (int argc, char **argv)
 {
   RunOptions o = { .core = -1 };
+  g_auto (GStrv) orti_given = NULL;
   int core = -1;
   GOptionEntry entries[] = {
-    { "orti", 0, 0, G_OPTION_ARG_FILENAME, &o.orti, "ORTI file of the firmware", "FILE" },
+    { "orti", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &orti_given, "ORTI file of the firmware", "FILE" },
     { "elf", 0, 0, G_OPTION_ARG_FILENAME, &o.elf, "Firmware ELF (with DWARF)", "ELF" },
     { "core", 0, 0, G_OPTION_ARG_INT, &core, "Only this core's copies of per-core symbols", "N" },
+    { "target-per-core", 0, 0, G_OPTION_ARG_STRING, &o.target_per_core, "Poll: read core 0, 1, …'s variables through these OpenOCD targets (an AMP part); auto: OpenOCD's `target names` in order", "NAME,NAME|auto" },
     { "openocd", 0, 0, G_OPTION_ARG_STRING, &o.openocd, "OpenOCD TCL RPC address (127.0.0.1:6666)", "HOST:PORT" },
     { "source", 0, 0, G_OPTION_ARG_STRING, &o.source, "poll, rtt, swo or auto (default auto: RTT if the firmware links orti-trace, else SWO if the target and adapter can trace, else poll)", "KIND" },
     { "swo", 0, 0, G_OPTION_ARG_STRING, &o.swo, "SWO: read the stream from a server (orbuculum, an OpenOCD tpiu you configured) or a file (default: OpenOCD's own capture)", ":PORT|HOST:PORT|FILE" },
@@ -691,6 +727,18 @@ cmd_run (int argc, char **argv)
     run_options_clear (&o);
     return 2;
   }
+  /* one ORTI file per core (repeated or comma-separated --orti) is read by inspect; a session
+   * cannot watch several yet: say so rather than silently take the last one */
+  if (orti_given != NULL) {
+    g_autofree char *all = g_strjoinv (",", orti_given);
+    if (g_strv_length (orti_given) > 1 || strchr (all, ',') != NULL) {
+      fprintf (stderr, "orti-profd: --orti %s: one ORTI file per core is not supported by run "
+               "yet (only by inspect); give the one file that describes every core\n", all);
+      run_options_clear (&o);
+      return 2;
+    }
+    o.orti = g_strdup (orti_given[0]);
+  }
 
   /* config files fill what the command line did not set */
   RunOptions file = { .core = -1 };
@@ -707,7 +755,7 @@ cmd_run (int argc, char **argv)
   FILL (orti) FILL (elf) FILL (openocd) FILL (source) FILL (db) FILL (duration) FILL (name)
   FILL (timestamp) FILL (rtt) FILL (http) FILL (http_token) FILL (core_clock)
   FILL (swo) FILL (swo_format) FILL (swo_pin_freq) FILL (swo_protocol) FILL (pc_sample)
-  FILL (keep_raw) FILL (budgets)
+  FILL (keep_raw) FILL (budgets) FILL (target_per_core)
 #undef FILL
   o.core = core >= 0 ? core : file.core;
   run_options_clear (&file);

@@ -349,6 +349,20 @@ print_text (SliceRun *run, Slicer *slicer)
       printf ("\n");
     }
   }
+  if (slicer_n_cross_core (slicer)) {
+    printf ("\nCross-core activation latency (ActivateTask on one core -> the job's start on "
+            "another)\n%-6s %-6s %7s %10s %10s %12s %10s %10s\n", "from", "core", "count", "min",
+            "max", "avg", "p50", "p99");
+    for (gsize i = 0; i < slicer_n_cross_core (slicer); i++) {
+      SlicerCrossCoreStats x;
+      slicer_get_cross_core_stats (slicer, i, &x);
+      g_autofree char *p50 = fmt_time (run, x.pct.p50);
+      g_autofree char *p99 = fmt_time (run, x.pct.p99);
+      printf ("%-6u %-6u %7" G_GUINT64_FORMAT, x.from_core, x.core, x.latency.count);
+      print_measure (run, &x.latency);
+      printf (" %10s %10s\n", p50, p99);
+    }
+  }
   printf ("\nAnomalies: %u\n", run->anomalies->len);
   for (guint i = 0; i < run->anomalies->len; i++) {
     const SlicerAnomaly *a = &g_array_index (run->anomalies, SlicerAnomaly, i);
@@ -586,6 +600,25 @@ print_json (SliceRun *run, Slicer *slicer)
     json_time (b, run, "duration_total", ds.duration.total);
     json_measure (b, run, "duration", &ds.duration);
     json_measure (b, run, "period", &ds.period);
+    json_builder_end_object (b);
+  }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "cross_core");
+  json_builder_begin_array (b);
+  for (gsize i = 0; i < slicer_n_cross_core (slicer); i++) {
+    SlicerCrossCoreStats x;
+    slicer_get_cross_core_stats (slicer, i, &x);
+    json_builder_begin_object (b);
+    json_builder_set_member_name (b, "from_core");
+    json_builder_add_int_value (b, x.from_core);
+    json_builder_set_member_name (b, "core");
+    json_builder_add_int_value (b, x.core);
+    json_builder_set_member_name (b, "count");
+    json_builder_add_int_value (b, (gint64) x.latency.count);
+    json_measure (b, run, "latency", &x.latency);
+    json_time (b, run, "latency_p50", x.pct.p50);
+    json_time (b, run, "latency_p99", x.pct.p99);
     json_builder_end_object (b);
   }
   json_builder_end_array (b);

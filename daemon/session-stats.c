@@ -463,6 +463,28 @@ put_cores (SessionStats *ss, const Slicer *slicer, GError **error)
                                       rows->len, error);
 }
 
+/* Cross-core activation latency per (activating core, starting core) pair. */
+static gboolean
+put_cross_core (SessionStats *ss, const Slicer *slicer, GError **error)
+{
+  gsize n = slicer_n_cross_core (slicer);
+  g_autoptr (GArray) rows = g_array_sized_new (FALSE, TRUE, sizeof (StoreCrossCoreStat), (guint) n);
+  for (gsize i = 0; i < n; i++) {
+    SlicerCrossCoreStats x;
+    if (!slicer_get_cross_core_stats (slicer, i, &x) || x.latency.count == 0)
+      continue;
+    StoreCrossCoreStat r = {
+      .from_core = x.from_core, .core = x.core, .count = (gint64) x.latency.count,
+      .min = (gint64) x.latency.min, .max = (gint64) x.latency.max, .avg = x.latency.avg,
+      .p50 = (gint64) x.pct.p50, .p90 = (gint64) x.pct.p90, .p99 = (gint64) x.pct.p99,
+    };
+    g_array_append_val (rows, r);
+  }
+  return rows->len == 0 ||
+         store_writer_put_cross_core_stats (ss->writer, ss->session,
+                                            (StoreCrossCoreStat *) rows->data, rows->len, error);
+}
+
 gboolean
 session_stats_write (SessionStats *ss, const Slicer *slicer, const StoreSessionQuality *quality,
                      gboolean final, GError **error)
@@ -472,6 +494,7 @@ session_stats_write (SessionStats *ss, const Slicer *slicer, const StoreSessionQ
                 put_functions (ss, slicer, error) && put_isrs (ss, slicer, error) &&
                 put_services (ss, slicer, error) && put_points (ss, slicer, error) &&
                 put_data (ss, slicer, error) && put_cores (ss, slicer, error) &&
+                put_cross_core (ss, slicer, error) &&
                 (quality == NULL ||
                  store_writer_set_quality (ss->writer, ss->session, quality, error));
   if (!final) {

@@ -8,6 +8,7 @@
 #include "session.h"
 
 #include "bounds.h"
+#include "core-merge.h"
 #include "session-stats.h"
 #include "session-swo.h"
 #include "session-watch.h"
@@ -21,6 +22,7 @@ G_DEFINE_QUARK (session-error-quark, session_error)
 #define TARGET_POLL_INTERVAL_US 100000 /* explicit target poll while sampling */
 #define RECONNECT_MAX_US 2000000    /* backoff cap when OpenOCD went away */
 #define EVENT_BATCH 4096
+#define MERGE_MAX_HOLD (1u << 20)   /* events held back to order the cores' streams */
 
 struct _Session {
   SessionConfig cfg;            /* strings below are owned copies */
@@ -48,6 +50,8 @@ struct _Session {
   Slicer *slicer;
   SessionStats *stats;          /* the slicer's statistics → store rows (live and final) */
   GArray *events;               /* ProbeEvent not yet handed to store + slicer */
+  CoreMerge *merge;             /* … through this: the cores' streams in one time order */
+  GArray *merged;               /* ProbeEvent the merge let out, for store + slicer */
   GArray *slices, *calls, *anomalies, *gaps; /* store rows not yet pushed */
   guint64 last_ts;              /* latest event timestamp */
   guint64 tick_hz;
@@ -100,6 +104,12 @@ session_new (const SessionConfig *cfg, GError **error)
   if (cfg->n_watch > 0 && !session_watch_add_variables (s->w, cfg->watch, cfg->n_watch,
                                                         cfg->core, error))
     return NULL;
+  if (cfg->n_core_targets > s->w->n_cores) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--target-per-core names %u "
+                 "targets but %s describes %u cores", cfg->n_core_targets, cfg->orti_path,
+                 s->w->n_cores);
+    return NULL;
+  }
 
   if (cfg->source == SESSION_SOURCE_REPLAY) {
     if (cfg->replay_path == NULL) {
@@ -152,6 +162,8 @@ session_free (Session *s)
   g_clear_pointer (&s->stats, session_stats_free);
   g_clear_pointer (&s->w, session_watch_free);
   g_clear_pointer (&s->events, g_array_unref);
+  g_clear_pointer (&s->merged, g_array_unref);
+  g_clear_pointer (&s->merge, core_merge_free);
   g_clear_pointer (&s->slices, g_array_unref);
   g_clear_pointer (&s->calls, g_array_unref);
   g_clear_pointer (&s->anomalies, g_array_unref);
@@ -383,19 +395,23 @@ on_record (ProbeCaptureRecordType type, guint16 channel, gint64 host_us, const g
 
 static gboolean write_stats (Session *s, gboolean final, GError **error);
 
-/* Feed pending events to the slicer and hand everything to the store. */
+/* Feed pending events to the slicer and hand everything to the store: the events in one time
+ * order across cores (core-merge.h), all of them when @final. */
 static gboolean
-flush_rows (Session *s, GError **error)
+flush_rows (Session *s, gboolean final, GError **error)
 {
-  if (s->events->len > 0) {
-    slicer_feed (s->slicer, (const ProbeEvent *) s->events->data, s->events->len);
-    if (!store_writer_push_events (s->writer, s->id, (const ProbeEvent *) s->events->data,
-                                   s->events->len, error))
+  core_merge_push (s->merge, (const ProbeEvent *) s->events->data, s->events->len);
+  g_array_set_size (s->events, 0);
+  core_merge_pop (s->merge, s->merged, final);
+  if (s->merged->len > 0) {
+    slicer_feed (s->slicer, (const ProbeEvent *) s->merged->data, s->merged->len);
+    if (!store_writer_push_events (s->writer, s->id, (const ProbeEvent *) s->merged->data,
+                                   s->merged->len, error))
       return FALSE;
     g_mutex_lock (&s->lock);
-    s->live.events_stored += s->events->len;
+    s->live.events_stored += s->merged->len;
     g_mutex_unlock (&s->lock);
-    g_array_set_size (s->events, 0);
+    g_array_set_size (s->merged, 0);
   }
   if (s->slices->len > 0 &&
       !store_writer_push_slices (s->writer, s->id, (StoreSlice *) s->slices->data, s->slices->len,
@@ -544,7 +560,10 @@ static ProbeSource *
 make_source (Session *s, ProbeSourceKind kind, GError **error)
 {
   if (kind == PROBE_SOURCE_POLL) {
-    ProbePollConfig pc = { .timestamp_address = s->cfg.timestamp_address,
+    ProbePollConfig pc = { .core_targets = s->cfg.core_targets,
+                           .n_core_targets = s->cfg.n_core_targets,
+                           .core_targets_auto = s->cfg.core_targets_auto,
+                           .timestamp_address = s->cfg.timestamp_address,
                            .timestamp_hz = s->cfg.timestamp_hz,
                            .timestamp_down = s->cfg.timestamp_down,
                            .cyccnt = TRUE, .cyccnt_hz = s->cfg.core_clock_hz,
@@ -726,7 +745,7 @@ run_source (Session *s, GError **error)
                         "session %" G_GINT64_FORMAT ": link lost: %s; reconnecting", s->id,
                         local->message);
       emit_gap (s, PROBE_GAP_LINK);
-      if (!flush_rows (s, error))
+      if (!flush_rows (s, FALSE, error))
         return FALSE;
       if (!reconnect (s)) {
         link_down = TRUE; /* stopped while reconnecting: the source has no link */
@@ -751,7 +770,7 @@ run_source (Session *s, GError **error)
     check_clock (s);
     if (now >= next_flush || s->events->len >= EVENT_BATCH) {
       next_flush = now + FLUSH_INTERVAL_US;
-      if (!flush_rows (s, error) || !write_stats (s, FALSE, error))
+      if (!flush_rows (s, FALSE, error) || !write_stats (s, FALSE, error))
         return FALSE;
     }
   }
@@ -812,7 +831,7 @@ worker_main (gpointer data)
   }
   /* whatever happened, keep what was collected: feed, close, store */
   g_autoptr (GError) ferr = NULL;
-  if (!flush_rows (s, &ferr) && ok) {
+  if (!flush_rows (s, TRUE, &ferr) && ok) {
     ok = FALSE;
     g_propagate_error (&error, g_steal_pointer (&ferr));
   }
@@ -820,7 +839,7 @@ worker_main (gpointer data)
     close_gap (s, s->last_ts);
   slicer_finish (s->slicer, s->last_ts);
   g_autoptr (GError) serr = NULL;
-  if (!flush_rows (s, &serr) || !write_stats (s, TRUE, &serr)) {
+  if (!flush_rows (s, TRUE, &serr) || !write_stats (s, TRUE, &serr)) {
     if (ok) {
       ok = FALSE;
       g_propagate_error (&error, g_steal_pointer (&serr));
@@ -1021,6 +1040,8 @@ session_start (Session *s, StoreWriter *writer, GError **error)
     return FALSE;
   }
   s->events = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+  s->merged = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+  s->merge = core_merge_new (MERGE_MAX_HOLD);
   s->slices = g_array_new (FALSE, FALSE, sizeof (StoreSlice));
   s->calls = g_array_new (FALSE, FALSE, sizeof (StoreCall));
   s->anomalies = g_array_new (FALSE, FALSE, sizeof (StoreAnomaly));
@@ -1031,7 +1052,7 @@ session_start (Session *s, StoreWriter *writer, GError **error)
   s->live.state = SESSION_STATE_RUNNING;
   s->live.source = sq->label;
   s->live.tick_hz = s->tick_hz;
-  s->live.n_cores = sc.n_cores;
+  s->live.n_cores = MIN (sc.n_cores, SESSION_LIVE_MAX_CORES);
   g_mutex_unlock (&s->lock);
   s->worker = g_thread_new ("orti-source", worker_main, s);
   return TRUE;

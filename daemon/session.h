@@ -74,6 +74,10 @@ typedef struct {
   guint n_variables;
   const char *const *watch;      /* poll/SWO: variables to watch, "EXPR[:state|:value]" */
   guint n_watch;
+  const char *const *core_targets; /* poll: OpenOCD target per core (AMP part; NULL entries:
+                                  * the current target), at most the ORTI file's cores */
+  guint n_core_targets;
+  gboolean core_targets_auto;    /* poll: core c → OpenOCD's c-th `target names` */
 } SessionConfig;
 
 typedef enum {
@@ -83,6 +87,10 @@ typedef enum {
   SESSION_STATE_COMPLETE,
   SESSION_STATE_INCOMPLETE,
 } SessionState;
+
+/* Cores the live snapshot tracks (as many as a poll source watches, PROBE_POLL_MAX_CORES).
+ * Events of a core beyond it are sliced and stored as usual; only the live view omits it. */
+#define SESSION_LIVE_MAX_CORES 64
 
 /* What the progress line, REST and /metrics show while a session runs. */
 typedef struct {
@@ -98,8 +106,9 @@ typedef struct {
   guint64 drops;           /* records the target reported lost */
   guint64 anomalies;
   guint64 span;            /* ticks from the first to the latest event */
-  guint n_cores;
-  guint32 running[8];      /* task value running per core (PROBE_TASK_IDLE: none) */
+  guint n_cores;           /* ≤ SESSION_LIVE_MAX_CORES */
+  guint32 running[SESSION_LIVE_MAX_CORES]; /* task value running per core (PROBE_TASK_IDLE:
+                                            * none) */
   double clock_ratio;      /* target clock / host time since the first event (0: unknown) */
 } SessionLive;
 

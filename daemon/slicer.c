@@ -114,6 +114,9 @@ typedef struct {
   guint64 activated_at;
   gboolean pending_activation;
   guint64 job_in;                   /* first switch-in of the current job (no ACTIVATE events) */
+  gboolean xcore_pending;           /* an ACTIVATE awaits the switch-in that starts its job … */
+  guint64 xcore_ts;                 /* … its time … */
+  guint16 xcore_from;               /* … and the core it ran on (cross-core latency) */
   gboolean in_job;                  /* job_in is set and the job has not ended */
   gboolean job_cut;                 /* the current job began before the stream showed this
                                      * core (session start, a gap): it counts as a job when
@@ -180,6 +183,13 @@ typedef struct {
                           * began at an unknown time and is no entry, its end no period */
 } DataVar;
 
+/* Cross-core activation latency of one (activating core, starting core) pair. */
+typedef struct {
+  guint16 from, to;
+  SlicerAcc acc;
+  SlicerHist hist;
+} CrossCore;
+
 /* Instances of one ISR2 that interrupted one task (or idle). */
 typedef struct {
   guint32 victim;    /* ctxs index of the task or idle context */
@@ -203,6 +213,7 @@ struct _Slicer {
   GArray *points;    /* Point */
   GArray *vars;      /* DataVar */
   GArray *data;      /* DataValue */
+  GArray *xcore;     /* CrossCore, in order of first appearance (few: pairs of cores) */
   guint64 next_call_id;
   gboolean seen_terminate, seen_activate, finished, any_event;
   guint n_preempted;  /* tasks whose last_out_preempted is set */
@@ -806,6 +817,27 @@ task_switch_out (Slicer *s, Ctx *t, guint64 ts, SwitchOutReason why, Ctx *next)
   }
 }
 
+/* One cross-core activation latency sample: an ACTIVATE on core @from, the job's first
+ * switch-in on core @to, @latency ticks later. */
+static void
+cross_core_add (Slicer *s, guint16 from, guint16 to, guint64 latency)
+{
+  CrossCore *x = NULL;
+  for (guint i = 0; i < s->xcore->len && x == NULL; i++) {
+    CrossCore *c = &g_array_index (s->xcore, CrossCore, i);
+    if (c->from == from && c->to == to)
+      x = c;
+  }
+  if (x == NULL) {
+    CrossCore n = { .from = from, .to = to, .acc = SLICER_ACC_INIT };
+    slicer_hist_init (&n.hist, s->cfg.hist_bits);
+    g_array_append_val (s->xcore, n);
+    x = &g_array_index (s->xcore, CrossCore, s->xcore->len - 1);
+  }
+  slicer_acc_add (&x->acc, latency);
+  slicer_hist_add (&x->hist, latency);
+}
+
 static void
 task_switch_in (Slicer *s, guint16 coreno, Ctx *t, guint64 ts, gboolean after_task)
 {
@@ -820,6 +852,11 @@ task_switch_in (Slicer *s, guint16 coreno, Ctx *t, guint64 ts, gboolean after_ta
   gboolean start_unknown = s->cfg.attach_mid_run && !t->ever_in && !t->activated_ever &&
                            t->terminations == 0;
   gboolean fresh = !t->ever_in || (!t->last_out_preempted && !t->out_waiting);
+  if (fresh && t->xcore_pending) {
+    t->xcore_pending = FALSE;
+    if (t->xcore_from != coreno && ts >= t->xcore_ts)
+      cross_core_add (s, t->xcore_from, coreno, ts - t->xcore_ts);
+  }
   if (fresh && (!t->activated_ever || (!t->pending_activation && !t->in_job))) {
     /* a job begins here: no activation events, or (a sampled source) its activation went
      * unseen: the job is counted from this first switch-in */
@@ -929,10 +966,15 @@ task_wait (Slicer *s, guint64 ts, guint32 task)
 }
 
 static void
-task_activate (Slicer *s, guint64 ts, guint32 task)
+task_activate (Slicer *s, guint16 coreno, guint64 ts, guint32 task)
 {
   Ctx *t = task_ctx (s, task);
   t->activations++;
+  if (!t->xcore_pending) { /* queued activations: the oldest is the one the next job serves */
+    t->xcore_pending = TRUE;
+    t->xcore_ts = ts;
+    t->xcore_from = coreno;
+  }
   s->seen_activate = TRUE;
   if (!t->activated_ever) {
     /* from now on this task's jobs start at activations; a job inferred from a switch-in
@@ -1280,6 +1322,7 @@ close_everything (Slicer *s, guint64 ts, gboolean gap)
     for (guint32 i = 0; i < s->tasks->len; i++) {
       Ctx *t = g_ptr_array_index (s->tasks, i);
       t->job_open = t->in_job = t->pending_activation = t->has_job = FALSE;
+      t->xcore_pending = FALSE; /* the start it awaited may be lost in the gap */
       t->waiting = t->out_waiting = FALSE;
     }
   }
@@ -1351,7 +1394,7 @@ slicer_feed (Slicer *self, const ProbeEvent *events, gsize n)
       task_switch (self, core, coreno, ts, ev->a);
       break;
     case PROBE_EVENT_TASK_ACTIVATE:
-      task_activate (self, ts, ev->a);
+      task_activate (self, coreno, ts, ev->a);
       break;
     case PROBE_EVENT_TASK_TERMINATE:
       task_terminate (self, ts, ev->a);
@@ -1449,6 +1492,7 @@ slicer_new (const SlicerConfig *cfg)
   s->svc_gross = g_array_new (FALSE, FALSE, sizeof (SlicerHist));
   s->tsvc_gross = g_array_new (FALSE, FALSE, sizeof (SlicerHist));
   s->intrs = g_array_new (FALSE, FALSE, sizeof (Interruption));
+  s->xcore = g_array_new (FALSE, FALSE, sizeof (CrossCore));
   slicer_idmap_init (&s->intr_map);
   slicer_idmap_init (&s->task_map);
   slicer_idmap_init (&s->isr_map);
@@ -1471,6 +1515,9 @@ slicer_free (Slicer *self)
     g_free (self->cores[i]);
   }
   g_free (self->cores);
+  for (guint i = 0; i < self->xcore->len; i++)
+    slicer_hist_clear (&g_array_index (self->xcore, CrossCore, i).hist);
+  g_array_unref (self->xcore);
   g_ptr_array_unref (self->tasks);
   g_ptr_array_unref (self->isrs);
   g_ptr_array_unref (self->ctxs);
@@ -1841,6 +1888,26 @@ slicer_get_core_stats (const Slicer *self, gsize index, SlicerCoreStats *out)
   out->isr_time = t[CAT_ISR];
   out->idle_time = t[CAT_IDLE];
   out->unknown_time = t[CAT_UNKNOWN];
+  return TRUE;
+}
+
+gsize
+slicer_n_cross_core (const Slicer *self)
+{
+  return self->xcore->len;
+}
+
+gboolean
+slicer_get_cross_core_stats (const Slicer *self, gsize index, SlicerCrossCoreStats *out)
+{
+  memset (out, 0, sizeof *out);
+  if (index >= self->xcore->len)
+    return FALSE;
+  const CrossCore *x = &g_array_index (self->xcore, CrossCore, index);
+  out->from_core = x->from;
+  out->core = x->to;
+  slicer_acc_measure (&x->acc, &out->latency);
+  slicer_hist_percentiles (&x->hist, &out->pct);
   return TRUE;
 }
 

@@ -392,6 +392,19 @@ typedef struct {
   guint32 last_value;       /* the latest value */
 } SlicerVariableStats;
 
+/* Cross-core activation latency (issue 19): task T is activated (ACTIVATE) on core A and the
+ * job that activation starts is first switched in on core B ≠ A; the time between, per (A, B)
+ * pair. The oldest pending ACTIVATE of T pairs with T's next switch-in that does not resume a
+ * preempted or waiting slice; a start on A itself, or a gap, drops the pending activation
+ * unpaired. The stream must be in time order across cores (the activation fed before the
+ * switch-in it caused); a switch-in fed first is not paired. */
+typedef struct {
+  guint16 from_core;        /* core the ACTIVATE ran on */
+  guint16 core;             /* core the activated task's job started on */
+  SlicerMeasure latency;    /* ticks, activation → first switch-in of the job */
+  SlicerPercentiles pct;    /* of latency */
+} SlicerCrossCoreStats;
+
 /* ISR2 nesting, by the index of slicer_get_isr_stats(). */
 typedef struct {
   guint32 isr;              /* ISR2 id */
@@ -478,6 +491,8 @@ gsize slicer_n_interruptions (const Slicer *self);
 gboolean slicer_get_interruption (const Slicer *self, gsize index, SlicerInterruption *out);
 gsize slicer_n_context_services (const Slicer *self); /* context×service (any context) */
 gboolean slicer_get_context_service_stats (const Slicer *self, gsize index, SlicerCallStats *out);
+gsize slicer_n_cross_core (const Slicer *self); /* (activating core, starting core) pairs */
+gboolean slicer_get_cross_core_stats (const Slicer *self, gsize index, SlicerCrossCoreStats *out);
 gsize slicer_n_variables (const Slicer *self);
 gboolean slicer_get_variable_stats (const Slicer *self, gsize index, SlicerVariableStats *out);
 

@@ -241,6 +241,52 @@ test_isoft_cores (void)
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "tasks")), ==, 17);
 }
 
+/* ERIKA writes one ORTI per core: master, slave1, slave2 given as --orti A --orti B,C resolve
+ * on the merged TC29x ELF each with its own core's copy of EE_stkfirst (symbols repeat per
+ * core); --core is refused with several files (file K is core K). */
+static void
+test_erika_per_core_files (void)
+{
+  if (!need_shared ())
+    return;
+  static const char *const names[] = { "embedded_automotive_software__Base_3_master_system.orti",
+                                       "embedded_automotive_software__Base_3_slave1_system.orti",
+                                       "embedded_automotive_software__Base_3_slave2_system.orti" };
+  static const char *const addresses[] = { "0x70012ed0", "0x60000398", "0x500001a8" };
+  g_autofree char *f0 = g_build_filename (shared_files, names[0], NULL);
+  g_autofree char *f1 = g_build_filename (shared_files, names[1], NULL);
+  g_autofree char *f2 = g_build_filename (shared_files, names[2], NULL);
+  g_autofree char *rest = g_strconcat (f1, ",", f2, NULL);
+  int status = 0;
+  g_autofree char *err = NULL;
+  g_autofree char *out = run_inspect (&status, &err, "--orti", f0, "--orti", rest, "--elf",
+                                      shared_elf, "--json", NULL);
+  g_test_message ("stderr: %s", err);
+  g_assert_cmpint (status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *root = parse_json (parser, out);
+  g_assert_cmpint (json_object_get_int_member (root, "n_cores"), ==, 3);
+  JsonArray *files = json_object_get_array_member (root, "files");
+  g_assert_cmpuint (json_array_get_length (files), ==, 3);
+  for (guint k = 0; k < 3; k++) {
+    JsonObject *f = json_array_get_object_element (files, k);
+    g_assert_cmpint (json_object_get_int_member (f, "core"), ==, k);
+    g_assert_true (g_str_has_suffix (json_object_get_string_member (f, "file"), names[k]));
+    JsonObject *rt = watch_attr (json_object_get_object_member (f, "inspect"), 0, "RUNNINGTASK");
+    g_assert_nonnull (rt);
+    g_assert_false (json_object_get_null_member (rt, "plan"));
+    JsonArray *reads = json_object_get_array_member (json_object_get_object_member (rt, "plan"),
+                                                     "reads");
+    g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (reads, 0),
+                                                    "address"), ==, addresses[k]);
+  }
+  g_autofree char *err2 = NULL;
+  g_autofree char *out2 = run_inspect (&status, &err2, "--orti", f0, "--orti", f1, "--elf",
+                                       shared_elf, "--core", "1", NULL);
+  g_assert_cmpint (status, ==, 2);
+  g_assert_nonnull (strstr (err2, "file K is core K"));
+}
+
 /* A file without an OS object: exit 1, "no running-task information", still printed. */
 static void
 test_no_os (void)
@@ -360,6 +406,7 @@ main (int argc, char **argv)
   g_test_add_func ("/inspect/erika-ambiguous", test_erika_ambiguous);
   g_test_add_func ("/inspect/erika-text", test_erika_text);
   g_test_add_func ("/inspect/isoft-cores", test_isoft_cores);
+  g_test_add_func ("/inspect/erika-per-core-files", test_erika_per_core_files);
   int ret = g_test_run ();
   g_free (shared_files);
   g_free (shared_elf);

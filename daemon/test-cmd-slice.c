@@ -190,6 +190,34 @@ test_usage (void)
   g_assert_nonnull (strstr (err, "/nonexistent/x.events"));
 }
 
+/* Two cores: ActivateTask on core 0, the job's start on core 1 (7 and 11 ticks later); a
+ * same-core activation is no sample. JSON and text both carry the table. */
+static void
+test_cross_core (void)
+{
+  g_autofree char *path = fixture ("two-core-activate.events");
+  const char *args[] = { "--events", path, "--json", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  g_assert_cmpint (run (args, &out, &err), ==, 0);
+  g_autoptr (JsonNode) root = parse_json (out);
+  JsonArray *x = json_object_get_array_member (json_node_get_object (root), "cross_core");
+  g_assert_cmpuint (json_array_get_length (x), ==, 1);
+  JsonObject *x0 = json_array_get_object_element (x, 0);
+  g_assert_cmpint (json_object_get_int_member (x0, "from_core"), ==, 0);
+  g_assert_cmpint (json_object_get_int_member (x0, "core"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (x0, "count"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (x0, "latency_min"), ==, 7);
+  g_assert_cmpint (json_object_get_int_member (x0, "latency_max"), ==, 11);
+  g_assert_cmpfloat (json_object_get_double_member (x0, "latency_avg"), ==, 9.0);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (json_node_get_object (root),
+                                                                         "anomalies")), ==, 0);
+  const char *targs[] = { "--events", path, NULL };
+  g_autofree char *text = NULL, *terr = NULL;
+  g_assert_cmpint (run (targs, &text, &terr), ==, 0);
+  g_assert_nonnull (strstr (text, "Cross-core activation latency"));
+  g_assert_nonnull (strstr (text, "\n0      1            2          7         11"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -204,5 +232,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cmd-slice/tick-hz", test_tick_hz);
   g_test_add_func ("/cmd-slice/bad-lines", test_bad_lines);
   g_test_add_func ("/cmd-slice/usage", test_usage);
+  g_test_add_func ("/cmd-slice/cross-core", test_cross_core);
   return g_test_run ();
 }

@@ -41,6 +41,7 @@ typedef struct {
   guint64 address;
   guint width;
   guint ch;        /* the channel it belongs to */
+  const char *target; /* the OpenOCD target it is read through (NULL: the current one) */
 } PollItem;
 
 typedef struct {
@@ -49,12 +50,14 @@ typedef struct {
   guint first_ch;  /* items in this group: indices into items */
   guint n_ch;
   guint word0;     /* index of its first word in the sample's word buffer */
+  const char *target; /* read through this OpenOCD target (NULL: the current one) */
 } PollGroup;
 
 struct _ProbePollSampler {
   ProbeOpenocd *oc;          /* borrowed */
   ProbePollConfig cfg;
   char *target;              /* cfg.target copy */
+  GStrv core_targets;        /* cfg.core_targets copy ("" for a NULL entry) */
   ProbePollChannel *ch;      /* channel copies */
   guint n_ch;
   gboolean *disabled;        /* per channel */
@@ -95,11 +98,26 @@ struct _ProbePollSampler {
   guint32 *valid;            /* … and which were read (bitmap) */
 };
 
+/* By target, then address: reads of different targets (cores) never share a group, even at
+ * one address (a core's local memory). */
 static int
 cmp_by_address (gconstpointer a, gconstpointer b)
 {
   const PollItem *x = a, *y = b;
+  int t = g_strcmp0 (x->target, y->target);
+  if (t != 0)
+    return t;
   return x->address < y->address ? -1 : x->address > y->address;
+}
+
+/* The OpenOCD target @core's channels are read through (NULL: the current one). */
+static const char *
+core_target (const ProbePollSampler *s, guint core)
+{
+  if (s->core_targets != NULL && core < g_strv_length (s->core_targets) &&
+      s->core_targets[core][0] != '\0')
+    return s->core_targets[core];
+  return s->target;
 }
 
 /* Build groups of fixed-address reads and the Tcl scripts reading them. */
@@ -125,11 +143,12 @@ build_plan (ProbePollSampler *s)
     const ProbePollChannel *c = &s->ch[i];
     if (s->disabled[i])
       continue;
+    const char *tgt = core_target (s, c->core);
     if (c->simple) {
-      s->items[n++] = (PollItem) { c->address, c->width, i };
+      s->items[n++] = (PollItem) { c->address, c->width, i, tgt };
     } else if (c->n_reads > 0 && c->eval != NULL) {
       for (guint r = 0; r < c->n_reads; r++)
-        s->items[n++] = (PollItem) { c->reads[r].address, c->reads[r].width, i };
+        s->items[n++] = (PollItem) { c->reads[r].address, c->reads[r].width, i, tgt };
       s->derived_ch[s->n_derived++] = i;
     } else if (c->tcl != NULL) {
       s->tcl_ch[s->n_tcl++] = i;
@@ -143,7 +162,7 @@ build_plan (ProbePollSampler *s)
     const PollItem *c = &s->items[k];
     guint64 end = c->address + c->width;
     PollGroup *g = s->n_groups ? &s->groups[s->n_groups - 1] : NULL;
-    if (g && end - g->start <= PROBE_POLL_MERGE_SPAN) {
+    if (g && g_strcmp0 (g->target, c->target) == 0 && end - g->start <= PROBE_POLL_MERGE_SPAN) {
       guint64 gend = g->start + 4ull * g->words;
       if (end > gend)
         g->words = (guint) ((end - g->start + 3) / 4);
@@ -154,6 +173,7 @@ build_plan (ProbePollSampler *s)
       g->words = (guint) ((end - g->start + 3) / 4);
       g->first_ch = k;
       g->n_ch = 1;
+      g->target = c->target;
     }
   }
   s->n_words = 0;
@@ -171,9 +191,11 @@ build_plan (ProbePollSampler *s)
                             s->cfg.timestamp_address);
   else
     g_string_append (reads, " [clock microseconds]");
-  for (guint gi = 0; gi < s->n_groups; gi++)
-    g_string_append_printf (reads, " [%s%sread_memory 0x%" G_GINT64_MODIFIER "x 32 %u]", tgt, sp,
-                            s->groups[gi].start, s->groups[gi].words);
+  for (guint gi = 0; gi < s->n_groups; gi++) {
+    const char *gt = s->groups[gi].target;
+    g_string_append_printf (reads, " [%s%sread_memory 0x%" G_GINT64_MODIFIER "x 32 %u]",
+                            gt ? gt : "", gt ? " " : "", s->groups[gi].start, s->groups[gi].words);
+  }
   /* a channel whose expression fails (a fault in a pointer chase, a division by zero) reads
    * as "X": unread in that sample */
   for (guint k = 0; k < s->n_tcl; k++)
@@ -183,6 +205,17 @@ build_plan (ProbePollSampler *s)
   s->batch_script = g_strdup_printf ("set _orti_r {}; for {set _orti_i 0} {$_orti_i < %u} "
                                      "{incr _orti_i} {lappend _orti_r%s}; set _orti_r",
                                      MAX (s->cfg.batch, 1), reads->str);
+}
+
+GStrv
+probe_poll_config_copy_core_targets (const ProbePollConfig *cfg)
+{
+  if (cfg->n_core_targets == 0)
+    return NULL;
+  GStrv v = g_new0 (char *, cfg->n_core_targets + 1);
+  for (guint c = 0; c < cfg->n_core_targets; c++)
+    v[c] = g_strdup (cfg->core_targets && cfg->core_targets[c] ? cfg->core_targets[c] : "");
+  return v;
 }
 
 ProbePollSampler *
@@ -214,6 +247,9 @@ probe_poll_sampler_new (ProbeOpenocd *oc, const ProbePollConfig *cfg,
   s->cfg = *cfg;
   s->target = g_strdup (cfg->target);
   s->cfg.target = s->target;
+  s->core_targets = probe_poll_config_copy_core_targets (cfg);
+  s->cfg.core_targets = NULL; /* s->core_targets holds them */
+  s->cfg.n_core_targets = 0;
   if (s->cfg.batch == 0)
     s->cfg.batch = 32;
   s->ch = g_new0 (ProbePollChannel, n_channels);
@@ -252,6 +288,7 @@ probe_poll_sampler_free (ProbePollSampler *s)
   g_free (s->single_script);
   g_free (s->batch_script);
   g_free (s->target);
+  g_strfreev (s->core_targets);
   g_free (s);
 }
 
@@ -431,7 +468,7 @@ isolate_faults (ProbePollSampler *s, GError **error)
     guint64 vals[64];
     g_autoptr (GError) local = NULL;
     guint32 n = MIN (g->words, 64);
-    if (probe_openocd_read_memory (s->oc, s->target, g->start, 32, n, vals, &local))
+    if (probe_openocd_read_memory (s->oc, g->target, g->start, 32, n, vals, &local))
       continue;
     if (!g_error_matches (local, PROBE_ERROR, PROBE_ERROR_READ) &&
         !g_error_matches (local, PROBE_ERROR, PROBE_ERROR_OPENOCD)) {

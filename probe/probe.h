@@ -473,6 +473,14 @@ typedef enum {
 
 typedef struct {
   const char *target;          /* OpenOCD target name, NULL: current */
+  const char *const *core_targets; /* an AMP part with one OpenOCD target per core: core c's
+                                * channels are read through target core_targets[c] (`NAME
+                                * read_memory …`); NULL, a NULL entry or c ≥ n_core_targets:
+                                * through `target`. The timestamp (timer or CYCCNT), Tcl and
+                                * host-evaluated pointer chases still go through `target` */
+  guint n_core_targets;
+  gboolean core_targets_auto;  /* the poll source maps core c to OpenOCD's c-th `target
+                                * names` at attach (n_core_targets then ignored) */
   gboolean big_endian;         /* target byte order */
   guint64 timestamp_address;   /* free-running target timer (0: CYCCNT or OpenOCD's µs clock) */
   guint64 timestamp_hz;        /* its rate */
@@ -486,6 +494,10 @@ typedef struct {
                                 * steady sample rate cannot alias with the target's periods
                                 * (0: none) */
 } ProbePollConfig;
+
+/* probe_poll_config_copy_core_targets: @cfg's core_targets as a NULL-terminated copy (a NULL
+ * entry becomes ""), or NULL when it names none. */
+GStrv probe_poll_config_copy_core_targets (const ProbePollConfig *cfg);
 
 typedef struct {
   guint64 samples;        /* samples taken */

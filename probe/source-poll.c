@@ -21,6 +21,9 @@ typedef struct {
   ProbeSource parent;
   ProbePollConfig cfg;
   char *target;               /* cfg.target copy */
+  GStrv core_targets;         /* cfg.core_targets copy ("" for a NULL entry), or NULL */
+  GStrv attached_targets;     /* what attach resolved them to (names checked against
+                               * OpenOCD's `target names`), or NULL */
   GArray *channels;           /* ProbePollChannel copies (names and tables owned) */
   ProbePollSampler *sampler;  /* NULL before attach */
   ProbePollDecoder *decoder;
@@ -45,11 +48,60 @@ poll_update_quality (ProbeSource *src)
     g_ptr_array_add (q->messages, g_strdup (g_ptr_array_index (pq->messages, p->n_messages)));
 }
 
+/* Resolves the per-core targets against OpenOCD's `target names` into p->attached_targets:
+ * auto maps core c to the c-th target; given names must all exist. FALSE with an error naming
+ * the missing target (or the counts) and listing OpenOCD's targets. */
+static gboolean
+resolve_core_targets (PollSource *p, ProbeOpenocd *oc, GError **error)
+{
+  g_clear_pointer (&p->attached_targets, g_strfreev);
+  if (!p->cfg.core_targets_auto && p->core_targets == NULL)
+    return TRUE;
+  g_auto (GStrv) names = probe_openocd_target_names (oc, error);
+  if (names == NULL) {
+    g_prefix_error (error, "per-core targets: ");
+    return FALSE;
+  }
+  g_autofree char *list = g_strjoinv (" ", names);
+  if (p->cfg.core_targets_auto) {
+    guint cores = 0;
+    for (guint i = 0; i < p->channels->len; i++)
+      cores = MAX (cores, g_array_index (p->channels, ProbePollChannel, i).core + 1u);
+    if (g_strv_length (names) < cores) {
+      g_set_error (error, PROBE_ERROR, PROBE_ERROR_NOT_FOUND,
+                   "per-core targets (auto): the ORTI file describes %u cores but OpenOCD has "
+                   "%u targets (%s); name them with --target-per-core", cores,
+                   g_strv_length (names), list);
+      return FALSE;
+    }
+    p->attached_targets = g_new0 (char *, cores + 1);
+    for (guint c = 0; c < cores; c++)
+      p->attached_targets[c] = g_strdup (names[c]);
+    return TRUE;
+  }
+  for (guint c = 0; p->core_targets[c]; c++) {
+    if (p->core_targets[c][0] != '\0' && !g_strv_contains ((const char *const *) names,
+                                                           p->core_targets[c])) {
+      g_set_error (error, PROBE_ERROR, PROBE_ERROR_NOT_FOUND,
+                   "per-core targets: OpenOCD has no target \"%s\" for core %u (its targets: %s)",
+                   p->core_targets[c], c, list);
+      return FALSE;
+    }
+  }
+  p->attached_targets = g_strdupv (p->core_targets);
+  return TRUE;
+}
+
 static gboolean
 poll_attach (ProbeSource *src, ProbeOpenocd *oc, GError **error)
 {
   PollSource *p = (PollSource *) src;
   ProbePollConfig cfg = p->cfg;
+  if (!resolve_core_targets (p, oc, error))
+    return FALSE;
+  cfg.core_targets = (const char *const *) p->attached_targets;
+  cfg.n_core_targets = p->attached_targets ? g_strv_length (p->attached_targets) : 0;
+  cfg.core_targets_auto = FALSE;
   if (p->cm == NULL)
     p->cm = probe_cortexm_new (oc, cfg.target);
   probe_cortexm_set_openocd (p->cm, oc);
@@ -150,6 +202,8 @@ poll_finalize (ProbeSource *src)
   g_clear_pointer (&p->decoder, probe_poll_decoder_free);
   g_array_unref (p->channels);
   g_free (p->target);
+  g_strfreev (p->core_targets);
+  g_strfreev (p->attached_targets);
   g_free (p->clock_note);
   probe_cortexm_free (p->cm);
 }
@@ -184,6 +238,9 @@ probe_source_new_poll (const ProbePollConfig *cfg, const ProbePollChannel *chann
   p->cfg = *cfg;
   p->target = g_strdup (cfg->target);
   p->cfg.target = p->target;
+  p->core_targets = probe_poll_config_copy_core_targets (cfg);
+  p->cfg.core_targets = NULL; /* p->core_targets holds them */
+  p->cfg.n_core_targets = 0;
   p->channels = g_array_sized_new (FALSE, TRUE, sizeof (ProbePollChannel), n_channels);
   g_array_set_clear_func (p->channels, channel_clear);
   for (guint i = 0; i < n_channels; i++) {

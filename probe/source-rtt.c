@@ -10,6 +10,13 @@
  * reads it first: the target's own verdict on orti_trace_init() (a failure is named, never
  * waited out) and the tick rate, which a session joining a running target needs because the
  * stream header was overwritten long ago.
+ *
+ * Streams: a live session reads one up channel, stream 0. A capture may hold several streams,
+ * one per record channel — one per core, each with its own stream header naming its core
+ * (an AMP target with a tracer per core, issue 19): each channel has its own decoder, so each
+ * keeps its own timestamp base and sync state. The records' order across channels is the
+ * order the session sees the Events in, so a capture for cross-core statistics interleaves
+ * its streams in time.
  */
 #include "source-private.h"
 
@@ -17,13 +24,14 @@
 #define LOCATE_PAUSE_US 100000
 #define HEADER_WAIT_US 3000000      /* how long attach reads for the stream header */
 #define SERVER_WAIT_MS 10           /* server method: wait this long for bytes per read */
+#define MAX_STREAMS PROBE_POLL_MAX_CORES /* streams (capture channels) one source decodes */
 
 typedef struct {
   ProbeSource parent;
   ProbeRttConfig cfg;
   char *target, *host;        /* cfg copies */
   ProbeRttLink *link;         /* NULL before attach */
-  ProbeDecoder *decoder;
+  GPtrArray *decoders;        /* ProbeDecoder* by stream (capture channel); [0] always */
   GByteArray *head;           /* bytes read by attach, handed out by the next read */
 } RttSource;
 
@@ -150,7 +158,16 @@ rtt_decode (ProbeSource *src, guint16 channel, const guint8 *data, gsize len,
 {
   RttSource *r = (RttSource *) src;
   ProbeSourceEachEvent e = { func, user };
-  return probe_decoder_feed (r->decoder, data, len, probe_source_each_event, &e, error);
+  if (channel >= MAX_STREAMS) {
+    g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT,
+                 "RTT stream %u: at most %u streams (one per core) are decoded", channel,
+                 MAX_STREAMS);
+    return FALSE;
+  }
+  while (r->decoders->len <= channel)
+    g_ptr_array_add (r->decoders, probe_decoder_new (NULL));
+  return probe_decoder_feed (g_ptr_array_index (r->decoders, channel), data, len,
+                             probe_source_each_event, &e, error);
 }
 
 static void
@@ -164,11 +181,14 @@ static void
 rtt_update_quality (ProbeSource *src)
 {
   RttSource *r = (RttSource *) src;
-  const ProbeDecoderStats *st = probe_decoder_get_stats (r->decoder);
-  src->quality.records = st->bytes;
-  guint32 hz = 0;
-  if (src->quality.tick_hz == 0 && probe_decoder_get_stream_info (r->decoder, &hz, NULL, NULL))
-    src->quality.tick_hz = hz;
+  src->quality.records = 0;
+  for (guint i = 0; i < r->decoders->len; i++) {
+    ProbeDecoder *d = g_ptr_array_index (r->decoders, i);
+    src->quality.records += probe_decoder_get_stats (d)->bytes;
+    guint32 hz = 0;
+    if (src->quality.tick_hz == 0 && probe_decoder_get_stream_info (d, &hz, NULL, NULL))
+      src->quality.tick_hz = hz;
+  }
 }
 
 static gboolean
@@ -183,7 +203,7 @@ rtt_finalize (ProbeSource *src)
 {
   RttSource *r = (RttSource *) src;
   g_clear_pointer (&r->link, probe_rtt_link_free);
-  probe_decoder_free (r->decoder);
+  g_ptr_array_unref (r->decoders);
   g_byte_array_unref (r->head);
   g_free (r->target);
   g_free (r->host);
@@ -210,7 +230,8 @@ probe_source_new_rtt (const ProbeRttConfig *cfg)
   r->host = g_strdup (cfg->host);
   r->cfg.target = r->target;
   r->cfg.host = r->host;
-  r->decoder = probe_decoder_new (NULL);
+  r->decoders = g_ptr_array_new_with_free_func ((GDestroyNotify) probe_decoder_free);
+  g_ptr_array_add (r->decoders, probe_decoder_new (NULL));
   r->head = g_byte_array_new ();
   ProbeSourceQuality *q = &r->parent.quality;
   q->clock = "stream";

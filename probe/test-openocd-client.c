@@ -2,31 +2,11 @@
  * target), on a free port: framing, catch-wrapped errors, pipelining, Tcl list parsing, and
  * what happens when OpenOCD is not there or goes away. Skips (77) when openocd is missing. */
 #include "probe.h"
+#include "test-ocd-util.h"
 
 #include <gio/gio.h>
 #include <glib/gstdio.h>
-#include <signal.h>
 #include <string.h>
-#include <sys/prctl.h>
-
-static guint16
-free_port (void)
-{
-  g_autoptr (GSocket) s = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
-                                        G_SOCKET_PROTOCOL_TCP, NULL);
-  g_autoptr (GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  g_autoptr (GSocketAddress) any = g_inet_socket_address_new (lo, 0);
-  g_assert_true (g_socket_bind (s, any, FALSE, NULL));
-  g_autoptr (GSocketAddress) bound = g_socket_get_local_address (s, NULL);
-  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
-}
-
-/* OpenOCD must not outlive a test that aborts. */
-static void
-die_with_parent (gpointer data)
-{
-  prctl (PR_SET_PDEATHSIG, SIGKILL);
-}
 
 typedef struct {
   GSubprocess *proc;

@@ -34,6 +34,8 @@
  *   6  raw_dropped: per session and core, what --keep-raw pruned (events, chunks, the first
  *      and last tick pruned); view events_dropped shows it per core beside the `events` view,
  *      with the first kept tick (sessions pruned under version 5: one row, core NULL).
+ *   7  cross-core activation latency (issue 19): cross_core_stat per (activating core,
+ *      starting core), view cross_core_latency in µs with the cores' names.
  *
  * Workload facts that shaped it: events dominate (millions per session) so they are packed
  * per core into ~1 KB chunks (store-private.h) — about 8 bytes an event instead of ~30 for a
@@ -648,6 +650,27 @@ migrate_5_to_6 (sqlite3 *db, GError **error)
     "  AND NOT EXISTS (SELECT 1 FROM raw_dropped d WHERE d.session_id = s.id);\n", error);
 }
 
+/* migrate_6_to_7: cross-core activation latency. A new table only: older sessions have no
+ * rows (they were never measured), which the view shows as no pairs, never as 0. */
+static gboolean
+migrate_6_to_7 (sqlite3 *db, GError **error)
+{
+  return store__exec (db,
+    "CREATE TABLE cross_core_stat (\n"
+    "  session_id INTEGER NOT NULL, from_core INTEGER NOT NULL, core INTEGER NOT NULL,\n"
+    "  count INTEGER NOT NULL, min INTEGER, max INTEGER, avg REAL,\n"
+    "  p50 INTEGER, p90 INTEGER, p99 INTEGER,\n"
+    "  PRIMARY KEY (session_id, from_core, core)) WITHOUT ROWID;\n"
+    "CREATE VIEW cross_core_latency AS\n"
+    "SELECT s.session_id, s.from_core, COALESCE(f.name, printf('core %d', s.from_core))\n"
+    "    AS from_name, s.core, COALESCE(c.name, printf('core %d', s.core)) AS name, s.count,\n"
+    US ("s.min", "min_us") ",\n" US ("s.max", "max_us") ",\n" US ("s.avg", "avg_us") ",\n"
+    US ("s.p50", "p50_us") ",\n" US ("s.p90", "p90_us") ",\n" US ("s.p99", "p99_us") "\n"
+    "FROM cross_core_stat s JOIN sessions x ON x.id = s.session_id\n"
+    "LEFT JOIN cores f ON f.session_id = s.session_id AND f.core = s.from_core\n"
+    "LEFT JOIN cores c ON c.session_id = s.session_id AND c.core = s.core;\n", error);
+}
+
 typedef gboolean (*StoreMigration) (sqlite3 *db, GError **error);
 
 /* migrations[v] upgrades version v to v + 1. */
@@ -658,6 +681,7 @@ static const StoreMigration migrations[STORE_SCHEMA_VERSION] = {
   migrate_3_to_4,
   migrate_4_to_5,
   migrate_5_to_6,
+  migrate_6_to_7,
 };
 
 gboolean

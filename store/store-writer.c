@@ -45,6 +45,7 @@ typedef enum {
   MSG_DATA_STATE_STATS,
   MSG_DATA_VALUES,
   MSG_CORE_STATS,
+  MSG_CROSS_CORE_STATS,
   MSG_QUALITY,
   MSG_NOTES,
   MSG_END,
@@ -139,8 +140,9 @@ enum {
   ST_FUNCTION, ST_POINT, ST_VARIABLE, ST_CHUNK, ST_SLICE, ST_BUCKET, ST_CALL, ST_ANOMALY,
   ST_GAP, ST_TASK_STAT, ST_FUNCTION_STAT, ST_TASK_FUNCTION_STAT, ST_ISR_STAT,
   ST_TASK_ISR_STAT, ST_SERVICE_STAT, ST_TASK_SERVICE_STAT, ST_POINT_STAT, ST_DATA_STAT,
-  ST_DATA_STATE_STAT, ST_DATA_VALUE, ST_CORE_STAT, ST_QUALITY, ST_NOTES, ST_EVENT_COUNT,
-  ST_END, ST_PRUNE_TIME_SUM, ST_PRUNE_TIME, ST_PRUNE_SCAN, ST_PRUNE_IDS, ST_DROPPED, ST_DROPPED_CORE, ST_COUNT
+  ST_DATA_STATE_STAT, ST_DATA_VALUE, ST_CORE_STAT, ST_CROSS_CORE_STAT, ST_QUALITY, ST_NOTES,
+  ST_EVENT_COUNT, ST_END, ST_PRUNE_TIME_SUM, ST_PRUNE_TIME, ST_PRUNE_SCAN, ST_PRUNE_IDS,
+  ST_DROPPED, ST_DROPPED_CORE, ST_COUNT
 };
 
 #define SERVICE_STAT_COLUMNS \
@@ -223,6 +225,8 @@ static const char *const statement_sql[ST_COUNT] = {
   [ST_DATA_VALUE] = "INSERT INTO data_values (session_id, variable, ts, value) VALUES (?, ?, ?, ?)",
   [ST_CORE_STAT] = "INSERT OR REPLACE INTO core_stat (session_id, core, start, \"end\", "
                    "task_time, isr_time, idle_time, unknown_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+  [ST_CROSS_CORE_STAT] = "INSERT OR REPLACE INTO cross_core_stat (session_id, from_core, core, "
+                         "count, min, max, avg, p50, p90, p99) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   [ST_QUALITY] = "UPDATE sessions SET sample_rate_hz = ?, gap_count = ?, dropped_events = ?, "
                  "anomaly_count = ?, interval_jitter_us = ?, min_interval_us = ?, "
                  "reads_failed = ?, interval_p50_us = ?, interval_p99_us = ?, samples = ?, "
@@ -1108,6 +1112,21 @@ bind_core_stat (sqlite3_stmt *st, int *k, gconstpointer row)
   bind_i (st, k, r->unknown_time);
 }
 
+static void
+bind_cross_core_stat (sqlite3_stmt *st, int *k, gconstpointer row)
+{
+  const StoreCrossCoreStat *r = row;
+  sqlite3_bind_int64 (st, (*k)++, r->from_core);
+  sqlite3_bind_int64 (st, (*k)++, r->core);
+  sqlite3_bind_int64 (st, (*k)++, r->count);
+  bind_i (st, k, r->min);
+  bind_i (st, k, r->max);
+  bind_d (st, k, r->avg);
+  bind_i (st, k, r->p50);
+  bind_i (st, k, r->p90);
+  bind_i (st, k, r->p99);
+}
+
 static gboolean
 do_rows (StoreWriter *self, Session *s, Msg *m, GError **error)
 {
@@ -1224,6 +1243,9 @@ do_rows (StoreWriter *self, Session *s, Msg *m, GError **error)
     return put_stats (self, s, m, ST_DATA_VALUE, sizeof (StoreDataValue), bind_data_value, error);
   case MSG_CORE_STATS:
     return put_stats (self, s, m, ST_CORE_STAT, sizeof (StoreCoreStat), bind_core_stat, error);
+  case MSG_CROSS_CORE_STATS:
+    return put_stats (self, s, m, ST_CROSS_CORE_STAT, sizeof (StoreCrossCoreStat),
+                      bind_cross_core_stat, error);
   case MSG_QUALITY: {
     sqlite3_stmt *st = self->stmt[ST_QUALITY];
     const StoreSessionQuality *q = &m->quality;
@@ -1729,6 +1751,13 @@ store_writer_put_core_stats (StoreWriter *writer, gint64 session, const StoreCor
                              gsize n, GError **error)
 {
   return push_rows (writer, MSG_CORE_STATS, session, stats, n, sizeof *stats, error);
+}
+
+gboolean
+store_writer_put_cross_core_stats (StoreWriter *writer, gint64 session,
+                                   const StoreCrossCoreStat *stats, gsize n, GError **error)
+{
+  return push_rows (writer, MSG_CROSS_CORE_STATS, session, stats, n, sizeof *stats, error);
 }
 
 gboolean

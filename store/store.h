@@ -52,7 +52,7 @@ typedef enum {
 } StoreError;
 
 /* Schema version this build reads and writes (store-schema.c keeps the history). */
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 
 /* --- rows -------------------------------------------------------------------------------- */
 
@@ -280,6 +280,17 @@ typedef struct {
   gint64 unknown_time;  /* the state was unknown (before the first switch, after a gap) */
 } StoreCoreStat;
 
+/* Cross-core activation latency (cross_core_stat): ActivateTask on core @from_core → the job's
+ * first switch-in on @core (daemon/slicer.h SlicerCrossCoreStats). Ticks. */
+typedef struct {
+  guint32 from_core;    /* core the activation ran on */
+  guint32 core;         /* core the activated job started on */
+  gint64 count;         /* samples (rows have at least one) */
+  gint64 min, max;
+  double avg;
+  gint64 p50, p90, p99; /* percentiles (histogram bucket bounds, see slicer.h) */
+} StoreCrossCoreStat;
+
 /* Something the slicer found inconsistent. */
 typedef struct {
   gint64 ts;          /* ticks */
@@ -489,6 +500,9 @@ gboolean store_writer_put_data_stats (StoreWriter *writer, gint64 session,
                                       const StoreDataStat *stats, gsize n, GError **error);
 gboolean store_writer_put_data_state_stats (StoreWriter *writer, gint64 session,
                                             const StoreDataStateStat *stats, gsize n,
+                                            GError **error);
+gboolean store_writer_put_cross_core_stats (StoreWriter *writer, gint64 session,
+                                            const StoreCrossCoreStat *stats, gsize n,
                                             GError **error);
 gboolean store_writer_put_core_stats (StoreWriter *writer, gint64 session,
                                       const StoreCoreStat *stats, gsize n, GError **error);

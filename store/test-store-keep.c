@@ -320,6 +320,8 @@ test_migrate (Fixture *f, gconstpointer data)
   g_autoptr (StoreDb) rw = store_db_open (f->path, STORE_OPEN_READ_WRITE, &error);
   g_assert_no_error (error);
   g_assert_cmpint (query_int (rw, "PRAGMA user_version"), ==, STORE_SCHEMA_VERSION);
+  /* version 7: sessions from before it measured no cross-core latency: no rows, not zeros */
+  g_assert_cmpint (query_int (rw, "SELECT count(*) FROM cross_core_latency"), ==, 0);
   g_assert_cmpint (query_int (rw, "SELECT count(*) FROM sessions"), >, 0);
   g_assert_cmpint (query_int (rw, "SELECT count(*) FROM sessions WHERE raw_dropped_events = 0 "
                                   "AND raw_dropped_until IS NULL AND raw_keep_s IS NULL"), ==,

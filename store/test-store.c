@@ -77,7 +77,8 @@ test_new (Fixture *f, gconstpointer data)
   const char *views[] = { "task_stats", "function_stats", "task_function_stats", "timeline",
                           "sessions_overview", "events", "isr_stats", "task_isr_stats",
                           "service_stats", "task_service_stats", "point_stats", "data_stats",
-                          "data_state_stats", "data_series", "core_stats" };
+                          "data_state_stats", "data_series", "core_stats",
+                          "cross_core_latency" };
   for (guint i = 0; i < G_N_ELEMENTS (views); i++) {
     g_autofree char *sql = g_strdup_printf ("SELECT count(*) FROM %s", views[i]);
     g_assert_cmpint (query_int (db, sql), ==, 0);
@@ -541,6 +542,9 @@ write_session (const char *path, Written *out, guint n_events, guint32 seed)
   g_assert_true (store_writer_push_data_values (w, id, dv, 3, &error));
   StoreCoreStat cs = { 0, 0, 100000, 60000, 5000, 30000, 5000 };
   g_assert_true (store_writer_put_core_stats (w, id, &cs, 1, &error));
+  StoreCrossCoreStat xs = { .from_core = 1, .core = 0, .count = 4, .min = 200, .max = 900,
+                            .avg = 450.5, .p50 = 300, .p90 = 900, .p99 = 900 };
+  g_assert_true (store_writer_put_cross_core_stats (w, id, &xs, 1, &error));
   StoreSessionNotes notes = { .clock_source = "stream", .inference = "trace events" };
   g_assert_true (store_writer_set_notes (w, id, &notes, &error));
   StoreSessionNotes more = { .clock_warning = "host clock runs 3 % slow", .source_config = "{}" };
@@ -652,6 +656,10 @@ test_roundtrip (Fixture *f, gconstpointer data)
                    ==, 4000000109);
   g_assert_cmpint (query_int (db, "SELECT count(*) FROM core_stats WHERE name = 'core0' AND "
                                   "busy_us = 65000 AND round(load_percent, 6) = round(6500.0 / 95, 6)"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM cross_core_latency WHERE from_core = 1 AND "
+                                  "from_name = 'core 1' AND name = 'core0' AND count = 4 AND "
+                                  "min_us = 200 AND max_us = 900 AND avg_us = 450.5 AND p50_us = 300 AND "
+                                  "p99_us = 900"), ==, 1);
   g_assert_cmpint (query_int (db, "SELECT count(*) FROM sessions_overview WHERE clock_source = 'stream' "
                                   "AND inference = 'trace events' AND clock_warning IS NOT NULL AND "
                                   "source_config = '{}' AND samples IS NULL AND functions = 1"), ==, 1);
@@ -753,7 +761,7 @@ test_delete (Fixture *f, gconstpointer data)
                            "task_function_stat", "anomalies", "gaps", "points", "variables",
                            "isr_stat", "task_isr_stat", "service_stat", "task_service_stat",
                            "point_stat", "data_stat", "data_state_stat", "data_values",
-                           "core_stat" };
+                           "core_stat", "cross_core_stat" };
   for (guint i = 0; i < G_N_ELEMENTS (tables); i++) {
     g_autofree char *sql = g_strdup_printf ("SELECT count(*) = 0 AND (SELECT count(*) FROM %s "
                                             "WHERE session_id = %" G_GINT64_FORMAT ") > 0 FROM %s "

@@ -28,9 +28,13 @@ ctl_live (gpointer data, WebLive *live)
 {
   Fx *fx = data;
   *live = (WebLive) { .id = fx->session, .state = "running", .source = "poll", .tick_hz = 1000000,
-                      .events = 42, .n_cores = 1 };
+                      .events = 42, .n_cores = 12 }; /* more than the 8 it once held */
   live->running[0] = "Task_B";
   live->running_value[0] = 2;
+  for (guint c = 1; c < live->n_cores; c++) {
+    live->running[c] = c == 11 ? "Task_A" : NULL;
+    live->running_value[c] = c == 11 ? 1 : 0x40 + c;
+  }
   return TRUE;
 }
 
@@ -129,6 +133,10 @@ make_store (const char *path)
   store_writer_push_data_values (w, id, dv, G_N_ELEMENTS (dv), &error);
   StoreCoreStat cs = { 0, 0, 2000, 1400, 80, 500, 20 };
   store_writer_put_core_stats (w, id, &cs, 1, &error);
+  /* version 6: cross-core activation latency, core 1 → core 0 */
+  StoreCrossCoreStat xs = { .from_core = 1, .core = 0, .count = 3, .min = 5, .max = 9, .avg = 7,
+                            .p50 = 7, .p90 = 9, .p99 = 9 };
+  store_writer_put_cross_core_stats (w, id, &xs, 1, &error);
   StoreAnomaly an = { .ts = 900, .core = 0, .task = 1, .kind = "missing_exit", .value = 0x200 };
   store_writer_push_anomalies (w, id, &an, 1, &error);
   StoreGap gap = { .start = 800, .end = 900, .core = 0, .lost = 3, .reason = 1 };
@@ -331,7 +339,7 @@ test_routes (Fx *fx, gconstpointer data)
   /* every route of the server is described */
   JsonObject *paths = json_object_get_object_member (json_node_get_object (apin), "paths");
   const char *routes[] = { "tasks", "functions", "isrs", "isrs/tasks", "services", "services/tasks",
-                           "points", "data", "data/states", "data/values", "cores", "timeline",
+                           "points", "data", "data/states", "data/values", "cores", "cross-core", "timeline",
                            "callstack", "log", "flame", "anomalies", "gaps", "export", "stop" };
   for (guint i = 0; i < G_N_ELEMENTS (routes); i++) {
     g_autofree char *key = g_strdup_printf ("/api/sessions/{id}/%s", routes[i]);
@@ -428,6 +436,13 @@ test_v3_routes (Fx *fx, gconstpointer data)
   g_assert_cmpint (json_object_get_int_member (b0, "max"), ==, 2);
   g_assert_cmpfloat (json_object_get_double_member (b1, "t_us"), ==, 500);
   g_assert_cmpint (json_object_get_int_member (b1, "value"), ==, 1);
+  g_autoptr (JsonNode) xcore = get_rows (fx, "cross-core", 1);
+  JsonObject *x0 = json_array_get_object_element (json_node_get_array (xcore), 0);
+  g_assert_cmpint (json_object_get_int_member (x0, "core"), ==, 0);
+  g_assert_cmpint (json_object_get_int_member (x0, "from_core"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (x0, "count"), ==, 3);
+  g_assert_cmpfloat (json_object_get_double_member (x0, "p50_us"), ==, 7);
+  g_assert_cmpfloat (json_object_get_double_member (x0, "avg_us"), ==, 7);
   g_autoptr (JsonNode) cores = get_rows (fx, "cores", 1);
   JsonObject *c0 = json_array_get_object_element (json_node_get_array (cores), 0);
   g_assert_cmpfloat_with_epsilon (json_object_get_double_member (c0, "load_percent"),
@@ -582,6 +597,10 @@ test_metrics_and_live (Fx *fx, gconstpointer data)
   g_assert_nonnull (strstr (m, "orti_data_value{session=\"1\",variable=\"light\"} 1\n"));
   g_assert_nonnull (strstr (m, "orti_core_busy_seconds_total{session=\"1\",core=\"0\"} 0.00148\n"));
   g_assert_nonnull (strstr (m, "# TYPE orti_task_load_bound_ratio gauge\n"));
+  g_assert_nonnull (strstr (m, "orti_cross_core_activations_total{session=\"1\",core=\"0\","
+                               "from_core=\"1\"} 3\n"));
+  g_assert_nonnull (strstr (m, "orti_cross_core_latency_p99_seconds{session=\"1\",core=\"0\","
+                               "from_core=\"1\"} 9.0e-06\n"));
   g_autofree char *promtool = g_find_program_in_path ("promtool");
   if (promtool) {
     g_autofree char *path = g_build_filename (fx->dir, "metrics.txt", NULL);
@@ -610,7 +629,10 @@ test_metrics_and_live (Fx *fx, gconstpointer data)
     g_assert_true (g_str_has_prefix (q + strlen ("event: stats\ndata: "), "{\"session\":1,\"state\":\"running\""));
   }
   g_assert_cmpuint (events, >=, 2);
-  g_assert_nonnull (strstr (run.out, "\"running\":[{\"core\":0,\"task\":\"Task_B\"}]"));
+  g_assert_nonnull (strstr (run.out, "\"running\":[{\"core\":0,\"task\":\"Task_B\"},"
+                                     "{\"core\":1,\"task\":\"0x41\"}"));
+  g_assert_nonnull (strstr (run.out, "{\"core\":10,\"task\":\"0x4a\"},"
+                                     "{\"core\":11,\"task\":\"Task_A\"}]"));
   g_free (run.out);
 
   /* /metrics may come from a cache for up to a second, but never across a change of the latest

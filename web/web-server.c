@@ -678,6 +678,9 @@ route_session (Job *j, StoreDb *db, gint64 id, const char *what, const char *sub
                  (long long) id);
   else if (strcmp (what, "cores") == 0)
     answer_rows (j, db, "SELECT * FROM core_stats WHERE session_id = %lld ORDER BY core", (long long) id);
+  else if (strcmp (what, "cross-core") == 0)
+    answer_rows (j, db, "SELECT * FROM cross_core_latency WHERE session_id = %lld "
+                 "ORDER BY core, from_core", (long long) id);
   else if (strcmp (what, "data") == 0 && sub == NULL)
     answer_rows (j, db, "SELECT * FROM data_stats WHERE session_id = %lld ORDER BY variable_value",
                  (long long) id);
@@ -994,8 +997,8 @@ prom_label (GString *out, const char *s)
 }
 
 /* The per-entity gauges and counters of /metrics, by entity: one query for session %lld gives
- * rows of (label value, one value per metric, in the order of m[]); a NULL value (unknown)
- * gives no sample. */
+ * rows of (label value, [label2 value when label2 is set,] one value per metric, in the order
+ * of m[]); a NULL value (unknown) gives no sample. */
 typedef struct {
   const char *name, *type, *help;
 } MetricDesc;
@@ -1003,6 +1006,7 @@ typedef struct {
 static const struct {
   const char *label, *sql;
   MetricDesc m[5];
+  const char *label2; /* a second label (NULL: none) */
 } entity_metrics[] = {
   { "task",
     "SELECT task, load_percent / 100.0, load_bound_percent / 100.0, run_total_us / 1e6, "
@@ -1045,6 +1049,19 @@ static const struct {
       { "orti_core_idle_seconds_total", "counter", "Time the core was idle." },
       { "orti_core_unknown_seconds_total", "counter", "Time the core's state was unknown "
         "(before the first switch, after a gap)." } } },
+  { "core",
+    "SELECT core, from_core, count, avg_us / 1e6, p50_us / 1e6, p99_us / 1e6, max_us / 1e6 "
+    "FROM cross_core_latency WHERE session_id = %lld ORDER BY core, from_core",
+    { { "orti_cross_core_activations_total", "counter", "Jobs started on the core by an "
+        "ActivateTask on core from_core." },
+      { "orti_cross_core_latency_avg_seconds", "gauge", "Average time from the ActivateTask on "
+        "from_core to the job's first switch-in on the core." },
+      { "orti_cross_core_latency_p50_seconds", "gauge", "Median cross-core activation latency." },
+      { "orti_cross_core_latency_p99_seconds", "gauge", "99th percentile of the cross-core "
+        "activation latency." },
+      { "orti_cross_core_latency_max_seconds", "gauge", "Longest cross-core activation "
+        "latency." } },
+    "from_core" },
 };
 
 /* GET /metrics (worker thread): the latest session's gauges and counters (entity_metrics and
@@ -1091,13 +1108,18 @@ metrics_thread (GTask *task, gpointer source, gpointer data, GCancellable *cance
       const MetricDesc *m = &entity_metrics[i].m[k];
       g_string_append_printf (out, "# HELP %s %s\n# TYPE %s %s\n", m->name, m->help, m->name,
                               m->type);
+      const char *label2 = entity_metrics[i].label2;
       for (guint r = 0; rows != NULL && r < rows->rows->len; r++) {
-        const char *v = cell_text (rows, r, k + 1);
+        const char *v = cell_text (rows, r, k + 1 + (label2 != NULL));
         if (v == NULL)
           continue; /* unknown: no sample */
         g_string_append_printf (out, "%s{session=\"%s\",%s=\"", m->name, sid,
                                 entity_metrics[i].label);
         prom_label (out, cell_text (rows, r, 0));
+        if (label2 != NULL) {
+          g_string_append_printf (out, "\",%s=\"", label2);
+          prom_label (out, cell_text (rows, r, 1));
+        }
         g_string_append_printf (out, "\"} %s\n", v);
       }
     }

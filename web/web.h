@@ -27,6 +27,10 @@ typedef enum {
 
 /* The running (or last) session's live counters, as the daemon reports them. Strings are
  * owned by the daemon and valid until the main loop runs again. */
+/* Cores the live view tracks (the poll source's limit, PROBE_POLL_MAX_CORES); a core beyond
+ * it is left out of `running`, never written past the arrays. */
+#define WEB_LIVE_MAX_CORES 64
+
 typedef struct {
   gint64 id;               /* store session id */
   const char *state;       /* "running", "reconnecting", "complete", "incomplete" */
@@ -35,9 +39,10 @@ typedef struct {
   guint64 events, events_stored, samples, gaps, drops, anomalies;
   guint64 span;            /* ticks from the first to the latest event */
   double rate;             /* samples/s (poll) or events/s */
-  guint n_cores;
-  const char *running[8];  /* running task name per core ("idle"), NULL: unknown name */
-  guint32 running_value[8];/* its value */
+  guint n_cores;           /* ≤ WEB_LIVE_MAX_CORES */
+  const char *running[WEB_LIVE_MAX_CORES];  /* running task name per core ("idle"), NULL:
+                                             * unknown name */
+  guint32 running_value[WEB_LIVE_MAX_CORES];/* its value */
 } WebLive;
 
 /* What the daemon lets the web layer see and do. Any callback may be NULL (then the matching

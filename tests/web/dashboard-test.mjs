@@ -456,6 +456,20 @@ async function main() {
   }
   await checkBars("timeline canvas has coloured bars in the plot", "canvas.gantt", 0.02);
   await checkBars("load chart has coloured bars", "canvas.load", 0.05);
+  /* the load chart of one core: one choice per core with lanes, the chart redrawn for it */
+  const coreChoices = await evaluate("[...document.querySelectorAll('select.load-core option')].map((o) => o.value).join(',')");
+  const laneCores = await evaluate("OP.page.timeline.cores.join(',')");
+  check(coreChoices === "," + laneCores, "load chart offers all cores and each core", coreChoices + " / lanes " + laneCores);
+  if (laneCores !== "") {
+    const c0 = laneCores.split(",")[0];
+    const whole = await evaluate("document.querySelector('canvas.load').getAttribute('aria-label')");
+    await evaluate(`(() => { const s = document.querySelector('select.load-core'); s.value = ${JSON.stringify(c0)}; s.dispatchEvent(new Event('change')); })()`);
+    const lbl = await evaluate("document.querySelector('canvas.load').getAttribute('aria-label')");
+    check(lbl.includes("of core " + c0), "load chart of core " + c0 + " alone", lbl);
+    if (fixtureMode && laneCores.includes(",")) check(lbl !== whole, "one core's load differs from all cores'", lbl + " / " + whole);
+    await checkBars("load chart of one core has coloured bars", "canvas.load", 0.02);
+    await evaluate(`(() => { const s = document.querySelector('select.load-core'); s.value = ""; s.dispatchEvent(new Event('change')); })()`);
+  }
   await screenshot("dashboard-session.png");
 
   /* zoom: wheel on the canvas, then the + button; each later request is narrower */
@@ -598,7 +612,8 @@ async function main() {
     { tab: "isrs", tables: [["#isrs-table", "/isrs", (r) => r.isr], ["#isr-tasks-table", "/isrs/tasks", (r) => r.task + "|" + r.isr]] },
     { tab: "services", tables: [["#services-table", "/services", (r) => r.service], ["#service-tasks-table", "/services/tasks", (r) => r.task + "|" + r.service]] },
     { tab: "points", tables: [["#points-table", "/points", (r) => String(r.point_value)]] },
-    { tab: "cores", tables: [["#cores-table", "/cores", (r) => String(r.core)]] },
+    { tab: "cores", tables: [["#cores-table", "/cores", (r) => String(r.core)],
+                             ["#cross-core-table", "/cross-core", (r) => r.core + "|" + r.from_core]] },
   ];
   for (const { tab, tables } of tabTables) {
     await S("Page.navigate", { url: base + "/#/session/" + sid + "/" + tab });

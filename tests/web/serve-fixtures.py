@@ -227,7 +227,7 @@ class Handler(BaseHTTPRequestHandler):
                 if "a" not in query or "b" not in query:
                     raise BadRequest("compare needs a= and b=")
                 return self.answer(load_fixture("compare-%s-%s.json" % (query["a"][0], query["b"][0])))
-            m = re.match(r"^/api/sessions/(\d+)(?:/([a-z]+)(?:/([a-z]+))?)?$", path)
+            m = re.match(r"^/api/sessions/(\d+)(?:/([a-z-]+)(?:/([a-z]+))?)?$", path)
             if not m:
                 return self.not_found()
             sid, endpoint, sub = m.group(1), m.group(2), m.group(3)

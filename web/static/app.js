@@ -444,6 +444,16 @@
     { key: "unknown_us", label: "Unknown µs", num: true, width: "9em", fmt: F.us, title: "Before the first switch, after a gap" },
     { key: "isr_percent", label: "ISR2 share", num: true, width: "7em", fmt: F.pct },
   ];
+  const CROSS_CORE_COLS = [
+    { key: "from_name", label: "ActivateTask on", width: "9em" },
+    { key: "name", label: "Job started on", width: "9em" },
+    { key: "count", label: "Count", num: true, width: "6em", fmt: F.int },
+    { key: "min_us", label: "Min µs", num: true, width: "8em", fmt: F.us },
+    { key: "avg_us", label: "Avg µs", num: true, width: "8em", fmt: F.us },
+    { key: "p50_us", label: "p50 µs", num: true, width: "8em", fmt: F.us },
+    { key: "p99_us", label: "p99 µs", num: true, width: "8em", fmt: F.us },
+    { key: "max_us", label: "Max µs", num: true, width: "8em", fmt: F.us },
+  ];
   const TABS = [["tasks", "Tasks"], ["functions", "Functions"], ["isrs", "ISRs"], ["services", "Services"], ["points", "Profile points"],
                 ["data", "Data"], ["cores", "Cores"], ["flame", "Call tree & flame graph"], ["anomalies", "Anomalies & gaps"]];
 
@@ -600,14 +610,29 @@
             tt.setRows(b);
           },
         };
-      } else if (tab === "points" || tab === "cores") {
-        const pt = tab === "points";
-        const t = new OP.Table({ caption: pt ? "Profile points (seed 003)" : "Cores", columns: pt ? POINT_COLS : CORE_COLS,
-          rowKey: (r) => String(pt ? r.point_value : r.core), sort: pt ? { key: "point_value", dir: "asc" } : { key: "name", dir: "asc" },
-          empty: pt ? "No profile points (pfpBegin/pfpEnd not traced)." : "No core statistics." });
-        t.el.id = tab + "-table";
+      } else if (tab === "cores") {
+        const t = new OP.Table({ caption: "Cores", columns: CORE_COLS, rowKey: (r) => String(r.core),
+          sort: { key: "name", dir: "asc" }, empty: "No core statistics." });
+        t.el.id = "cores-table";
+        const xt = new OP.Table({ caption: "Cross-core activation latency (ActivateTask on one core → the job's start on another)",
+          columns: CROSS_CORE_COLS, rowKey: (r) => r.core + "|" + r.from_core, sort: { key: "name", dir: "asc" },
+          empty: "No task was activated from another core (or the session predates this measurement)." });
+        xt.el.id = "cross-core-table";
+        el.append(t.el, xt.el);
+        p = {
+          el, tables: [t, xt], load: async () => {
+            const [a, b] = await Promise.all([OP.api(base + "/cores", ctl.signal), OP.api(base + "/cross-core", ctl.signal)]);
+            t.setRows(a);
+            xt.setRows(b);
+          },
+        };
+      } else if (tab === "points") {
+        const t = new OP.Table({ caption: "Profile points (seed 003)", columns: POINT_COLS,
+          rowKey: (r) => String(r.point_value), sort: { key: "point_value", dir: "asc" },
+          empty: "No profile points (pfpBegin/pfpEnd not traced)." });
+        t.el.id = "points-table";
         el.append(t.el);
-        p = { el, tables: [t], load: async () => t.setRows(await OP.api(base + "/" + tab, ctl.signal)) };
+        p = { el, tables: [t], load: async () => t.setRows(await OP.api(base + "/points", ctl.signal)) };
       } else if (tab === "data") {
         const pick = h("select", { id: "data-var", class: "task-pick" });
         const chart = new OP.ValueChart();

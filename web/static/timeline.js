@@ -91,6 +91,7 @@
       this.timer = 0;
       this.drag = null;
       this.bound = 0; /* half-width of the load band, share of all cores (0: none) */
+      this.loadCore = null; /* the load chart shows this core only (null: all cores) */
       this.loadBand = { half: 0, bins: 0 }; /* what the last drawing shaded (tests read it) */
       this.build();
     }
@@ -116,7 +117,8 @@
         '<button type="button" data-act="reset">Whole session</button>' +
         '<span class="range" aria-live="polite"></span><span class="mode"></span></div>' +
         '<div class="canvaswrap gantt"><canvas class="gantt" tabindex="0" role="img"></canvas><div class="tip" role="tooltip" hidden></div></div>' +
-        '<h3 class="sub">CPU load (share of all cores, per task)</h3>' +
+        '<h3 class="sub">CPU load (per task) of <select class="load-core" aria-label="Load of which core">' +
+        '<option value="">all cores</option></select></h3>' +
         '<div class="canvaswrap load"><canvas class="load" role="img"></canvas></div>' +
         '<ul class="legend" aria-label="Task colours"></ul>';
       this.canvas = el.querySelector("canvas.gantt");
@@ -125,6 +127,12 @@
       this.rangeEl = el.querySelector(".range");
       this.modeEl = el.querySelector(".mode");
       this.legendEl = el.querySelector(".legend");
+      this.loadCoreEl = el.querySelector("select.load-core");
+      this.loadCoreEl.addEventListener("change", () => {
+        const v = this.loadCoreEl.value;
+        this.loadCore = v === "" ? null : Number(v);
+        if (this.data) this.drawLoad();
+      });
       this.canvas.setAttribute("aria-label", "Timeline of tasks and ISRs per core. Keys: arrows pan, plus and minus zoom, 0 shows the whole session.");
       el.querySelector(".toolbar").addEventListener("click", (e) => {
         const b = e.target.closest("button");
@@ -336,6 +344,7 @@
             x.core - y.core || (x.kind === y.kind ? 0 : x.kind === "task" ? -1 : 1) || x.value - y.value);
           this.cores = [...new Set(this.laneOrder.map((l) => l.core))];
           for (const l of this.laneOrder) OP.colorOf(l.name, l.kind); /* colours in lane order */
+          this.updateLoadCores();
         }
       }
       const raw = ans.level === -1;
@@ -487,6 +496,17 @@
       this.drawLoad();
     }
 
+    /* The load chart's core choices: all cores, then each core with lanes. */
+    updateLoadCores() {
+      const sel = this.loadCoreEl;
+      const want = ["", ...this.cores.map(String)];
+      if ([...sel.options].map((o) => o.value).join(",") === want.join(",")) return;
+      const keep = sel.value;
+      sel.innerHTML = '<option value="">all cores</option>' +
+        this.cores.map((c) => '<option value="' + c + '">core ' + c + "</option>").join("");
+      sel.value = want.includes(keep) ? keep : "";
+    }
+
     drawLoad() {
       const W = this.cssW();
       const g = setupCanvas(this.loadCanvas, W, LOAD_H);
@@ -515,9 +535,11 @@
       if (d.level !== -1 && d.bucket_us > 0) nb = Math.min(nb, Math.floor((vb - va) / d.bucket_us));
       nb = Math.max(10, nb);
       const bw = (vb - va) / nb;
-      const ncores = Math.max(1, this.cores.length);
+      const one = this.loadCore; /* one core's load, or (null) the share of all cores */
+      const ncores = one === null ? Math.max(1, this.cores.length) : 1;
       const series = new Map(); /* name|kind -> Float64Array of busy µs per bin */
       for (const it of d.items) {
+        if (one !== null && it.core !== one) continue;
         const s0 = Math.max(it.start_us, va), s1 = Math.min(it.end_us, vb);
         if (s1 <= s0) continue;
         const span = it.end_us - it.start_us;
@@ -548,8 +570,9 @@
           g.fillRect(LABEL_W + b * colW, y0, colW + 0.5, y1 - y0);
         }
       }
-      /* the 99 % interval of the load around the stack's top (sampled sources) */
-      const half = this.bound / ncores;
+      /* the 99 % interval of the load around the stack's top (sampled sources); the tasks'
+       * bounds are not split by core, so one core's chart has none */
+      const half = one === null ? this.bound / ncores : 0;
       let banded = 0;
       if (half > 0) {
         g.fillStyle = darkScheme.matches ? "rgba(255,255,255,0.22)" : "rgba(0,0,0,0.18)";
@@ -564,7 +587,8 @@
       this.loadBand = { half, bins: banded };
       let total = 0;
       for (let b = 0; b < nb; b++) total += acc[b];
-      this.loadCanvas.setAttribute("aria-label", "CPU load in the visible window: average " + ((100 * total) / (bw * nb * ncores)).toFixed(1) + " % of " + ncores + " core(s)" +
+      this.loadCanvas.setAttribute("aria-label", "CPU load in the visible window: average " + ((100 * total) / (bw * nb * ncores)).toFixed(1) + " % of " +
+        (one === null ? ncores + " core(s)" : "core " + one) +
         (half > 0 ? ", ± " + (100 * half).toFixed(2) + " points (99 % interval, shaded)" : ""));
     }
 

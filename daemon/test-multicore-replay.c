@@ -1,0 +1,282 @@
+/* test-multicore-replay.c — a synthetic AMP capture of 6 and of 16 cores (probe/rtt-test-amp:
+ * one real tracer stream per core, interleaved in time, one record channel per core) replayed
+ * through a real Session into a real store, checked against the generator's truth (issue 19):
+ * every Event stored, each task's run time, jobs and preemptions, each core's task time and
+ * timeline (slices), the task that migrates between cores 0 and 1, the cross-core activation
+ * latency per pair of cores, and the live view's per-core state beyond the 8 cores it once
+ * held. The ORTI file is written here: one OS object with `RUNNINGTASK[]` per core (ORTI 2.3
+ * style) naming the tasks; a replay needs no ELF. */
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "rtt-test-amp.h"
+#include "session.h"
+#include "store.h"
+
+#define TICK_HZ 1000000u /* 1 tick = 1 µs: the views' µs are ticks */
+#define FRAMES 200
+
+/* An N-core ORTI 2.3 file naming the generator's tasks. */
+static char *
+write_orti (const char *dir, guint n)
+{
+  GString *s = g_string_new ("VERSION { KOIL = \"2.3\"; OSSEMANTICS = \"ORTI\", \"2.3\"; };\n"
+                             "IMPLEMENTATION AmpTest {\n  OS {\n    TOTRACE ENUM \"unsigned char\" [\n"
+                             "      \"NO_TASK\" = 0xFF,\n      \"M\" = 127");
+  static const char kinds[] = "ABCDX";
+  for (guint c = 0; c < n; c++)
+    for (guint k = 0; k < 5; k++)
+      g_string_append_printf (s, ",\n      \"%c%u\" = %u", kinds[k], c, RTT_AMP_TASK (c, k));
+  g_string_append (s, "\n    ] RUNNINGTASK[], \"Running task\";\n  }, \"OS\";\n};\nOS os {\n");
+  for (guint c = 0; c < n; c++)
+    g_string_append_printf (s, "  RUNNINGTASK[%u] = \"*(unsigned char *)0x%08x\";\n", c,
+                            0x20000000u + c);
+  g_string_append (s, "};\n");
+  char *path = g_build_filename (dir, "amp.ort", NULL);
+  g_assert_true (g_file_set_contents (path, s->str, -1, NULL));
+  g_string_free (s, TRUE);
+  return path;
+}
+
+/* The one integer @sql (printf format) gives; -1 for NULL. */
+G_GNUC_PRINTF (2, 3) static gint64
+db_int (StoreDb *db, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *sql = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (StoreResult) r = store_db_query (db, sql, 0, &error);
+  g_assert_no_error (error);
+  if (r->rows->len != 1)
+    g_error ("%s: %u rows", sql, r->rows->len);
+  const StoreCell *c = &g_array_index ((GArray *) g_ptr_array_index (r->rows, 0), StoreCell, 0);
+  return c->text ? g_ascii_strtoll (c->text, NULL, 10) : -1;
+}
+
+static int
+u64_cmp (gconstpointer a, gconstpointer b)
+{
+  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* The percentile the slicer's histogram answers with lies at or above the exact one, within
+ * its bucket's relative width (2^-5 at the default hist_bits). */
+static void
+assert_percentile (gint64 got, GArray *sorted, double pct)
+{
+  guint rank = (guint) ceil (pct / 100.0 * sorted->len);
+  guint64 exact = g_array_index (sorted, guint64, MAX (rank, 1) - 1);
+  g_assert_cmpint (got, >=, (gint64) exact);
+  g_assert_cmpint (got, <=, (gint64) (exact + exact / 32 + 1));
+}
+
+/* @data: cores | DRAIN (the capture as per-core drains of 1 ms each: core 0's bytes of a window,
+ * then core 1's, …, so the session must put the cores back in time order itself). */
+#define DRAIN 0x100u
+
+static void
+test_replay (gconstpointer data)
+{
+  guint n = GPOINTER_TO_UINT (data) & 0xFF;
+  guint64 drain = GPOINTER_TO_UINT (data) & DRAIN ? 1000 : 0;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("orti-amp-XXXXXX", &error);
+  g_assert_no_error (error);
+  RttAmpOptions opt = { .n_cores = n, .n_frames = FRAMES, .tick_hz = TICK_HZ };
+  g_autoptr (RttAmpResult) gen = rtt_amp_run (&opt);
+  g_autofree char *capture = g_build_filename (dir, "amp.ocap", NULL);
+  g_assert_true (rtt_amp_write_capture (gen, capture, TICK_HZ, 4096, drain, &error));
+  g_assert_no_error (error);
+  g_autofree char *orti = write_orti (dir, n);
+  g_autofree char *db_path = g_build_filename (dir, "profile.db", NULL);
+
+  SessionConfig cfg = { .orti_path = orti, .core = -1, .source = SESSION_SOURCE_REPLAY,
+                        .replay_path = capture, .name = "amp" };
+  g_autoptr (Session) s = session_new (&cfg, &error);
+  g_assert_no_error (error);
+  StoreWriter *w = store_writer_new (db_path, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (session_start (s, w, &error));
+  g_assert_no_error (error);
+  g_assert_true (session_wait (s, &error));
+  g_assert_no_error (error);
+  SessionLive live;
+  session_get_live (s, &live);
+  g_assert_cmpuint (live.n_cores, ==, n);
+  for (guint c = 0; c < n; c++)
+    g_assert_cmpuint (live.running[c], ==, PROBE_TASK_IDLE); /* every core ends idle */
+  gint64 id = session_get_id (s);
+  g_assert_true (store_writer_close (w, &error));
+
+  g_autoptr (StoreDb) db = store_db_open (db_path, STORE_OPEN_READ_ONLY, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (db_int (db, "SELECT event_count FROM sessions WHERE id = %" G_GINT64_FORMAT, id),
+                   ==, (gint64) gen->n_events);
+  g_assert_cmpint (db_int (db, "SELECT count(*) FROM anomalies WHERE session_id = %" G_GINT64_FORMAT, id),
+                   ==, 0);
+  g_assert_cmpint (db_int (db, "SELECT count(*) FROM gaps WHERE session_id = %" G_GINT64_FORMAT, id),
+                   ==, 0);
+
+  /* per task: run time, jobs, preemptions; the name from the ORTI file */
+  g_assert_cmpint (db_int (db, "SELECT count(*) FROM task_stats WHERE session_id = %" G_GINT64_FORMAT,
+                           id), ==, gen->tasks->len);
+  for (guint i = 0; i < gen->tasks->len; i++) {
+    const RttAmpTask *t = &g_array_index (gen->tasks, RttAmpTask, i);
+    const char *where = "FROM task_stats WHERE session_id = %" G_GINT64_FORMAT " AND task_value = %u";
+    g_autofree char *run = g_strconcat ("SELECT CAST(round(run_total_us) AS INTEGER) ", where, NULL);
+    g_autofree char *jobs = g_strconcat ("SELECT jobs ", where, NULL);
+    g_autofree char *pre = g_strconcat ("SELECT preemptions ", where, NULL);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    g_assert_cmpint (db_int (db, run, id, t->task), ==, (gint64) t->run_time);
+    g_assert_cmpint (db_int (db, jobs, id, t->task), ==, (gint64) t->jobs);
+    g_assert_cmpint (db_int (db, pre, id, t->task), ==, (gint64) t->preemptions);
+#pragma GCC diagnostic pop
+  }
+  g_assert_cmpint (db_int (db, "SELECT count(*) FROM task_stats WHERE session_id = %" G_GINT64_FORMAT
+                           " AND task = 'X%u' AND task_value = %u", id, n - 1, RTT_AMP_TASK (n - 1, 4)),
+                   ==, 1);
+
+  /* per core: core_stats and the timeline's slices */
+  g_assert_cmpint (db_int (db, "SELECT count(*) FROM core_stats WHERE session_id = %" G_GINT64_FORMAT,
+                           id), ==, n);
+  guint64 end = 0; /* the session ends at its last event: every core's span runs to it */
+  for (guint c = 0; c < n; c++)
+    end = MAX (end, gen->core_last[c]);
+  for (guint c = 0; c < n; c++) {
+    g_assert_cmpint (db_int (db, "SELECT CAST(round(task_us) AS INTEGER) FROM core_stats WHERE "
+                             "session_id = %" G_GINT64_FORMAT " AND core = %u", id, c),
+                     ==, (gint64) gen->core_task_time[c]);
+    g_assert_cmpint (db_int (db, "SELECT CAST(round(span_us) AS INTEGER) FROM core_stats WHERE "
+                             "session_id = %" G_GINT64_FORMAT " AND core = %u", id, c),
+                     ==, (gint64) (end - gen->core_first[c]));
+    g_assert_cmpint (db_int (db, "SELECT CAST(round(idle_us) AS INTEGER) FROM core_stats WHERE "
+                             "session_id = %" G_GINT64_FORMAT " AND core = %u AND unknown_us = 0",
+                             id, c), ==, (gint64) (end - gen->core_first[c] - gen->core_task_time[c]));
+    g_assert_cmpint (db_int (db, "SELECT sum(\"end\" - start) FROM slices WHERE session_id = %"
+                             G_GINT64_FORMAT " AND core = %u", id, c),
+                     ==, (gint64) gen->core_task_time[c]);
+    /* only this core's own tasks (and M on cores 0 and 1) have slices on it */
+    g_assert_cmpint (db_int (db, "SELECT count(*) FROM slices WHERE session_id = %" G_GINT64_FORMAT
+                             " AND core = %u AND task NOT BETWEEN %u AND %u AND task != %u", id, c,
+                             RTT_AMP_TASK (c, 0), RTT_AMP_TASK (c, 4), RTT_AMP_TASK_M), ==, 0);
+    g_assert_cmpint (db_int (db, "SELECT count(DISTINCT task) FROM slices WHERE session_id = %"
+                             G_GINT64_FORMAT " AND core = %u", id, c), ==, c < 2 ? 6 : 5);
+  }
+  /* M migrates: half its jobs on core 0, half on core 1, one slice each */
+  for (guint c = 0; c < 2; c++)
+    g_assert_cmpint (db_int (db, "SELECT count(*) FROM slices WHERE session_id = %" G_GINT64_FORMAT
+                             " AND core = %u AND task = %u", id, c, RTT_AMP_TASK_M), ==, FRAMES / 2);
+
+  /* cross-core activation latency: core c's D activates X of core c + 1 */
+  g_assert_cmpint (db_int (db, "SELECT count(*) FROM cross_core_latency WHERE session_id = %"
+                           G_GINT64_FORMAT, id), ==, n);
+  for (guint c = 0; c < n; c++) {
+    guint to = (c + 1) % n;
+    GArray *lat = gen->latency[c][to];
+    g_assert_nonnull (lat);
+    g_array_sort (lat, u64_cmp);
+    guint64 sum = 0;
+    for (guint i = 0; i < lat->len; i++)
+      sum += g_array_index (lat, guint64, i);
+    const char *pair = " FROM cross_core_latency WHERE session_id = %" G_GINT64_FORMAT
+                       " AND from_core = %u AND core = %u";
+    g_autofree char *count = g_strconcat ("SELECT count", pair, NULL);
+    g_autofree char *min = g_strconcat ("SELECT CAST(round(min_us) AS INTEGER)", pair, NULL);
+    g_autofree char *max = g_strconcat ("SELECT CAST(round(max_us) AS INTEGER)", pair, NULL);
+    g_autofree char *avg = g_strconcat ("SELECT CAST(round(avg_us * 1000) AS INTEGER)", pair, NULL);
+    g_autofree char *p50 = g_strconcat ("SELECT CAST(round(p50_us) AS INTEGER)", pair, NULL);
+    g_autofree char *p99 = g_strconcat ("SELECT CAST(round(p99_us) AS INTEGER)", pair, NULL);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    g_assert_cmpint (db_int (db, count, id, c, to), ==, lat->len);
+    g_assert_cmpint (db_int (db, min, id, c, to), ==, (gint64) g_array_index (lat, guint64, 0));
+    g_assert_cmpint (db_int (db, max, id, c, to), ==,
+                     (gint64) g_array_index (lat, guint64, lat->len - 1));
+    g_assert_cmpint (db_int (db, avg, id, c, to), ==, (gint64) llround (1000.0 * sum / lat->len));
+    assert_percentile (db_int (db, p50, id, c, to), lat, 50);
+    assert_percentile (db_int (db, p99, id, c, to), lat, 99);
+#pragma GCC diagnostic pop
+  }
+  store_db_close (g_steal_pointer (&db));
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL) {
+    g_autofree char *p = g_build_filename (dir, name, NULL);
+    g_unlink (p);
+  }
+  g_rmdir (dir);
+}
+
+static const char *profd; /* the built orti-profd (argv[1]) */
+
+/* --target-per-core: more targets than the ORTI file has cores fails before any connection,
+ * naming both counts; a name that is no OpenOCD target name (it would go into Tcl) fails
+ * naming it. */
+static void
+test_target_per_core_config (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("orti-amp-XXXXXX", &error);
+  g_autofree char *orti = write_orti (dir, 2);
+  const char *three[] = { "cpu0", "cpu1", "cpu2" };
+  SessionConfig cfg = { .orti_path = orti, .core = -1, .source = SESSION_SOURCE_POLL,
+                        .core_targets = three, .n_core_targets = 3 };
+  g_autoptr (Session) s = session_new (&cfg, &error);
+  g_assert_null (s);
+  g_assert_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG);
+  g_assert_nonnull (strstr (error->message, "names 3 targets but"));
+  g_assert_nonnull (strstr (error->message, "describes 2 cores"));
+  if (profd != NULL) {
+    g_autofree char *err = NULL;
+    int status = 0;
+    const char *argv[] = { profd, "run", "--orti", orti, "--target-per-core", "cpu0,cpu 1",
+                           "--http", "none", "--quiet", "--db", "/nonexistent/x.db", NULL };
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+                                 NULL, NULL, &err, &status, &error));
+    g_assert_false (g_spawn_check_wait_status (status, NULL));
+    g_assert_nonnull (strstr (err, "--target-per-core: \"cpu 1\" (core 1) is not an OpenOCD "
+                                   "target name"));
+    /* the same from a config file ([orti-profd] target_per_core) */
+    g_autofree char *conf = g_build_filename (dir, "profd.conf", NULL);
+    g_assert_true (g_file_set_contents (conf, "[orti-profd]\ntarget_per_core = cpu0,cpu$1\n", -1,
+                                        NULL));
+    g_autofree char *err2 = NULL;
+    const char *argv2[] = { profd, "run", "--orti", orti, "--config", conf, "--http", "none",
+                            "--quiet", "--db", "/nonexistent/x.db", NULL };
+    g_assert_true (g_spawn_sync (NULL, (char **) argv2, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+                                 NULL, NULL, &err2, &status, &error));
+    g_assert_false (g_spawn_check_wait_status (status, NULL));
+    g_assert_nonnull (strstr (err2, "\"cpu$1\" (core 1) is not an OpenOCD target name"));
+    g_unlink (conf);
+    /* one ORTI file per core: refused by run, never silently the last one */
+    g_autofree char *err3 = NULL;
+    const char *argv3[] = { profd, "run", "--orti", orti, "--orti", orti, "--http", "none",
+                            "--quiet", "--db", "/nonexistent/x.db", NULL };
+    g_assert_true (g_spawn_sync (NULL, (char **) argv3, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+                                 NULL, NULL, &err3, &status, &error));
+    g_assert_false (g_spawn_check_wait_status (status, NULL));
+    g_assert_nonnull (strstr (err3, "one ORTI file per core is not supported by run yet"));
+  }
+  g_unlink (orti);
+  g_rmdir (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  profd = argc > 1 ? argv[1] : NULL;
+  g_test_add_func ("/multicore/target-per-core-config", test_target_per_core_config);
+  g_test_add_data_func ("/multicore/replay/6-cores", GUINT_TO_POINTER (6), test_replay);
+  g_test_add_data_func ("/multicore/replay/16-cores", GUINT_TO_POINTER (16), test_replay);
+  g_test_add_data_func ("/multicore/replay/6-cores-drained", GUINT_TO_POINTER (6 | DRAIN),
+                        test_replay);
+  g_test_add_data_func ("/multicore/replay/16-cores-drained", GUINT_TO_POINTER (16 | DRAIN),
+                        test_replay);
+  return g_test_run ();
+}

@@ -319,7 +319,9 @@ async function main() {
     if (r.exceptionDetails) throw new Error("evaluate failed: " + (r.exceptionDetails.exception ? r.exceptionDetails.exception.description : r.exceptionDetails.text));
     return r.result.value;
   };
-  const waitFor = async (expr, what, ms = 10000) => {
+  // generous: a loaded 2-core machine (CI with a hog, chromium beside the build) renders
+  // slowly; a wait that times out is a failure, so it must not be a race
+  const waitFor = async (expr, what, ms = 45000) => {
     const end = Date.now() + ms;
     let v, err = "";
     while (Date.now() < end) {

@@ -404,7 +404,8 @@ static const char *const session_tables[] = {
   "cores", "tasks", "isrs", "services", "functions", "points", "variables", "event_chunks",
   "slices", "timeline_buckets", "calls", "task_stat", "function_stat", "task_function_stat",
   "isr_stat", "task_isr_stat", "service_stat", "task_service_stat", "point_stat", "data_stat",
-  "data_state_stat", "data_values", "core_stat", "anomalies", "gaps", NULL,
+  "data_state_stat", "data_values", "core_stat", "anomalies", "gaps", "sampled_profile",
+  "sampled_function_stat", "sampled_line_stat", "sampled_pc", NULL,
 };
 
 gboolean

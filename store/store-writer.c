@@ -45,6 +45,7 @@ typedef enum {
   MSG_DATA_STATE_STATS,
   MSG_DATA_VALUES,
   MSG_CORE_STATS,
+  MSG_SAMPLED,
   MSG_QUALITY,
   MSG_NOTES,
   MSG_END,
@@ -85,6 +86,7 @@ typedef struct {
   StoreSessionQuality quality; /* MSG_QUALITY */
   StoreSessionState state;     /* MSG_END */
   Reply *reply;                /* sync messages */
+  StoreSampledCopy *sampled;   /* MSG_SAMPLED */
 } Msg;
 
 
@@ -1169,6 +1171,8 @@ do_rows (StoreWriter *self, Session *s, Msg *m, GError **error)
     return put_stats (self, s, m, ST_DATA_VALUE, sizeof (StoreDataValue), bind_data_value, error);
   case MSG_CORE_STATS:
     return put_stats (self, s, m, ST_CORE_STAT, sizeof (StoreCoreStat), bind_core_stat, error);
+  case MSG_SAMPLED:
+    return store__sampled_write (self->db, s->id, m->sampled, error);
   case MSG_QUALITY: {
     sqlite3_stmt *st = self->stmt[ST_QUALITY];
     const StoreSessionQuality *q = &m->quality;
@@ -1285,6 +1289,7 @@ msg_free (Msg *m)
       g_free ((char *) a[i].detail);
     }
   }
+  store__sampled_copy_free (m->sampled);
   g_free (m->rows);
   g_free (m->text);
   for (int i = 0; i < INFO_COUNT; i++)
@@ -1674,6 +1679,16 @@ store_writer_put_core_stats (StoreWriter *writer, gint64 session, const StoreCor
                              gsize n, GError **error)
 {
   return push_rows (writer, MSG_CORE_STATS, session, stats, n, sizeof *stats, error);
+}
+
+gboolean
+store_writer_put_sampled (StoreWriter *writer, gint64 session, const StoreSampledProfile *profile,
+                          GError **error)
+{
+  StoreSampledCopy *copy = store__sampled_copy (profile);
+  Msg *m = msg_new (MSG_SAMPLED, session, store__sampled_copy_rows (copy));
+  m->sampled = copy;
+  return enqueue (writer, m, error);
 }
 
 gboolean

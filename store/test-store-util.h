@@ -45,3 +45,21 @@ query_int (StoreDb *db, const char *sql)
   g_assert_nonnull (c->text);
   return g_ascii_strtoll (c->text, NULL, 10);
 }
+
+/* fixture_copy_v2: copies the committed version-2 store (store/fixtures/schema-v2.db: a real
+ * RTT and a real poll session) to f->path; FALSE (test skipped) without ORTI_SOURCE_DIR. */
+static inline gboolean
+fixture_copy_v2 (Fixture *f)
+{
+  const char *src = g_getenv ("ORTI_SOURCE_DIR");
+  if (src == NULL) {
+    g_test_skip ("ORTI_SOURCE_DIR not set");
+    return FALSE;
+  }
+  g_autofree char *fixture = g_build_filename (src, "store", "fixtures", "schema-v2.db", NULL);
+  g_autofree char *orig = NULL;
+  gsize len = 0;
+  g_assert_true (g_file_get_contents (fixture, &orig, &len, NULL));
+  g_assert_true (g_file_set_contents (f->path, orig, (gssize) len, NULL));
+  return TRUE;
+}

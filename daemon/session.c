@@ -8,6 +8,7 @@
 #include "session.h"
 
 #include "bounds.h"
+#include "session-pcprof.h"
 #include "session-stats.h"
 #include "session-swo.h"
 #include "session-watch.h"
@@ -47,6 +48,7 @@ struct _Session {
   /* worker-only state */
   Slicer *slicer;
   SessionStats *stats;          /* the slicer's statistics → store rows (live and final) */
+  SessionPcprof *pcprof;        /* PC samples → the sampled profile (live and final) */
   GArray *events;               /* ProbeEvent not yet handed to store + slicer */
   GArray *slices, *calls, *anomalies, *gaps; /* store rows not yet pushed */
   guint64 last_ts;              /* latest event timestamp */
@@ -150,6 +152,7 @@ session_free (Session *s)
   g_clear_pointer (&s->slicer, slicer_free);
   g_clear_pointer (&s->swo, session_swo_free);
   g_clear_pointer (&s->stats, session_stats_free);
+  g_clear_pointer (&s->pcprof, session_pcprof_free);
   g_clear_pointer (&s->w, session_watch_free);
   g_clear_pointer (&s->events, g_array_unref);
   g_clear_pointer (&s->slices, g_array_unref);
@@ -252,6 +255,13 @@ sink_data (const SlicerDataChange *d, gpointer user)
 {
   Session *s = user;
   session_stats_add_value (s->stats, d);
+}
+
+static void
+sink_pc_sample (const SlicerPcSample *smp, gpointer user)
+{
+  Session *s = user;
+  session_pcprof_add (s->pcprof, smp);
 }
 
 static void
@@ -789,7 +799,8 @@ write_stats (Session *s, gboolean final, GError **error)
     q.samples = (gint64) (pq->samples_before + pq->samples);
     q.samples_effective = bounds_effective_samples (pq->sum_interval, pq->sum_interval_sq);
   }
-  return session_stats_write (s->stats, s->slicer, &q, final, error);
+  return session_stats_write (s->stats, s->slicer, &q, final, error) &&
+         session_pcprof_write (s->pcprof, error);
 }
 
 /* ---- worker ------------------------------------------------------------------------------ */
@@ -992,6 +1003,7 @@ session_start (Session *s, StoreWriter *writer, GError **error)
   sc.sink.on_call = sink_call;
   sc.sink.on_anomaly = sink_anomaly;
   sc.sink.on_data = sink_data;
+  sc.sink.on_pc_sample = sink_pc_sample;
   sc.sink.user_data = s;
   GHashTableIter svc;
   gpointer id, name;
@@ -999,6 +1011,7 @@ session_start (Session *s, StoreWriter *writer, GError **error)
   while (g_hash_table_iter_next (&svc, &id, &name))
     slicer_config_add_job_end_service (&sc, GPOINTER_TO_UINT (id), name);
   s->slicer = slicer_new (&sc);
+  s->pcprof = session_pcprof_new (writer, s->id, s->w->elf);
   s->stats = session_stats_new (writer, s->id, s->capture_kind != PROBE_SOURCE_POLL, s->tick_hz);
   /* the tasks' priorities: who can preempt whom (preemptions a sampled source may miss) */
   GArray *evidence = s->swo != NULL ? s->swo->evidence : s->w->channels;

@@ -34,8 +34,10 @@
  *   6  the PC-sampled profile (docs/pc-sampling.md): sampled_profile (per core: samples,
  *      unknown, sleeping, sampled span), sampled_function_stat and sampled_line_stat (per
  *      core × context × function / line: samples, share and estimated time with their 99 %
- *      intervals, as the daemon computed them), sampled_pc (per context × PC, for gmon.out);
- *      views sampled_function_stats, sampled_line_stats.
+ *      intervals, as the daemon computed them; context_kind 255: the function over all
+ *      contexts of the core), sampled_pc (per context × PC, for gmon.out); views
+ *      sampled_function_stats, sampled_line_stats (per context), sampled_functions (over all
+ *      contexts).
  *
  * Workload facts that shaped it: events dominate (millions per session) so they are packed
  * per core into ~1 KB chunks (store-private.h) — about 8 bytes an event instead of ~30 for a
@@ -639,7 +641,7 @@ migrate_4_to_5 (sqlite3 *db, GError **error)
   "FROM " table " s JOIN sessions x ON x.id = s.session_id\n" \
   "JOIN sampled_profile p ON p.session_id = s.session_id AND p.core = s.core\n" \
   "LEFT JOIN tasks t ON s.context_kind = 0 AND t.session_id = s.session_id AND t.task = s.context\n" \
-  "LEFT JOIN isrs i ON s.context_kind = 1 AND i.session_id = s.session_id AND i.isr = s.context;\n"
+  "LEFT JOIN isrs i ON s.context_kind = 1 AND i.session_id = s.session_id AND i.isr = s.context\n"
 
 /* migrate_5_to_6: the PC-sampled profile. Self-contained (new tables and views only), so it
  * can be renumbered when another migration lands first. The daemon rewrites a session's
@@ -672,11 +674,16 @@ migrate_5_to_6 (sqlite3 *db, GError **error)
     "CREATE VIEW sampled_function_stats AS\n"
     "SELECT s.session_id, s.core,\n" SAMPLED_CONTEXT_COLUMNS
     "  s.function, s.address, s.file,\n" SAMPLED_VALUE_COLUMNS
-    SAMPLED_JOINS ("sampled_function_stat")
+    SAMPLED_JOINS ("sampled_function_stat") "WHERE s.context_kind != 255;\n"
+    "CREATE VIEW sampled_functions AS\n"
+    "SELECT s.session_id, s.core, s.function, s.address, s.file,\n" SAMPLED_VALUE_COLUMNS
+    "FROM sampled_function_stat s JOIN sessions x ON x.id = s.session_id\n"
+    "JOIN sampled_profile p ON p.session_id = s.session_id AND p.core = s.core\n"
+    "WHERE s.context_kind = 255;\n"
     "CREATE VIEW sampled_line_stats AS\n"
     "SELECT s.session_id, s.core,\n" SAMPLED_CONTEXT_COLUMNS
     "  s.function, s.address, s.file, s.line,\n" SAMPLED_VALUE_COLUMNS
-    SAMPLED_JOINS ("sampled_line_stat"), error);
+    SAMPLED_JOINS ("sampled_line_stat") ";\n", error);
 }
 
 typedef gboolean (*StoreMigration) (sqlite3 *db, GError **error);

@@ -306,6 +306,9 @@ typedef struct {
  * share × span and the 99 % intervals of both, computed by the daemon (the store stores
  * them as given); per context × PC the raw counts, from which gmon.out is written. */
 
+/* context_kind of a function row merged over the core's contexts (view sampled_functions). */
+#define STORE_SAMPLED_ALL_CONTEXTS 255
+
 /* One core's samples. */
 typedef struct {
   guint32 core;
@@ -318,7 +321,8 @@ typedef struct {
 /* One row of the function or line profile. */
 typedef struct {
   guint32 core;
-  guint8 context_kind;   /* 0 task, 1 ISR2, 2 idle (daemon/slicer.h SlicerContextKind) */
+  guint8 context_kind;   /* 0 task, 1 ISR2, 2 idle (daemon/slicer.h SlicerContextKind);
+                          * function rows: STORE_SAMPLED_ALL_CONTEXTS, over all contexts */
   guint8 kind;           /* 0 code, 1 unknown (PC in no function), 2 sleeping */
   guint32 context;       /* task value, ISR2 id, or the core for idle */
   guint64 address;       /* the function's start (0: none, for unknown / sleeping) */

@@ -44,6 +44,9 @@ put_profile (StoreWriter *w, guint64 scale)
     { .core = 0, .context_kind = 2, .context = 0, .kind = 2, .function = "(sleeping)",
       .samples = 90 * scale, .share = 0.09, .share_lo = 0.07, .share_hi = NAN,
       .time = 0.18e6, .time_lo = 0.14e6, .time_hi = 0.2e6 },
+    { .core = 0, .context_kind = STORE_SAMPLED_ALL_CONTEXTS, .address = 0x100,
+      .function = "work", .file = "a.c", .samples = 600 * scale, .share = 0.6,
+      .share_lo = 0.55, .share_hi = 0.65, .time = 1.2e6, .time_lo = 1.1e6, .time_hi = 1.3e6 },
     { .core = 0, .context_kind = 0, .context = 3, .kind = 1, .function = "(unknown)",
       .samples = 10 * scale, .share = 0.01, .share_lo = 0.005, .share_hi = 0.02,
       .time = 0.02e6, .time_lo = 0.01e6, .time_hi = 0.04e6 },
@@ -107,6 +110,11 @@ test_views (Fixture *f, gconstpointer data)
   g_assert_null (cell (r, 2, 11));         /* NAN bound stored NULL */
   g_assert_cmpstr (cell (r, 3, 6), ==, "unknown");
 
+  /* the row over all contexts is in sampled_functions only */
+  g_autofree char *qa = g_strdup_printf ("SELECT count(*) FROM sampled_functions WHERE "
+                                         "session_id = %" G_GINT64_FORMAT " AND function = "
+                                         "'work' AND share_percent = 60", id);
+  g_assert_cmpint (query_int (db, qa), ==, 1);
   g_autofree char *ql = g_strdup_printf (
       "SELECT function, file, line, samples FROM sampled_line_stats WHERE session_id = %"
       G_GINT64_FORMAT " ORDER BY samples DESC", id);

@@ -20,6 +20,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.environ["ORTI_SOURCE_DIR"], "tests/rig"))
 from rig_session import BOARD_HZ, PROFD, delta_isrs, delta_tasks, window  # noqa: E402
+from sampled_check import check_profile  # noqa: E402
 from trace_ref import Fail, Tcl, check, exc_counts  # noqa: E402
 
 ISR_EXC = 0xE0000000
@@ -304,7 +305,21 @@ def case_split_sync(tmp):
     case_split(tmp, extra=("--swo-protocol", "sync"))
 
 
-CASES = {"views": case_views, "pfp": case_pfp, "split": case_split, "split-sync": case_split_sync, "harmonic": case_harmonic,
+def case_pc_sample(tmp):
+    """DWT periodic PC sampling at >= 10 k samples/s (run-rig --icount: the clock is the
+    instruction count): every function with >= 1 % of the samples has the trace unit's exact
+    share of the window's instructions inside the 99 % interval the session stored."""
+    s, _, _, u0, u1, _ = window(tmp, 4.0, extra=("--pc-sample", "20000"))
+    check(u0 is not None, "pc-sample needs the trace unit (run-rig --swo)")
+    widest = check_profile(s, u0, u1, "swo")
+    hz = int(os.environ["ORTI_RIG_CYCCNT_HZ"])
+    n = s.sql("SELECT samples, last_tick - first_tick FROM sampled_profile WHERE session_id = 1")
+    rate = n[0][0] / (n[0][1] / hz) if n and n[0][1] else 0
+    print(f"BENCH pc_sample_interval_points_swo {widest:.3f} samples {n[0][0]} rate_hz {rate:.0f}")
+    check(rate >= 10000, f"{rate:.0f} PC samples per second of target time, asked for 20000")
+
+
+CASES = {"views": case_views, "pc-sample": case_pc_sample, "pfp": case_pfp, "split": case_split, "split-sync": case_split_sync, "harmonic": case_harmonic,
          "stress": case_stress, "overflow": case_overflow, "errors": case_errors,
          "no-capture": case_no_capture, "reconnect": case_reconnect}
 

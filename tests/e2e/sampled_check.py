@@ -1,0 +1,65 @@
+"""sampled_check.py — a session's PC-sampled profile against the trace unit's exact
+instruction counts over the same window (rig_session.window), for swo-cases.py and
+poll-cases.py.
+
+The truth: the trace unit counts every executed instruction per ELF function (all contexts
+summed, "(no symbol)" for PCs in none), so a function's exact share is its instructions over
+all instructions of the window. Under -icount the clock is the instruction count, so that is
+also its share of the target's time — the unit PC samples are drawn in. The product's bound:
+the 99 % interval the daemon stored with each function (view sampled_functions, over all
+contexts). Every function with ≥ 1 % of the samples must have its exact share inside its own
+interval; nothing else is asserted. Prints each such function and a BENCH line with the
+widest interval (points).
+"""
+import collections
+import os
+
+from trace_ref import check
+
+BENCH = os.environ.get("ORTI_BENCH")
+
+
+def truth_shares(u0, u1):
+    """{function: exact share of the window's instructions} from two trace-unit truths."""
+    def counts(u):
+        c = collections.Counter()
+        for ctx in u["contexts"]:
+            for fn, n in ctx["functions"].items():
+                c[fn] += n
+        return c
+    a, b = counts(u0), counts(u1)
+    delta = {fn: b[fn] - a.get(fn, 0) for fn in b}
+    total = sum(delta.values())
+    check(total > 0, "the trace unit counted no instruction in the window")
+    return {fn: n / total for fn, n in delta.items()}, total
+
+
+def check_profile(s, u0, u1, label):
+    """Asserts truth-inside-interval for every function with ≥ 1 % of the samples; returns the
+    widest interval in points."""
+    want, insns = truth_shares(u0, u1)
+    rows = s.sql("SELECT function, kind, samples, total_samples, share_percent, "
+                 "share_lo_percent, share_hi_percent FROM sampled_functions "
+                 "WHERE session_id = 1 ORDER BY samples DESC")
+    check(rows, f"{label}: no sampled profile stored: {s.log()[-2000:]}")
+    n_total = rows[0][3]
+    check(sum(r[2] for r in rows) == n_total,
+          f"{label}: the functions' samples do not add up to the core's {n_total}")
+    print(f"{label}: {n_total} PC samples over {insns} instructions")
+    widest, misses, checked = 0.0, [], 0
+    for fn, kind, n, _, share, lo, hi in rows:
+        if n < 0.01 * n_total:
+            continue
+        check(kind != "sleeping", f"{label}: sleeping samples under -icount (no time passes)")
+        truth = 100 * want.get("(no symbol)" if kind == "unknown" else fn, 0.0)
+        inside = lo <= truth <= hi
+        widest = max(widest, hi - lo)
+        checked += 1
+        print(f"  {fn}: {share:.3f} % [{lo:.3f}, {hi:.3f}] truth {truth:.3f} %"
+              f"{'' if inside else '  OUTSIDE'}")
+        if not inside:
+            misses.append(fn)
+    check(checked > 0, f"{label}: no function with 1 % of the samples")
+    check(not misses, f"{label}: the exact share is outside the stored 99 % interval for "
+          f"{misses}")
+    return widest

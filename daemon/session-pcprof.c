@@ -84,6 +84,8 @@ get_map (SessionPcprof *sp)
 void
 session_pcprof_add (SessionPcprof *sp, const SlicerPcSample *s)
 {
+  if (s->flags & PROBE_PC_HALTED)
+    return; /* not a sample of the running program */
   if (s->core >= sp->cores->len)
     g_ptr_array_set_size (sp->cores, s->core + 1);
   CoreProfile *c = g_ptr_array_index (sp->cores, s->core);

@@ -29,7 +29,8 @@ SessionPcprof *session_pcprof_new (StoreWriter *writer, gint64 session, OrtiElf 
 void session_pcprof_free (SessionPcprof *sp);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SessionPcprof, session_pcprof_free)
 
-/* session_pcprof_add: a SlicerSink.on_pc_sample callback's work: counts @s. */
+/* session_pcprof_add: a SlicerSink.on_pc_sample callback's work: counts @s (a sample taken
+ * while the core was halted, PROBE_PC_HALTED, is not counted). */
 void session_pcprof_add (SessionPcprof *sp, const SlicerPcSample *s);
 
 /* session_pcprof_samples: samples counted so far, all cores. */

@@ -131,6 +131,9 @@ session_new (const SessionConfig *cfg, GError **error)
   } else if (!choose_kind (s, &s->capture_kind, &s->source_why, error)) {
     return NULL;
   }
+  /* poll: DWT_PCSR rides in every sample's batch (SWO programs its own PC sampler) */
+  if (cfg->pc_sample_hz && s->capture_kind == PROBE_SOURCE_POLL)
+    session_watch_add_pc_sampler (s->w, cfg->core);
   s->name = cfg->name ? g_strdup (cfg->name) : g_path_get_basename (cfg->orti_path);
   return g_steal_pointer (&s);
 }
@@ -647,6 +650,8 @@ start_live_source (Session *s, GError **error)
                                      "orti-trace library (no orti_trace_rtt), and SWO is not "
                                      "available here (%s)", local->message);
     s->capture_kind = PROBE_SOURCE_POLL;
+    if (s->cfg.pc_sample_hz)
+      session_watch_add_pc_sampler (s->w, s->cfg.core);
   }
   g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "source: %s", s->source_why);
   s->source = make_source (s, s->capture_kind, error);

@@ -9,7 +9,7 @@ also its share of the target's time — the unit PC samples are drawn in. The pr
 the 99 % interval the daemon stored with each function (view sampled_functions, over all
 contexts). Every function with ≥ 1 % of the samples must have its exact share inside its own
 interval; nothing else is asserted. Prints each such function and a BENCH line with the
-widest interval (points).
+widest interval (points), before the verdict.
 """
 import collections
 import os
@@ -60,6 +60,7 @@ def check_profile(s, u0, u1, label):
         if not inside:
             misses.append(fn)
     check(checked > 0, f"{label}: no function with 1 % of the samples")
+    print(f"BENCH pc_sample_interval_points_{label} {widest:.3f} samples {n_total}")
     check(not misses, f"{label}: the exact share is outside the stored 99 % interval for "
           f"{misses}")
     return widest

@@ -315,7 +315,8 @@ def case_pc_sample(tmp):
     hz = int(os.environ["ORTI_RIG_CYCCNT_HZ"])
     n = s.sql("SELECT samples, last_tick - first_tick FROM sampled_profile WHERE session_id = 1")
     rate = n[0][0] / (n[0][1] / hz) if n and n[0][1] else 0
-    print(f"BENCH pc_sample_interval_points_swo {widest:.3f} samples {n[0][0]} rate_hz {rate:.0f}")
+    print(f"swo: widest interval {widest:.3f} points, {rate:.0f} samples per second of target "
+          f"time")
     check(rate >= 10000, f"{rate:.0f} PC samples per second of target time, asked for 20000")
 
 

@@ -318,6 +318,43 @@ def case_pc_sample(tmp):
     print(f"swo: widest interval {widest:.3f} points, {rate:.0f} samples per second of target "
           f"time")
     check(rate >= 10000, f"{rate:.0f} PC samples per second of target time, asked for 20000")
+    check_sampled_exports(s, tmp)
+
+
+def check_sampled_exports(s, tmp):
+    """`orti-profd export` of the stored sampled profile: gmon.out read by the real
+    arm-none-eabi-gprof gives each function the share of the in-text samples the store holds;
+    folded stacks add up to every sample; the text formats are written."""
+    def export(fmt, *extra):
+        out = os.path.join(tmp, "export." + fmt)
+        r = subprocess.run([PROFD, "export", "--db", s.db, "--session", "1", "--format", fmt,
+                            "-o", out, *extra], capture_output=True, text=True)
+        check(r.returncode == 0, f"export {fmt}: {r.stderr}")
+        return out
+    n, unknown, sleeping = s.sql("SELECT samples, unknown, sleeping FROM sampled_profile "
+                                 "WHERE session_id = 1")[0]
+    fns = {f: k for f, k in s.sql("SELECT function, samples FROM sampled_functions WHERE "
+                                  "session_id = 1 AND kind = 'code'")}
+    gmon = export("gmon")
+    prof = subprocess.run(["arm-none-eabi-gprof", "-b", "-p", os.environ["ORTI_RIG_ELF"], gmon],
+                          capture_output=True, text=True, check=True).stdout
+    rows = {}
+    for line in prof.splitlines():
+        parts = line.split()
+        if len(parts) >= 4 and parts[0].replace(".", "", 1).isdigit():
+            rows[parts[-1]] = float(parts[0])
+    top = max(fns, key=fns.get)
+    want = 100 * fns[top] / (n - unknown - sleeping)
+    print(f"gprof: {top} {rows.get(top)} % (store {want:.2f} % of the in-text samples)")
+    check(top in rows and abs(rows[top] - want) <= 0.006, f"gprof's % time of {top} differs")
+    with open(export("sampled-folded")) as f:
+        folded = sum(int(line.rsplit(" ", 1)[1]) for line in f if line.strip())
+    check(folded == n, f"folded stacks hold {folded} samples, the store {n}")
+    for fmt in ("sampled-flat", "sampled-montecarlo", "sampled-callgrind"):
+        check(os.path.getsize(export(fmt)) > 0, f"export {fmt} is empty")
+    r = subprocess.run([PROFD, "export", "--db", s.db, "--session", "1", "--format", "gmon",
+                        "--table", "x"], capture_output=True, text=True)
+    check(r.returncode == 2 and "--table" in r.stderr, "export gmon --table: not refused")
 
 
 CASES = {"views": case_views, "pc-sample": case_pc_sample, "pfp": case_pfp, "split": case_split, "split-sync": case_split_sync, "harmonic": case_harmonic,

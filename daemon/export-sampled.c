@@ -136,15 +136,16 @@ export_sampled_write (StoreDb *db, gint64 session, const char *name, const char 
                         TASK_COND ("COALESCE(t.name, i.name)", "s.context"),
                     session, task, rows, strings, error);
   else if (lines)
-    ok = read_rows (db, "SELECT l.task, l.function, l.address, (SELECT f.file FROM "
+    ok = read_rows (db, "SELECT COALESCE(l.task, '(unknown context)'), l.function, l.address, (SELECT f.file FROM "
                         "sampled_function_stats f WHERE f.session_id = l.session_id AND "
-                        "f.core = l.core AND f.task_value = l.task_value AND f.context_kind = "
+                        "f.core = l.core AND f.task_value IS l.task_value AND f.context_kind = "
                         "l.context_kind AND f.address IS l.address AND f.kind = l.kind), "
                         "l.file, l.line, l.kind, l.samples, 0 FROM sampled_line_stats l "
                         "WHERE l.session_id = ?1" TASK_COND ("l.task", "l.task_value"),
                     session, task, rows, strings, error);
   else
-    ok = read_rows (db, "SELECT task, function, address, file, NULL, 0, kind, samples, 0 "
+    ok = read_rows (db, "SELECT COALESCE(task, '(unknown context)'), function, address, file, NULL, 0, kind, "
+                        "samples, 0 "
                         "FROM sampled_function_stats WHERE session_id = ?1"
                         TASK_COND ("task", "task_value"),
                     session, task, rows, strings, error);

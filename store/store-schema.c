@@ -623,13 +623,16 @@ migrate_4_to_5 (sqlite3 *db, GError **error)
     "FROM sessions;\n", error);
 }
 
-/* The context of a sampled row by name: a task, an ISR2 or the core's idle context
- * (context_kind 0, 1, 2 as daemon/slicer.h SlicerContextKind). */
+/* The context of a sampled row by name: a task, an ISR2, the core's idle context, or not
+ * known (context_kind 0, 1, 2 as daemon/slicer.h SlicerContextKind; 3: the slicer did not
+ * know the core's state, before its first switch or after a gap: task NULL). */
 #define SAMPLED_CONTEXT_COLUMNS \
   "  CASE s.context_kind WHEN 0 THEN COALESCE(t.name, printf('%d', s.context))\n" \
-  "    WHEN 1 THEN COALESCE(i.name, printf('isr %d', s.context)) ELSE 'idle' END AS task,\n" \
-  "  s.context AS task_value,\n" \
-  "  CASE s.context_kind WHEN 0 THEN 'task' WHEN 1 THEN 'isr' ELSE 'idle' END AS context_kind,\n"
+  "    WHEN 1 THEN COALESCE(i.name, printf('isr %d', s.context))\n" \
+  "    WHEN 2 THEN 'idle' END AS task,\n" \
+  "  CASE WHEN s.context_kind < 2 THEN s.context END AS task_value,\n" \
+  "  CASE s.context_kind WHEN 0 THEN 'task' WHEN 1 THEN 'isr' WHEN 2 THEN 'idle'\n" \
+  "    ELSE 'unknown' END AS context_kind,\n"
 #define SAMPLED_VALUE_COLUMNS \
   "  CASE s.kind WHEN 0 THEN 'code' WHEN 1 THEN 'unknown' ELSE 'sleeping' END AS kind,\n" \
   "  s.samples, p.samples AS total_samples,\n" \

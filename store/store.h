@@ -306,6 +306,9 @@ typedef struct {
  * share × span and the 99 % intervals of both, computed by the daemon (the store stores
  * them as given); per context × PC the raw counts, from which gmon.out is written. */
 
+/* context_kind of rows whose context was not known (before the core's first task switch,
+ * after a gap): context is the core; the views show task NULL, context_kind 'unknown'. */
+#define STORE_SAMPLED_UNKNOWN_CONTEXT 3
 /* context_kind of a function row merged over the core's contexts (view sampled_functions). */
 #define STORE_SAMPLED_ALL_CONTEXTS 255
 
@@ -321,7 +324,8 @@ typedef struct {
 /* One row of the function or line profile. */
 typedef struct {
   guint32 core;
-  guint8 context_kind;   /* 0 task, 1 ISR2, 2 idle (daemon/slicer.h SlicerContextKind);
+  guint8 context_kind;   /* 0 task, 1 ISR2, 2 idle (daemon/slicer.h SlicerContextKind), 3
+                          * STORE_SAMPLED_UNKNOWN_CONTEXT;
                           * function rows: STORE_SAMPLED_ALL_CONTEXTS, over all contexts */
   guint8 kind;           /* 0 code, 1 unknown (PC in no function), 2 sleeping */
   guint32 context;       /* task value, ISR2 id, or the core for idle */

@@ -47,6 +47,9 @@ put_profile (StoreWriter *w, guint64 scale)
     { .core = 0, .context_kind = STORE_SAMPLED_ALL_CONTEXTS, .address = 0x100,
       .function = "work", .file = "a.c", .samples = 600 * scale, .share = 0.6,
       .share_lo = 0.55, .share_hi = 0.65, .time = 1.2e6, .time_lo = 1.1e6, .time_hi = 1.3e6 },
+    { .core = 0, .context_kind = STORE_SAMPLED_UNKNOWN_CONTEXT, .context = 0, .address = 0x100,
+      .function = "work", .samples = 5 * scale, .share = 0.005, .share_lo = 0.001,
+      .share_hi = 0.01, .time = 0.01e6, .time_lo = 0.002e6, .time_hi = 0.02e6 },
     { .core = 0, .context_kind = 0, .context = 3, .kind = 1, .function = "(unknown)",
       .samples = 10 * scale, .share = 0.01, .share_lo = 0.005, .share_hi = 0.02,
       .time = 0.02e6, .time_lo = 0.01e6, .time_hi = 0.04e6 },
@@ -88,7 +91,7 @@ test_views (Fixture *f, gconstpointer data)
       " ORDER BY samples DESC", id);
   g_autoptr (StoreResult) r = store_db_query (db, q, 0, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (r->rows->len, ==, 4);
+  g_assert_cmpuint (r->rows->len, ==, 5);
   g_assert_cmpstr (cell (r, 0, 0), ==, "Task3");
   g_assert_cmpstr (cell (r, 0, 2), ==, "task");
   g_assert_cmpstr (cell (r, 0, 3), ==, "work");
@@ -109,6 +112,10 @@ test_views (Fixture *f, gconstpointer data)
   g_assert_null (cell (r, 2, 4));          /* no address for a pseudo row */
   g_assert_null (cell (r, 2, 11));         /* NAN bound stored NULL */
   g_assert_cmpstr (cell (r, 3, 6), ==, "unknown");
+  g_assert_null (cell (r, 4, 0));          /* a context not known: task NULL, never a guess */
+  g_assert_null (cell (r, 4, 1));
+  g_assert_cmpstr (cell (r, 4, 2), ==, "unknown");
+  g_assert_null (cell (r, 2, 1));          /* idle has no task value */
 
   /* the row over all contexts is in sampled_functions only */
   g_autofree char *qa = g_strdup_printf ("SELECT count(*) FROM sampled_functions WHERE "
@@ -127,7 +134,7 @@ test_views (Fixture *f, gconstpointer data)
   /* the second session's rows are its own */
   g_autofree char *q2 = g_strdup_printf ("SELECT sum(samples) FROM sampled_function_stats "
                                          "WHERE session_id = %" G_GINT64_FORMAT, id2);
-  g_assert_cmpint (query_int (db, q2), ==, 2000);
+  g_assert_cmpint (query_int (db, q2), ==, 2010);
   g_assert_cmpfloat (query_double (db, "SELECT sum(samples) FROM sampled_pc"), ==, 2700.0);
 }
 

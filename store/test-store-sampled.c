@@ -12,16 +12,6 @@ cell (StoreResult *r, guint row, guint col)
   return g_array_index ((GArray *) g_ptr_array_index (r->rows, row), StoreCell, col).text;
 }
 
-static double
-query_double (StoreDb *db, const char *sql)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (StoreResult) r = store_db_query (db, sql, 0, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (r->rows->len, ==, 1);
-  g_assert_nonnull (cell (r, 0, 0));
-  return g_ascii_strtod (cell (r, 0, 0), NULL);
-}
 
 static gint64
 put_profile (StoreWriter *w, guint64 scale)

@@ -33,9 +33,10 @@ fixture_teardown (Fixture *f, gconstpointer data)
   g_free (f->path);
 }
 
-/* query_int: the first column of the one row @sql returns, which must not be NULL. */
-static inline gint64
-query_int (StoreDb *db, const char *sql)
+/* query_cell: the first column of the one row @sql returns, as text; never NULL (a NULL
+ * value fails the test). */
+static inline char *
+query_cell (StoreDb *db, const char *sql)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (StoreResult) r = store_db_query (db, sql, 0, &error);
@@ -43,7 +44,22 @@ query_int (StoreDb *db, const char *sql)
   g_assert_cmpuint (r->rows->len, ==, 1);
   const StoreCell *c = &g_array_index ((GArray *) g_ptr_array_index (r->rows, 0), StoreCell, 0);
   g_assert_nonnull (c->text);
-  return g_ascii_strtoll (c->text, NULL, 10);
+  return g_strdup (c->text);
+}
+
+/* query_int, query_double: query_cell as a number. */
+static inline gint64
+query_int (StoreDb *db, const char *sql)
+{
+  g_autofree char *t = query_cell (db, sql);
+  return g_ascii_strtoll (t, NULL, 10);
+}
+
+static inline double
+query_double (StoreDb *db, const char *sql)
+{
+  g_autofree char *t = query_cell (db, sql);
+  return g_ascii_strtod (t, NULL);
 }
 
 /* fixture_copy_v2: copies the committed version-2 store (store/fixtures/schema-v2.db: a real

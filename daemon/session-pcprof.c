@@ -15,6 +15,7 @@ struct _SessionPcprof {
   char *warning;        /* why the map failed */
   GPtrArray *cores;     /* CoreProfile by core index, NULL where never sampled */
   guint64 samples;
+  gint64 next_live_us;  /* monotonic time before which a live write is skipped */
   /* the last get_profile's rows and the strings they point to */
   GArray *store_cores, *functions, *lines, *pcs; /* StoreSampledCore/Row/Pc */
   GStringChunk *strings;
@@ -194,11 +195,13 @@ session_pcprof_get_profile (SessionPcprof *sp, StoreSampledProfile *out)
 }
 
 gboolean
-session_pcprof_write (SessionPcprof *sp, GError **error)
+session_pcprof_write (SessionPcprof *sp, gboolean final, GError **error)
 {
-  if (sp->samples == 0)
+  gint64 t0 = g_get_monotonic_time ();
+  if (sp->samples == 0 || (!final && t0 < sp->next_live_us))
     return TRUE;
   StoreSampledProfile p;
   session_pcprof_get_profile (sp, &p);
+  sp->next_live_us = t0 + 20 * (g_get_monotonic_time () - t0);
   return store_writer_put_sampled (sp->writer, sp->session, &p, error);
 }

@@ -44,7 +44,10 @@ const char *session_pcprof_warning (SessionPcprof *sp);
 void session_pcprof_get_profile (SessionPcprof *sp, StoreSampledProfile *out);
 
 /* session_pcprof_write: replaces the session's sampled rows in the store with the profile as
- * it is now (nothing when no sample was counted). FALSE with the writer's error. */
-gboolean session_pcprof_write (SessionPcprof *sp, GError **error);
+ * it is now (nothing when no sample was counted). A live write (!@final) is skipped until 20
+ * times the previous write's duration has passed since it, so the rows' intervals (up to
+ * ~100 µs each for small counts: the exact bound) never take more than 5 % of the worker
+ * thread. FALSE with the writer's error. */
+gboolean session_pcprof_write (SessionPcprof *sp, gboolean final, GError **error);
 
 G_END_DECLS

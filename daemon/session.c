@@ -805,7 +805,7 @@ write_stats (Session *s, gboolean final, GError **error)
     q.samples_effective = bounds_effective_samples (pq->sum_interval, pq->sum_interval_sq);
   }
   return session_stats_write (s->stats, s->slicer, &q, final, error) &&
-         session_pcprof_write (s->pcprof, error);
+         session_pcprof_write (s->pcprof, final, error);
 }
 
 /* ---- worker ------------------------------------------------------------------------------ */

@@ -54,7 +54,7 @@ test_profile (void)
   store_writer_add_task (w, id, 2, "Task1", NULL);
   SessionPcprof *sp = session_pcprof_new (w, id, elf);
   guint64 ts = 1000;
-  g_assert_true (session_pcprof_write (sp, &error)); /* nothing yet: no rows */
+  g_assert_true (session_pcprof_write (sp, FALSE, &error)); /* nothing yet: no rows */
   add (sp, &ts, 300, SLICER_CONTEXT_TASK, 1, (guint32) load->start + 4, 0, FALSE);
   add (sp, &ts, 2, SLICER_CONTEXT_TASK, 1, 0x0FFFFFF0, 0, FALSE);   /* in no function */
   add (sp, &ts, 100, SLICER_CONTEXT_TASK, 2, (guint32) load->start + 8, 0, FALSE);
@@ -63,10 +63,10 @@ test_profile (void)
   add (sp, &ts, 40, SLICER_CONTEXT_IDLE, 0, (guint32) load->start, 0, TRUE); /* not known */
   add (sp, &ts, 500, SLICER_CONTEXT_IDLE, 0, 0xFFFFFFFF, PROBE_PC_HALTED, FALSE);
   g_assert_cmpuint (session_pcprof_samples (sp), ==, 499);
-  g_assert_true (session_pcprof_write (sp, &error));
+  g_assert_true (session_pcprof_write (sp, FALSE, &error));
   g_assert_no_error (error);
   add (sp, &ts, 1, SLICER_CONTEXT_TASK, 2, (guint32) load->start + 8, 0, FALSE);
-  g_assert_true (session_pcprof_write (sp, &error)); /* the refresh replaces the rows */
+  g_assert_true (session_pcprof_write (sp, TRUE, &error)); /* the last replaces the rows */
   session_pcprof_free (sp);
   g_assert_true (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error));
   g_assert_true (store_writer_close (w, &error));

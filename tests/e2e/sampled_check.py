@@ -19,9 +19,13 @@ from trace_ref import check
 BENCH = os.environ.get("ORTI_BENCH")
 
 
-def truth_shares(u0, u1):
-    """{function: exact share of the window's instructions} from two trace-unit truths."""
+def truth_shares(u0, u1, time=False):
+    """{function: exact share of the window} from two trace-unit truths: of its instructions,
+    or with @time (run-rig --time-truth) of its clock by the function of each block's start."""
     def counts(u):
+        if time:
+            check("function_time" in u, "the trace unit keeps no function_time (--time-truth)")
+            return collections.Counter(u["function_time"])
         c = collections.Counter()
         for ctx in u["contexts"]:
             for fn, n in ctx["functions"].items():
@@ -34,10 +38,10 @@ def truth_shares(u0, u1):
     return {fn: n / total for fn, n in delta.items()}, total
 
 
-def check_profile(s, u0, u1, label):
+def check_profile(s, u0, u1, label, time=False):
     """Asserts truth-inside-interval for every function with ≥ 1 % of the samples; returns the
-    widest interval in points."""
-    want, insns = truth_shares(u0, u1)
+    widest interval in points. @time: the truth is the trace unit's clock per function."""
+    want, insns = truth_shares(u0, u1, time)
     rows = s.sql("SELECT function, kind, samples, total_samples, share_percent, "
                  "share_lo_percent, share_hi_percent FROM sampled_functions "
                  "WHERE session_id = 1 ORDER BY samples DESC")
@@ -45,7 +49,7 @@ def check_profile(s, u0, u1, label):
     n_total = rows[0][3]
     check(sum(r[2] for r in rows) == n_total,
           f"{label}: the functions' samples do not add up to the core's {n_total}")
-    print(f"{label}: {n_total} PC samples over {insns} instructions")
+    print(f"{label}: {n_total} PC samples over {insns} {'clock cycles' if time else 'instructions'}")
     widest, misses, checked = 0.0, [], 0
     for fn, kind, n, _, share, lo, hi in rows:
         if n < 0.01 * n_total:

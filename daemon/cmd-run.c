@@ -543,6 +543,12 @@ build_config (RunOptions *o, SessionConfig *cfg, char **host, GError **error)
     cfg->source = SESSION_SOURCE_REPLAY;
   if (!build_swo_config (o, cfg, error))
     return FALSE;
+  if (cfg->pc_sample_hz && cfg->source == SESSION_SOURCE_RTT) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--pc-sample %s: PC sampling is "
+                 "for the poll source (DWT_PCSR) and the SWO source (DWT PC-sample packets), "
+                 "not --source rtt", o->pc_sample);
+    return FALSE;
+  }
   found = o->rtt == NULL;
   for (gsize i = 0; !found && i < G_N_ELEMENTS (methods); i++)
     if (strcmp (o->rtt, methods[i].name) == 0) {

@@ -605,6 +605,9 @@ async function main() {
       await waitFor(`document.querySelectorAll('#sampled-table tbody tr[data-key]').length === ${expected.length}`, "task filter narrows the sampled table");
       compareTable("sampled table for " + task.task, await tableRows("#sampled-table"), expected, skey);
     }
+    await sleep(300);
+    const sfp = await pixels("#sampled-flame canvas", 0);
+    check(sfp.n > sfp.total * 0.05, "the sampled flat flame view drew", sfp.n + " of " + sfp.total);
     await screenshot("dashboard-sampled.png");
   }
 

@@ -606,8 +606,19 @@
           sort: { key: "samples", dir: "desc" }, empty: "No PC samples (run with --pc-sample)." });
         t.el.id = "sampled-table";
         t.el.classList.add("tall");
-        el.append(h("p", { class: "filter" }, h("label", { for: "sampled-task", text: "Task " }), pick), t.el);
-        p = { el, pick, tables: [t], load: async () => { t.setRows(await OP.api(base + "/sampled" + q({ task: pick.value || null }), ctl.signal)); } };
+        /* the flat flame view: task;function, width = estimated time */
+        const fg = new OP.FlameGraph();
+        fg.el.id = "sampled-flame";
+        el.append(h("p", { class: "filter" }, h("label", { for: "sampled-task", text: "Task " }), pick), t.el,
+          h("h3", { text: "Flat flame view (task, function; width: estimated time)" }), fg.el);
+        p = {
+          el, pick, tables: [t], load: async () => {
+            const rows = await OP.api(base + "/sampled" + q({ task: pick.value || null }), ctl.signal);
+            t.setRows(rows);
+            fg.el.hidden = rows.length === 0;
+            if (rows.length) fg.setTree(OP.buildTree(rows.map((r) => ({ stack: (r.task === null ? "(unknown context)" : r.task) + ";" + r.function, self_us: r.time_us })), pick.value || "all tasks"));
+          },
+        };
         pick.addEventListener("change", () => run(p));
       } else if (tab === "isrs" || tab === "services") {
         const isr = tab === "isrs";

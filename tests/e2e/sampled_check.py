@@ -8,7 +8,10 @@ all instructions of the window. Under -icount the clock is the instruction count
 also its share of the target's time — the unit PC samples are drawn in. The product's bound:
 the 99 % interval the daemon stored with each function (view sampled_functions, over all
 contexts). Every function with ≥ 1 % of the samples must have its exact share inside its own
-interval; nothing else is asserted. Prints each such function and a BENCH line with the
+interval — except that, as in poll-cases.py, one of them may miss it by less than half its
+interval's side again: with k independent 99 % intervals one miss happens in about k % of
+correct runs, a second or a wide one in about 0.05 %, so the test fails on the product, not on
+chance. Nothing else is asserted. Prints each such function and a BENCH line with the
 widest interval (points), before the verdict.
 """
 import collections
@@ -54,17 +57,22 @@ def check_profile(s, u0, u1, label, time=False):
     for fn, kind, n, _, share, lo, hi in rows:
         if n < 0.01 * n_total:
             continue
-        check(kind != "sleeping", f"{label}: sleeping samples under -icount (no time passes)")
+        check(kind != "sleeping", f"{label}: sleeping samples, but the rig's clock does not run "
+              f"while the core sleeps (-icount) and its idle loop spins (--spin-idle)")
         truth = 100 * want.get("(no symbol)" if kind == "unknown" else fn, 0.0)
         inside = lo <= truth <= hi
+        # how far outside, in units of the interval's side it left by
+        off = (lo - truth) / (share - lo) if truth < lo else (truth - hi) / (hi - share) \
+            if truth > hi else 0.0
         widest = max(widest, hi - lo)
         checked += 1
         print(f"  {fn}: {share:.3f} % [{lo:.3f}, {hi:.3f}] truth {truth:.3f} %"
-              f"{'' if inside else '  OUTSIDE'}")
+              f"{'' if inside else f'  OUTSIDE by {off:.2f} of its side'}")
         if not inside:
-            misses.append(fn)
+            misses.append((fn, off))
     check(checked > 0, f"{label}: no function with 1 % of the samples")
     print(f"BENCH pc_sample_interval_points_{label} {widest:.3f} samples {n_total}")
-    check(not misses, f"{label}: the exact share is outside the stored 99 % interval for "
-          f"{misses}")
+    check(len(misses) <= 1 and all(off < 0.5 for _, off in misses),
+          f"{label}: the exact share is outside the stored 99 % interval for {misses} (one miss "
+          f"by less than half its side is the most chance explains)")
     return widest

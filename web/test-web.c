@@ -622,6 +622,8 @@ test_metrics_and_live (Fx *fx, gconstpointer data)
   g_assert_nonnull (strstr (m, "orti_data_value{session=\"1\",variable=\"light\"} 1\n"));
   g_assert_nonnull (strstr (m, "orti_core_busy_seconds_total{session=\"1\",core=\"0\"} 0.00148\n"));
   g_assert_nonnull (strstr (m, "# TYPE orti_task_load_bound_ratio gauge\n"));
+  g_assert_nonnull (strstr (m, "orti_sampled_function_share_ratio{session=\"1\",function=\"outer\"} 0.6\n"));
+  g_assert_nonnull (strstr (m, "orti_sampled_function_share_bound_ratio{session=\"1\",function=\"outer\"} 0.13"));
   g_autofree char *promtool = g_find_program_in_path ("promtool");
   if (promtool) {
     g_autofree char *path = g_build_filename (fx->dir, "metrics.txt", NULL);

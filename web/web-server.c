@@ -1081,6 +1081,17 @@ static const struct {
       { "orti_core_idle_seconds_total", "counter", "Time the core was idle." },
       { "orti_core_unknown_seconds_total", "counter", "Time the core's state was unknown "
         "(before the first switch, after a gap)." } } },
+  /* the PC-sampled profile's top 20 functions (over all tasks; a core other than 0 named) */
+  { "function",
+    "SELECT CASE core WHEN 0 THEN function ELSE printf('%%s (core %%d)', function, core) END, "
+    "share_percent / 100.0, "
+    "max(share_percent - share_lo_percent, share_hi_percent - share_percent) / 100.0 "
+    "FROM sampled_functions WHERE session_id = %lld AND kind = 'code' "
+    "ORDER BY samples DESC, function LIMIT 20",
+    { { "orti_sampled_function_share_ratio", "gauge", "Share of the core's PC samples in the "
+        "function (0..1; --pc-sample; the 20 largest)." },
+      { "orti_sampled_function_share_bound_ratio", "gauge", "Larger side of the 99 % interval "
+        "of the function's sampled share." } } },
 };
 
 /* GET /metrics (worker thread): the latest session's gauges and counters (entity_metrics and

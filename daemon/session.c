@@ -114,6 +114,10 @@ session_new (const SessionConfig *cfg, GError **error)
     const ProbeCaptureInfo *info = probe_capture_reader_get_info (s->replay);
     s->capture_kind = info->source;
     s->tick_hz = info->tick_hz;
+    /* a poll capture made with --pc-sample has the PC channels in every record */
+    if (info->metadata && g_strcmp0 (g_hash_table_lookup (info->metadata, "poll.pc_sample"),
+                                     "1") == 0)
+      s->cfg.pc_sample_hz = MAX (s->cfg.pc_sample_hz, 1);
     if (info->source != PROBE_SOURCE_POLL && info->source != PROBE_SOURCE_RTT &&
         info->source != PROBE_SOURCE_SWO) {
       g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
@@ -132,7 +136,7 @@ session_new (const SessionConfig *cfg, GError **error)
     return NULL;
   }
   /* poll: DWT_PCSR rides in every sample's batch (SWO programs its own PC sampler) */
-  if (cfg->pc_sample_hz && s->capture_kind == PROBE_SOURCE_POLL)
+  if (s->cfg.pc_sample_hz && s->capture_kind == PROBE_SOURCE_POLL)
     session_watch_add_pc_sampler (s->w, cfg->core);
   s->name = cfg->name ? g_strdup (cfg->name) : g_path_get_basename (cfg->orti_path);
   return g_steal_pointer (&s);
@@ -978,6 +982,8 @@ session_start (Session *s, StoreWriter *writer, GError **error)
     g_autoptr (GHashTable) meta = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
     if (sq->config && strpbrk (sq->config, "=\n") == NULL) /* metadata cannot hold them */
       g_hash_table_insert (meta, "source_config", g_strdup (sq->config));
+    if (s->capture_kind == PROBE_SOURCE_POLL && s->cfg.pc_sample_hz) /* its records' channels */
+      g_hash_table_insert (meta, "poll.pc_sample", g_strdup ("1"));
     if (s->swo != NULL) {
       g_hash_table_insert (meta, "swo.comparators", g_strdup_printf ("%u", sq->comparators));
       g_hash_table_insert (meta, "swo.priorities", g_strdup (s->swo->priorities));

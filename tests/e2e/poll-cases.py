@@ -14,6 +14,7 @@ Prints one line per task with each number, its truth and its bound. Exit status 
 failure prints FAIL: why.
 """
 import os
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -165,9 +166,22 @@ def run_pc_sample(seconds, tmp):
     has 6 % of the samples for 0.07 % of the instructions). Without --time-truth the
     instruction counts are compared (they fail that way). Prints the interval width as
     BENCH pc_sample_interval_points_poll."""
-    s, _, _, u0, u1, _ = window(tmp, seconds, source=poll_args() + ["--pc-sample", "1"])
+    cap = os.path.join(tmp, "pc.cap")
+    s, _, _, u0, u1, _ = window(tmp, seconds, source=poll_args() + ["--pc-sample", "1"],
+                                record=cap)
     check(u0 is not None, "pc-sample needs the trace unit (run-rig --trace-unit)")
     check_profile(s, u0, u1, "poll", time=os.environ.get("ORTI_RIG_TIME_TRUTH") == "1")
+    # the capture replays to the same profile, without --pc-sample (its metadata says so)
+    from rig_session import PROFD
+    rdb = os.path.join(tmp, "replay.db")
+    subprocess.run([PROFD, "--orti", os.environ["ORTI_RIG_ORTI"], "--elf",
+                    os.environ["ORTI_RIG_ELF"], "--replay", cap, "--db", rdb, "--http", "none",
+                    "--quiet"], check=True)
+    q = "SELECT function, samples FROM sampled_functions ORDER BY function"
+    with sqlite3.connect(rdb) as con:
+        replayed = con.execute(q).fetchall()
+    check(replayed == s.sql(q), f"the replay's sampled profile differs: {replayed[:5]}")
+    print(f"replay of the capture: the same {len(replayed)} sampled functions")
 
 
 def run_pc_sample_absent(tmp):

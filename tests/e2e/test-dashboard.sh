@@ -46,7 +46,7 @@ fi
        --source poll --pc-sample 1 --duration 3s --record "$2/split-pc.ocap" --db "$2/live.db" \
        --http none --quiet
 ' dash "$PROFD" "$tmp" || die "recording the PC-sampled poll session failed"
-"$PROFD" --orti "$orti" --elf "$elf" --replay "$tmp/split-pc.ocap" --pc-sample 1 \
+"$PROFD" --orti "$orti" --elf "$elf" --replay "$tmp/split-pc.ocap" \
          --db "$tmp/replay.db" --http none --name replayed-pc --quiet ||
   die "replaying the PC-sampled poll session failed"
 sampled=$([[ -f $trace_elf ]] && echo 2 || echo 1)

@@ -1,9 +1,11 @@
 /* cmd-export.c — `orti-profd export --session ID --format F [--db FILE] [-o FILE|DIR]
  * [--task NAME] [--table NAME]`: one stored session in a format other tools read (Perfetto
- * JSON, callgrind, folded stacks, CSV, gprof flat profile, TWL-SDK and PFP dumps). The work
- * is web_export_write() (web/web-export.c) on a read-only store connection; this file only
- * parses arguments and picks the destination. */
+ * JSON, callgrind, folded stacks, CSV, gprof flat profile, TWL-SDK and PFP dumps, and the
+ * PC-sampled profile: gmon.out, flat, Monte Carlo, folded, callgrind). The work is
+ * web_export_write() (web/web-export.c) or export_sampled_write() (export-sampled.c) on a
+ * read-only store connection; this file only parses arguments and picks the destination. */
 #include "commands.h"
+#include "export-sampled.h"
 #include "store.h"
 #include "web.h"
 
@@ -21,7 +23,7 @@ cmd_export (int argc, char **argv)
   gint64 session = -1;
   GOptionEntry entries[] = {
     { "session", 0, 0, G_OPTION_ARG_INT64, &session, "Session to export (see `orti-profd sessions`)", "ID" },
-    { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, "perfetto, callgrind, folded, csv, gprof, twl or pfp", "F" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, "perfetto, callgrind, folded, csv, gprof, twl, pfp; PC samples: gmon, sampled-flat, sampled-montecarlo, sampled-folded, sampled-callgrind", "F" },
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "Session database (default ./profile.db)", "FILE" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default stdout); csv: a directory (existing, or ending in /) gets one TABLE.csv per table", "FILE" },
     { "task", 0, 0, G_OPTION_ARG_STRING, &task, "Only this task or ISR (name or value); not for csv", "NAME" },
@@ -40,6 +42,12 @@ cmd_export (int argc, char **argv)
     "  twl        TWL-SDK OS_DumpStatistics lines (net ticks)\n"
     "  pfp        PFP measurement lines of the profile points (seed 003); without\n"
     "             profile points, of the functions (self ticks)\n"
+    "The PC-sampled profile (a session recorded with --pc-sample; docs/pc-sampling.md):\n"
+    "  gmon                binutils gmon.out: arm-none-eabi-gprof -b -p FIRMWARE.elf gmon.out\n"
+    "  sampled-flat        seed 001's flat profile with the +/- of the 99 % interval\n"
+    "  sampled-montecarlo  seed 004's Monte Carlo report\n"
+    "  sampled-folded      context;function SAMPLES for flame graphs\n"
+    "  sampled-callgrind   callgrind with source lines (Samples)\n"
     "callgrind, gprof, twl and a pfp of functions need function calls: a poll session has\n"
     "none (exit status 1, \"the poll source sees no function calls\").\n"
     "e.g.\n"
@@ -58,15 +66,20 @@ cmd_export (int argc, char **argv)
     return 2;
   }
   WebExportOptions opt = { .session = session, .task = task, .table = table };
-  if (!web_export_format_from_string (format_name, &opt.format, &error)) {
+  gboolean sampled = export_sampled_format_known (format_name);
+  if (sampled && table != NULL) {
+    fprintf (stderr, "export: --table applies to csv only\n");
+    return 2;
+  }
+  if (!sampled && !web_export_format_from_string (format_name, &opt.format, &error)) {
     fprintf (stderr, "export: --format: %s\n", error->message);
     return 2;
   }
-  if (opt.format == WEB_EXPORT_CSV && task != NULL) {
+  if (!sampled && opt.format == WEB_EXPORT_CSV && task != NULL) {
     fprintf (stderr, "export: --task does not apply to csv (filter with `orti-profd sql`)\n");
     return 2;
   }
-  if (opt.format != WEB_EXPORT_CSV && table != NULL) {
+  if (!sampled && opt.format != WEB_EXPORT_CSV && table != NULL) {
     fprintf (stderr, "export: --table applies to csv only\n");
     return 2;
   }
@@ -76,7 +89,7 @@ cmd_export (int argc, char **argv)
     fprintf (stderr, "export: %s\n", error->message);
     return 1;
   }
-  if (opt.format == WEB_EXPORT_CSV && table == NULL && output != NULL
+  if (!sampled && opt.format == WEB_EXPORT_CSV && table == NULL && output != NULL
       && (g_file_test (output, G_FILE_TEST_IS_DIR) || g_str_has_suffix (output, "/"))) {
     if (!web_export_csv_dir (db, session, output, &error)) {
       fprintf (stderr, "export: %s\n", error->message);
@@ -96,7 +109,8 @@ cmd_export (int argc, char **argv)
   } else {
     out = g_unix_output_stream_new (STDOUT_FILENO, FALSE);
   }
-  if (!web_export_write (db, &opt, out, &error)) {
+  if (sampled ? !export_sampled_write (db, session, format_name, task, out, &error)
+              : !web_export_write (db, &opt, out, &error)) {
     fprintf (stderr, "export: session %" G_GINT64_FORMAT ": %s\n", session, error->message);
     if (file != NULL) { /* closing with a cancelled cancellable keeps the old file */
       g_autoptr (GCancellable) cancel = g_cancellable_new ();

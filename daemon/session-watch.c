@@ -371,3 +371,25 @@ session_watch_free (SessionWatch *w)
   g_free (w->inference);
   g_free (w);
 }
+
+void
+session_watch_add_pc_sampler (SessionWatch *w, int core)
+{
+  ProbePollChannel ch = { 0 };
+  /* DHCSR first: a halted core's PCSR reads like a sleeping one's */
+  ch.kind = PROBE_POLL_DHCSR;
+  ch.core = (guint16) MAX (core, 0);
+  ch.name = g_strdup_printf ("DHCSR core %d (0xe000edf0)", MAX (core, 0));
+  ch.simple = TRUE;
+  ch.address = 0xE000EDF0u;
+  ch.width = 4;
+  g_array_append_val (w->channels, ch);
+  ch = (ProbePollChannel) { 0 };
+  ch.kind = PROBE_POLL_PC;
+  ch.core = (guint16) MAX (core, 0);
+  ch.name = g_strdup_printf ("DWT_PCSR core %d (0x%08x)", MAX (core, 0), PROBE_DWT_PCSR);
+  ch.simple = TRUE;
+  ch.address = PROBE_DWT_PCSR;
+  ch.width = 4;
+  g_array_append_val (w->channels, ch);
+}

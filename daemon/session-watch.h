@@ -45,6 +45,13 @@ SessionWatch *session_watch_new (const char *orti_path, const char *elf_path, in
                                  GError **error);
 void session_watch_free (SessionWatch *w);
 
+/* session_watch_add_pc_sampler:
+ * Adds a PC channel (DWT_PCSR, read in every sample's batch after RUNNINGTASK: a PC_SAMPLE
+ * event each sample) for @core (-1: core 0), and before it the core's DHCSR, which tells a
+ * halted core's samples (left out of the profile) from a sleeping one's. The poll source reads it through the session's
+ * OpenOCD target, whose DWT is the one of the core OpenOCD has selected: one PC channel. */
+void session_watch_add_pc_sampler (SessionWatch *w, int core);
+
 /* session_watch_add_variables:
  * Compiles each of @watch ("EXPR", "EXPR:state" or "EXPR:value": an ELF symbol or any
  * ORTI-style formula) on the ELF for @core and adds a DATA channel for it, read in every

@@ -9,6 +9,7 @@
 
 #include "bounds.h"
 #include "core-merge.h"
+#include "session-pcprof.h"
 #include "session-stats.h"
 #include "session-swo.h"
 #include "session-watch.h"
@@ -49,6 +50,7 @@ struct _Session {
   /* worker-only state */
   Slicer *slicer;
   SessionStats *stats;          /* the slicer's statistics → store rows (live and final) */
+  SessionPcprof *pcprof;        /* PC samples → the sampled profile (live and final) */
   GArray *events;               /* ProbeEvent not yet handed to store + slicer */
   CoreMerge *merge;             /* … through this: the cores' streams in one time order */
   GArray *merged;               /* ProbeEvent the merge let out, for store + slicer */
@@ -122,6 +124,10 @@ session_new (const SessionConfig *cfg, GError **error)
     const ProbeCaptureInfo *info = probe_capture_reader_get_info (s->replay);
     s->capture_kind = info->source;
     s->tick_hz = info->tick_hz;
+    /* a poll capture made with --pc-sample has the PC channels in every record */
+    if (info->metadata && g_strcmp0 (g_hash_table_lookup (info->metadata, "poll.pc_sample"),
+                                     "1") == 0)
+      s->cfg.pc_sample_hz = MAX (s->cfg.pc_sample_hz, 1);
     if (info->source != PROBE_SOURCE_POLL && info->source != PROBE_SOURCE_RTT &&
         info->source != PROBE_SOURCE_SWO) {
       g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
@@ -139,6 +145,9 @@ session_new (const SessionConfig *cfg, GError **error)
   } else if (!choose_kind (s, &s->capture_kind, &s->source_why, error)) {
     return NULL;
   }
+  /* poll: DWT_PCSR rides in every sample's batch (SWO programs its own PC sampler) */
+  if (s->cfg.pc_sample_hz && s->capture_kind == PROBE_SOURCE_POLL)
+    session_watch_add_pc_sampler (s->w, cfg->core);
   s->name = cfg->name ? g_strdup (cfg->name) : g_path_get_basename (cfg->orti_path);
   return g_steal_pointer (&s);
 }
@@ -160,6 +169,7 @@ session_free (Session *s)
   g_clear_pointer (&s->slicer, slicer_free);
   g_clear_pointer (&s->swo, session_swo_free);
   g_clear_pointer (&s->stats, session_stats_free);
+  g_clear_pointer (&s->pcprof, session_pcprof_free);
   g_clear_pointer (&s->w, session_watch_free);
   g_clear_pointer (&s->events, g_array_unref);
   g_clear_pointer (&s->merged, g_array_unref);
@@ -264,6 +274,13 @@ sink_data (const SlicerDataChange *d, gpointer user)
 {
   Session *s = user;
   session_stats_add_value (s->stats, d);
+}
+
+static void
+sink_pc_sample (const SlicerPcSample *smp, gpointer user)
+{
+  Session *s = user;
+  session_pcprof_add (s->pcprof, smp);
 }
 
 static void
@@ -656,6 +673,8 @@ start_live_source (Session *s, GError **error)
                                      "orti-trace library (no orti_trace_rtt), and SWO is not "
                                      "available here (%s)", local->message);
     s->capture_kind = PROBE_SOURCE_POLL;
+    if (s->cfg.pc_sample_hz)
+      session_watch_add_pc_sampler (s->w, s->cfg.core);
   }
   g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "source: %s", s->source_why);
   s->source = make_source (s, s->capture_kind, error);
@@ -808,7 +827,8 @@ write_stats (Session *s, gboolean final, GError **error)
     q.samples = (gint64) (pq->samples_before + pq->samples);
     q.samples_effective = bounds_effective_samples (pq->sum_interval, pq->sum_interval_sq);
   }
-  return session_stats_write (s->stats, s->slicer, &q, final, error);
+  return session_stats_write (s->stats, s->slicer, &q, final, error) &&
+         session_pcprof_write (s->pcprof, final, error);
 }
 
 /* ---- worker ------------------------------------------------------------------------------ */
@@ -981,6 +1001,8 @@ session_start (Session *s, StoreWriter *writer, GError **error)
     g_autoptr (GHashTable) meta = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
     if (sq->config && strpbrk (sq->config, "=\n") == NULL) /* metadata cannot hold them */
       g_hash_table_insert (meta, "source_config", g_strdup (sq->config));
+    if (s->capture_kind == PROBE_SOURCE_POLL && s->cfg.pc_sample_hz) /* its records' channels */
+      g_hash_table_insert (meta, "poll.pc_sample", g_strdup ("1"));
     if (s->swo != NULL) {
       g_hash_table_insert (meta, "swo.comparators", g_strdup_printf ("%u", sq->comparators));
       g_hash_table_insert (meta, "swo.priorities", g_strdup (s->swo->priorities));
@@ -1011,6 +1033,7 @@ session_start (Session *s, StoreWriter *writer, GError **error)
   sc.sink.on_call = sink_call;
   sc.sink.on_anomaly = sink_anomaly;
   sc.sink.on_data = sink_data;
+  sc.sink.on_pc_sample = sink_pc_sample;
   sc.sink.user_data = s;
   GHashTableIter svc;
   gpointer id, name;
@@ -1018,6 +1041,7 @@ session_start (Session *s, StoreWriter *writer, GError **error)
   while (g_hash_table_iter_next (&svc, &id, &name))
     slicer_config_add_job_end_service (&sc, GPOINTER_TO_UINT (id), name);
   s->slicer = slicer_new (&sc);
+  s->pcprof = session_pcprof_new (writer, s->id, s->w->elf);
   s->stats = session_stats_new (writer, s->id, s->capture_kind != PROBE_SOURCE_POLL, s->tick_hz);
   /* the tasks' priorities: who can preempt whom (preemptions a sampled source may miss) */
   GArray *evidence = s->swo != NULL ? s->swo->evidence : s->w->channels;

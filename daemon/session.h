@@ -66,7 +66,8 @@ typedef struct {
   guint64 swo_pin_hz;            /* SWO: pin rate (0: OpenOCD's choice / left as it is) */
   ProbeSwoProtocol swo_protocol; /* SWO: the TPIU's output protocol */
   gboolean swo_no_exception_trace; /* SWO: no exception trace */
-  guint pc_sample_hz;            /* SWO: PC samples per second (0: none) */
+  guint pc_sample_hz;            /* PC sampling (0: none): SWO: samples per second; poll: read
+                                  * DWT_PCSR in every sample (the rate is the poll's own) */
   const char *command_line;      /* recorded in the session */
   const SessionPointAlpha *pp_alphas; /* profile points' averaging constants (borrowed) */
   guint n_pp_alphas;

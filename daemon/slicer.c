@@ -1427,7 +1427,8 @@ slicer_feed (Slicer *self, const ProbeEvent *events, gsize n)
       if (self->cfg.sink.on_pc_sample) {
         const Ctx *c = core_running (core);
         SlicerPcSample smp = { .ts = ts, .pc = ev->a, .flags = ev->b, .ctx_id = c->id,
-                               .core = coreno, .ctx_kind = c->kind };
+                               .core = coreno, .ctx_kind = c->kind,
+                               .state_unknown = core_category (core) == CAT_UNKNOWN };
         self->cfg.sink.on_pc_sample (&smp, self->cfg.sink.user_data);
       }
       break;

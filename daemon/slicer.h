@@ -223,6 +223,8 @@ typedef struct {
   guint32 ctx_id;          /* task / ISR2 id, or core for idle */
   guint16 core;
   guint8 ctx_kind;         /* SlicerContextKind */
+  guint8 state_unknown;    /* 1: the core's state is unknown (before its first switch, after a
+                            * gap): the idle context stands in for a context not known */
 } SlicerPcSample;
 /* A data variable changed its value (SlicerSink.on_data). */
 typedef struct {

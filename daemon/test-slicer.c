@@ -1224,6 +1224,9 @@ test_pc_samples (void)
   g_assert_cmpuint (got->len, ==, 4);
   const SlicerPcSample *p = (const SlicerPcSample *) (gpointer) got->data;
   g_assert_cmpuint (p[0].ctx_kind, ==, SLICER_CONTEXT_IDLE);
+  g_assert_cmpuint (p[0].state_unknown, ==, 1);
+  g_assert_cmpuint (p[1].state_unknown, ==, 0);
+  g_assert_cmpuint (p[3].state_unknown, ==, 0); /* idle is known after the switch to it */
   g_assert_cmpuint (p[1].ctx_kind, ==, SLICER_CONTEXT_TASK);
   g_assert_cmpuint (p[1].ctx_id, ==, 7);
   g_assert_cmpuint (p[1].pc, ==, 0x200);

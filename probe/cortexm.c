@@ -215,3 +215,46 @@ probe_cortexm_cyccnt_start (ProbeCortexm *c, guint64 given_hz, guint window_us, 
   }
   return TRUE;
 }
+
+gboolean
+probe_cortexm_pcsr_start (ProbeCortexm *c, guint tries, GError **error)
+{
+  ProbeCortexmInfo info;
+  if (!probe_cortexm_identify (c, &info, error))
+    return FALSE;
+  if (!info.has_dwt) {
+    g_set_error (error, PROBE_ERROR, PROBE_ERROR_UNSUPPORTED,
+                 "--pc-sample through poll reads DWT_PCSR (0x%08x), but this core (CPUID "
+                 "0x%08x) has no DWT: PC sampling needs a Cortex-M3/M4/M7/M33; profile without "
+                 "--pc-sample", PROBE_DWT_PCSR, info.cpuid);
+    return FALSE;
+  }
+  guint32 demcr = 0;
+  if (!probe_cortexm_read (c, PROBE_DEMCR, &demcr, error))
+    return FALSE;
+  if (!(demcr & PROBE_DEMCR_TRCENA) &&
+      !probe_cortexm_write (c, PROBE_DEMCR, demcr | PROBE_DEMCR_TRCENA, "DEMCR", error))
+    return FALSE;
+  for (guint i = 0; i < MAX (tries, 1); i++) {
+    guint32 pc = 0;
+    g_autoptr (GError) local = NULL;
+    if (!probe_cortexm_read (c, PROBE_DWT_PCSR, &pc, &local)) {
+      if (local->domain != PROBE_ERROR || local->code != PROBE_ERROR_READ) {
+        g_propagate_error (error, g_steal_pointer (&local));
+        return FALSE;
+      }
+      g_set_error (error, PROBE_ERROR, PROBE_ERROR_UNSUPPORTED,
+                   "--pc-sample through poll reads DWT_PCSR (0x%08x), which cannot be read on "
+                   "this core (CPUID 0x%08x): %s", PROBE_DWT_PCSR, info.cpuid, local->message);
+      return FALSE;
+    }
+    if (pc != 0)
+      return TRUE;
+  }
+  g_set_error (error, PROBE_ERROR, PROBE_ERROR_UNSUPPORTED,
+               "--pc-sample through poll reads DWT_PCSR (0x%08x), but it read 0x00000000 %u "
+               "times with DEMCR.TRCENA set: this core (CPUID 0x%08x) has no PC sampler (a "
+               "Cortex-M0/M0+ or a simulator without one); profile without --pc-sample",
+               PROBE_DWT_PCSR, MAX (tries, 1), info.cpuid);
+  return FALSE;
+}

@@ -468,10 +468,16 @@ channel_entries (ProbePollDecoder *d, guint i, guint64 ts, ProbeEventFunc func, 
     if (!had || old != v)
       emit (d, func, user, ts, ch->core, PROBE_EVENT_DATA, ch->data_id, (guint32) v);
     break;
-  case PROBE_POLL_PC:
-    emit (d, func, user, ts, ch->core, PROBE_EVENT_PC_SAMPLE, (guint32) v,
-          (guint32) v == 0xFFFFFFFFu ? PROBE_PC_SLEEPING : 0);
+  case PROBE_POLL_PC: {
+    guint32 flags = (guint32) v == 0xFFFFFFFFu ? PROBE_PC_SLEEPING : 0;
+    /* DHCSR of the same sample tells a halted core (PCSR reads all ones) from a sleeping one */
+    for (guint k = 0; k < d->n_channels; k++)
+      if (d->channels[k].kind == PROBE_POLL_DHCSR && d->channels[k].core == ch->core &&
+          d->valid[k] && (d->value[k] & (1 << 17)) != 0)
+        flags = PROBE_PC_HALTED;
+    emit (d, func, user, ts, ch->core, PROBE_EVENT_PC_SAMPLE, (guint32) v, flags);
     break;
+  }
   default:
     break;
   }

@@ -41,6 +41,8 @@ typedef enum {
 #define PROBE_TASK_IDLE 0xFFFFFFFFu
 /* b of PROBE_EVENT_PC_SAMPLE. */
 #define PROBE_PC_SLEEPING 1u /* the core was asleep (WFI/WFE): the sample counts as idle */
+#define PROBE_PC_HALTED 2u   /* the core was halted (poll: DHCSR.S_HALT in the same batch):
+                              * not a sample of the running program, left out of profiles */
 
 /* Payload value meaning "unknown id" (e.g. an exit whose function is not known). */
 #define PROBE_ID_ANY 0xFFFFFFFFu
@@ -369,6 +371,8 @@ typedef enum {
   PROBE_POLL_PC,         /* the core's sampled PC (DWT_PCSR): a PC_SAMPLE Event every sample,
                           * after the sample's switches (attributed to what runs then);
                           * 0xFFFFFFFF (halted, asleep, no sample) counts as sleeping */
+  PROBE_POLL_DHCSR,      /* the core's DHCSR, read before its PC channel: S_HALT marks the
+                          * sample's PC_SAMPLE halted (PROBE_PC_HALTED) instead of sleeping */
 } ProbePollKind;
 
 /* Classes of values (ProbePollValueClass.cls). */
@@ -643,6 +647,13 @@ gboolean probe_cortexm_identify (ProbeCortexm *c, ProbeCortexmInfo *info, GError
  * failed. *@note (newly allocated) says how the clock was chosen. */
 gboolean probe_cortexm_cyccnt_start (ProbeCortexm *c, guint64 given_hz, guint window_us,
                                      guint64 *hz, char **note, GError **error);
+/* probe_cortexm_pcsr_start:
+ * Makes DWT_PCSR readable (DEMCR.TRCENA; restored by probe_cortexm_restore) and checks that it
+ * samples: FALSE with PROBE_ERROR_UNSUPPORTED naming the register, its address and what was
+ * read when the core has no DWT, the read fails, or @tries reads all give 0 (no PC sampler:
+ * Cortex-M0/M0+, or a simulator without one). 0xFFFFFFFF (halted or asleep) is accepted.
+ * FALSE with the link's error when the link failed. */
+gboolean probe_cortexm_pcsr_start (ProbeCortexm *c, guint tries, GError **error);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Sources (source.c, source-poll.c, source-rtt.c): poll, RTT and replay behind one small   */

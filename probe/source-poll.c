@@ -12,6 +12,10 @@
  * clock) it takes from the configuration or measures against host time over 250 ms; detach
  * restores both registers as it found them. Without either, OpenOCD's host clock (µs) is used,
  * which knows nothing of the target's time (halts, simulators).
+ *
+ * PC sampling: a PROBE_POLL_PC channel (DWT_PCSR) is read in the same batch as the running
+ * task; attach sets DEMCR.TRCENA (which gates DWT_PCSR) and refuses a core whose PCSR cannot
+ * be read or reads 0 (probe_cortexm_pcsr_start); detach restores DEMCR.
  */
 #include "source-private.h"
 
@@ -131,6 +135,15 @@ poll_attach (ProbeSource *src, ProbeOpenocd *oc, GError **error)
     }
   }
   src->quality.clock_note = p->clock_note;
+  for (guint i = 0; i < p->channels->len; i++)
+    if (g_array_index (p->channels, ProbePollChannel, i).kind == PROBE_POLL_PC) {
+      /* the PC sampler must answer before a session counts on it */
+      if (!probe_cortexm_pcsr_start (p->cm, 16, error)) {
+        probe_cortexm_restore (p->cm, NULL); /* leave the target as it was */
+        return FALSE;
+      }
+      break;
+    }
   g_autoptr (ProbePollSampler) old = g_steal_pointer (&p->sampler);
   g_autoptr (ProbePollSampler) s = probe_poll_sampler_new (oc, &cfg,
                                                            (ProbePollChannel *) p->channels->data,

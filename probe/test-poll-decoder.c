@@ -302,6 +302,33 @@ test_pc_channel (void)
   check_events (chs, 2, v, 4, want, G_N_ELEMENTS (want));
 }
 
+/* DHCSR read before the PC channel: S_HALT (bit 17) marks the sample halted (not sleeping,
+ * not a PC of the running program); S_SLEEP with PCSR all ones stays sleeping. */
+static void
+test_pc_halted (void)
+{
+  g_autoptr (GError) error = NULL;
+  const ProbePollChannel chs[] = {
+    { .kind = PROBE_POLL_DHCSR, .name = "DHCSR", .simple = TRUE },
+    { .kind = PROBE_POLL_PC, .name = "PCSR", .simple = TRUE },
+  };
+  const gint64 v[] = { 0x00030000, 0xFFFFFFFF, 0x00040000, 0xFFFFFFFF, 0, 0x1234 };
+  const guint32 want_b[] = { PROBE_PC_HALTED, PROBE_PC_SLEEPING, 0 };
+  g_autoptr (GByteArray) b = g_byte_array_new ();
+  guint32 valid[1] = { 3 };
+  for (guint i = 0; i < 3; i++)
+    probe_poll_record_append (b, 2, valid, 10 * i, v + 2 * i);
+  g_autoptr (ProbePollDecoder) d = probe_poll_decoder_new (chs, 2, &error);
+  g_assert_no_error (error);
+  g_autoptr (GArray) ev = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+  g_assert_true (probe_poll_decoder_feed (d, b->data, b->len, collect, ev, &error));
+  g_assert_cmpuint (ev->len, ==, 3);
+  for (guint i = 0; i < 3; i++) {
+    g_assert_cmpuint (g_array_index (ev, ProbeEvent, i).kind, ==, PROBE_EVENT_PC_SAMPLE);
+    g_assert_cmpuint (g_array_index (ev, ProbeEvent, i).b, ==, want_b[i]);
+  }
+}
+
 /* Records of older captures ('S', at most 32 channels) still decode; more than 32 channels
  * work in the current format. */
 static void
@@ -347,5 +374,6 @@ main (int argc, char **argv)
   g_test_add_func ("/probe/poll-decoder/shared-variable-and-valid", test_shared_variable_and_valid);
   g_test_add_func ("/probe/poll-decoder/record-formats", test_record_formats);
   g_test_add_func ("/probe/poll-decoder/pc-channel", test_pc_channel);
+  g_test_add_func ("/probe/poll-decoder/pc-halted", test_pc_halted);
   return g_test_run ();
 }

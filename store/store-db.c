@@ -405,7 +405,8 @@ static const char *const session_tables[] = {
   "slices", "timeline_buckets", "calls", "task_stat", "function_stat", "task_function_stat",
   "isr_stat", "task_isr_stat", "service_stat", "task_service_stat", "point_stat", "data_stat",
   "data_state_stat", "data_values", "core_stat", "cross_core_stat", "anomalies", "gaps",
-  "raw_dropped", NULL,
+  "raw_dropped", "sampled_profile", "sampled_function_stat", "sampled_line_stat", "sampled_pc",
+  NULL,
 };
 
 gboolean

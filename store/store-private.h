@@ -65,3 +65,13 @@ void store__encode_event (guint8 *out, gsize *len, const ProbeEvent *ev, guint64
  * tick *@ts; advances both. FALSE when the data is truncated. */
 gboolean store__decode_event (const guint8 *data, gsize len, gsize *pos, guint64 *ts,
                               guint16 core, ProbeEvent *ev);
+
+/* The sampled profile (store-sampled.c): a deep copy of a StoreSampledProfile for the writer
+ * thread, its size in rows (queue weight), and the write that replaces the session's sampled
+ * rows with it (inside the writer's open transaction). */
+typedef struct _StoreSampledCopy StoreSampledCopy;
+StoreSampledCopy *store__sampled_copy (const StoreSampledProfile *profile);
+gsize store__sampled_copy_rows (const StoreSampledCopy *copy);
+void store__sampled_copy_free (StoreSampledCopy *copy);
+gboolean store__sampled_write (sqlite3 *db, gint64 session, const StoreSampledCopy *copy,
+                               GError **error);

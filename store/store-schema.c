@@ -36,6 +36,13 @@
  *      with the first kept tick (sessions pruned under version 5: one row, core NULL).
  *   7  cross-core activation latency (issue 19): cross_core_stat per (activating core,
  *      starting core), view cross_core_latency in µs with the cores' names.
+ *   8  the PC-sampled profile (docs/pc-sampling.md): sampled_profile (per core: samples,
+ *      unknown, sleeping, sampled span), sampled_function_stat and sampled_line_stat (per
+ *      core × context × function / line: samples, share and estimated time with their 99 %
+ *      intervals, as the daemon computed them; context_kind 255: the function over all
+ *      contexts of the core), sampled_pc (per context × PC, for gmon.out); views
+ *      sampled_function_stats, sampled_line_stats (per context), sampled_functions (over all
+ *      contexts).
  *
  * Workload facts that shaped it: events dominate (millions per session) so they are packed
  * per core into ~1 KB chunks (store-private.h) — about 8 bytes an event instead of ~30 for a
@@ -671,6 +678,72 @@ migrate_6_to_7 (sqlite3 *db, GError **error)
     "LEFT JOIN cores c ON c.session_id = s.session_id AND c.core = s.core;\n", error);
 }
 
+/* The context of a sampled row by name: a task, an ISR2, the core's idle context, or not
+ * known (context_kind 0, 1, 2 as daemon/slicer.h SlicerContextKind; 3: the slicer did not
+ * know the core's state, before its first switch or after a gap: task NULL). */
+#define SAMPLED_CONTEXT_COLUMNS \
+  "  CASE s.context_kind WHEN 0 THEN COALESCE(t.name, printf('%d', s.context))\n" \
+  "    WHEN 1 THEN COALESCE(i.name, printf('isr %d', s.context))\n" \
+  "    WHEN 2 THEN 'idle' END AS task,\n" \
+  "  CASE WHEN s.context_kind < 2 THEN s.context END AS task_value,\n" \
+  "  CASE s.context_kind WHEN 0 THEN 'task' WHEN 1 THEN 'isr' WHEN 2 THEN 'idle'\n" \
+  "    ELSE 'unknown' END AS context_kind,\n"
+#define SAMPLED_VALUE_COLUMNS \
+  "  CASE s.kind WHEN 0 THEN 'code' WHEN 1 THEN 'unknown' ELSE 'sleeping' END AS kind,\n" \
+  "  s.samples, p.samples AS total_samples,\n" \
+  "  100.0 * s.share AS share_percent, 100.0 * s.share_lo AS share_lo_percent,\n" \
+  "  100.0 * s.share_hi AS share_hi_percent,\n" \
+  US ("s.time", "time_us") ",\n" US ("s.time_lo", "time_lo_us") ",\n" \
+  US ("s.time_hi", "time_hi_us") "\n"
+#define SAMPLED_JOINS(table) \
+  "FROM " table " s JOIN sessions x ON x.id = s.session_id\n" \
+  "JOIN sampled_profile p ON p.session_id = s.session_id AND p.core = s.core\n" \
+  "LEFT JOIN tasks t ON s.context_kind = 0 AND t.session_id = s.session_id AND t.task = s.context\n" \
+  "LEFT JOIN isrs i ON s.context_kind = 1 AND i.session_id = s.session_id AND i.isr = s.context\n"
+
+/* migrate_7_to_8: the PC-sampled profile. Self-contained (new tables and views only), so it
+ * can be renumbered when another migration lands first. The daemon rewrites a session's
+ * sampled rows wholesale at each statistics write (store_writer_put_sampled), so the tables
+ * have no primary key beyond rowid; the index serves the per-session reads and deletes. */
+static gboolean
+migrate_7_to_8 (sqlite3 *db, GError **error)
+{
+  return store__exec (db,
+    "CREATE TABLE sampled_profile (\n"
+    "  session_id INTEGER NOT NULL, core INTEGER NOT NULL, samples INTEGER NOT NULL,\n"
+    "  unknown INTEGER NOT NULL, sleeping INTEGER NOT NULL, first_tick INTEGER,\n"
+    "  last_tick INTEGER, PRIMARY KEY (session_id, core)) WITHOUT ROWID;\n"
+    "CREATE TABLE sampled_function_stat (\n"
+    "  session_id INTEGER NOT NULL, core INTEGER NOT NULL, context_kind INTEGER NOT NULL,\n"
+    "  context INTEGER NOT NULL, kind INTEGER NOT NULL, address INTEGER, function TEXT NOT NULL,\n"
+    "  file TEXT, samples INTEGER NOT NULL, share REAL, share_lo REAL, share_hi REAL,\n"
+    "  time REAL, time_lo REAL, time_hi REAL);\n"
+    "CREATE INDEX sampled_function_stat_session ON sampled_function_stat (session_id, core);\n"
+    "CREATE TABLE sampled_line_stat (\n"
+    "  session_id INTEGER NOT NULL, core INTEGER NOT NULL, context_kind INTEGER NOT NULL,\n"
+    "  context INTEGER NOT NULL, kind INTEGER NOT NULL, address INTEGER, function TEXT NOT NULL,\n"
+    "  file TEXT, line INTEGER, samples INTEGER NOT NULL, share REAL, share_lo REAL,\n"
+    "  share_hi REAL, time REAL, time_lo REAL, time_hi REAL);\n"
+    "CREATE INDEX sampled_line_stat_session ON sampled_line_stat (session_id, core);\n"
+    "CREATE TABLE sampled_pc (\n"
+    "  session_id INTEGER NOT NULL, core INTEGER NOT NULL, context_kind INTEGER NOT NULL,\n"
+    "  context INTEGER NOT NULL, pc INTEGER NOT NULL, samples INTEGER NOT NULL);\n"
+    "CREATE INDEX sampled_pc_session ON sampled_pc (session_id, core);\n"
+    "CREATE VIEW sampled_function_stats AS\n"
+    "SELECT s.session_id, s.core,\n" SAMPLED_CONTEXT_COLUMNS
+    "  s.function, s.address, s.file,\n" SAMPLED_VALUE_COLUMNS
+    SAMPLED_JOINS ("sampled_function_stat") "WHERE s.context_kind != 255;\n"
+    "CREATE VIEW sampled_functions AS\n"
+    "SELECT s.session_id, s.core, s.function, s.address, s.file,\n" SAMPLED_VALUE_COLUMNS
+    "FROM sampled_function_stat s JOIN sessions x ON x.id = s.session_id\n"
+    "JOIN sampled_profile p ON p.session_id = s.session_id AND p.core = s.core\n"
+    "WHERE s.context_kind = 255;\n"
+    "CREATE VIEW sampled_line_stats AS\n"
+    "SELECT s.session_id, s.core,\n" SAMPLED_CONTEXT_COLUMNS
+    "  s.function, s.address, s.file, s.line,\n" SAMPLED_VALUE_COLUMNS
+    SAMPLED_JOINS ("sampled_line_stat") ";\n", error);
+}
+
 typedef gboolean (*StoreMigration) (sqlite3 *db, GError **error);
 
 /* migrations[v] upgrades version v to v + 1. */
@@ -682,6 +755,7 @@ static const StoreMigration migrations[STORE_SCHEMA_VERSION] = {
   migrate_4_to_5,
   migrate_5_to_6,
   migrate_6_to_7,
+  migrate_7_to_8,
 };
 
 gboolean

@@ -46,6 +46,7 @@ typedef enum {
   MSG_DATA_VALUES,
   MSG_CORE_STATS,
   MSG_CROSS_CORE_STATS,
+  MSG_SAMPLED,
   MSG_QUALITY,
   MSG_NOTES,
   MSG_END,
@@ -86,6 +87,7 @@ typedef struct {
   StoreSessionQuality quality; /* MSG_QUALITY */
   StoreSessionState state;     /* MSG_END */
   Reply *reply;                /* sync messages */
+  StoreSampledCopy *sampled;   /* MSG_SAMPLED */
 } Msg;
 
 
@@ -1246,6 +1248,8 @@ do_rows (StoreWriter *self, Session *s, Msg *m, GError **error)
   case MSG_CROSS_CORE_STATS:
     return put_stats (self, s, m, ST_CROSS_CORE_STAT, sizeof (StoreCrossCoreStat),
                       bind_cross_core_stat, error);
+  case MSG_SAMPLED:
+    return store__sampled_write (self->db, s->id, m->sampled, error);
   case MSG_QUALITY: {
     sqlite3_stmt *st = self->stmt[ST_QUALITY];
     const StoreSessionQuality *q = &m->quality;
@@ -1362,6 +1366,7 @@ msg_free (Msg *m)
       g_free ((char *) a[i].detail);
     }
   }
+  store__sampled_copy_free (m->sampled);
   g_free (m->rows);
   g_free (m->text);
   for (int i = 0; i < INFO_COUNT; i++)
@@ -1758,6 +1763,16 @@ store_writer_put_cross_core_stats (StoreWriter *writer, gint64 session,
                                    const StoreCrossCoreStat *stats, gsize n, GError **error)
 {
   return push_rows (writer, MSG_CROSS_CORE_STATS, session, stats, n, sizeof *stats, error);
+}
+
+gboolean
+store_writer_put_sampled (StoreWriter *writer, gint64 session, const StoreSampledProfile *profile,
+                          GError **error)
+{
+  StoreSampledCopy *copy = store__sampled_copy (profile);
+  Msg *m = msg_new (MSG_SAMPLED, session, store__sampled_copy_rows (copy));
+  m->sampled = copy;
+  return enqueue (writer, m, error);
 }
 
 gboolean

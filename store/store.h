@@ -52,7 +52,7 @@ typedef enum {
 } StoreError;
 
 /* Schema version this build reads and writes (store-schema.c keeps the history). */
-#define STORE_SCHEMA_VERSION 7
+#define STORE_SCHEMA_VERSION 8
 
 /* --- rows -------------------------------------------------------------------------------- */
 
@@ -310,6 +310,66 @@ typedef struct {
   guint32 reason; /* ProbeGapReason */
 } StoreGap;
 
+/* --- the PC-sampled profile (docs/pc-sampling.md) ------------------------------------------
+ * A session's sampled profile as the daemon's accumulator (daemon/pcprof.h) made it: per
+ * core the number of samples N and the span they cover; per core × context (task, ISR2,
+ * idle) × function and × source line the samples n with the share n / N, the estimated time
+ * share × span and the 99 % intervals of both, computed by the daemon (the store stores
+ * them as given); per context × PC the raw counts, from which gmon.out is written. */
+
+/* context_kind of rows whose context was not known (before the core's first task switch,
+ * after a gap): context is the core; the views show task NULL, context_kind 'unknown'. */
+#define STORE_SAMPLED_UNKNOWN_CONTEXT 3
+/* context_kind of a function row merged over the core's contexts (view sampled_functions). */
+#define STORE_SAMPLED_ALL_CONTEXTS 255
+
+/* One core's samples. */
+typedef struct {
+  guint32 core;
+  guint64 samples;       /* N: every sample of the core, unknown and sleeping ones included */
+  guint64 unknown;       /* samples whose PC is in no function */
+  guint64 sleeping;      /* samples taken while the core slept */
+  gint64 first_tick, last_tick; /* the first and the last sample (-1: none) */
+} StoreSampledCore;
+
+/* One row of the function or line profile. */
+typedef struct {
+  guint32 core;
+  guint8 context_kind;   /* 0 task, 1 ISR2, 2 idle (daemon/slicer.h SlicerContextKind), 3
+                          * STORE_SAMPLED_UNKNOWN_CONTEXT;
+                          * function rows: STORE_SAMPLED_ALL_CONTEXTS, over all contexts */
+  guint8 kind;           /* 0 code, 1 unknown (PC in no function), 2 sleeping */
+  guint32 context;       /* task value, ISR2 id, or the core for idle */
+  guint64 address;       /* the function's start (0: none, for unknown / sleeping) */
+  const char *function;  /* its name, "(unknown)", "(sleeping)" (copied) */
+  const char *file;      /* function rows: the file it is declared in; line rows: the
+                          * line's file; NULL unknown (copied) */
+  guint line;            /* line rows: the line, 0 unknown (stored NULL) */
+  guint64 samples;       /* n */
+  double share, share_lo, share_hi; /* n / N and its 99 % interval */
+  double time, time_lo, time_hi;    /* share × span in ticks, and its interval */
+} StoreSampledRow;
+
+/* One context × PC count (sampled_pc). */
+typedef struct {
+  guint32 core;
+  guint8 context_kind;
+  guint32 context;
+  guint64 pc;
+  guint64 samples;
+} StoreSampledPc;
+
+typedef struct {
+  const StoreSampledCore *cores;
+  gsize n_cores;
+  const StoreSampledRow *functions;
+  gsize n_functions;
+  const StoreSampledRow *lines;
+  gsize n_lines;
+  const StoreSampledPc *pcs;
+  gsize n_pcs;
+} StoreSampledProfile;
+
 /* --- reading: StoreDb --------------------------------------------------------------------- */
 
 typedef struct _StoreDb StoreDb;
@@ -506,6 +566,10 @@ gboolean store_writer_put_cross_core_stats (StoreWriter *writer, gint64 session,
                                             GError **error);
 gboolean store_writer_put_core_stats (StoreWriter *writer, gint64 session,
                                       const StoreCoreStat *stats, gsize n, GError **error);
+/* store_writer_put_sampled: replaces the session's whole sampled profile (every table of
+ * it, all cores) with @profile, in one transaction. */
+gboolean store_writer_put_sampled (StoreWriter *writer, gint64 session,
+                                   const StoreSampledProfile *profile, GError **error);
 /* Appends changes of data variables (rows of data_values; time order per variable). */
 gboolean store_writer_push_data_values (StoreWriter *writer, gint64 session,
                                         const StoreDataValue *values, gsize n, GError **error);

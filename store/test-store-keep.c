@@ -306,16 +306,8 @@ test_parse (void)
 static void
 test_migrate (Fixture *f, gconstpointer data)
 {
-  const char *src = g_getenv ("ORTI_SOURCE_DIR");
-  if (src == NULL) {
-    g_test_skip ("ORTI_SOURCE_DIR not set");
+  if (!fixture_copy_v2 (f))
     return;
-  }
-  g_autofree char *fixture = g_build_filename (src, "store", "fixtures", "schema-v2.db", NULL);
-  g_autofree char *orig = NULL;
-  gsize len = 0;
-  g_assert_true (g_file_get_contents (fixture, &orig, &len, NULL));
-  g_assert_true (g_file_set_contents (f->path, orig, (gssize) len, NULL));
   g_autoptr (GError) error = NULL;
   g_autoptr (StoreDb) rw = store_db_open (f->path, STORE_OPEN_READ_WRITE, &error);
   g_assert_no_error (error);

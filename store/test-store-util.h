@@ -33,9 +33,10 @@ fixture_teardown (Fixture *f, gconstpointer data)
   g_free (f->path);
 }
 
-/* query_int: the first column of the one row @sql returns, which must not be NULL. */
-static inline gint64
-query_int (StoreDb *db, const char *sql)
+/* query_cell: the first column of the one row @sql returns, as text; never NULL (a NULL
+ * value fails the test). */
+static inline char *
+query_cell (StoreDb *db, const char *sql)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (StoreResult) r = store_db_query (db, sql, 0, &error);
@@ -43,5 +44,38 @@ query_int (StoreDb *db, const char *sql)
   g_assert_cmpuint (r->rows->len, ==, 1);
   const StoreCell *c = &g_array_index ((GArray *) g_ptr_array_index (r->rows, 0), StoreCell, 0);
   g_assert_nonnull (c->text);
-  return g_ascii_strtoll (c->text, NULL, 10);
+  return g_strdup (c->text);
+}
+
+/* query_int, query_double: query_cell as a number. */
+static inline gint64
+query_int (StoreDb *db, const char *sql)
+{
+  g_autofree char *t = query_cell (db, sql);
+  return g_ascii_strtoll (t, NULL, 10);
+}
+
+static inline double
+query_double (StoreDb *db, const char *sql)
+{
+  g_autofree char *t = query_cell (db, sql);
+  return g_ascii_strtod (t, NULL);
+}
+
+/* fixture_copy_v2: copies the committed version-2 store (store/fixtures/schema-v2.db: a real
+ * RTT and a real poll session) to f->path; FALSE (test skipped) without ORTI_SOURCE_DIR. */
+static inline gboolean
+fixture_copy_v2 (Fixture *f)
+{
+  const char *src = g_getenv ("ORTI_SOURCE_DIR");
+  if (src == NULL) {
+    g_test_skip ("ORTI_SOURCE_DIR not set");
+    return FALSE;
+  }
+  g_autofree char *fixture = g_build_filename (src, "store", "fixtures", "schema-v2.db", NULL);
+  g_autofree char *orig = NULL;
+  gsize len = 0;
+  g_assert_true (g_file_get_contents (fixture, &orig, &len, NULL));
+  g_assert_true (g_file_set_contents (f->path, orig, (gssize) len, NULL));
+  return TRUE;
 }

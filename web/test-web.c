@@ -137,6 +137,26 @@ make_store (const char *path)
   StoreCrossCoreStat xs = { .from_core = 1, .core = 0, .count = 3, .min = 5, .max = 9, .avg = 7,
                             .p50 = 7, .p90 = 9, .p99 = 9 };
   store_writer_put_cross_core_stats (w, id, &xs, 1, &error);
+  /* version 8: the PC-sampled profile (100 samples over 2000 µs) */
+  StoreSampledCore sc = { 0, 100, 0, 10, 0, 2000 };
+  StoreSampledRow sf[] = {
+    { .context = 1, .address = 0x100, .function = "outer", .samples = 60, .share = 0.6,
+      .share_lo = 0.47, .share_hi = 0.72, .time = 1200, .time_lo = 940, .time_hi = 1440 },
+    { .context = 2, .address = 0x200, .function = "inner", .samples = 30, .share = 0.3,
+      .share_lo = 0.2, .share_hi = 0.43, .time = 600, .time_lo = 400, .time_hi = 860 },
+    { .context_kind = 2, .kind = 2, .function = "(sleeping)", .samples = 10, .share = 0.1,
+      .share_lo = 0.04, .share_hi = 0.2, .time = 200, .time_lo = 80, .time_hi = 400 },
+    { .context_kind = STORE_SAMPLED_ALL_CONTEXTS, .address = 0x100, .function = "outer",
+      .samples = 60, .share = 0.6, .share_lo = 0.47, .share_hi = 0.72, .time = 1200,
+      .time_lo = 940, .time_hi = 1440 },
+  };
+  StoreSampledRow sl[] = {
+    { .context = 1, .address = 0x100, .function = "outer", .file = "a.c", .line = 7,
+      .samples = 60, .share = 0.6, .share_lo = 0.47, .share_hi = 0.72, .time = 1200,
+      .time_lo = 940, .time_hi = 1440 },
+  };
+  StoreSampledProfile sp = { &sc, 1, sf, G_N_ELEMENTS (sf), sl, 1, NULL, 0 };
+  store_writer_put_sampled (w, id, &sp, &error);
   StoreAnomaly an = { .ts = 900, .core = 0, .task = 1, .kind = "missing_exit", .value = 0x200 };
   store_writer_push_anomalies (w, id, &an, 1, &error);
   StoreGap gap = { .start = 800, .end = 900, .core = 0, .lost = 3, .reason = 1 };
@@ -260,6 +280,21 @@ fx_tear_down (Fx *fx, gconstpointer data)
   g_free (fx->base);
 }
 
+/* GET @path (relative to the session) as a JSON array; asserts 200. */
+static JsonNode *
+get_rows (Fx *fx, const char *path, guint expect_len)
+{
+  int code;
+  g_autofree char *full = g_strdup_printf ("/api/sessions/%" G_GINT64_FORMAT "/%s", fx->session, path);
+  g_autofree char *body = curl (fx, &code, "GET", full, NULL, NULL);
+  if (code != 200)
+    g_error ("GET %s: HTTP %d: %s", full, code, body);
+  JsonNode *n = parse (body);
+  if (expect_len != G_MAXUINT && JSON_NODE_HOLDS_ARRAY (n))
+    g_assert_cmpuint (json_array_get_length (json_node_get_array (n)), ==, expect_len);
+  return n;
+}
+
 static void
 test_routes (Fx *fx, gconstpointer data)
 {
@@ -294,6 +329,23 @@ test_routes (Fx *fx, gconstpointer data)
   g_autoptr (JsonNode) fn = parse (fns);
   g_assert_cmpuint (json_array_get_length (json_node_get_array (fn)), ==, 1);
   g_assert_nonnull (array_find (json_node_get_array (fn), "function", "inner"));
+
+  /* the sampled profile: per task, one task, by line, over all tasks */
+  g_autoptr (JsonNode) samn = get_rows (fx, "sampled", 3);
+  JsonObject *so = json_array_get_object_element (json_node_get_array (samn), 0);
+  g_assert_cmpstr (json_object_get_string_member (so, "task"), ==, "Task_A");
+  g_assert_cmpstr (json_object_get_string_member (so, "function"), ==, "outer");
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (so, "share_lo_percent"), 47.0,
+                                  1e-9);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (so, "time_hi_us"), 1440.0, 1e-9);
+  g_autoptr (JsonNode) satn = get_rows (fx, "sampled?by=function&task=Task_B", 1);
+  g_assert_nonnull (array_find (json_node_get_array (satn), "function", "inner"));
+  g_autoptr (JsonNode) slin = get_rows (fx, "sampled?by=line&task=1", 1);
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (
+                     json_node_get_array (slin), 0), "line"), ==, 7);
+  g_autoptr (JsonNode) saln = get_rows (fx, "sampled?by=all", 1);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (
+                     json_node_get_array (saln), 0), "function"), ==, "outer");
 
   g_autofree char *tlpath = g_strdup_printf ("%s/timeline?from=0&to=2000&max_points=100", one_path);
   g_autofree char *tl = curl (fx, &code, "GET", tlpath, NULL, NULL);
@@ -367,21 +419,6 @@ test_routes (Fx *fx, gconstpointer data)
   g_autofree char *del = curl (fx, &code, "DELETE", one_path, NULL, NULL);
   g_assert_cmpint (code, ==, 409);
   g_assert_nonnull (strstr (del, "is running"));
-}
-
-/* GET @path (relative to the session) as a JSON array; asserts 200. */
-static JsonNode *
-get_rows (Fx *fx, const char *path, guint expect_len)
-{
-  int code;
-  g_autofree char *full = g_strdup_printf ("/api/sessions/%" G_GINT64_FORMAT "/%s", fx->session, path);
-  g_autofree char *body = curl (fx, &code, "GET", full, NULL, NULL);
-  if (code != 200)
-    g_error ("GET %s: HTTP %d: %s", full, code, body);
-  JsonNode *n = parse (body);
-  if (expect_len != G_MAXUINT && JSON_NODE_HOLDS_ARRAY (n))
-    g_assert_cmpuint (json_array_get_length (json_node_get_array (n)), ==, expect_len);
-  return n;
 }
 
 /* The version-3 views through REST: ISR2s (and per task), services (and per task), profile
@@ -526,6 +563,9 @@ test_bad_requests (Fx *fx, gconstpointer data)
     { "GET", "/api/sessions/1/data/values?variable=nope", NULL, 404, "not_found" },
     { "GET", "/api/sessions/1/isrs/nothing", NULL, 404, "not_found" },
     { "GET", "/api/sessions/1/tasks/x", NULL, 404, "not_found" },
+    { "GET", "/api/sessions/1/sampled?by=file", NULL, 400, "bad_request" },
+    { "GET", "/api/sessions/1/sampled?by=all&task=Task_A", NULL, 400, "bad_request" },
+    { "GET", "/api/sessions/99999/sampled", NULL, 404, "not_found" },
     { "POST", "/api/sessions/2/stop", NULL, 404, "not_found" },
     { "PUT", "/api/sessions", NULL, 405, "bad_request" },
   };
@@ -601,6 +641,8 @@ test_metrics_and_live (Fx *fx, gconstpointer data)
                                "from_core=\"1\"} 3\n"));
   g_assert_nonnull (strstr (m, "orti_cross_core_latency_p99_seconds{session=\"1\",core=\"0\","
                                "from_core=\"1\"} 9.0e-06\n"));
+  g_assert_nonnull (strstr (m, "orti_sampled_function_share_ratio{session=\"1\",function=\"outer\"} 0.6\n"));
+  g_assert_nonnull (strstr (m, "orti_sampled_function_share_bound_ratio{session=\"1\",function=\"outer\"} 0.13"));
   g_autofree char *promtool = g_find_program_in_path ("promtool");
   if (promtool) {
     g_autofree char *path = g_build_filename (fx->dir, "metrics.txt", NULL);

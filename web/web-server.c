@@ -465,6 +465,40 @@ route_flame (Job *j, StoreDb *db, gint64 id)
   reply_json (&j->reply, g_string_free (out, FALSE));
 }
 
+/* GET /api/sessions/{id}/sampled?by=function|line|all[&task=T]: the PC-sampled profile,
+ * most samples first: per task × function (sampled_function_stats, the default), per task ×
+ * source line (sampled_line_stats), or each function over all contexts (sampled_functions;
+ * no task=). 400 names a bad `by` or task= with by=all; an unknown task is an empty array
+ * (as for the other per-task tables), an unknown session 404. */
+static void
+route_sampled (Job *j, StoreDb *db, gint64 id)
+{
+  const char *by = qparam (j, "by");
+  const char *task = qparam (j, "task");
+  gboolean lines = by != NULL && strcmp (by, "line") == 0;
+  gboolean all = by != NULL && strcmp (by, "all") == 0;
+  if ((by != NULL && !lines && !all && strcmp (by, "function") != 0) || (all && task)) {
+    reply_error (&j->reply, SOUP_STATUS_BAD_REQUEST, "bad_request",
+                 all ? "by=all is over every task: it takes no task="
+                     : "by=\"%s\": the sampled profile is by=function, by=line or by=all", by);
+    return;
+  }
+  double rate;
+  if (!session_tick_rate (j, db, id, &rate))
+    return;
+  if (all) {
+    answer_rows (j, db, "SELECT * FROM sampled_functions WHERE session_id = %lld "
+                 "ORDER BY core, samples DESC, function LIMIT 100000", (long long) id);
+    return;
+  }
+  char *cond = task ? task_condition (task, "task", "task_value") : sqlite3_mprintf ("1");
+  answer_rows (j, db, "SELECT * FROM %s WHERE session_id = %lld AND %s "
+               "ORDER BY core, samples DESC, task, function%s LIMIT 100000",
+               lines ? "sampled_line_stats" : "sampled_function_stats", (long long) id, cond,
+               lines ? ", file, line" : "");
+  sqlite3_free (cond);
+}
+
 /* GET /api/sessions/{id}/export?format=F[&task=NAME][&table=NAME]: the session in an export
  * format (web_export_write, web.h), with that format's Content-Type. */
 static void
@@ -705,6 +739,8 @@ route_session (Job *j, StoreDb *db, gint64 id, const char *what, const char *sub
     route_flame (j, db, id);
   else if (strcmp (what, "export") == 0)
     route_export (j, db, id);
+  else if (strcmp (what, "sampled") == 0)
+    route_sampled (j, db, id);
   else if (strcmp (what, "callstack") == 0 || strcmp (what, "log") == 0) {
     gboolean log = what[0] == 'l';
     double t_us = -1;
@@ -1062,6 +1098,17 @@ static const struct {
       { "orti_cross_core_latency_max_seconds", "gauge", "Longest cross-core activation "
         "latency." } },
     "from_core" },
+  /* the PC-sampled profile's top 20 functions (over all tasks; a core other than 0 named) */
+  { "function",
+    "SELECT CASE core WHEN 0 THEN function ELSE printf('%%s (core %%d)', function, core) END, "
+    "share_percent / 100.0, "
+    "max(share_percent - share_lo_percent, share_hi_percent - share_percent) / 100.0 "
+    "FROM sampled_functions WHERE session_id = %lld AND kind = 'code' "
+    "ORDER BY samples DESC, function LIMIT 20",
+    { { "orti_sampled_function_share_ratio", "gauge", "Share of the core's PC samples in the "
+        "function (0..1; --pc-sample; the 20 largest)." },
+      { "orti_sampled_function_share_bound_ratio", "gauge", "Larger side of the 99 % interval "
+        "of the function's sampled share." } } },
 };
 
 /* GET /metrics (worker thread): the latest session's gauges and counters (entity_metrics and

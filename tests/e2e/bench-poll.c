@@ -7,7 +7,8 @@
  * Usage: bench-poll PORT TASK_ADDR ISR_ADDR SERVICE_ADDR TS_ADDR
  * Prints BENCH poll_bare_reads_per_s, poll_naive_samples_per_s, poll_single_samples_per_s,
  * poll_batch_samples_per_s and poll_vs_naive_ratio (best mode / naive poller of the same
- * variables; goal ≥ 0.9). The sampler also reads the target timer for every sample, which
+ * variables; goal ≥ 0.9), and for PC sampling (RUNNINGTASK + DHCSR + DWT_PCSR, best mode)
+ * poll_pc_samples_per_s and poll_pc_vs_bare_ratio (against the bare one-word read loop). The sampler also reads the target timer for every sample, which
  * the naive poller does not. */
 #include "probe.h"
 
@@ -93,5 +94,18 @@ main (int argc, char **argv)
   printf ("BENCH poll_single_samples_per_s %.0f samples/s\n", single);
   printf ("BENCH poll_batch_samples_per_s %.0f samples/s\n", batch);
   printf ("BENCH poll_vs_naive_ratio %.2f x\n", MAX (single, batch) / naive_rate);
+  /* PC sampling (--pc-sample): DHCSR and DWT_PCSR ride in the same batch as RUNNINGTASK; its
+   * PC samples per second against the bare one-word read loop (issue #18: goal >= 0.9) */
+  ProbePollChannel pc[] = {
+    ch[0],
+    { .kind = PROBE_POLL_DHCSR, .name = "DHCSR", .simple = TRUE, .address = 0xE000EDF0u,
+      .width = 4 },
+    { .kind = PROBE_POLL_PC, .name = "DWT_PCSR", .simple = TRUE, .address = PROBE_DWT_PCSR,
+      .width = 4 },
+  };
+  double pcs = MAX (run_sampler (oc, PROBE_POLL_SINGLE, pc, 3, ts),
+                    run_sampler (oc, PROBE_POLL_BATCH, pc, 3, ts));
+  printf ("BENCH poll_pc_samples_per_s %.0f samples/s\n", pcs);
+  printf ("BENCH poll_pc_vs_bare_ratio %.2f x\n", pcs / bare);
   return 0;
 }

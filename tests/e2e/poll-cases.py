@@ -14,12 +14,15 @@ Prints one line per task with each number, its truth and its bound. Exit status 
 failure prints FAIL: why.
 """
 import os
+import sqlite3
+import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.environ["ORTI_SOURCE_DIR"], "tests/rig"))
 from rig_session import BOARD_HZ, poll_args, window  # noqa: E402
+from sampled_check import check_profile  # noqa: E402
 from trace_ref import Fail, check  # noqa: E402
 
 TASKS = {"pfp": ("Task0", "Task1"), "split": ("SplitA", "SplitB", "SplitC", "SplitD"),
@@ -153,9 +156,61 @@ def run_views(seconds, tmp):
     check(changes[1][1] >= 50 and changes[1][2] <= 149, "speed outside what was written")
 
 
+def run_pc_sample(seconds, tmp):
+    """--pc-sample: DWT_PCSR read in every sample's batch (run-rig --time-truth --spin-idle):
+    every function with >= 1 % of the samples has its exact share of the window's clock inside
+    the 99 % interval the session stored. The truth is the trace unit's clock per function of
+    each block's start (function_time), not its instruction counts: the poll's samples are
+    drawn in host time, and on QEMU host time per guest instruction varies by far more than
+    the interval (a timer handler's MMIO accesses cost ~100x an ALU instruction: TIMER0_Handler
+    has 6 % of the samples for 0.07 % of the instructions). Without --time-truth the
+    instruction counts are compared (they fail that way). Prints the interval width as
+    BENCH pc_sample_interval_points_poll."""
+    cap = os.path.join(tmp, "pc.cap")
+    s, _, _, u0, u1, _ = window(tmp, seconds, source=poll_args() + ["--pc-sample", "1"],
+                                record=cap)
+    check(u0 is not None, "pc-sample needs the trace unit (run-rig --trace-unit)")
+    check_profile(s, u0, u1, "poll", time=os.environ.get("ORTI_RIG_TIME_TRUTH") == "1")
+    # the capture replays to the same profile, without --pc-sample (its metadata says so)
+    from rig_session import PROFD
+    rdb = os.path.join(tmp, "replay.db")
+    subprocess.run([PROFD, "--orti", os.environ["ORTI_RIG_ORTI"], "--elf",
+                    os.environ["ORTI_RIG_ELF"], "--replay", cap, "--db", rdb, "--http", "none",
+                    "--quiet"], check=True)
+    q = "SELECT function, samples FROM sampled_functions ORDER BY function"
+    with sqlite3.connect(rdb) as con:
+        replayed = con.execute(q).fetchall()
+    check(replayed == s.sql(q), f"the replay's sampled profile differs: {replayed[:5]}")
+    print(f"replay of the capture: the same {len(replayed)} sampled functions")
+
+
+def run_pc_sample_absent(tmp):
+    """--pc-sample on a core whose DWT_PCSR reads 0 (the rig without its trace unit): the
+    session refuses to start, naming the register, its address and the value read, and
+    leaves DEMCR as it found it."""
+    from rig_session import PROFD
+    from trace_ref import Tcl
+    tcl = Tcl()
+    demcr = tcl.read32(0xE000EDFC)
+    r = subprocess.run([PROFD, "--orti", os.environ["ORTI_RIG_ORTI"], "--elf",
+                        os.environ["ORTI_RIG_ELF"], "--openocd",
+                        f"127.0.0.1:{os.environ['ORTI_RIG_TCL_PORT']}", *poll_args(),
+                        "--pc-sample", "1", "--db", os.path.join(tmp, "e.db"), "--http", "none",
+                        "--quiet", "--duration", "1s"], capture_output=True, text=True)
+    last = (r.stderr.strip().splitlines() or [""])[-1]
+    print(last)
+    check(r.returncode != 0 and "DWT_PCSR (0xe000101c)" in last and "0x00000000" in last,
+          f"--pc-sample without a PC sampler: exit {r.returncode}, {r.stderr[-500:]}")
+    check(tcl.read32(0xE000EDFC) == demcr, "DEMCR left changed after the refused attach")
+
+
 def main(case, seconds, tmp):
     if case == "views":
         run_views(seconds, tmp)
+    elif case == "pc-sample-absent":
+        run_pc_sample_absent(tmp)
+    elif case == "pc-sample":
+        run_pc_sample(seconds, tmp)
     else:
         run(case, seconds, tmp)
 

@@ -20,6 +20,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.environ["ORTI_SOURCE_DIR"], "tests/rig"))
 from rig_session import BOARD_HZ, PROFD, delta_isrs, delta_tasks, window  # noqa: E402
+from sampled_check import check_profile  # noqa: E402
 from trace_ref import Fail, Tcl, check, exc_counts  # noqa: E402
 
 ISR_EXC = 0xE0000000
@@ -325,7 +326,61 @@ def case_split_sync(tmp):
     case_split(tmp, extra=("--swo-protocol", "sync"))
 
 
-CASES = {"views": case_views, "pfp": case_pfp, "split": case_split, "split-sync": case_split_sync, "harmonic": case_harmonic,
+def case_pc_sample(tmp):
+    """DWT periodic PC sampling at >= 10 k samples/s (run-rig --icount: the clock is the
+    instruction count): every function with >= 1 % of the samples has the trace unit's exact
+    share of the window's instructions inside the 99 % interval the session stored."""
+    # ORTI_PC_SAMPLE_SECONDS: a longer window for the BENCH figure (the suite runs 4 s)
+    seconds = float(os.environ.get("ORTI_PC_SAMPLE_SECONDS", "4"))
+    s, _, _, u0, u1, _ = window(tmp, seconds, extra=("--pc-sample", "20000"))
+    check(u0 is not None, "pc-sample needs the trace unit (run-rig --swo)")
+    widest = check_profile(s, u0, u1, "swo")
+    hz = int(os.environ["ORTI_RIG_CYCCNT_HZ"])
+    n = s.sql("SELECT samples, last_tick - first_tick FROM sampled_profile WHERE session_id = 1")
+    rate = n[0][0] / (n[0][1] / hz) if n and n[0][1] else 0
+    print(f"swo: widest interval {widest:.3f} points, {rate:.0f} samples per second of target "
+          f"time")
+    check(rate >= 10000, f"{rate:.0f} PC samples per second of target time, asked for 20000")
+    check_sampled_exports(s, tmp)
+
+
+def check_sampled_exports(s, tmp):
+    """`orti-profd export` of the stored sampled profile: gmon.out read by the real
+    arm-none-eabi-gprof gives each function the share of the in-text samples the store holds;
+    folded stacks add up to every sample; the text formats are written."""
+    def export(fmt, *extra):
+        out = os.path.join(tmp, "export." + fmt)
+        r = subprocess.run([PROFD, "export", "--db", s.db, "--session", "1", "--format", fmt,
+                            "-o", out, *extra], capture_output=True, text=True)
+        check(r.returncode == 0, f"export {fmt}: {r.stderr}")
+        return out
+    n, unknown, sleeping = s.sql("SELECT samples, unknown, sleeping FROM sampled_profile "
+                                 "WHERE session_id = 1")[0]
+    fns = {f: k for f, k in s.sql("SELECT function, samples FROM sampled_functions WHERE "
+                                  "session_id = 1 AND kind = 'code'")}
+    gmon = export("gmon")
+    prof = subprocess.run(["arm-none-eabi-gprof", "-b", "-p", os.environ["ORTI_RIG_ELF"], gmon],
+                          capture_output=True, text=True, check=True).stdout
+    rows = {}
+    for line in prof.splitlines():
+        parts = line.split()
+        if len(parts) >= 4 and parts[0].replace(".", "", 1).isdigit():
+            rows[parts[-1]] = float(parts[0])
+    top = max(fns, key=fns.get)
+    want = 100 * fns[top] / (n - unknown - sleeping)
+    print(f"gprof: {top} {rows.get(top)} % (store {want:.2f} % of the in-text samples)")
+    check(top in rows and abs(rows[top] - want) <= 0.006, f"gprof's % time of {top} differs")
+    with open(export("sampled-folded")) as f:
+        folded = sum(int(line.rsplit(" ", 1)[1]) for line in f if line.strip())
+    check(folded == n, f"folded stacks hold {folded} samples, the store {n}")
+    for fmt in ("sampled-flat", "sampled-montecarlo", "sampled-callgrind"):
+        check(os.path.getsize(export(fmt)) > 0, f"export {fmt} is empty")
+    r = subprocess.run([PROFD, "export", "--db", s.db, "--session", "1", "--format", "gmon",
+                        "--table", "x"], capture_output=True, text=True)
+    check(r.returncode == 2 and "--table" in r.stderr, "export gmon --table: not refused")
+
+
+CASES = {"views": case_views, "pc-sample": case_pc_sample, "pfp": case_pfp, "split": case_split, "split-sync": case_split_sync, "harmonic": case_harmonic,
          "stress": case_stress, "overflow": case_overflow, "errors": case_errors,
          "no-capture": case_no_capture, "reconnect": case_reconnect}
 

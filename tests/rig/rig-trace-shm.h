@@ -31,7 +31,7 @@
 #include <time.h>
 
 #define RIG_TRACE_SHM_MAGIC    0x54545452u /* "RTTT" */
-#define RIG_TRACE_SHM_VERSION  1u
+#define RIG_TRACE_SHM_VERSION  2u
 #define RIG_TRACE_WALL_HZ      25000000u   /* cycles/s without -icount (the mps2 CPU clock) */
 #define RIG_TRACE_NUMCOMP      4u
 #define RIG_TRACE_MAX_FUNCS    2048u       /* ELF function symbols kept (sorted by address) */
@@ -109,7 +109,8 @@ typedef struct {
   uint32_t icount_shift;             /* QEMU -icount shift, or 0 without -icount */
   uint32_t icount;                   /* 1 under -icount: the clock is `insns` */
   uint64_t cyccnt_hz;                /* cycles per second of QEMU virtual time */
-  uint32_t reserved0[10];
+  uint32_t time_truth;               /* 1: func_time is kept (plugin argument time_truth=1) */
+  uint32_t reserved0[9];
   /* ---- clock (offset 64) ---- */
   volatile uint64_t insns;           /* executed instructions (QEMU inline counter) */
   volatile int64_t epoch_ns;         /* wall mode: CLOCK_MONOTONIC at clock 0 (plugin) */
@@ -157,6 +158,11 @@ typedef struct {
   volatile uint64_t counts[RIG_TRACE_MAX_CTX][RIG_TRACE_MAX_FUNCS + 1]; /* instructions */
   volatile uint64_t n_watch;         /* watch log entries written (may exceed the capacity) */
   RigTraceWatch watch[RIG_TRACE_WATCH_CAP];
+  /* time_truth: clock cycles (rig_trace_clock: host time while QEMU runs, halts left out;
+   * under -icount instructions) from each block's start to the next block's, by the function
+   * of the block's first instruction — what a PC sampler reading DWT_PCSR (the block's start)
+   * at random moments of the clock sees; index n_funcs = "(no symbol)" */
+  volatile uint64_t func_time[RIG_TRACE_MAX_FUNCS + 1];
 } RigTraceShm;
 
 #define RIG_TRACE_SHM_SIZE ((sizeof(RigTraceShm) + 4095u) & ~(size_t)4095u)

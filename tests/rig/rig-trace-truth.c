@@ -102,8 +102,22 @@ int main(int argc, char **argv)
     }
     printf("}}");
   }
+  if (s->time_truth) {
+    printf("\n  ],\n  \"function_time\": {");
+    sep = "";
+    for (unsigned i = 0; i <= nf; i++) {
+      if (s->func_time[i] == 0)
+        continue;
+      printf("%s\"%s\": %" PRIu64, sep, i < nf ? s->funcs[i].name : "(no symbol)",
+             s->func_time[i]);
+      sep = ", ";
+    }
+    printf("}");
+  } else {
+    printf("\n  ]");
+  }
   uint64_t nw = s->n_watch;
-  printf("\n  ],\n  \"watch\": {\"addr\": %u, \"size\": %u, \"count\": %" PRIu64
+  printf(",\n  \"watch\": {\"addr\": %u, \"size\": %u, \"count\": %" PRIu64
          ", \"lost\": %" PRIu64, s->watch_addr, s->watch_size, nw,
          nw > RIG_TRACE_WATCH_CAP ? nw - RIG_TRACE_WATCH_CAP : 0);
   if (watch_log) {

@@ -112,6 +112,8 @@ static struct {
   /* flow and attribution */
   TbInfo *prev;             /* block whose exec callback ran last */
   uint64_t prev_c0;         /* instruction count when it started */
+  int time_truth;           /* keep func_time (time_truth=1) */
+  uint64_t prev_t;          /* time_truth: the clock when the previous block started */
   uint32_t attr_done;       /* its instructions already attributed */
   TuFrame stack[TU_MAX_NEST];
   unsigned sp;              /* exception nesting (0 = thread mode) */
@@ -579,6 +581,14 @@ static void tu_tb_exec(unsigned int vcpu, void *userdata)
       tu_timed_wall(x, now);
     tu.was_idle = 0;
   }
+  if (tu.time_truth) {
+    /* the clock since the previous block began, to its first instruction's function (a clock
+     * read per block: slow, hence opt-in) */
+    uint64_t now = tu.icount ? c : rig_trace_clock(s);
+    if (p != NULL && p->nseg > 0 && now > tu.prev_t)
+      s->func_time[p->seg_func[0]] += now - tu.prev_t;
+    tu.prev_t = now;
+  }
   tu_flow(p, complete, x, c);
   tu.prev = x;
   tu.prev_c0 = c;
@@ -983,6 +993,7 @@ static gboolean tu_setup(int argc, char **argv, GError **error)
     else if (strcmp(k, "mmio_log") == 0) mmio = v;
     else if (strcmp(k, "swo_port_file") == 0) port = v;
     else if (strcmp(k, "icount") == 0) shift = (unsigned)atoi(v);
+    else if (strcmp(k, "time_truth") == 0) tu.time_truth = atoi(v) != 0;
     else {
       g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION,
                   "unknown argument '%s'", k);
@@ -1018,6 +1029,7 @@ static gboolean tu_setup(int argc, char **argv, GError **error)
   s->tpiu_sppr = 1;
   s->tpiu_ffcr = 0x102;
   tu.icount = s->icount;
+  s->time_truth = (uint32_t)tu.time_truth;
   tu.task = RIG_TRACE_CTX_THREAD;  /* thread mode before the first write of the watched variable */
   if (s->watch_size != 0 && (tu.ram == NULL ||
                              s->watch_addr - TU_PSRAM_BASE + s->watch_size > tu.ram_size)) {

@@ -589,6 +589,44 @@ async function main() {
     compareTable("function table for Task_Comm", await tableRows("#functions-table"), expected, (r) => r.function + "@" + r.address);
   }
 
+  /* PC samples tab (DASHBOARD_SAMPLED_SESSION: a session recorded with --pc-sample): the flat
+   * profile equals the endpoint, every share shows its ± (the larger side of the interval the
+   * store holds), a column header sorts, and the task filter narrows it to that task's rows */
+  const ssid = process.env.DASHBOARD_SAMPLED_SESSION ? Number(process.env.DASHBOARD_SAMPLED_SESSION) : null;
+  if (ssid) {
+    const sampled = await api("/sessions/" + ssid + "/sampled");
+    check(sampled.length > 0, "the sampled session has a PC-sampled profile", sampled.length);
+    const skey = (r) => r.core + "/" + r.context_kind + "/" + r.task + "/" + r.function + "@" + r.address;
+    await S("Page.navigate", { url: base + "/#/session/" + ssid + "/sampled" });
+    await waitFor(`document.querySelector('#sampled-table caption .count') && /\\(${sampled.length.toLocaleString("en-US")} rows?\\)/.test(document.querySelector('#sampled-table caption .count').textContent)`, "sampled table rendered");
+    const srows = await tableRows("#sampled-table");
+    if (sampled.length <= 400) compareTable("sampled table", srows, sampled, skey);
+    const pm = srows.filter((r) => / ± /.test(r.cells.share_percent.text)).length;
+    check(pm === srows.length, "every sampled share shows its ± interval", pm + " of " + srows.length);
+    const top = sampled.reduce((a, b) => (b.samples > a.samples ? b : a));
+    const wantPm = Math.max(top.share_percent - top.share_lo_percent, top.share_hi_percent - top.share_percent);
+    const shownPm = Number(srows.find((r) => r.key === skey(top)).cells.share_pm.v);
+    check(Math.abs(shownPm - wantPm) < 1e-9, "± points of the top row is the larger side of its interval", shownPm + " vs " + wantPm);
+    await evaluate(`document.querySelector('#sampled-table th[data-col="function"] button').click()`);
+    await waitFor(`document.querySelector('#sampled-table th[data-col="function"]').getAttribute('aria-sort') === 'ascending'`, "sampled table sorts by function");
+    const byName = (await tableRows("#sampled-table")).map((r) => r.cells.function.text);
+    check(byName.every((x, i) => i === 0 || byName[i - 1].localeCompare(x, undefined, { numeric: true, sensitivity: "base" }) <= 0),
+      "sampled rows in function order after the click", byName.slice(0, 5).join(","));
+    const task = sampled.find((r) => r.context_kind === "task");
+    if (task) {
+      await waitFor(`[...document.getElementById('sampled-task').options].some(o => o.value === ${JSON.stringify(task.task)})`, "task picker lists the sampled task");
+      await evaluate(`(() => { const s = document.getElementById('sampled-task'); s.value = ${JSON.stringify(task.task)}; s.dispatchEvent(new Event('change')); })()`);
+      const expected = await api("/sessions/" + ssid + "/sampled?task=" + encodeURIComponent(task.task));
+      check(expected.length < sampled.length && expected.every((r) => r.task === task.task), "the endpoint's task filter keeps one task", expected.length);
+      await waitFor(`document.querySelectorAll('#sampled-table tbody tr[data-key]').length === ${expected.length}`, "task filter narrows the sampled table");
+      compareTable("sampled table for " + task.task, await tableRows("#sampled-table"), expected, skey);
+    }
+    await sleep(300);
+    const sfp = await pixels("#sampled-flame canvas", 0);
+    check(sfp.n > sfp.total * 0.05, "the sampled flat flame view drew", sfp.n + " of " + sfp.total);
+    await screenshot("dashboard-sampled.png");
+  }
+
   /* flame graph and call tree */
   await S("Page.navigate", { url: base + "/#/session/" + sid + "/flame" });
   const stacks = await api("/sessions/" + sid + "/flame");

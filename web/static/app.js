@@ -359,6 +359,23 @@
     { key: "net_p99_us", label: "p99 µs", num: true, fmt: F.us },
     { key: "period_avg_us", label: "Period avg µs", num: true, width: "9em", fmt: F.us },
   ];
+  /* the PC-sampled flat profile: share and time with the larger side of their 99 % interval */
+  const halfWidth = (v, lo, hi) => (isNum(v) && isNum(lo) && isNum(hi) ? Math.max(v - lo, hi - v) : null);
+  const SAMPLED_COLS = [
+    { key: "task", label: "Task", width: "12em" },
+    { key: "function", label: "Function", width: "16em" },
+    { key: "address", label: "Address", width: "7em", fmt: F.hex },
+    { key: "samples", label: "Samples", num: true, fmt: F.int, title: "PC samples in this function while this task ran" },
+    { key: "share_percent", label: "% time", num: true, width: "10em", title: "Share of the core's samples ± the larger side of its 99 % interval",
+      fmt: F.bounded(F.pct, (r) => halfWidth(r.share_percent, r.share_lo_percent, r.share_hi_percent)) },
+    { key: "share_pm", label: "± points", num: true, width: "6em", title: "Half-width of the 99 % interval of % time (larger side)",
+      value: (r) => halfWidth(r.share_percent, r.share_lo_percent, r.share_hi_percent), fmt: F.pct },
+    { key: "share_lo_percent", label: "99 % low", num: true, width: "7em", fmt: F.pct },
+    { key: "share_hi_percent", label: "99 % high", num: true, width: "7em", fmt: F.pct },
+    { key: "time_us", label: "Est. µs", num: true, width: "12em", title: "Share × sampled span ± the larger side of its 99 % interval",
+      fmt: F.bounded(F.us, (r) => halfWidth(r.time_us, r.time_lo_us, r.time_hi_us)) },
+    { key: "file", label: "File", width: "14em" },
+  ];
   const ISR_COLS = [
     { key: "isr", label: "ISR", width: "14em" },
     { key: "isr_value", label: "Value", num: true, width: "5em", fmt: F.int },
@@ -455,7 +472,7 @@
     { key: "max_us", label: "Max µs", num: true, width: "8em", fmt: F.us },
   ];
   const TABS = [["tasks", "Tasks"], ["functions", "Functions"], ["isrs", "ISRs"], ["services", "Services"], ["points", "Profile points"],
-                ["data", "Data"], ["cores", "Cores"], ["flame", "Call tree & flame graph"], ["anomalies", "Anomalies & gaps"]];
+                ["data", "Data"], ["cores", "Cores"], ["sampled", "PC samples"], ["flame", "Call tree & flame graph"], ["anomalies", "Anomalies & gaps"]];
 
   function sessionPage(id, firstTab) {
     const v = $view();
@@ -591,6 +608,27 @@
         t.el.classList.add("tall");
         el.append(h("p", { class: "filter" }, h("label", { for: "fn-task", text: "Task " }), pick), t.el);
         p = { el, pick, tables: [t], load: async () => { t.setRows(await OP.api(base + "/functions" + q({ task: pick.value || null }), ctl.signal)); } };
+        pick.addEventListener("change", () => run(p));
+      } else if (tab === "sampled") {
+        const pick = h("select", { id: "sampled-task", class: "task-pick" });
+        const t = new OP.Table({ caption: "PC-sampled flat profile (99 % intervals)", columns: SAMPLED_COLS,
+          rowKey: (r) => r.core + "/" + r.context_kind + "/" + r.task + "/" + r.function + "@" + r.address,
+          sort: { key: "samples", dir: "desc" }, empty: "No PC samples (run with --pc-sample)." });
+        t.el.id = "sampled-table";
+        t.el.classList.add("tall");
+        /* the flat flame view: task;function, width = estimated time */
+        const fg = new OP.FlameGraph();
+        fg.el.id = "sampled-flame";
+        el.append(h("p", { class: "filter" }, h("label", { for: "sampled-task", text: "Task " }), pick), t.el,
+          h("h3", { text: "Flat flame view (task, function; width: estimated time)" }), fg.el);
+        p = {
+          el, pick, tables: [t], load: async () => {
+            const rows = await OP.api(base + "/sampled" + q({ task: pick.value || null }), ctl.signal);
+            t.setRows(rows);
+            fg.el.hidden = rows.length === 0;
+            if (rows.length) fg.setTree(OP.buildTree(rows.map((r) => ({ stack: (r.task === null ? "(unknown context)" : r.task) + ";" + r.function, self_us: r.time_us })), pick.value || "all tasks"));
+          },
+        };
         pick.addEventListener("change", () => run(p));
       } else if (tab === "isrs" || tab === "services") {
         const isr = tab === "isrs";

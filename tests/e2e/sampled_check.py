@@ -1,0 +1,78 @@
+"""sampled_check.py — a session's PC-sampled profile against the trace unit's exact
+instruction counts over the same window (rig_session.window), for swo-cases.py and
+poll-cases.py.
+
+The truth: the trace unit counts every executed instruction per ELF function (all contexts
+summed, "(no symbol)" for PCs in none), so a function's exact share is its instructions over
+all instructions of the window. Under -icount the clock is the instruction count, so that is
+also its share of the target's time — the unit PC samples are drawn in. The product's bound:
+the 99 % interval the daemon stored with each function (view sampled_functions, over all
+contexts). Every function with ≥ 1 % of the samples must have its exact share inside its own
+interval — except that, as in poll-cases.py, one of them may miss it by less than half its
+interval's side again: with k independent 99 % intervals one miss happens in about k % of
+correct runs, a second or a wide one in about 0.05 %, so the test fails on the product, not on
+chance. Nothing else is asserted. Prints each such function and a BENCH line with the
+widest interval (points), before the verdict.
+"""
+import collections
+import os
+
+from trace_ref import check
+
+BENCH = os.environ.get("ORTI_BENCH")
+
+
+def truth_shares(u0, u1, time=False):
+    """{function: exact share of the window} from two trace-unit truths: of its instructions,
+    or with @time (run-rig --time-truth) of its clock by the function of each block's start."""
+    def counts(u):
+        if time:
+            check("function_time" in u, "the trace unit keeps no function_time (--time-truth)")
+            return collections.Counter(u["function_time"])
+        c = collections.Counter()
+        for ctx in u["contexts"]:
+            for fn, n in ctx["functions"].items():
+                c[fn] += n
+        return c
+    a, b = counts(u0), counts(u1)
+    delta = {fn: b[fn] - a.get(fn, 0) for fn in b}
+    total = sum(delta.values())
+    check(total > 0, "the trace unit counted no instruction in the window")
+    return {fn: n / total for fn, n in delta.items()}, total
+
+
+def check_profile(s, u0, u1, label, time=False):
+    """Asserts truth-inside-interval for every function with ≥ 1 % of the samples; returns the
+    widest interval in points. @time: the truth is the trace unit's clock per function."""
+    want, insns = truth_shares(u0, u1, time)
+    rows = s.sql("SELECT function, kind, samples, total_samples, share_percent, "
+                 "share_lo_percent, share_hi_percent FROM sampled_functions "
+                 "WHERE session_id = 1 ORDER BY samples DESC")
+    check(rows, f"{label}: no sampled profile stored: {s.log()[-2000:]}")
+    n_total = rows[0][3]
+    check(sum(r[2] for r in rows) == n_total,
+          f"{label}: the functions' samples do not add up to the core's {n_total}")
+    print(f"{label}: {n_total} PC samples over {insns} {'clock cycles' if time else 'instructions'}")
+    widest, misses, checked = 0.0, [], 0
+    for fn, kind, n, _, share, lo, hi in rows:
+        if n < 0.01 * n_total:
+            continue
+        check(kind != "sleeping", f"{label}: sleeping samples, but the rig's clock does not run "
+              f"while the core sleeps (-icount) and its idle loop spins (--spin-idle)")
+        truth = 100 * want.get("(no symbol)" if kind == "unknown" else fn, 0.0)
+        inside = lo <= truth <= hi
+        # how far outside, in units of the interval's side it left by
+        off = (lo - truth) / (share - lo) if truth < lo else (truth - hi) / (hi - share) \
+            if truth > hi else 0.0
+        widest = max(widest, hi - lo)
+        checked += 1
+        print(f"  {fn}: {share:.3f} % [{lo:.3f}, {hi:.3f}] truth {truth:.3f} %"
+              f"{'' if inside else f'  OUTSIDE by {off:.2f} of its side'}")
+        if not inside:
+            misses.append((fn, off))
+    check(checked > 0, f"{label}: no function with 1 % of the samples")
+    print(f"BENCH pc_sample_interval_points_{label} {widest:.3f} samples {n_total}")
+    check(len(misses) <= 1 and all(off < 0.5 for _, off in misses),
+          f"{label}: the exact share is outside the stored 99 % interval for {misses} (one miss "
+          f"by less than half its side is the most chance explains)")
+    return widest

@@ -5,7 +5,12 @@
  *
  * Exit status (docs/check.md): 1 when a regression — an increase of load, net time or
  * maximum — exceeds the threshold (percent of A's value; any increase from 0 counts), 0
- * otherwise, 2 on bad input (usage, an unreadable database, an unknown session id). */
+ * otherwise, 2 on bad input (usage, an unreadable database, an unknown session id).
+ *
+ * A function's net time includes its callees': when a callee slows down, every caller's
+ * net time grows with it. So a function's net and maximum count as its own regression only
+ * when its self time per call (`self_avg_us`) regressed too; otherwise they are shown as
+ * grown "through callees" and the regression is the callee's (or the task's). */
 #include "budgets.h"
 #include "check-db.h"
 #include "commands.h"
@@ -14,7 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { DIFF_LOAD, DIFF_P99, DIFF_AVG, DIFF_MAX, DIFF_COUNT, DIFF_N_COLUMNS };
+enum { DIFF_LOAD, DIFF_P99, DIFF_AVG, DIFF_MAX, DIFF_COUNT, DIFF_SELF, DIFF_N_COLUMNS };
 
 /* The columns each kind's view holds for the compared measures (NULL: none). */
 typedef struct {
@@ -23,18 +28,22 @@ typedef struct {
 } DiffKind;
 
 static const DiffKind diff_kinds[] = {
-  { BUDGET_KIND_TASK, { "load_percent", "job_p99_us", "job_avg_us", "job_max_us", "jobs" } },
-  { BUDGET_KIND_ISR, { "load_percent", "net_p99_us", "net_avg_us", "net_max_us", "count" } },
-  { BUDGET_KIND_FUNCTION, { NULL, "net_p99_us", "net_avg_us", "net_max_us", "count" } },
-  { BUDGET_KIND_POINT, { NULL, "p99_us", "avg_us", "max_us", "count" } },
+  { BUDGET_KIND_TASK, { "load_percent", "job_p99_us", "job_avg_us", "job_max_us", "jobs", NULL } },
+  { BUDGET_KIND_ISR, { "load_percent", "net_p99_us", "net_avg_us", "net_max_us", "count", NULL } },
+  { BUDGET_KIND_FUNCTION, { NULL, "net_p99_us", "net_avg_us", "net_max_us", "count",
+                            "self_total_us / NULLIF(count, 0)" } },
+  { BUDGET_KIND_POINT, { NULL, "p99_us", "avg_us", "max_us", "count", NULL } },
 };
 
 /* One compared measure of one entry. */
 typedef struct {
-  const char *metric; /* "load_percent", "net_p99_us", "net_avg_us", "max_us", "count" */
+  const char *metric; /* "load_percent", "net_p99_us", "net_avg_us", "max_us", "count",
+                       * "self_avg_us" */
   double a, b;        /* NAN: unknown or absent */
   double change;      /* percent of a; INFINITY from 0; NAN when not comparable */
   gboolean regression;
+  gboolean through_callees; /* a function's net or max grew past the threshold, its self
+                             * time did not: not its regression */
 } DiffMetric;
 
 /* One task / ISR / function / point. */
@@ -42,7 +51,7 @@ typedef struct {
   BudgetKind kind;
   char *name;
   const char *status; /* "both", "new" (only in B), "vanished" (only in A) */
-  DiffMetric metrics[4];
+  DiffMetric metrics[5];
   guint n_metrics;
 } DiffEntry;
 
@@ -101,7 +110,7 @@ static DiffEntry *
 diff__entry (BudgetKind kind, const char *name, const double *a, const double *b,
              double threshold)
 {
-  static const double none[DIFF_N_COLUMNS] = { NAN, NAN, NAN, NAN, NAN };
+  static const double none[DIFF_N_COLUMNS] = { NAN, NAN, NAN, NAN, NAN, NAN };
   DiffEntry *e = g_new0 (DiffEntry, 1);
   e->kind = kind;
   e->name = g_strdup (name);
@@ -115,6 +124,18 @@ diff__entry (BudgetKind kind, const char *name, const double *a, const double *b
   diff__metric (e, p99 ? "net_p99_us" : "net_avg_us", va[net], vb[net], TRUE, threshold);
   diff__metric (e, "max_us", va[DIFF_MAX], vb[DIFF_MAX], TRUE, threshold);
   diff__metric (e, "count", va[DIFF_COUNT], vb[DIFF_COUNT], FALSE, threshold);
+  if (isnan (va[DIFF_SELF]) && isnan (vb[DIFF_SELF]))
+    return e;
+  diff__metric (e, "self_avg_us", va[DIFF_SELF], vb[DIFF_SELF], TRUE, threshold);
+  const DiffMetric *self = &e->metrics[e->n_metrics - 1];
+  if (isnan (self->change) || self->regression)
+    return e;
+  /* its own code did not slow down: the net time grew in callees */
+  for (guint j = 0; j + 1 < e->n_metrics; j++)
+    if (e->metrics[j].regression && strcmp (e->metrics[j].metric, "count") != 0) {
+      e->metrics[j].regression = FALSE;
+      e->metrics[j].through_callees = TRUE;
+    }
   return e;
 }
 
@@ -209,11 +230,15 @@ diff__to_text (const CheckSession *sa, const CheckSession *sb, GPtrArray *entrie
       if (markdown)
         g_string_append_printf (out, "| %s | %s | %s | %s | %s | %s | %s | %s |\n",
                                 budget_kind_name (e->kind), name_md, e->status, m->metric, a, b,
-                                change, m->regression ? "**regression**" : "");
+                                change, m->regression        ? "**regression**"
+                                        : m->through_callees ? "through callees"
+                                                             : "");
       else
         g_string_append_printf (out, "%-9s %-28s %-9s %-13s %12s %12s %10s%s\n",
                                 budget_kind_name (e->kind), e->name, e->status, m->metric, a, b,
-                                change, m->regression ? "  REGRESSION" : "");
+                                change, m->regression        ? "  REGRESSION"
+                                        : m->through_callees ? "  (through callees)"
+                                                             : "");
     }
   }
   if (!markdown)
@@ -276,6 +301,8 @@ diff__to_json (const CheckSession *sa, const CheckSession *sb, GPtrArray *entrie
       check_json_number (b, "change_percent", m->change);
       json_builder_set_member_name (b, "regression");
       json_builder_add_boolean_value (b, m->regression);
+      json_builder_set_member_name (b, "through_callees");
+      json_builder_add_boolean_value (b, m->through_callees);
       json_builder_end_object (b);
     }
     json_builder_end_array (b);

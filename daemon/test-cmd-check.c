@@ -962,9 +962,10 @@ test_diff_rig (void)
   g_assert_cmpuint (functions, ==, 5);
   g_autofree char *expect = g_strdup_printf (
     "task Task0 load_percent; task Task0 net_p99_us; task Task0 max_us; "
-    "function %s net_p99_us; function %s max_us; ", slow_fn, slow_fn);
+    "function %s net_p99_us; function %s max_us; function %s self_avg_us; ", slow_fn, slow_fn,
+    slow_fn);
   g_assert_cmpstr (flagged->str, ==, expect);
-  g_assert_cmpint (json_object_get_int_member (json_node_get_object (root), "regressions"), ==, 5);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (root), "regressions"), ==, 6);
   /* the markdown a CI comment gets names them too */
   g_assert_cmpint (run (&out, NULL, "diff", "1", "3", "--db", db, "--markdown", NULL), ==, 1);
   g_assert_nonnull (strstr (out, slow_fn));

@@ -12,6 +12,7 @@
  *               bits 0-7 workload, 1 = pfp, 2 = split, 3 = stress, 4 = harmonic,
  *               5 = views, anything else = pfp;
  *               bit 8 (RIG_BOOT_WFI) = the idle loop may sleep in WFI (only without -icount)
+ *               bit 9 (RIG_BOOT_SLOW) = "a slower build": pfp's inner load takes 6 ms, not 4
  *   0x21000040  RigTruth
  */
 #ifndef RIG_TRUTH_H
@@ -22,6 +23,7 @@
 #define RIG_PSRAM_BASE      0x21000000u
 #define RIG_BOOT_ADDR       0x21000000u /* uint32 boot word */
 #define RIG_BOOT_WFI        0x100u      /* boot word: idle in WFI */
+#define RIG_BOOT_SLOW       0x200u      /* boot word: pfp_inner_load 1.5x slower */
 #define RIG_TRUTH_ADDR      0x21000040u /* RigTruth */
 #define RIG_TRUTH_MAGIC     0x54474952u /* "RIGT" */
 #define RIG_TRUTH_VERSION   3u

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# test-diff-rig.sh — `orti-profd diff` on real rig sessions (issue #20): three RTT sessions of
+# the pfp workload (QEMU -icount, real OpenOCD, the firmware's trace library) in one database —
+# two of the same build and one of "a slower build" (run-rig --slow: pfp_inner_load takes 6 ms
+# instead of 4, nothing else changes). Then
+#   diff base base2   exit 0: the same build over two windows is no regression;
+#   diff base slow    exit 1, and the regressions are exactly the changed function
+#                     (pfp_inner_load: net p99, max, self time) and the task that runs it
+#                     (Task0: load, job p99, max) — pfp_outer_load and task_Task0, whose net
+#                     time includes the slower callee, are marked "through callees", and
+#                     Task1 (more urgent, untouched) is not flagged;
+# and the markdown a CI comment would carry names the function.
+source "$(dirname "$0")/e2e-common.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+db=$tmp/profile.db
+
+session() { # NAME [run-rig options…]
+  local name=$1
+  shift
+  "$RUN_RIG" --icount --firmware trace-long --workload pfp "$@" -- bash -c '
+    "$0" --orti "$ORTI_RIG_ORTI" --elf "$ORTI_RIG_ELF" --openocd 127.0.0.1:$ORTI_RIG_TCL_PORT \
+         --source rtt --rtt drain --duration 3s --db "$1" --http none --name "$2" --quiet
+  ' "$PROFD" "$db" "$name" || die "session $name failed"
+}
+session base
+session base2
+session slow --slow
+
+set +e
+"$PROFD" diff 1 2 --db "$db" --threshold 10 >"$tmp/same.txt"
+same=$?
+"$PROFD" diff 1 3 --db "$db" --threshold 10 --json >"$tmp/slow.json"
+slow=$?
+"$PROFD" diff 1 3 --db "$db" --threshold 10 --markdown >"$tmp/slow.md"
+slow_md=$?
+set -e
+[[ $same == 0 ]] || { cat "$tmp/same.txt"; die "diff of two sessions of one build: exit $same, not 0"; }
+[[ $slow == 1 && $slow_md == 1 ]] || die "diff against the slower build: exit $slow/$slow_md, not 1"
+grep -q 'pfp_inner_load.*regression' "$tmp/slow.md" || die "the markdown does not flag pfp_inner_load"
+
+python3 - "$tmp/slow.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+flagged = sorted((e["kind"], e["name"], m["metric"]) for e in d["entries"]
+                 for m in e["metrics"] if m["regression"])
+through = sorted({(e["kind"], e["name"]) for e in d["entries"]
+                  for m in e["metrics"] if m.get("through_callees")})
+for e in d["entries"]:
+    for m in e["metrics"]:
+        if m["regression"] or m.get("through_callees"):
+            print(f'{e["kind"]:9} {e["name"]:16} {m["metric"]:12} {m["a"]} -> {m["b"]} '
+                  f'({m["change_percent"]:+.1f} %){" through callees" if m.get("through_callees") else ""}')
+want = sorted([("function", "pfp_inner_load", "net_p99_us"),
+               ("function", "pfp_inner_load", "max_us"),
+               ("function", "pfp_inner_load", "self_avg_us"),
+               ("task", "Task0", "load_percent"),
+               ("task", "Task0", "net_p99_us"),
+               ("task", "Task0", "max_us")])
+if flagged != want:
+    print("FAIL: flagged", flagged, "expected", want)
+    sys.exit(1)
+if ("function", "pfp_outer_load") not in through:
+    print("FAIL: pfp_outer_load's net time grew with its callee and is not marked so:", through)
+    sys.exit(1)
+if d["regressions"] != len(want):
+    print("FAIL: regressions", d["regressions"])
+    sys.exit(1)
+print("diff flags exactly Task0 and pfp_inner_load")
+PY

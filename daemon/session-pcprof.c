@@ -78,7 +78,6 @@ get_map (SessionPcprof *sp)
                         "session %" G_GINT64_FORMAT ": %s", sp->session, sp->warning);
     }
   }
-  sp->map_tried = TRUE;
   return sp->map;
 }
 

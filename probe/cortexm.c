@@ -156,6 +156,17 @@ cyccnt_read (ProbeCortexm *c, guint32 *value, gint64 *host_us, GError **error)
   return TRUE;
 }
 
+/* DEMCR.TRCENA on (it gates the DWT and ITM), unless it already is. */
+static gboolean
+cortexm_enable_trcena (ProbeCortexm *c, GError **error)
+{
+  guint32 demcr = 0;
+  if (!probe_cortexm_read (c, PROBE_DEMCR, &demcr, error))
+    return FALSE;
+  return (demcr & PROBE_DEMCR_TRCENA) ||
+         probe_cortexm_write (c, PROBE_DEMCR, demcr | PROBE_DEMCR_TRCENA, "DEMCR", error);
+}
+
 gboolean
 probe_cortexm_cyccnt_start (ProbeCortexm *c, guint64 given_hz, guint window_us, guint64 *hz,
                             char **note, GError **error)
@@ -169,11 +180,7 @@ probe_cortexm_cyccnt_start (ProbeCortexm *c, guint64 given_hz, guint window_us, 
                              info.cpuid, info.has_dwt ? ", DWT_CTRL.NOCYCCNT" : "");
     return FALSE;
   }
-  guint32 demcr = 0;
-  if (!probe_cortexm_read (c, PROBE_DEMCR, &demcr, error))
-    return FALSE;
-  if (!(demcr & PROBE_DEMCR_TRCENA) &&
-      !probe_cortexm_write (c, PROBE_DEMCR, demcr | PROBE_DEMCR_TRCENA, "DEMCR", error))
+  if (!cortexm_enable_trcena (c, error))
     return FALSE;
   if (!(info.dwt_ctrl & PROBE_DWT_CTRL_CYCCNTENA) &&
       !probe_cortexm_write (c, PROBE_DWT_CTRL, info.dwt_ctrl | PROBE_DWT_CTRL_CYCCNTENA,
@@ -229,11 +236,7 @@ probe_cortexm_pcsr_start (ProbeCortexm *c, guint tries, GError **error)
                  "--pc-sample", PROBE_DWT_PCSR, info.cpuid);
     return FALSE;
   }
-  guint32 demcr = 0;
-  if (!probe_cortexm_read (c, PROBE_DEMCR, &demcr, error))
-    return FALSE;
-  if (!(demcr & PROBE_DEMCR_TRCENA) &&
-      !probe_cortexm_write (c, PROBE_DEMCR, demcr | PROBE_DEMCR_TRCENA, "DEMCR", error))
+  if (!cortexm_enable_trcena (c, error))
     return FALSE;
   for (guint i = 0; i < MAX (tries, 1); i++) {
     guint32 pc = 0;

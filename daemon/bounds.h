@@ -15,6 +15,16 @@
  * approaches it: binomial is the envelope of both. The model is proved by simulation in
  * test-bounds and against the rig's ground truth in the e2e accuracy tests.
  *
+ * A starved sampler breaks the independence. When the host has no CPU to spare, the sampler
+ * runs only when the scheduler's tick gives it one, so its instants sit at a few fixed phases
+ * of that tick; the target's own timer grid keeps its phase to the host clock for the whole
+ * session (a simulator runs on it; a crystal drifts from it by ppm), so the samples see each
+ * task at a few fixed phases of its period and the load is off by a systematic error no
+ * sample count shrinks (measured on the rig with a CPU hog beside the probe: a 0.4 ms job
+ * every 5 ms read 2× further off than its binomial bound, the same sign all session). The
+ * sampler reports the share of its time spent stalled (ProbePollQuality.stalled: intervals
+ * longer than 3× the median); above BOUNDS_STALLED_MAX a session states no load bound.
+ *
  * Durations (slices, jobs, responses, periods) are differences of sampled instants, each late
  * by at most one interval: ± the interval (its 99th percentile) is their resolution.
  *
@@ -32,6 +42,10 @@
 G_BEGIN_DECLS
 
 #define BOUNDS_Z99 2.5758293035489 /* two-sided 99 % normal quantile */
+#define BOUNDS_STALLED_MAX 0.2      /* a sampler stalled longer than this share of the time
+                                     * was starved: its loads have no bound (above). Measured
+                                     * on the rig: 0.02 on a quiet host, 0.34-0.55 with a CPU
+                                     * hog beside the probe */
 
 /* bounds_effective_samples: Kish's effective sample count (ΣΔ)² / ΣΔ² of intervals with sum
  * @sum and sum of squares @sum_sq; 0 when there are none. */

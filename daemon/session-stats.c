@@ -184,7 +184,8 @@ put_tasks (SessionStats *ss, const Slicer *slicer, const StoreSessionQuality *q,
     slicer_get_task_stats (slicer, i, &all[i]);
     expected[i] = all[i].period_base ? (double) span / (double) all[i].period_base : NAN;
   }
-  double n_eff = q != NULL ? q->samples_effective : 0;
+  /* a starved sampler's instants follow the host's tick: its loads have no bound (bounds.h) */
+  double n_eff = q != NULL && q->samples_stalled <= BOUNDS_STALLED_MAX ? q->samples_effective : 0;
   gint64 resolution = q != NULL && q->interval_p99_us > 0 && ss->tick_hz
                         ? (gint64) ceil (q->interval_p99_us * (double) ss->tick_hz / 1e6)
                         : STORE_UNKNOWN;

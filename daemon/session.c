@@ -826,6 +826,7 @@ write_stats (Session *s, gboolean final, GError **error)
     q.interval_p99_us = (double) pq->p99_interval * us_per_tick;
     q.samples = (gint64) (pq->samples_before + pq->samples);
     q.samples_effective = bounds_effective_samples (pq->sum_interval, pq->sum_interval_sq);
+    q.samples_stalled = pq->stalled;
   }
   return session_stats_write (s->stats, s->slicer, &q, final, error) &&
          session_pcprof_write (s->pcprof, final, error);

@@ -431,6 +431,31 @@ dt_percentile (const ProbePollSampler *s, double q)
   return 0;
 }
 
+/* The share of the sampled time spent in stalls: intervals longer than
+ * PROBE_POLL_STALL_FACTOR × the median of the nonzero ones (zero intervals are samples that
+ * read one target timestamp twice, a target or simulator that did not advance). Each bucket
+ * counts at its upper bound (±9 %). */
+static double
+dt_stalled (const ProbePollSampler *s)
+{
+  guint64 nonzero = s->n_dt - s->dt_hist[0], rank = nonzero / 2, seen = 0, median = 0;
+  for (guint b = 1; b < G_N_ELEMENTS (s->dt_hist) && nonzero > 0; b++) {
+    seen += s->dt_hist[b];
+    if (seen > rank) {
+      median = dt_bucket_top (b);
+      break;
+    }
+  }
+  double all = 0, stalled = 0;
+  for (guint b = 1; b < G_N_ELEMENTS (s->dt_hist); b++) {
+    double t = (double) s->dt_hist[b] * (double) dt_bucket_top (b);
+    all += t;
+    if (median > 0 && dt_bucket_top (b) > PROBE_POLL_STALL_FACTOR * median)
+      stalled += t;
+  }
+  return all > 0 ? stalled / all : 0;
+}
+
 static void
 account (ProbePollSampler *s, guint64 ts)
 {
@@ -687,6 +712,7 @@ probe_poll_sampler_get_quality (ProbePollSampler *s)
     s->q.p50_interval = dt_percentile (s, 0.50);
     s->q.p99_interval = dt_percentile (s, 0.99);
     s->q.jitter = sqrt (MAX (0.0, s->sum_dt2 / (double) s->n_dt - mean * mean));
+    s->q.stalled = dt_stalled (s);
   }
   s->q.intervals = s->n_dt;
   s->q.sum_interval = s->sum_dt;

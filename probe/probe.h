@@ -503,6 +503,8 @@ typedef struct {
  * entry becomes ""), or NULL when it names none. */
 GStrv probe_poll_config_copy_core_targets (const ProbePollConfig *cfg);
 
+#define PROBE_POLL_STALL_FACTOR 3 /* an interval this many times the median is a stall */
+
 typedef struct {
   guint64 samples;        /* samples taken */
   double elapsed_s;       /* since prepare */
@@ -516,6 +518,11 @@ typedef struct {
   guint64 intervals;      /* intervals counted (consecutive samples of one link session) */
   double sum_interval;    /* Σ interval, ticks … */
   double sum_interval_sq; /* … and Σ interval²: effective samples (ΣΔ)²/ΣΔ² (bounds) */
+  double stalled;         /* share of the sampled time in intervals longer than
+                           * PROBE_POLL_STALL_FACTOR × the median (nonzero) one: time the
+                           * sampler was held up. A starved host lets it run only when the
+                           * scheduler's tick comes round, so its instants follow that tick,
+                           * not chance (bounds.h) */
   guint64 reads_failed;   /* reads that faulted */
   double rate_single;     /* AUTO calibration: samples/s with SINGLE … */
   double rate_batch;      /* … and with BATCH */

@@ -744,6 +744,20 @@ migrate_7_to_8 (sqlite3 *db, GError **error)
     SAMPLED_JOINS ("sampled_line_stat") ";\n", error);
 }
 
+/* migrate_8_to_9: how much of a sampled session the sampler was held up (bounds.h: a starved
+ * sampler's loads have no bound), in sessions and sessions_overview. Self-contained: adds a
+ * column and re-creates the overview with it appended. */
+static gboolean
+migrate_8_to_9 (sqlite3 *db, GError **error)
+{
+  return store__exec (db,
+    "ALTER TABLE sessions ADD COLUMN samples_stalled REAL;\n"
+    "DROP VIEW sessions_overview;\n"
+    "CREATE VIEW sessions_overview AS\n" SESSIONS_OVERVIEW_V4 ",\n"
+    "  raw_keep_s, raw_keep_bytes, raw_dropped_events, raw_dropped_until, samples_stalled\n"
+    "FROM sessions;\n", error);
+}
+
 typedef gboolean (*StoreMigration) (sqlite3 *db, GError **error);
 
 /* migrations[v] upgrades version v to v + 1. */
@@ -756,6 +770,7 @@ static const StoreMigration migrations[STORE_SCHEMA_VERSION] = {
   migrate_5_to_6,
   migrate_6_to_7,
   migrate_7_to_8,
+  migrate_8_to_9,
 };
 
 gboolean

@@ -232,7 +232,7 @@ static const char *const statement_sql[ST_COUNT] = {
   [ST_QUALITY] = "UPDATE sessions SET sample_rate_hz = ?, gap_count = ?, dropped_events = ?, "
                  "anomaly_count = ?, interval_jitter_us = ?, min_interval_us = ?, "
                  "reads_failed = ?, interval_p50_us = ?, interval_p99_us = ?, samples = ?, "
-                 "samples_effective = ?, clock_hz_measured = ? WHERE id = ?",
+                 "samples_effective = ?, clock_hz_measured = ?, samples_stalled = ? WHERE id = ?",
   [ST_NOTES] = "UPDATE sessions SET clock_source = COALESCE(?, clock_source), "
                "clock_warning = COALESCE(?, clock_warning), inference = COALESCE(?, inference), "
                "source_config = COALESCE(?, source_config) WHERE id = ?",
@@ -1266,6 +1266,7 @@ do_rows (StoreWriter *self, Session *s, Msg *m, GError **error)
     bind_i (st, &k, q->samples > 0 ? q->samples : -1);
     bind_d_or_na (st, &k, q->samples_effective);
     bind_d_or_na (st, &k, q->clock_hz_measured);
+    bind_d_or_na (st, &k, q->samples_stalled);
     sqlite3_bind_int64 (st, k++, s->id);
     return step (self, ST_QUALITY, error);
   }

@@ -52,7 +52,7 @@ typedef enum {
 } StoreError;
 
 /* Schema version this build reads and writes (store-schema.c keeps the history). */
-#define STORE_SCHEMA_VERSION 8
+#define STORE_SCHEMA_VERSION 9
 
 /* --- rows -------------------------------------------------------------------------------- */
 
@@ -93,6 +93,8 @@ typedef struct {
   double samples_effective; /* samples an estimate is worth once correlation between
                              * neighbouring samples is accounted for (0: n/a) */
   double clock_hz_measured; /* tick rate measured against host time (0: not measured) */
+  double samples_stalled;   /* sampled sources: share of the sampled time the sampler was
+                             * held up (intervals > 3 × the median; 0: n/a) */
 } StoreSessionQuality;
 
 /* How a session measured, in words; set once known (store_writer_set_notes). */

@@ -516,6 +516,8 @@
         ["Dropped events", F.int(r.dropped_events)], ["Anomalies", F.int(r.anomaly_count)],
       ];
       if (r.clock_warning) items.push(["Clock warning", r.clock_warning]);
+      if (isNum(r.samples_stalled) && r.samples_stalled > 0.2)
+        items.push(["Sampler starved", F.pct(100 * r.samples_stalled) + " of the time stalled: loads have no bound"]);
       if (r.state_reason) items.push(["Reason", r.state_reason]);
       meta.replaceChildren(...items.map(([k, val]) => h("div", {}, h("dt", { text: k }), h("dd", { text: val, "data-field": k }))));
     }

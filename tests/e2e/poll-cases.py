@@ -114,7 +114,7 @@ def run(workload, seconds, tmp):
     if BENCH and not starved:
         widths = [got[n]["load_bound"] for n in TASKS[workload] if got[n]["load_bound"] is not None]
         print(f"BENCH poll_load_bound_points_{workload} {max(widths):.3f} points "
-              f"({seconds:g} s, {f0_(q[0])} samples/s)")
+              f"({seconds:g} s, {f0_(q[0])} samples/s, stalled {100 * (q[5] or 0):.0f} %)")
     if BENCH:
         # the bench's 20 s runs give the narrowest bounds: how often they miss is a figure to
         # watch (a systematic error would show here first), not a test verdict — the

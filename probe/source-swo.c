@@ -12,8 +12,12 @@
  *   - ITM: unlocked (LAR), TCR = ITMENA | TSENA (local timestamps on the processor clock,
  *     TSPrescale as asked) | SYNCENA | DWTENA (forward DWT packets) | TraceBusID 1; TER is the
  *     firmware's (its stimulus ports come through as they are);
- *   - DWT_CTRL: CYCCNTENA, SYNCTAP = 24 (a sync packet every 2^24 cycles, so a stream joined
- *     anywhere finds its packet boundaries), EXCTRCENA (exception trace), and for PC sampling
+ *   - DWT_CTRL: CYCCNTENA, SYNCTAP = 28 (a sync packet every 2^28 cycles, 1.6 s at 168 MHz,
+ *     so a stream joined anywhere finds its packet boundaries; not 24: each sync takes 6 bytes
+ *     of a FIFO of a few, and one landing on a burst of data trace overflows it — measured on
+ *     the rig, a packet lost at CYCCNT 2^24 + 15 beside EB's dispatch, once in ~30 runs; the
+ *     ITM's own sync at enable and the capture's start need no periodic one), EXCTRCENA
+ *     (exception trace), and for PC sampling
  *     PCSAMPLENA with CYCTAP/POSTPRESET giving the period closest to the rate asked;
  *   - the capture: with no stream given, OpenOCD's own (`tpiu` of the target's configuration,
  *     or one created on the first DAP, `-output :PORT` on a free port of OpenOCD's host,
@@ -47,7 +51,7 @@
 #define ITM_TCR_DWTENA (1u << 3)
 #define DWT_CTRL_POSTPRESET_SHIFT 1
 #define DWT_CTRL_CYCTAP (1u << 9)
-#define DWT_CTRL_SYNCTAP_24 (1u << 10)
+#define DWT_CTRL_SYNCTAP_28 (3u << 10)
 #define DWT_CTRL_SYNCTAP_MASK (3u << 10)
 #define DWT_CTRL_PCSAMPLENA (1u << 12)
 #define DWT_CTRL_EXCTRCENA (1u << 16)
@@ -460,7 +464,7 @@ swo_attach (ProbeSource *src, ProbeOpenocd *oc, GError **error)
   if (!probe_cortexm_read (w->cm, PROBE_DWT_CTRL, &ctrl, error))
     return FALSE;
   ctrl = (ctrl & ~(DWT_CTRL_SYNCTAP_MASK | DWT_CTRL_PCSAMPLENA | DWT_CTRL_CYCTAP | 0x1Eu))
-         | PROBE_DWT_CTRL_CYCCNTENA | DWT_CTRL_SYNCTAP_24;
+         | PROBE_DWT_CTRL_CYCCNTENA | DWT_CTRL_SYNCTAP_28;
   if (!w->cfg.no_exception_trace)
     ctrl |= DWT_CTRL_EXCTRCENA;
   if (w->cfg.pc_sample_hz)

@@ -40,6 +40,7 @@
 #include <libelf.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -930,6 +931,10 @@ int main(int argc, char **argv)
     return 2;
   }
 
+  /* an OpenOCD killed while a reply is on its way must cost that connection, not the probe:
+   * without this the write's SIGPIPE ended jtag-sim, and a restarted OpenOCD found no one
+   * listening (test-probe-faults, with a CPU hog widening the window between read and reply) */
+  signal(SIGPIPE, SIG_IGN);
   Sim sim = { .state = TAP_TLR, .ir = IR_IDCODE, .qmp_fd = -1 };
   sim.code = g_malloc0(SIM_CODE_SIZE);
   sim.ppb = g_malloc0(SIM_PPB_SIZE);

@@ -62,3 +62,37 @@ PY
 read -r ram work <"$tmp/paths" || die "SIGINT: the rig did not come up"
 no_leftovers "$ram" "$work"
 echo "SIGINT: torn down"
+
+# jtag-sim outlives a client killed with a reply on its way (OpenOCD killed -9 mid-scan, as
+# test-probe-faults does): the write's SIGPIPE once ended it, and a restarted OpenOCD found no
+# one listening. 20 clients send 200 k TDO reads each and close without reading one.
+truncate -s 16M "$tmp/ram.bin"
+python3 - "$ORTI_BUILD_DIR/tests/rig/jtag-sim" "$tmp/ram.bin" "$RIG_ELF" "$tmp/sim.sock" <<'PY' ||
+import os, socket, subprocess, sys, time
+sim, ram, elf, path = sys.argv[1:]
+p = subprocess.Popen([sim, "--ram", ram, "--elf", elf, "--unix", path], stderr=subprocess.DEVNULL)
+for _ in range(100):
+    if os.path.exists(path):
+        break
+    time.sleep(0.05)
+try:
+    for i in range(20):
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(path)
+        s.sendall(b"R" * 200000)
+        s.close()
+        time.sleep(0.02)
+        if p.poll() is not None:
+            print(f"jtag-sim ended (status {p.returncode}) after {i + 1} killed clients")
+            sys.exit(1)
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(path)
+    s.sendall(b"RQ")
+    reply = s.recv(16)
+    s.close()
+    print(f"jtag-sim served a new client after 20 killed ones: {reply!r}")
+    sys.exit(0 if len(reply) == 1 else 1)
+finally:
+    p.kill()
+PY
+  die "jtag-sim did not survive its clients"

@@ -44,7 +44,7 @@ G_BEGIN_DECLS
 #define BOUNDS_Z99 2.5758293035489 /* two-sided 99 % normal quantile */
 #define BOUNDS_STALLED_MAX 0.2      /* a sampler stalled longer than this share of the time
                                      * was starved: its loads have no bound (above). Measured
-                                     * on the rig: 0.02 on a quiet host, 0.34-0.55 with a CPU
+                                     * on the rig: 0.02 on a quiet host, 0.34-0.59 with a CPU
                                      * hog beside the probe */
 
 /* bounds_effective_samples: Kish's effective sample count (ΣΔ)² / ΣΔ² of intervals with sum

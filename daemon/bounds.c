@@ -95,7 +95,13 @@ bounds_load_half_width (double p, double n)
 }
 
 double
-bounds_jobs_expected (guint64 span, guint64 period_p50)
+bounds_jobs_most (guint64 span, guint64 total, guint64 spans_max)
 {
-  return period_p50 ? (double) span / (double) period_p50 : 0;
+  if (spans_max == 0)
+    return NAN;
+  /* the true first-to-last distance is total less the last start's lateness, and a job is
+   * seen, if at all, before it ends: for a task that keeps its deadline, within a period */
+  double period = (double) total / (double) spans_max;
+  double lo = ((double) total - period) / (double) spans_max;
+  return lo > 0 ? floor ((double) span / lo) + 1 : NAN;
 }

@@ -30,8 +30,8 @@
  *
  * Preemptions are counted when seen; a preemptor that ran entirely between two samples is not.
  * Possibly missed = the jobs of the tasks that can preempt this one (higher priority, or seen
- * preempting it) that the sampling did not see (at most floor (span / period) + 1 of a task
- * with that median period begin inside the session's span, minus those seen), plus the jobs
+ * preempting it) that the sampling did not see (bounds_jobs_most of them began inside the
+ * session's span, minus those seen), plus the jobs
  * first seen right after another task: an upper bound, so seen ≤ truth ≤ seen + possibly
  * missed.
  */
@@ -66,8 +66,12 @@ void bounds_proportion (double x, double n, double *lo, double *hi);
  * effective samples: max (p − lo, hi − p), so p ± it covers the interval. */
 double bounds_load_half_width (double p, double n);
 
-/* bounds_jobs_expected: jobs a task with median period @period_p50 (ticks) should have had in
- * @span ticks; 0 when the period is unknown. */
-double bounds_jobs_expected (guint64 span, guint64 period_p50);
+/* bounds_jobs_most: the most jobs a strictly periodic task that keeps its deadline (≤ its
+ * period) can begin inside @span ticks, from its seen job starts: @total ticks from the first
+ * seen start to the last, which span at most @spans_max periods (slicer_hist_period_multiples).
+ * With period P, at most floor (span / P) + 1 jobs begin in a span (the one more is a job at
+ * its edge); a job is seen, if at all, before it ends, so the last seen start is less than P
+ * late and P ≥ (total − P) / spans_max. NAN when there is no period (@spans_max 0). */
+double bounds_jobs_most (guint64 span, guint64 total, guint64 spans_max);
 
 G_END_DECLS

@@ -178,17 +178,19 @@ put_tasks (SessionStats *ss, const Slicer *slicer, const StoreSessionQuality *q,
   /* jobs each periodic task should have had, then the preemptions sampling may have missed:
    * the unseen jobs of every task that can preempt (bounds.h) */
   guint64 span = slicer_span (slicer);
-  g_autofree SlicerTaskStats *all = g_new0 (SlicerTaskStats, MAX (n, 1));
-  g_autofree double *expected = g_new0 (double, MAX (n, 1));
-  for (gsize i = 0; i < n; i++) {
-    slicer_get_task_stats (slicer, i, &all[i]);
-    expected[i] = all[i].period_base ? (double) span / (double) all[i].period_base : NAN;
-  }
-  /* a starved sampler's instants follow the host's tick: its loads have no bound (bounds.h) */
-  double n_eff = q != NULL && q->samples_stalled <= BOUNDS_STALLED_MAX ? q->samples_effective : 0;
   gint64 resolution = q != NULL && q->interval_p99_us > 0 && ss->tick_hz
                         ? (gint64) ceil (q->interval_p99_us * (double) ss->tick_hz / 1e6)
                         : STORE_UNKNOWN;
+  g_autofree SlicerTaskStats *all = g_new0 (SlicerTaskStats, MAX (n, 1));
+  g_autofree double *expected = g_new0 (double, MAX (n, 1));
+  g_autofree double *most = g_new0 (double, MAX (n, 1));
+  for (gsize i = 0; i < n; i++) {
+    slicer_get_task_stats (slicer, i, &all[i]);
+    expected[i] = all[i].period_base ? (double) span / (double) all[i].period_base : NAN;
+    most[i] = bounds_jobs_most (span, all[i].period.total, all[i].period_spans_max);
+  }
+  /* a starved sampler's instants follow the host's tick: its loads have no bound (bounds.h) */
+  double n_eff = q != NULL && q->samples_stalled <= BOUNDS_STALLED_MAX ? q->samples_effective : 0;
   for (gsize i = 0; i < n; i++) {
     SlicerTaskStats t;
     if (!slicer_get_task_stats (slicer, i, &t))
@@ -198,12 +200,9 @@ put_tasks (SessionStats *ss, const Slicer *slicer, const StoreSessionQuality *q,
     for (gsize k = 0; !ss->exact && k < n && !isnan (missed); k++) {
       if (k == i || !can_preempt (ss, all[k].task, t.task))
         continue;
-      /* a task never seen ending a job cannot be counted (it is not a periodic preemptor).
-       * Of a task with period P, at most floor (span / P) + 1 jobs begin inside the span:
-       * the one more is a job at the span's edge, which the interval's phase decides */
+      /* a task never seen ending a job cannot be counted (it is not a periodic preemptor) */
       double seen = (double) (all[k].job.count + all[k].jobs_cut);
-      missed += isnan (expected[k]) ? (seen > 0 ? NAN : 0)
-                                    : MAX (0.0, floor (expected[k]) + 1 - seen);
+      missed += isnan (most[k]) ? (seen > 0 ? NAN : 0) : MAX (0.0, most[k] - seen);
     }
     /* … and the jobs first seen right after another task: they may have begun unseen and
      * been preempted before the first sample that showed them */

@@ -198,6 +198,50 @@ slicer_hist_base_period (const SlicerHist *h)
 }
 
 void
+slicer_hist_period_multiples (const SlicerHist *h, guint64 base, guint64 *nearest, guint64 *most)
+{
+  *nearest = *most = 0;
+  if (base == 0 || h->total == 0)
+    return;
+  gsize width = (gsize) 1 << h->bits;
+  /* base is a mean of bucket middles, off by up to half a bucket's relative width (refined,
+   * less): a multiple m of it is off by m times that */
+  double rel = ldexp (1.0, -(int) h->bits - 1), b = (double) base;
+  for (guint r = 0; r < h->n_rows; r++)
+    for (gsize s = 0; s < width; s++) {
+      guint32 k = h->counts[r * width + s];
+      if (!k)
+        continue;
+      guint row = h->lo_row + r;
+      double mid = hist_mid (h->bits, row, (guint) s);
+      double hi = (double) MIN (hist_upper (h->bits, row, (guint) s), h->max);
+      /* the interval between two job starts, each seen late, is m periods plus the
+       * difference of the two latenesses: up to SLICER_PERIOD_SLACK of a period */
+      double m_near = round (mid / b);
+      double m_most = floor (hi / b * (1.0 + rel) + SLICER_PERIOD_SLACK);
+      *nearest += (guint64) k * (guint64) m_near;
+      *most += (guint64) k * (guint64) MAX (1.0, MAX (m_near, m_most));
+    }
+}
+
+guint64
+slicer_hist_period (const SlicerHist *h, guint64 total, guint64 *spans_max)
+{
+  guint64 base = slicer_hist_base_period (h), spans = 0;
+  *spans_max = 0;
+  /* a long interval's multiple needs the period more precisely than the histogram's estimate
+   * gives it: iterate to the fixed point */
+  for (int step = 0; step < 8 && base; step++) {
+    slicer_hist_period_multiples (h, base, &spans, spans_max);
+    guint64 next = spans ? (total + spans / 2) / spans : 0;
+    if (next == base)
+      break;
+    base = next;
+  }
+  return base;
+}
+
+void
 slicer_hist_percentiles (const SlicerHist *h, SlicerPercentiles *out)
 {
   out->p50 = slicer_hist_percentile (h, 50.0);

@@ -85,4 +85,21 @@ void slicer_hist_percentiles (const SlicerHist *h, SlicerPercentiles *out);
  * of it (the events are not periodic). */
 guint64 slicer_hist_base_period (const SlicerHist *h);
 
+/* slicer_hist_period_multiples: how many periods of @base the intervals @h holds span
+ * together. *@nearest counts each interval as the multiple of @base nearest it (0 for one
+ * shorter than half a period: a job seen twice); *@most as the largest multiple it may hold
+ * (at least 1) when the lateness of its two ends differs by up to SLICER_PERIOD_SLACK of a
+ * period and @base is off by half the histogram's bucket width — an upper bound, so (sum of
+ * the intervals) / *@most bounds the period from below. Both 0 when @base is 0 or @h is
+ * empty. */
+#define SLICER_PERIOD_SLACK 0.65
+void slicer_hist_period_multiples (const SlicerHist *h, guint64 base, guint64 *nearest,
+                                   guint64 *most);
+
+/* slicer_hist_period: the period of the intervals @h holds, whose exact sum is @total:
+ * slicer_hist_base_period's estimate, refined to @total over the periods the intervals span
+ * (slicer_hist_period_multiples, iterated to the fixed point). *@spans_max: at most this many
+ * periods span @total. 0 and 0 when the intervals are not periodic. */
+guint64 slicer_hist_period (const SlicerHist *h, guint64 total, guint64 *spans_max);
+
 G_END_DECLS

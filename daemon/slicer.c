@@ -1638,7 +1638,7 @@ slicer_get_task_stats (const Slicer *self, gsize index, SlicerTaskStats *out)
   slicer_acc_measure (&t->run_interval, &out->run_interval);
   slicer_hist_percentiles (&t->run_hist, &out->run_pct);
   slicer_acc_measure (&t->period, &out->period);
-  out->period_base = slicer_hist_base_period (&t->period_hist);
+  out->period_base = slicer_hist_period (&t->period_hist, t->period.total, &out->period_spans_max);
   slicer_acc_measure (&t->response, &out->response);
   slicer_hist_percentiles (&t->response_hist, &out->response_pct);
   slicer_acc_measure (&t->job_net, &out->job);

@@ -330,7 +330,11 @@ typedef struct {
   SlicerPercentiles run_pct;  /* of run_interval */
   SlicerMeasure period;     /* between consecutive job starts */
   guint64 period_base;      /* the period itself when the jobs are periodic, also when some
-                             * went unseen (slicer_hist_base_period); 0: not periodic */
+                             * went unseen: the sum of the intervals over the periods they
+                             * span (slicer_hist_period_multiples); 0: not periodic */
+  guint64 period_spans_max; /* at most this many periods span the intervals summed in
+                             * period.total (0: not periodic): period.total / it bounds the
+                             * period from below */
   SlicerMeasure response;   /* ACTIVATE → TERMINATE, or the job's gross time (see above) */
   SlicerPercentiles response_pct; /* of response */
   SlicerMeasure job;        /* net execution time per complete job (count = jobs) */

@@ -1271,23 +1271,47 @@ static void
 test_base_period (void)
 {
   g_autoptr (GRand) r = g_rand_new_with_seed (7);
-  for (guint seen_pct = 10; seen_pct <= 100; seen_pct += 30) {
+  for (guint run = 0; run < 8; run++) {
+    guint seen_pct = 10 + 30 * (run % 4), bits = run < 4 ? 7 : 5; /* 5: the default */
     SlicerHist h;
-    slicer_hist_init (&h, 7);
-    guint64 last = 0, period = 250000; /* 10 ms at 25 MHz */
+    slicer_hist_init (&h, bits);
+    guint64 last = 0, period = 250000, first_k = 0, last_k = 0, total = 0; /* 10 ms at 25 MHz */
     gboolean any = FALSE;
     for (guint k = 1; k < 5000; k++) {
       if ((guint) g_rand_int_range (r, 0, 100) >= seen_pct)
         continue; /* this job went unseen */
       guint64 at = k * period + (guint64) g_rand_int_range (r, 0, 25000); /* seen up to 1 ms late */
-      if (any)
+      if (any) {
         slicer_hist_add (&h, at - last);
+        total += at - last;
+      } else
+        first_k = k;
       last = at;
+      last_k = k;
       any = TRUE;
     }
     guint64 base = slicer_hist_base_period (&h);
     g_assert_cmpuint (base, >=, period - period / 100);
     g_assert_cmpuint (base, <=, period + period / 100);
+    /* the periods the intervals span: exactly, when every interval is near its multiple, and
+     * the exact sum over them is the period to within the lateness over the span */
+    guint64 most, spans = last_k - first_k;
+    base = slicer_hist_period (&h, total, &most);
+    g_test_message ("seen %u %%, bits %u: period %" G_GUINT64_FORMAT ", spans %" G_GUINT64_FORMAT
+                    ", at most %" G_GUINT64_FORMAT, seen_pct, bits, base, spans, most);
+    g_assert_cmpuint (most, >=, spans); /* a bound, also where the buckets are coarse */
+    g_assert_cmpuint (most, <=, spans + spans / 10);
+    if (bits == 7 || seen_pct >= 40) {
+      /* fine enough buckets: each interval's multiple is exact, and so the period to within
+       * the lateness over the whole span */
+      g_assert_cmpuint (base, >=, period - 25000 / spans - 1);
+      g_assert_cmpuint (base, <=, period + 25000 / spans + 1);
+      slicer_hist_period_multiples (&h, base, &spans, &most);
+      g_assert_cmpuint (spans, ==, last_k - first_k);
+    } else { /* intervals of 30 periods and more, in buckets a period wide */
+      g_assert_cmpuint (base, >=, period - period / 500);
+      g_assert_cmpuint (base, <=, period + period / 500);
+    }
     g_free (h.counts);
   }
   SlicerHist h;

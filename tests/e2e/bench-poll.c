@@ -57,8 +57,10 @@ main (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autoptr (ProbeOpenocd) oc = probe_openocd_connect ("127.0.0.1", port, 5000, &error);
   g_assert_no_error (error);
-  g_autofree char *off = probe_openocd_call (oc, "poll off", &error);
+  g_autofree char *off = probe_openocd_call (oc, "poll off", &error); /* OpenOCD's own poll
+                                                                         * would share the link */
   g_assert_no_error (error);
+  g_assert_nonnull (off);
 
   guint64 reads = 0, v;
   double t0 = now ();

@@ -1,6 +1,8 @@
 /* session-pcprof.c — a session's PC-sampled profile into the store (session-pcprof.h). */
 #include "session-pcprof.h"
 
+#include <math.h>
+
 typedef struct {
   Pcprof *pp;
   guint64 first_ts, last_ts; /* the sampled span */
@@ -15,6 +17,7 @@ struct _SessionPcprof {
   char *warning;        /* why the map failed */
   GPtrArray *cores;     /* CoreProfile by core index, NULL where never sampled */
   guint64 samples;
+  gboolean starved;     /* the sampler was starved: no intervals (session_pcprof_set_starved) */
   gint64 next_live_us;  /* monotonic time before which a live write is skipped */
   /* the last get_profile's rows and the strings they point to */
   GArray *store_cores, *functions, *lines, *pcs; /* StoreSampledCore/Row/Pc */
@@ -112,6 +115,12 @@ session_pcprof_samples (SessionPcprof *sp)
   return sp->samples;
 }
 
+void
+session_pcprof_set_starved (SessionPcprof *sp, gboolean starved)
+{
+  sp->starved = starved;
+}
+
 const char *
 session_pcprof_warning (SessionPcprof *sp)
 {
@@ -140,6 +149,8 @@ add_rows (SessionPcprof *sp, Pcprof *pp, PcprofKey key, gboolean per_context, do
     PcprofEstimate est;
     pcprof_share (r->samples, total, &sh);
     pcprof_estimate (r->samples, total, span, &est);
+    if (sp->starved) /* the samples saw the code at a few fixed phases: no interval holds */
+      sh.lo = sh.hi = est.lo = est.hi = NAN;
     StoreSampledRow row = {
       .core = pcprof_get_core (pp),
       .context_kind = per_context ? r->ctx_kind : STORE_SAMPLED_ALL_CONTEXTS, .kind = r->kind,

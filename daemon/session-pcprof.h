@@ -36,6 +36,12 @@ void session_pcprof_add (SessionPcprof *sp, const SlicerPcSample *s);
 /* session_pcprof_samples: samples counted so far, all cores. */
 guint64 session_pcprof_samples (SessionPcprof *sp);
 
+/* session_pcprof_set_starved: whether the sampler was starved (bounds.h: stalled longer than
+ * BOUNDS_STALLED_MAX of the time, so its instants followed the host's scheduler tick, not
+ * independent phases of the firmware's periods). The rows written while it is TRUE state no
+ * 99 % intervals (NULL): the samples' counts and shares stand, their error is not known. */
+void session_pcprof_set_starved (SessionPcprof *sp, gboolean starved);
+
 /* session_pcprof_warning: why PCs cannot be attributed (the address map failed), or NULL. */
 const char *session_pcprof_warning (SessionPcprof *sp);
 

@@ -828,6 +828,7 @@ write_stats (Session *s, gboolean final, GError **error)
     q.samples_effective = bounds_effective_samples (pq->sum_interval, pq->sum_interval_sq);
     q.samples_stalled = pq->stalled;
   }
+  session_pcprof_set_starved (s->pcprof, q.samples_stalled > BOUNDS_STALLED_MAX);
   return session_stats_write (s->stats, s->slicer, &q, final, error) &&
          session_pcprof_write (s->pcprof, final, error);
 }

@@ -110,6 +110,36 @@ test_profile (void)
   /* lines: every line row of rig_load names a file and a line of its DWARF */
   g_assert_cmpint (query_int (db, "SELECT count(*) FROM sampled_line_stats WHERE function = "
                                   "'rig_load' AND (file IS NULL OR line IS NULL)"), ==, 0);
+
+  /* a starved sampler's session: the same counts and shares, no intervals */
+  g_autofree char *db2_path = g_build_filename (dir, "p2.db", NULL);
+  w = store_writer_new (db2_path, NULL, &error);
+  g_assert_no_error (error);
+  id = store_writer_begin_session (w, &info, &error);
+  g_assert_no_error (error);
+  store_writer_add_task (w, id, 1, "Task0", NULL);
+  sp = session_pcprof_new (w, id, elf);
+  add (sp, &ts, 300, SLICER_CONTEXT_TASK, 1, (guint32) load->start + 4, 0, FALSE);
+  add (sp, &ts, 100, SLICER_CONTEXT_IDLE, 0, (guint32) idle->start, 0, FALSE);
+  session_pcprof_set_starved (sp, TRUE);
+  g_assert_true (session_pcprof_write (sp, TRUE, &error));
+  session_pcprof_free (sp);
+  g_assert_true (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error));
+  g_assert_true (store_writer_close (w, &error));
+  g_autoptr (StoreDb) db2 = store_db_open (db2_path, STORE_OPEN_READ_ONLY, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (query_int (db2, "SELECT count(*) FROM sampled_function_stats WHERE task = "
+                                   "'Task0' AND share_percent = 75 AND share_lo_percent IS NULL "
+                                   "AND share_hi_percent IS NULL AND time_us > 0 AND time_lo_us "
+                                   "IS NULL AND time_hi_us IS NULL"), ==, 1);
+  g_assert_cmpint (query_int (db2, "SELECT count(*) FROM sampled_line_stats WHERE "
+                                   "share_lo_percent IS NOT NULL OR time_hi_us IS NOT NULL"), ==, 0);
+  g_clear_pointer (&db2, store_db_close);
+  for (const char *const *x = (const char *const[]) { "", "-wal", "-shm", NULL }; *x; x++) {
+    g_autofree char *f = g_strconcat (db2_path, *x, NULL);
+    g_unlink (f);
+  }
+
   g_unlink (db_path);
   g_autofree char *wal = g_strconcat (db_path, "-wal", NULL);
   g_autofree char *shm = g_strconcat (db_path, "-shm", NULL);

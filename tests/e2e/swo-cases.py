@@ -133,8 +133,11 @@ def case_stress(tmp):
     want = delta_isrs(f0, f1)
     for isr, name in SVC_ISR.items():
         print(f"{name}: {enters.get(isr, 0)} entries (kernel {want[isr]})")
-        check(abs(enters.get(isr, 0) - want[isr]) <= 1 and want[isr] > 1000,
-              f"{name}: ISR2 count differs")
+        # the window is 4 s of host time: a guest slowed by a busy host (the trace unit runs
+        # it at ~0.6×, a CPU hog slows it further) takes fewer interrupts in it — the count
+        # must match, and be enough to mean something, not a rate
+        check(want[isr] > 100, f"{name}: only {want[isr]} ISR2s in the window: too few to test")
+        check(abs(enters.get(isr, 0) - want[isr]) <= 1, f"{name}: ISR2 count differs")
     e0, e1 = exc_counts(u0), exc_counts(u1)
     qent = collections.Counter(int(line.split()[-1]) for line in dlog.splitlines()
                                if "taking pending" in line)

@@ -24,6 +24,20 @@ static const char *exe;
 static char *dir;     /* temporary directory */
 static char *db_path; /* dir/profile.db */
 
+/* TimerIsr (8) of session @id: 1000 instances of 8-12 µs (p99 11), the longest @max µs. */
+static void
+put_timer_isr (StoreWriter *w, gint64 id, gint64 max)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_true (store_writer_add_isr (w, id, 8, "TimerIsr", &error));
+  StoreIsrStat timer = { .isr = 8, .count = 1000, .net_total = 10000, .net_min = 8,
+                         .net_max = max, .net_avg = 10, .net_p50 = 10, .net_p90 = 10,
+                         .net_p99 = 11, .gross_total = 10000, .gross_min = 8, .gross_max = max,
+                         .gross_avg = 10, .period_min = 900, .period_max = 1100,
+                         .period_avg = 1000, .max_depth = 1 };
+  g_assert_true (store_writer_put_isr_stats (w, id, &timer, 1, &error));
+}
+
 /* Session 1: exact (no sample rate). Task0 25 % load, job p99 400 µs, response p99 unknown;
  * Task1; ISR CanIsr; function compute; point 3; core 0 at 40 %; no gaps. */
 static void
@@ -71,6 +85,7 @@ write_exact (StoreWriter *w)
                       .gross_total = 1000, .gross_min = 10, .gross_max = 40, .gross_avg = 20,
                       .period_min = 1000, .period_max = 3000, .period_avg = 2000, .max_depth = 1 };
   g_assert_true (store_writer_put_isr_stats (w, id, &is, 1, &error));
+  put_timer_isr (w, id, 12);
   StoreFunctionStat fs = { .task = -1, .function = 0x08000100, .count = 200,
                            .gross_total = 20000, .net_total = 20000, .self_total = 20000,
                            .net_min = 50, .net_max = 150, .net_avg = 100, .net_p50 = 100,
@@ -134,6 +149,8 @@ write_sampled (StoreWriter *w)
                       .gross_total = 1500, .gross_min = 10, .gross_max = 40, .gross_avg = 30,
                       .period_min = 1000, .period_max = 3000, .period_avg = 2000, .max_depth = 1 };
   g_assert_true (store_writer_put_isr_stats (w, id, &is, 1, &error));
+  /* TimerIsr: one instance of 30 µs where session 1's longest was 12, its p99 the same */
+  put_timer_isr (w, id, 30);
   g_assert_true (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error));
   g_assert_no_error (error);
 }
@@ -657,6 +674,13 @@ test_diff (void)
   g_assert_cmpfloat_with_epsilon (json_object_get_double_member (net, "change_percent"), 50, 1e-6);
   g_assert_cmpstr (json_object_get_string_member (diff_entry (entries, "function", "compute"),
                                                   "status"), ==, "vanished");
+  /* TimerIsr: a maximum that grew while the net time did not is an outlier, not a regression */
+  JsonObject *timer = diff_entry (entries, "isr", "TimerIsr");
+  g_assert_false (json_object_get_boolean_member (diff_metric (timer, 1, "net_p99_us"), "regression"));
+  JsonObject *tmax = diff_metric (timer, 2, "max_us");
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (tmax, "change_percent"), 150, 1e-6);
+  g_assert_false (json_object_get_boolean_member (tmax, "regression"));
+  g_assert_true (json_object_get_boolean_member (tmax, "outlier"));
   g_assert_cmpint (json_object_get_int_member (o, "regressions"), ==, 4);
   /* the same session: nothing changed */
   g_clear_pointer (&out, g_free);
@@ -670,6 +694,7 @@ test_diff (void)
   g_assert_true (g_str_has_prefix (out, "### orti-profd diff: 0 regressions over 100 %"));
   g_assert_nonnull (strstr (out, "| task | Task2 | new | load_percent | NULL | 1 |"));
   g_assert_null (strstr (out, "| task | Task2 | new | max_us |")); /* unknown on both sides */
+  g_assert_nonnull (strstr (out, "| isr | TimerIsr | both | max_us | 12 | 30 | +150.0 % | outlier |"));
   g_assert_nonnull (strstr (out, "| function | compute | vanished | count | 200 | NULL |"));
   /* unknown sessions and bad arguments */
   g_assert_cmpint (run (NULL, &err, "diff", "1", "99", "--db", db_path, NULL), ==, 2);

@@ -1049,7 +1049,7 @@ static const struct {
     "preemptions FROM task_stats WHERE session_id = %lld ORDER BY task",
     { { "orti_task_load_ratio", "gauge", "Share of the session's time the task ran (0..1)." },
       { "orti_task_load_bound_ratio", "gauge", "Half-width of the 99 % interval of the task's "
-        "load (0 for exact sources)." },
+        "load (0 for exact sources; absent when the sampler was starved: no bound holds)." },
       { "orti_task_run_seconds_total", "counter", "Time the task ran." },
       { "orti_task_preemptions_total", "counter", "Times the task was preempted." } } },
   { "isr",
@@ -1108,7 +1108,7 @@ static const struct {
     { { "orti_sampled_function_share_ratio", "gauge", "Share of the core's PC samples in the "
         "function (0..1; --pc-sample; the 20 largest)." },
       { "orti_sampled_function_share_bound_ratio", "gauge", "Larger side of the 99 % interval "
-        "of the function's sampled share." } } },
+        "of the function's sampled share (absent when the sampler was starved)." } } },
 };
 
 /* GET /metrics (worker thread): the latest session's gauges and counters (entity_metrics and

@@ -32,7 +32,9 @@
  * Possibly missed = the jobs of the tasks that can preempt this one (higher priority, or seen
  * preempting it) that the sampling did not see (bounds_jobs_most of them began inside the
  * session's span, minus those seen), plus the jobs
- * first seen right after another task: an upper bound, so seen ≤ truth ≤ seen + possibly
+ * first seen right after another task, plus the switch-outs first taken for preemptions and
+ * later revised to job ends (SlicerTaskStats.preemptions_revised: the task may have been
+ * preempted, resumed and ended unseen): an upper bound, so seen ≤ truth ≤ seen + possibly
  * missed.
  */
 #pragma once

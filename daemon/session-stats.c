@@ -207,6 +207,9 @@ put_tasks (SessionStats *ss, const Slicer *slicer, const StoreSessionQuality *q,
     /* … and the jobs first seen right after another task: they may have begun unseen and
      * been preempted before the first sample that showed them */
     missed += (double) t.starts_after_task;
+    /* … and the switch-outs revised to job ends: the task may have been preempted and then
+     * resumed and ended unseen */
+    missed += (double) t.preemptions_revised;
     /* a sampled task's per-job times describe its jobs only when (nearly) every job was seen
      * as one job: when the sampling missed or merged jobs they are unknown */
     /* samples farther apart than half a period cannot tell a preemption from the end of a

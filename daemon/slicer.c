@@ -106,6 +106,7 @@ typedef struct {
   gboolean last_out_preempted;      /* switched out by a preemption, not switched in since */
   gint out_core;                    /* the core it was last switched out on */
   guint64 activations, terminations, preemptions;
+  guint64 preemptions_revised;      /* of them, found to be job ends (task_terminate) */
   guint64 starts_after_task;        /* fresh switch-ins right after another task's slice */
   SlicerAcc run_interval, period, response;
   SlicerHist run_hist, period_hist;
@@ -942,6 +943,18 @@ task_terminate (Slicer *s, guint64 ts, guint32 task)
   Ctx *t = task_ctx (s, task);
   t->terminations++;
   s->seen_terminate = TRUE;
+  if (t->core < 0 && t->suspended && t->suspend_preempted) {
+    /* a preempted task cannot end its job without running again: the switch-out taken for a
+     * preemption ended it (a sampled source learns this later: poll-decoder.c rule 4) */
+    t->preemptions--;
+    t->preemptions_revised++;
+    if (t->last_out_preempted) {
+      t->last_out_preempted = FALSE;
+      s->n_preempted--;
+    }
+    t->suspended = FALSE; /* it was inactive, not suspended */
+    ts = t->suspend_start;
+  }
   if (t->pending_activation) {
     job_done (t, ts, ts - t->activated_at);
     t->pending_activation = FALSE;
@@ -1631,6 +1644,7 @@ slicer_get_task_stats (const Slicer *self, gsize index, SlicerTaskStats *out)
   out->terminations = t->terminations;
   out->jobs_cut = t->jobs_cut;
   out->preemptions = t->preemptions;
+  out->preemptions_revised = t->preemptions_revised;
   out->starts_after_task = t->starts_after_task;
   out->run_time = ctx_exec_latest (self, t);
   if (self->any_event && self->last_ts > self->first_ts)

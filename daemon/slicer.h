@@ -39,6 +39,10 @@
  *   preempted once per period by Task 1 and Task 1 never preempted; seed 002 §4.3 gives
  *   Task 0 two preemptions and Task 1 one. An ISR2 is not a preemption (the task stays
  *   switched in; its time is cut out of the task's run time and its calls' net).
+ *   A TASK_TERMINATE of a task switched out as preempted revises that: the switch-out ended
+ *   its job (a preempted task cannot end its job without running again). The preemption is
+ *   uncounted (preemptions_revised), the job ends at the switch-out, and the time since was
+ *   not a suspension.
  * - Waits: after TASK_WAIT (the task blocked in WaitEvent, an extended task), its next
  *   switch-out is neither a preemption nor the end of its job; the job goes on at the next
  *   switch-in. The time between is the task's wait time, its own column, never a preemption.
@@ -321,6 +325,10 @@ typedef struct {
   guint64 activations;      /* ACTIVATE events */
   guint64 terminations;     /* TERMINATE events */
   guint64 preemptions;      /* see the preemption rule above */
+  guint64 preemptions_revised; /* switch-outs first counted as preemptions, then found to end
+                             * the job: a TASK_TERMINATE of the task while it was switched out
+                             * as preempted (a sampled source's late evidence; not in
+                             * preemptions) */
   guint64 starts_after_task;/* switch-ins that did not resume a preempted or waiting slice and
                              * came straight after another task's: with a sampled source the
                              * task may have run (and been preempted) unseen before */

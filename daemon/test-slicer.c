@@ -1175,6 +1175,39 @@ test_poll_evidence (void)
   rec_free (r);
 }
 
+/* A TERMINATE of a task switched out as preempted (a poll decoder's late evidence: the core
+ * went idle before the task ran again) revises that switch-out to its job's end: no
+ * preemption, the job ends there, no suspension. */
+static void
+test_preemption_revised (void)
+{
+  SlicerConfig cfg = SLICER_CONFIG_INIT;
+  cfg.terminate_events = TRUE;
+  Rec *r = rec_new (&cfg);
+  /* A runs 10 and ends as B begins; the sampler took it for a preemption until idle showed */
+  rec_feed (r, "0 TASK: A\n10 TASK: B\n30 TERMINATE: B\n30 TERMINATE: A\n30 TASK: idle\n"
+               "100 TASK: A\n110 TASK: B\n120 TERMINATE: B\n120 TASK: A\n130 TERMINATE: A\n"
+               "130 TASK: idle\n200 END\n");
+  SlicerTaskStats t;
+  rec_task_stats (r, TASK (r, "A"), &t);
+  g_assert_cmpuint (t.preemptions, ==, 1); /* the second job's, which resumed */
+  g_assert_cmpuint (t.preemptions_revised, ==, 1);
+  g_assert_cmpuint (t.job.count, ==, 2);
+  g_assert_cmpuint (t.job.min, ==, 10);
+  g_assert_cmpuint (t.job.max, ==, 20);
+  g_assert_cmpuint (t.response.min, ==, 10); /* ended at its switch-out, not at the evidence */
+  g_assert_cmpuint (t.response.max, ==, 30);
+  g_assert_cmpuint (t.period.count, ==, 1);
+  g_assert_cmpuint (t.period.min, ==, 100);
+  /* one suspension: the real preemption's; the first job's "suspension" never was */
+  guint sus = 0;
+  for (guint i = 0; i < r->suspends->len; i++)
+    sus += g_array_index (r->suspends, SlicerSuspend, i).task == TASK (r, "A");
+  g_assert_cmpuint (sus, ==, 1);
+  g_assert_cmpuint (total_anomalies (r), ==, 0);
+  rec_free (r);
+}
+
 /* A gap ends every job unmeasured: no net time, response or period spans it. */
 static void
 test_jobs_across_gap (void)
@@ -1361,5 +1394,6 @@ main (int argc, char **argv)
   g_test_add_func ("/slicer/anomaly/unknown-event", test_anomaly_unknown_event);
   g_test_add_func ("/slicer/histogram", test_histogram);
   g_test_add_func ("/slicer/base-period", test_base_period);
+  g_test_add_func ("/slicer/preemption-revised", test_preemption_revised);
   return g_test_run ();
 }

@@ -28,6 +28,16 @@
  *     priority (or the core's RUNNINGTASKPRIORITY while T ran) against U's running priority in
  *     this sample (or its static one): higher → nothing (preempted), else TASK_TERMINATE(T).
  *  3. Neither: nothing; the slicer's own rule decides.
+ *  4. Afterwards (not in trace mode): a task that 2. took for preempted by U may instead have
+ *     ended its job just before U began, in the same sample interval (ERIKA's ORTI has no task
+ *     STATE, so priorities are all there is: measured on the rig, 4-11 false preemptions of a
+ *     task never preempted in 10 s). Under fixed-priority scheduling a preempted task runs
+ *     again before anything below its priority does. So while it is pending, a sample showing
+ *     the core idle, or another task running below its priority (RUNNINGTASKPRIORITY, which
+ *     a held resource raises), proves it was not ready: TASK_TERMINATE(T) then. The slicer
+ *     takes a TERMINATE of a task switched out as preempted as "that switch-out ended its
+ *     job" (slicer.h). Seeing T run again first resolves nothing: it was preempted, or its
+ *     next job began unseen.
  * Trace mode (probe_poll_decoder_set_trace; the SWO mapper's data trace): every write arrives,
  * one value per record, so more can be said —
  *  - ISR2s nest: a core keeps a stack of the ISR2 values it has seen. A new value pushes (the
@@ -72,6 +82,12 @@ typedef struct {              /* trace mode, per core */
   gboolean svc_wait;          /* its last service entered was a waiting one */
 } TraceCore;
 
+typedef struct {              /* a task switched out as preempted on priorities alone */
+  guint16 core;
+  guint32 task;
+  gint64 prio;                /* its priority then */
+} Pending;
+
 struct _ProbePollDecoder {
   ProbePollChannel *channels; /* copies of the channel descriptions */
   guint n_channels;
@@ -88,6 +104,7 @@ struct _ProbePollDecoder {
   gint64 prio_prev[PROBE_POLL_MAX_CORES]; /* RUNNINGTASKPRIORITY at the previous sample */
   guint32 isr_under[PROBE_POLL_MAX_CORES]; /* shared variable: the ISR value running, if any */
   gboolean in_isr[PROBE_POLL_MAX_CORES];
+  GArray *pending;            /* Pending: switch-outs the priorities took for preemptions */
   gboolean trace;             /* trace mode (see the header) … */
   TraceCore *tc;              /* … its per-core state (PROBE_POLL_MAX_CORES), else NULL */
 };
@@ -145,6 +162,7 @@ probe_poll_decoder_new (const ProbePollChannel *channels, guint n_channels, GErr
   d->valid = g_new0 (gboolean, n_channels);
   d->task_in = g_new0 (guint32, n_channels);
   d->task_known = g_new0 (gboolean, n_channels);
+  d->pending = g_array_new (FALSE, FALSE, sizeof (Pending));
   d->partial = g_byte_array_new ();
   for (guint c = 0; c < PROBE_POLL_MAX_CORES; c++)
     d->prio_prev[c] = NO_PRIORITY;
@@ -165,6 +183,7 @@ probe_poll_decoder_free (ProbePollDecoder *d)
   g_free (d->valid);
   g_free (d->task_in);
   g_free (d->task_known);
+  g_array_unref (d->pending);
   g_byte_array_unref (d->partial);
   g_free (d->tc);
   g_free (d);
@@ -364,6 +383,30 @@ switch_out_evidence (ProbePollDecoder *d, guint16 core, guint32 t, guint32 u, gu
   }
   if (prio_u <= prio_t)
     emit (d, func, user, ts, core, ended, t, 0);
+  else if (!d->trace) { /* preempted, unless T ended just before U began: rule 4 decides */
+    Pending p = { core, t, prio_t };
+    g_array_append_val (d->pending, p);
+  }
+}
+
+/* Rule 4 (the header): @core now runs @now at running priority @prio (NO_PRIORITY: not
+ * known). A task pending as preempted there that was not resumed first, while a task below
+ * its priority or nothing runs, was not ready: its switch-out ended its job. */
+static void
+pending_resolve (ProbePollDecoder *d, guint16 core, guint32 now, gint64 prio, guint64 ts,
+                 ProbeEventFunc func, gpointer user)
+{
+  for (guint k = 0; k < d->pending->len;) {
+    Pending *p = &g_array_index (d->pending, Pending, k);
+    gboolean ended = now == PROBE_TASK_IDLE || (prio != NO_PRIORITY && prio < p->prio);
+    if (p->core != core || (p->task != now && !ended)) {
+      k++;
+      continue;
+    }
+    if (p->task != now)
+      emit (d, func, user, ts, core, PROBE_EVENT_TASK_TERMINATE, p->task, 0);
+    g_array_remove_index (d->pending, k);
+  }
 }
 
 /* ISR2, service and shared-variable ISR exits of channel @i (phase "what ended"). */
@@ -420,6 +463,11 @@ task_change (ProbePollDecoder *d, guint i, guint64 ts, ProbeEventFunc func, gpoi
     return;
   if (d->task_known[i])
     switch_out_evidence (d, ch->core, d->task_in[i], now, ts, func, user);
+  if (d->pending->len) {
+    gint pc = priority_channel (d, ch->core);
+    pending_resolve (d, ch->core, now, pc >= 0 && d->valid[pc] ? d->value[pc] : NO_PRIORITY,
+                     ts, func, user);
+  }
   emit (d, func, user, ts, ch->core, PROBE_EVENT_TASK_SWITCH, now, 0);
   if (d->trace)
     d->tc[ch->core].svc_end = d->tc[ch->core].svc_wait = FALSE;
@@ -646,6 +694,7 @@ probe_poll_decoder_gap (ProbePollDecoder *d, guint64 ts, ProbeGapReason reason,
                         ProbeEventFunc func, gpointer user)
 {
   emit (d, func, user, MAX (ts, d->last_ts), 0, PROBE_EVENT_GAP, 0, reason);
+  g_array_set_size (d->pending, 0);
   memset (d->known, 0, sizeof (gboolean) * d->n_channels);
   memset (d->task_known, 0, sizeof (gboolean) * d->n_channels);
   memset (d->in_isr, 0, sizeof d->in_isr);

@@ -250,6 +250,46 @@ test_priority_evidence (void)
   check_events (chs, G_N_ELEMENTS (chs), v, G_N_ELEMENTS (v) / 5, want, G_N_ELEMENTS (want));
 }
 
+/* Rule 4: a switch to a higher task is a preemption only until the core shows idle or a task
+ * below the switched-out one running before it resumed: then it ended its job (ERIKA's ORTI:
+ * RUNNINGTASK and RUNNINGTASKPRIORITY, no STATE). */
+static void
+test_priority_revision (void)
+{
+  const ProbePollChannel chs[] = {
+    { .kind = PROBE_POLL_TASK, .name = "EE_stkfirst", .simple = TRUE, .none_values = task_none,
+      .n_none_values = 1 },
+    { .kind = PROBE_POLL_PRIORITY, .name = "RUNNINGTASKPRIORITY", .simple = TRUE },
+  };
+  const gint64 v[] = {
+    1, 2,    /* T (1) runs at priority 2 */
+    2, 5,    /* U (2) above it: T pending as preempted */
+    0xFF, 0, /* idle before T ran again: U ended, and so had T */
+    1, 2,    /* T */
+    2, 5,    /* U: T pending */
+    1, 2,    /* T resumes: it was preempted (U ended) */
+    2, 5,    /* U: T pending */
+    3, 1,    /* V (3) at priority 1 < 2 runs before T: T had ended */
+    2, 5,    /* U: V pending */
+    3, 6,    /* V again, raised to 6 by a resource: resumed; U (5) now pending below it */
+  };
+  const Want want[] = {
+    { 0, 0, PROBE_EVENT_TASK_SWITCH, 1 },
+    { 10, 0, PROBE_EVENT_TASK_SWITCH, 2 },
+    { 20, 0, PROBE_EVENT_TASK_TERMINATE, 2 }, { 20, 0, PROBE_EVENT_TASK_TERMINATE, 1 },
+    { 20, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE },
+    { 30, 0, PROBE_EVENT_TASK_SWITCH, 1 },
+    { 40, 0, PROBE_EVENT_TASK_SWITCH, 2 },
+    { 50, 0, PROBE_EVENT_TASK_TERMINATE, 2 }, { 50, 0, PROBE_EVENT_TASK_SWITCH, 1 },
+    { 60, 0, PROBE_EVENT_TASK_SWITCH, 2 },
+    { 70, 0, PROBE_EVENT_TASK_TERMINATE, 2 }, { 70, 0, PROBE_EVENT_TASK_TERMINATE, 1 },
+    { 70, 0, PROBE_EVENT_TASK_SWITCH, 3 },
+    { 80, 0, PROBE_EVENT_TASK_SWITCH, 2 },
+    { 90, 0, PROBE_EVENT_TASK_SWITCH, 3 },
+  };
+  check_events (chs, G_N_ELEMENTS (chs), v, G_N_ELEMENTS (v) / 2, want, G_N_ELEMENTS (want));
+}
+
 /* One running-id variable for tasks and ISRs: values of class ISR are ISR2s over the task that
  * ran before them, never task switches; VALID gates a core's samples. */
 static void
@@ -371,6 +411,7 @@ main (int argc, char **argv)
   g_test_add_func ("/probe/poll-decoder/gap-and-errors", test_gap_and_errors);
   g_test_add_func ("/probe/poll-decoder/state-evidence", test_state_evidence);
   g_test_add_func ("/probe/poll-decoder/priority-evidence", test_priority_evidence);
+  g_test_add_func ("/probe/poll-decoder/priority-revision", test_priority_revision);
   g_test_add_func ("/probe/poll-decoder/shared-variable-and-valid", test_shared_variable_and_valid);
   g_test_add_func ("/probe/poll-decoder/record-formats", test_record_formats);
   g_test_add_func ("/probe/poll-decoder/pc-channel", test_pc_channel);

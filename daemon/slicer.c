@@ -943,9 +943,11 @@ task_terminate (Slicer *s, guint64 ts, guint32 task)
   Ctx *t = task_ctx (s, task);
   t->terminations++;
   s->seen_terminate = TRUE;
-  if (t->core < 0 && t->suspended && t->suspend_preempted) {
+  if (t->core < 0 && t->suspended && t->suspend_preempted &&
+      !(t->pending_activation && t->activated_at > t->suspend_start)) {
     /* a preempted task cannot end its job without running again: the switch-out taken for a
-     * preemption ended it (a sampled source learns this later: poll-decoder.c rule 4) */
+     * preemption ended it (a sampled source learns this later: poll-decoder.c rule 4). Not
+     * when it was activated since: that job is the one the TERMINATE ends */
     t->preemptions--;
     t->preemptions_revised++;
     if (t->last_out_preempted) {

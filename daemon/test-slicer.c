@@ -1206,6 +1206,15 @@ test_preemption_revised (void)
   g_assert_cmpuint (sus, ==, 1);
   g_assert_cmpuint (total_anomalies (r), ==, 0);
   rec_free (r);
+  /* activated again after the switch-out: the TERMINATE ends that activation's job, whose
+   * response begins at the activation, and revises nothing */
+  r = rec_new (&cfg);
+  rec_feed (r, "0 TASK: A\n10 TASK: B\n15 ACTIVATE: A\n30 TERMINATE: B\n30 TERMINATE: A\n"
+               "30 TASK: idle\n100 END\n");
+  rec_task_stats (r, TASK (r, "A"), &t);
+  g_assert_cmpuint (t.preemptions_revised, ==, 0);
+  g_assert_cmpuint (t.response.max, ==, 15);
+  rec_free (r);
 }
 
 /* A gap ends every job unmeasured: no net time, response or period spans it. */

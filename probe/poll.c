@@ -100,6 +100,9 @@ struct _ProbePollSampler {
   double sum_dt, sum_dt2;    /* over intervals, in ticks */
   guint64 n_dt;
   guint64 dt_hist[64 * 8];   /* intervals: 8 sub-buckets per power of two (±9 %) */
+  guint64 dt_shared[64 * 8]; /* … of them, those that waited for the link's other user */
+  gint link_seen;            /* cfg.link_shared at the previous round trip's answer */
+  gboolean round_shared;     /* the current round trip's first interval waited for it */
   gboolean chain;            /* last_ts is a sample of this link session (an interval may be
                               * counted from it) */
   gint64 started_us;
@@ -371,6 +374,7 @@ probe_poll_sampler_inherit_clock (ProbePollSampler *s, ProbePollSampler *from)
   s->sum_dt2 = from->sum_dt2;
   s->n_dt = from->n_dt;
   memcpy (s->dt_hist, from->dt_hist, sizeof s->dt_hist);
+  memcpy (s->dt_shared, from->dt_shared, sizeof s->dt_shared);
   s->q.min_interval = from->q.min_interval;
   s->q.max_interval = from->q.max_interval;
 }
@@ -507,12 +511,24 @@ dt_stalled (const ProbePollSampler *s)
   }
   double all = 0, stalled = 0;
   for (guint b = 1; b < G_N_ELEMENTS (s->dt_hist); b++) {
-    double t = (double) s->dt_hist[b] * (double) dt_bucket_top (b);
-    all += t;
+    double t = (double) (s->dt_hist[b] - s->dt_shared[b]) * (double) dt_bucket_top (b);
+    all += t + (double) s->dt_shared[b] * (double) dt_bucket_top (b);
     if (median > 0 && dt_bucket_top (b) > PROBE_POLL_STALL_FACTOR * median)
       stalled += t;
   }
   return all > 0 ? stalled / all : 0;
+}
+
+/* The share of the sampled time in intervals that waited for the link's other user. */
+static double
+dt_shared_share (const ProbePollSampler *s)
+{
+  double all = 0, shared = 0;
+  for (guint b = 1; b < G_N_ELEMENTS (s->dt_hist); b++) {
+    all += (double) s->dt_hist[b] * (double) dt_bucket_top (b);
+    shared += (double) s->dt_shared[b] * (double) dt_bucket_top (b);
+  }
+  return all > 0 ? shared / all : 0;
 }
 
 static void
@@ -527,8 +543,12 @@ account (ProbePollSampler *s, guint64 ts)
     s->sum_dt += (double) dt;
     s->sum_dt2 += (double) dt * (double) dt;
     s->n_dt++;
-    s->dt_hist[MIN (dt_bucket (dt), G_N_ELEMENTS (s->dt_hist) - 1)]++;
+    guint b = MIN (dt_bucket (dt), G_N_ELEMENTS (s->dt_hist) - 1);
+    s->dt_hist[b]++;
+    if (s->round_shared)
+      s->dt_shared[b]++;
   }
+  s->round_shared = FALSE; /* a round trip's later samples did not wait */
   s->chain = TRUE;
   s->last_ts = ts;
   s->q.samples++;
@@ -646,6 +666,11 @@ run_script (ProbePollSampler *s, const char *script, guint samples, GByteArray *
 {
   g_autoptr (GError) local = NULL;
   g_autofree char *answer = probe_openocd_call (s->oc, script, &local);
+  if (s->cfg.link_shared) {
+    gint now = g_atomic_int_get (s->cfg.link_shared);
+    s->round_shared = now != s->link_seen || (now & 1);
+    s->link_seen = now;
+  }
   if (answer == NULL) {
     if (g_error_matches (local, PROBE_ERROR, PROBE_ERROR_OPENOCD))
       return isolate_faults (s, error); /* a read faulted: disable it, go on next time */
@@ -772,6 +797,7 @@ probe_poll_sampler_get_quality (ProbePollSampler *s)
     s->q.p99_interval = dt_percentile (s, 0.99);
     s->q.jitter = sqrt (MAX (0.0, s->sum_dt2 / (double) s->n_dt - mean * mean));
     s->q.stalled = dt_stalled (s);
+    s->q.shared = dt_shared_share (s);
   }
   s->q.intervals = s->n_dt;
   s->q.sum_interval = s->sum_dt;

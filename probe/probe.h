@@ -497,6 +497,12 @@ typedef struct {
   guint dither_us;             /* pause a random 0..dither_us µs before each round trip, so a
                                 * steady sample rate cannot alias with the target's periods
                                 * (0: none) */
+  const gint *link_shared;     /* NULL, or another user of the same debug link (an RTT drain
+                                * beside a PC sampler) adds 1 here, atomically, when it sends a
+                                * round trip and 1 when its answer is in (odd: in flight). A
+                                * round trip's first interval during which it changed or was odd
+                                * waited for that user, not for the host: ProbePollQuality
+                                * counts its time as `shared`, not as `stalled` */
 } ProbePollConfig;
 
 /* probe_poll_config_copy_core_targets: @cfg's core_targets as a NULL-terminated copy (a NULL
@@ -523,6 +529,9 @@ typedef struct {
                            * sampler was held up. A starved host lets it run only when the
                            * scheduler's tick comes round, so its instants follow that tick,
                            * not chance (bounds.h) */
+  double shared;          /* share of the sampled time in intervals that waited for the
+                           * link's other user (ProbePollConfig.link_shared): long ones are
+                           * not counted in `stalled` */
   guint64 reads_failed;   /* reads that faulted */
   double rate_single;     /* AUTO calibration: samples/s with SINGLE … */
   double rate_batch;      /* … and with BATCH */

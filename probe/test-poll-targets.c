@@ -5,7 +5,9 @@
  * the evidence: each core's channel at the same address (a core's local memory) is read
  * through its own target, never merged into one read. Also: a name OpenOCD does not have
  * fails attach naming it, and auto maps core c to the c-th of `target names`, failing when
- * there are fewer targets than cores. Skips when openocd is missing. */
+ * there are fewer targets than cores. Also: a sampler sharing the link with another user that
+ * announces its round trips (ProbePollConfig.link_shared) counts those waits apart from
+ * stalls. Skips when openocd is missing. */
 #include "probe.h"
 #include "test-ocd-util.h"
 
@@ -185,11 +187,70 @@ test_auto (void)
   ocd_stop (&ocd);
 }
 
+/* One sampler of a Tcl-only channel (no target memory needed; OpenOCD's µs clock) for
+ * @steps SINGLE round trips; before every 4th, another connection holds OpenOCD for 40 ms
+ * (`after 40`), bumping @gen around it when @tell: what an RTT drain beside a PC sampler does
+ * (ProbePollConfig.link_shared). Returns the quality's stalled and shared shares. */
+static void
+run_shared (Ocd *ocd, gboolean tell, double *stalled, double *shared)
+{
+  static gint gen; /* the other user's round trips (ProbePollConfig.link_shared) */
+  ProbePollChannel ch = { .kind = PROBE_POLL_TASK, .name = "tcl 1", .tcl = (char *) "1" };
+  ProbePollConfig cfg = { .mode = PROBE_POLL_SINGLE, .link_shared = &gen };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ProbeOpenocd) oc = probe_openocd_connect ("127.0.0.1", ocd->port, 2000, &error);
+  g_autoptr (ProbeOpenocd) other = probe_openocd_connect ("127.0.0.1", ocd->port, 2000, &error);
+  g_assert_no_error (error);
+  g_autoptr (ProbePollSampler) smp = probe_poll_sampler_new (oc, &cfg, &ch, 1, &error);
+  g_assert_no_error (error);
+  g_assert_true (probe_poll_sampler_prepare (smp, &error));
+  g_autoptr (GByteArray) out = g_byte_array_new ();
+  for (guint i = 0; i < 60; i++) {
+    if (i % 4 == 3) {
+      if (tell)
+        g_atomic_int_inc (&gen);
+      g_free (probe_openocd_call (other, "after 40", &error));
+      g_assert_no_error (error);
+      if (tell)
+        g_atomic_int_inc (&gen);
+    }
+    g_assert_true (probe_poll_sampler_step (smp, out, &error));
+    g_assert_no_error (error);
+  }
+  const ProbePollQuality *q = probe_poll_sampler_get_quality (smp);
+  g_assert_cmpuint (q->samples, ==, 60);
+  *stalled = q->stalled;
+  *shared = q->shared;
+  probe_poll_sampler_finish (smp, NULL);
+}
+
+/* ProbePollConfig.link_shared: a sampler held up by the link's other user, which says so, is
+ * not stalled (its time is `shared`); the same waits unannounced are stalls. The holds are
+ * 40 ms against round trips of well under 1 ms, so they are most of the time either way. */
+static void
+test_link_shared (void)
+{
+  Ocd ocd = { 0 };
+  if (!ocd_start (&ocd))
+    return;
+  double stalled, shared;
+  run_shared (&ocd, TRUE, &stalled, &shared);
+  g_test_message ("announced: stalled %.3f shared %.3f", stalled, shared);
+  g_assert_cmpfloat (shared, >, 0.5);
+  g_assert_cmpfloat (stalled, <=, 0.2); /* bounds.h BOUNDS_STALLED_MAX: not starved */
+  run_shared (&ocd, FALSE, &stalled, &shared);
+  g_test_message ("unannounced: stalled %.3f shared %.3f", stalled, shared);
+  g_assert_cmpfloat (shared, ==, 0);
+  g_assert_cmpfloat (stalled, >, 0.5);
+  ocd_stop (&ocd);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/poll/targets/named", test_named);
   g_test_add_func ("/poll/targets/auto", test_auto);
+  g_test_add_func ("/poll/link-shared", test_link_shared);
   return g_test_run ();
 }

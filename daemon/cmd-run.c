@@ -577,12 +577,6 @@ build_config (RunOptions *o, SessionConfig *cfg, char **host, GError **error)
     cfg->source = SESSION_SOURCE_REPLAY;
   if (!build_swo_config (o, cfg, error))
     return FALSE;
-  if (cfg->pc_sample_hz && cfg->source == SESSION_SOURCE_RTT) {
-    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--pc-sample %s: PC sampling is "
-                 "for the poll source (DWT_PCSR) and the SWO source (DWT PC-sample packets), "
-                 "not --source rtt", o->pc_sample);
-    return FALSE;
-  }
   found = o->rtt == NULL;
   for (gsize i = 0; !found && i < G_N_ELEMENTS (methods); i++)
     if (strcmp (o->rtt, methods[i].name) == 0) {
@@ -697,7 +691,7 @@ cmd_run (int argc, char **argv)
     { "swo-pin-freq", 0, 0, G_OPTION_ARG_STRING, &o.swo_pin_freq, "SWO: the pin's bit rate (default: the adapter's choice)", "HZ" },
     { "swo-protocol", 0, 0, G_OPTION_ARG_STRING, &o.swo_protocol, "SWO: the TPIU's output: uart (default) or manchester on the SWO pin, sync for a parallel trace port", "PROTOCOL" },
     { "no-exception-trace", 0, 0, G_OPTION_ARG_NONE, &o.no_exception_trace, "SWO: no exception trace (ISR2s only from RUNNINGISR2)", NULL },
-    { "pc-sample", 0, 0, G_OPTION_ARG_STRING, &o.pc_sample, "PC sampling (a profile per task × function and line): SWO: DWT periodic PC samples at about this rate; poll: DWT_PCSR read in every sample's batch, at the poll's own rate (HZ is not used)", "HZ" },
+    { "pc-sample", 0, 0, G_OPTION_ARG_STRING, &o.pc_sample, "PC sampling (a profile per task × function and line): SWO: DWT periodic PC samples at about this rate; poll: DWT_PCSR read in every sample's batch, at the poll's own rate (HZ is not used); RTT: the same read on a second connection beside the stream, for measured and sampled time side by side", "HZ" },
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &o.db, "Database (default ./profile.db)", "FILE" },
     { "duration", 0, 0, G_OPTION_ARG_STRING, &o.duration, "Stop after this long (30s, 5m; default: until Ctrl-C)", "TIME" },
     { "name", 0, 0, G_OPTION_ARG_STRING, &o.name, "Session name", "NAME" },

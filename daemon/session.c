@@ -10,6 +10,7 @@
 #include "bounds.h"
 #include "core-merge.h"
 #include "session-pcprof.h"
+#include "session-sampler.h"
 #include "session-stats.h"
 #include "session-swo.h"
 #include "session-watch.h"
@@ -51,6 +52,10 @@ struct _Session {
   Slicer *slicer;
   SessionStats *stats;          /* the slicer's statistics → store rows (live and final) */
   SessionPcprof *pcprof;        /* PC samples → the sampled profile (live and final) */
+  SessionSampler *sampler;      /* RTT with --pc-sample: the PC sampler beside the stream */
+  GArray *pc_samples;           /* SlicerPcSample taken from it, for pcprof */
+  gint link_gen;                /* atomic: +1 as the stream's round trip starts, +1 as it ends
+                                 * (ProbePollConfig.link_shared: the sampler's waits for it) */
   GArray *events;               /* ProbeEvent not yet handed to store + slicer */
   CoreMerge *merge;             /* … through this: the cores' streams in one time order */
   GArray *merged;               /* ProbeEvent the merge let out, for store + slicer */
@@ -145,8 +150,10 @@ session_new (const SessionConfig *cfg, GError **error)
   } else if (!choose_kind (s, &s->capture_kind, &s->source_why, error)) {
     return NULL;
   }
-  /* poll: DWT_PCSR rides in every sample's batch (SWO programs its own PC sampler) */
-  if (s->cfg.pc_sample_hz && s->capture_kind == PROBE_SOURCE_POLL)
+  /* poll: DWT_PCSR rides in every sample's batch (SWO programs its own PC sampler); RTT: the
+   * same channels, read by a sampler beside the stream (session-sampler.h) */
+  if (s->cfg.pc_sample_hz && (s->capture_kind == PROBE_SOURCE_POLL ||
+                              (s->capture_kind == PROBE_SOURCE_RTT && s->replay == NULL)))
     session_watch_add_pc_sampler (s->w, cfg->core);
   s->name = cfg->name ? g_strdup (cfg->name) : g_path_get_basename (cfg->orti_path);
   return g_steal_pointer (&s);
@@ -161,6 +168,8 @@ session_free (Session *s)
     session_request_stop (s);
     g_thread_join (s->worker);
   }
+  g_clear_pointer (&s->sampler, session_sampler_free);
+  g_clear_pointer (&s->pc_samples, g_array_unref);
   g_clear_pointer (&s->source, probe_source_free);
   g_clear_pointer (&s->oc, probe_openocd_free);
   g_clear_pointer (&s->replay, probe_capture_reader_free);
@@ -572,21 +581,28 @@ choose_kind (Session *s, ProbeSourceKind *kind, char **why, GError **error)
   return TRUE;
 }
 
+/* How the poll source (and an RTT session's PC sampler) reads the target. */
+static ProbePollConfig
+poll_config (Session *s)
+{
+  return (ProbePollConfig) { .core_targets = s->cfg.core_targets,
+                             .n_core_targets = s->cfg.n_core_targets,
+                             .core_targets_auto = s->cfg.core_targets_auto,
+                             .timestamp_address = s->cfg.timestamp_address,
+                             .timestamp_hz = s->cfg.timestamp_hz,
+                             .timestamp_down = s->cfg.timestamp_down,
+                             .cyccnt = TRUE, .cyccnt_hz = s->cfg.core_clock_hz,
+                             .big_endian = s->w->elf ? orti_elf_is_big_endian (s->w->elf) : FALSE,
+                             .mode = PROBE_POLL_AUTO,
+                             .dither_us = 300 /* break aliasing with the target's periods */ };
+}
+
 /* The source for the session's configuration (live kinds; a replay's decoder). */
 static ProbeSource *
 make_source (Session *s, ProbeSourceKind kind, GError **error)
 {
   if (kind == PROBE_SOURCE_POLL) {
-    ProbePollConfig pc = { .core_targets = s->cfg.core_targets,
-                           .n_core_targets = s->cfg.n_core_targets,
-                           .core_targets_auto = s->cfg.core_targets_auto,
-                           .timestamp_address = s->cfg.timestamp_address,
-                           .timestamp_hz = s->cfg.timestamp_hz,
-                           .timestamp_down = s->cfg.timestamp_down,
-                           .cyccnt = TRUE, .cyccnt_hz = s->cfg.core_clock_hz,
-                           .big_endian = s->w->elf ? orti_elf_is_big_endian (s->w->elf) : FALSE,
-                           .mode = PROBE_POLL_AUTO,
-                           .dither_us = 300 /* break aliasing with the target's periods */ };
+    ProbePollConfig pc = poll_config (s);
     return probe_source_new_poll (&pc, (ProbePollChannel *) s->w->channels->data,
                                   s->w->channels->len, error);
   }
@@ -678,7 +694,35 @@ start_live_source (Session *s, GError **error)
   }
   g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "source: %s", s->source_why);
   s->source = make_source (s, s->capture_kind, error);
-  return s->source != NULL && attach_source (s, error);
+  if (s->source == NULL || !attach_source (s, error))
+    return FALSE;
+  if (s->capture_kind == PROBE_SOURCE_RTT && s->cfg.pc_sample_hz) {
+    /* measured and sampled side by side: DWT_PCSR read beside the stream */
+    ProbePollConfig pc = poll_config (s);
+    pc.link_shared = &s->link_gen;
+    s->sampler = session_sampler_new (&pc, (ProbePollChannel *) s->w->channels->data,
+                                      s->w->channels->len, s->w->n_cores, s->w->full_evidence,
+                                      s->host, s->cfg.openocd_port, error);
+    if (s->sampler == NULL || !session_sampler_start (s->sampler, error)) {
+      probe_source_detach (s->source, NULL);
+      return FALSE;
+    }
+    s->pc_samples = g_array_new (FALSE, FALSE, sizeof (SlicerPcSample));
+  }
+  return TRUE;
+}
+
+/* The RTT session's PC sampler: its samples so far into the sampled profile, on the stream's
+ * time line. */
+static void
+take_pc_samples (Session *s)
+{
+  if (s->sampler == NULL)
+    return;
+  session_sampler_take (s->sampler, s->last_ts, s->tick_hz, s->pc_samples);
+  for (guint i = 0; i < s->pc_samples->len; i++)
+    session_pcprof_add (s->pcprof, &g_array_index (s->pc_samples, SlicerPcSample, i));
+  g_array_set_size (s->pc_samples, 0);
 }
 
 static gboolean
@@ -741,9 +785,15 @@ run_source (Session *s, GError **error)
   while (!stop_requested (s)) {
     gint64 now = g_get_monotonic_time ();
     g_autoptr (GError) local = NULL;
+    if (s->sampler)
+      g_atomic_int_inc (&s->link_gen);
     ProbeSourceStatus st = probe_source_step (s->source, &s->sink, &local);
+    if (s->sampler)
+      g_atomic_int_inc (&s->link_gen);
     if (st == PROBE_SOURCE_END)
       break;
+    if (st == PROBE_SOURCE_IDLE && s->sampler)
+      session_sampler_go (s->sampler); /* the stream caught up: the link is free to sample */
     if (st == PROBE_SOURCE_IDLE && live)
       g_usleep (1000); /* nothing arrived: do not spin */
     if (st == PROBE_SOURCE_ERROR) {
@@ -785,6 +835,7 @@ run_source (Session *s, GError **error)
     }
     if (live)
       take_notifications (s);
+    take_pc_samples (s);
     report_quality (s);
     check_clock (s);
     if (now >= next_flush || s->events->len >= EVENT_BATCH) {
@@ -828,12 +879,26 @@ write_stats (Session *s, gboolean final, GError **error)
     q.samples_effective = bounds_effective_samples (pq->sum_interval, pq->sum_interval_sq);
     q.samples_stalled = pq->stalled;
   }
+  if (s->sampler)
+    q.samples_stalled = session_sampler_stalled (s->sampler); /* the PC sampler's, not a load's */
   session_pcprof_set_starved (s->pcprof, q.samples_stalled > BOUNDS_STALLED_MAX);
   return session_stats_write (s->stats, s->slicer, &q, final, error) &&
          session_pcprof_write (s->pcprof, final, error);
 }
 
 /* ---- worker ------------------------------------------------------------------------------ */
+
+/* The PC sampler's link failed before the session ended: its samples so far stand, and the
+ * session says from when on there are none. */
+static void
+report_sampler_error (Session *s, const GError *serr)
+{
+  g_autofree char *msg = g_strdup_printf ("PC sampler stopped early: %s", serr->message);
+  StoreAnomaly a = { .ts = (gint64) s->last_ts, .task = -1, .kind = "read_fault", .detail = msg };
+  g_autoptr (GError) error = NULL;
+  if (!store_writer_push_anomalies (s->writer, s->id, &a, 1, &error))
+    g_log_structured ("orti-profd", G_LOG_LEVEL_WARNING, "MESSAGE", "%s", error->message);
+}
 
 static gpointer
 worker_main (gpointer data)
@@ -852,6 +917,12 @@ worker_main (gpointer data)
     ok = FALSE;
   }
   /* whatever happened, keep what was collected: feed, close, store */
+  if (s->sampler) {
+    const GError *serr = session_sampler_stop (s->sampler);
+    if (serr)
+      report_sampler_error (s, serr);
+    take_pc_samples (s);
+  }
   g_autoptr (GError) ferr = NULL;
   if (!flush_rows (s, TRUE, &ferr) && ok) {
     ok = FALSE;
@@ -957,6 +1028,11 @@ session_start (Session *s, StoreWriter *writer, GError **error)
   if (s->capture_kind == PROBE_SOURCE_POLL)
     g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "session %" G_GINT64_FORMAT
                       ": job ends and preemptions decided on: %s", s->id, s->w->inference);
+  if (s->capture_kind == PROBE_SOURCE_RTT)
+    g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "session %" G_GINT64_FORMAT
+                      ": job ends and preemptions decided on: trace events%s", s->id,
+                      s->sampler ? "; PC samples: DWT_PCSR read beside the stream, each with "
+                      "the context read in its batch" : "");
   if (s->swo != NULL) {
     for (guint i = 0; i < s->swo->notes->len; i++)
       g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "session %"

@@ -43,6 +43,9 @@
  *      contexts of the core), sampled_pc (per context × PC, for gmon.out); views
  *      sampled_function_stats, sampled_line_stats (per context), sampled_functions (over all
  *      contexts).
+ *   9  sessions.samples_stalled.
+ *  10  view sampled_vs_measured: an RTT session's measured self time of each traced function
+ *      per task beside its PC-sampled share and interval (docs/pc-sampling.md).
  *
  * Workload facts that shaped it: events dominate (millions per session) so they are packed
  * per core into ~1 KB chunks (store-private.h) — about 8 bytes an event instead of ~30 for a
@@ -758,6 +761,39 @@ migrate_8_to_9 (sqlite3 *db, GError **error)
     "FROM sessions;\n", error);
 }
 
+/* migrate_9_to_10: measured and sampled side by side (an RTT session with --pc-sample): per
+ * session × sampled core × task × function the trace measured, its measured self time and
+ * share of the session's span beside the sampled share, interval and estimate of the same
+ * function in the same task, and whether the measured share lies in the sampled interval.
+ * Self-contained (one view). Functions are matched by name: the trace knows a function by
+ * its entry address (with the Thumb bit as the hook saw it), the sampler by its symbol. */
+static gboolean
+migrate_9_to_10 (sqlite3 *db, GError **error)
+{
+  return store__exec (db,
+    "CREATE VIEW sampled_vs_measured AS\n"
+    "SELECT m.session_id, p.core, COALESCE(t.name, printf('0x%x', m.task)) AS task,\n"
+    "  m.task AS task_value, COALESCE(f.name, printf('0x%x', m.function)) AS function,\n"
+    "  m.count AS calls,\n"
+    US ("m.self_total", "measured_self_us") ",\n" US ("m.net_total", "measured_net_us") ",\n"
+    "  100.0 * m.self_total / NULLIF(x.last_tick - x.first_tick, 0) AS measured_self_percent,\n"
+    "  COALESCE(s.samples, 0) AS samples, p.samples AS total_samples,\n"
+    "  COALESCE(100.0 * s.share, 0.0) AS sampled_percent,\n"
+    "  100.0 * s.share_lo AS sampled_lo_percent, 100.0 * s.share_hi AS sampled_hi_percent,\n"
+    US ("s.time", "sampled_time_us") ",\n" US ("s.time_lo", "sampled_time_lo_us") ",\n"
+    US ("s.time_hi", "sampled_time_hi_us") ",\n"
+    "  CASE WHEN s.share_lo IS NULL OR x.last_tick = x.first_tick THEN NULL\n"
+    "    WHEN 1.0 * m.self_total / (x.last_tick - x.first_tick) BETWEEN s.share_lo AND s.share_hi\n"
+    "    THEN 1 ELSE 0 END AS within\n"
+    "FROM task_function_stat m JOIN sessions x ON x.id = m.session_id\n"
+    "JOIN sampled_profile p ON p.session_id = m.session_id\n"
+    "LEFT JOIN tasks t ON t.session_id = m.session_id AND t.task = m.task\n"
+    "LEFT JOIN functions f ON f.session_id = m.session_id AND f.address = m.function\n"
+    "LEFT JOIN sampled_function_stat s ON s.session_id = m.session_id AND s.core = p.core\n"
+    "  AND s.context_kind = 0 AND s.context = m.task AND s.kind = 0\n"
+    "  AND s.function = COALESCE(f.name, printf('0x%x', m.function));\n", error);
+}
+
 typedef gboolean (*StoreMigration) (sqlite3 *db, GError **error);
 
 /* migrations[v] upgrades version v to v + 1. */
@@ -771,6 +807,7 @@ static const StoreMigration migrations[STORE_SCHEMA_VERSION] = {
   migrate_6_to_7,
   migrate_7_to_8,
   migrate_8_to_9,
+  migrate_9_to_10,
 };
 
 gboolean

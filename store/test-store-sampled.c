@@ -1,7 +1,8 @@
 /* test-store-sampled.c — the PC-sampled profile in the store: store_writer_put_sampled rows
  * read back through the views sampled_function_stats / sampled_line_stats (names resolved,
  * ticks as µs, shares as percent, unknown as NULL), a second put replacing the first, the
- * rows going with their session, and a version-5 database migrated to the new tables. */
+ * rows going with their session, measured and sampled side by side (sampled_vs_measured), and
+ * a version-5 database migrated to the new tables. */
 #include "test-store-util.h"
 
 #include <math.h>
@@ -156,6 +157,73 @@ test_replace_and_delete (Fixture *f, gconstpointer data)
 
 /* An old store (the committed version-2 fixture, migrated through 5 to 6) gains the empty
  * sampled tables and views, and its sessions keep their rows. */
+/* sampled_vs_measured: put_profile's session (2 MHz, 1 s of events) with measured function
+ * stats of Task3: "work" (self 0.62 s: inside its sampled [55, 65] %), "slow" (self 0.5 s,
+ * never sampled: 0 samples, no interval) and "spin" (self 0.2 s, where the sampled 10 % has
+ * [8, 12] %: outside). */
+static void
+test_vs_measured (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  StoreWriter *w = store_writer_new (f->path, NULL, &error);
+  g_assert_no_error (error);
+  gint64 id = put_profile (w, 1);
+  ProbeEvent ev[] = { { .ts = 0, .kind = PROBE_EVENT_TASK_SWITCH, .a = 3 },
+                      { .ts = 2000000, .kind = PROBE_EVENT_TASK_SWITCH, .a = 3 } };
+  g_assert_true (store_writer_push_events (w, id, ev, G_N_ELEMENTS (ev), &error));
+  g_assert_true (store_writer_add_function (w, id, 0x100, 16, "work", &error));
+  g_assert_true (store_writer_add_function (w, id, 0x300, 16, "slow", &error));
+  g_assert_true (store_writer_add_function (w, id, 0x400, 16, "spin", &error));
+  StoreFunctionStat fs[] = {
+    { .task = 3, .function = 0x100, .count = 10, .self_total = 1240000, .net_total = 1500000 },
+    { .task = 3, .function = 0x300, .count = 5, .self_total = 1000000, .net_total = 1000000 },
+    { .task = 3, .function = 0x400, .count = 7, .self_total = 400000, .net_total = 400000 },
+    { .task = -1, .function = 0x100, .count = 10, .self_total = 1240000 },
+  };
+  g_assert_true (store_writer_put_function_stats (w, id, fs, G_N_ELEMENTS (fs), &error));
+  /* the sampled side, replacing put_profile's: "work" as there, and "spin" */
+  StoreSampledCore core = { .core = 0, .samples = 1000, .first_tick = 0, .last_tick = 2000000 };
+  StoreSampledRow rows[] = {
+    { .core = 0, .context_kind = 0, .context = 3, .address = 0x100, .function = "work",
+      .samples = 600, .share = 0.6, .share_lo = 0.55, .share_hi = 0.65, .time = 1.2e6,
+      .time_lo = 1.1e6, .time_hi = 1.3e6 },
+    { .core = 0, .context_kind = 0, .context = 3, .address = 0x400, .function = "spin",
+      .samples = 100, .share = 0.1, .share_lo = 0.08, .share_hi = 0.12, .time = 0.2e6,
+      .time_lo = 0.16e6, .time_hi = 0.24e6 },
+  };
+  StoreSampledProfile p = { &core, 1, rows, G_N_ELEMENTS (rows), NULL, 0, NULL, 0 };
+  g_assert_true (store_writer_put_sampled (w, id, &p, &error));
+  g_assert_true (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error));
+  g_assert_true (store_writer_close (w, &error));
+  g_assert_no_error (error);
+
+  g_autoptr (StoreDb) db = store_db_open (f->path, STORE_OPEN_READ_ONLY, &error);
+  g_assert_no_error (error);
+  g_autoptr (StoreResult) r = store_db_query (db,
+      "SELECT task, function, calls, measured_self_us, measured_self_percent, samples, "
+      "total_samples, sampled_percent, sampled_lo_percent, sampled_hi_percent, within "
+      "FROM sampled_vs_measured ORDER BY function", 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (r->rows->len, ==, 3); /* Task3's three functions, not the all-tasks row */
+  g_assert_cmpstr (cell (r, 0, 1), ==, "slow");
+  g_assert_cmpstr (cell (r, 0, 5), ==, "0");
+  g_assert_null (cell (r, 0, 8));
+  g_assert_null (cell (r, 0, 10));
+  g_assert_cmpstr (cell (r, 1, 1), ==, "spin");
+  g_assert_cmpfloat_with_epsilon (g_ascii_strtod (cell (r, 1, 4), NULL), 20.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (g_ascii_strtod (cell (r, 1, 7), NULL), 10.0, 1e-9);
+  g_assert_cmpstr (cell (r, 1, 10), ==, "0");
+  g_assert_cmpstr (cell (r, 2, 0), ==, "Task3");
+  g_assert_cmpstr (cell (r, 2, 1), ==, "work");
+  g_assert_cmpstr (cell (r, 2, 2), ==, "10");
+  g_assert_cmpfloat_with_epsilon (g_ascii_strtod (cell (r, 2, 3), NULL), 620000.0, 1e-6);
+  g_assert_cmpfloat_with_epsilon (g_ascii_strtod (cell (r, 2, 4), NULL), 62.0, 1e-9);
+  g_assert_cmpstr (cell (r, 2, 5), ==, "600");
+  g_assert_cmpstr (cell (r, 2, 6), ==, "1000");
+  g_assert_cmpfloat_with_epsilon (g_ascii_strtod (cell (r, 2, 7), NULL), 60.0, 1e-9);
+  g_assert_cmpstr (cell (r, 2, 10), ==, "1");
+}
+
 static void
 test_migrate (Fixture *f, gconstpointer data)
 {
@@ -177,6 +245,8 @@ main (int argc, char **argv)
   g_test_add ("/store/sampled/views", Fixture, NULL, fixture_setup, test_views, fixture_teardown);
   g_test_add ("/store/sampled/replace-delete", Fixture, NULL, fixture_setup,
               test_replace_and_delete, fixture_teardown);
+  g_test_add ("/store/sampled/vs-measured", Fixture, NULL, fixture_setup, test_vs_measured,
+              fixture_teardown);
   g_test_add ("/store/sampled/migrate", Fixture, NULL, fixture_setup, test_migrate,
               fixture_teardown);
   return g_test_run ();

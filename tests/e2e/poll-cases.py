@@ -205,6 +205,52 @@ def run_pc_sample(seconds, tmp):
     print(f"replay of the capture: the same {len(replayed)} sampled functions")
 
 
+def run_pc_sample_rtt(seconds, tmp):
+    """--source rtt --pc-sample (run-rig --firmware trace-long --time-truth --spin-idle): the
+    RTT stream measures every instrumented function's time and a PC sampler beside it reads
+    DWT_PCSR, in one session. The sampled profile holds the same bound as poll's (the exact
+    share of the trace unit's clock inside each stored 99 % interval), and the view
+    sampled_vs_measured puts each traced function's measured self time beside its sampled
+    share per task: its rows must be the two views' own numbers. Prints the side by side."""
+    s, _, _, u0, u1, _ = window(tmp, seconds, source=["--source", "rtt", "--pc-sample", "1"])
+    check(u0 is not None, "pc-sample-rtt needs the trace unit (run-rig --time-truth)")
+    check("PC samples: DWT_PCSR read beside the stream" in s.log(),
+          f"the RTT session did not start its PC sampler: {s.log()[-1000:]}")
+    check_profile(s, u0, u1, "rtt", time=True)
+    rows = s.sql("SELECT task, function, calls, measured_self_us, measured_self_percent, "
+                 "samples, total_samples, sampled_percent, sampled_lo_percent, "
+                 "sampled_hi_percent, within FROM sampled_vs_measured WHERE session_id = 1 "
+                 "ORDER BY measured_self_us DESC")
+    check(rows, f"sampled_vs_measured is empty: {s.log()[-1000:]}")
+    measured = {(r[0], r[1]): r for r in s.sql(
+        "SELECT task, function, count, self_total_us FROM task_function_stats "
+        "WHERE session_id = 1")}
+    sampled = {(r[0], r[1]): r for r in s.sql(
+        "SELECT task, function, samples, share_percent, share_lo_percent, share_hi_percent "
+        "FROM sampled_function_stats WHERE session_id = 1 AND context_kind = 'task' "
+        "AND kind = 'code'")}
+    check(len(rows) == len(measured), f"{len(rows)} side-by-side rows for {len(measured)} "
+          "measured task functions")
+    both = 0
+    for task, fn, calls, self_us, self_pct, n, total, pct, lo, hi, within in rows:
+        m = measured[(task, fn)]
+        check((calls, self_us) == (m[2], m[3]), f"{task}/{fn}: measured {calls}, {self_us} "
+              f"against task_function_stats {m[2:]}")
+        smp = sampled.get((task, fn))
+        if smp is None:
+            check(n == 0 and pct == 0 and lo is None, f"{task}/{fn}: sampled numbers without a "
+                  "sampled row")
+            print(f"  {task} / {fn}: measured {self_pct:.3f} % ({calls} calls), not sampled")
+            continue
+        both += 1
+        check((n, pct, lo, hi) == (smp[2], smp[3], smp[4], smp[5]),
+              f"{task}/{fn}: sampled {n, pct, lo, hi} against sampled_function_stats {smp[2:]}")
+        check(within == (1 if lo <= self_pct <= hi else 0), f"{task}/{fn}: within {within}")
+        print(f"  {task} / {fn}: measured {self_pct:.3f} % ({calls} calls), sampled {pct:.3f} % "
+              f"[{lo:.3f}, {hi:.3f}] of {total}{'' if within else '  (outside)'}")
+    check(both > 0, "no traced function was sampled")
+
+
 def run_pc_sample_absent(tmp):
     """--pc-sample on a core whose DWT_PCSR reads 0 (the rig without its trace unit): the
     session refuses to start, naming the register, its address and the value read, and
@@ -232,6 +278,8 @@ def main(case, seconds, tmp):
         run_pc_sample_absent(tmp)
     elif case == "pc-sample":
         run_pc_sample(seconds, tmp)
+    elif case == "pc-sample-rtt":
+        run_pc_sample_rtt(seconds, tmp)
     else:
         run(case, seconds, tmp)
 

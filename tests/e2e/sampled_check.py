@@ -60,6 +60,10 @@ def check_profile(s, u0, u1, label, time=False):
         check(kind != "sleeping", f"{label}: sleeping samples, but the rig's clock does not run "
               f"while the core sleeps (-icount) and its idle loop spins (--spin-idle)")
         truth = 100 * want.get("(no symbol)" if kind == "unknown" else fn, 0.0)
+        if lo is None:  # starved (session_pcprof_set_starved): no interval was stated
+            print(f"  {fn}: {share:.3f} % (no interval) truth {truth:.3f} %")
+            misses.append((fn, float("inf")))
+            continue
         inside = lo <= truth <= hi
         # how far outside, in units of the interval's side it left by
         off = (lo - truth) / (share - lo) if truth < lo else (truth - hi) / (hi - share) \

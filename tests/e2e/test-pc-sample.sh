@@ -12,6 +12,11 @@
 #           instants to what the target executes (on a loaded machine rig_load read 62.1 %
 #           [59.5, 64.6] against a truth of 58.4 %; with --own-cpu 72.98 % [71.69, 74.23]
 #           against 72.49 %, same load);
+#   rtt     --source rtt --pc-sample on the trace firmware: the same poll read on a second
+#           connection beside the RTT stream, same truth and bound as poll, and the view
+#           sampled_vs_measured (each traced function's measured self time beside its sampled
+#           share, per task) holding exactly the two profiles' numbers (poll-cases.py
+#           pc-sample-rtt);
 #   absent  poll --pc-sample on a core without a PC sampler (the rig without its trace
 #           unit: DWT_PCSR reads 0): refused, naming the register and the value read.
 source "$(dirname "$0")/e2e-common.sh"
@@ -20,5 +25,8 @@ export ORTI_SOURCE_DIR
   pc-sample || die "pc-sample through SWO"
 "$RUN_RIG" --own-cpu --time-truth --spin-idle --workload pfp -- \
   python3 "$ORTI_SOURCE_DIR/tests/e2e/poll-cases.py" pc-sample 10 || die "pc-sample through poll"
+"$RUN_RIG" --own-cpu --time-truth --spin-idle --firmware trace-long --workload pfp -- \
+  python3 "$ORTI_SOURCE_DIR/tests/e2e/poll-cases.py" pc-sample-rtt 10 ||
+  die "pc-sample beside RTT"
 "$RUN_RIG" --workload pfp -- python3 "$ORTI_SOURCE_DIR/tests/e2e/poll-cases.py" \
   pc-sample-absent 1 || die "poll --pc-sample without DWT_PCSR"

@@ -23,14 +23,6 @@ grep -q "needs the orti-trace library" "$tmp/e1" && grep -q "orti-trace.c" "$tmp
 [[ ! -e $db ]] || [[ $(sql "$db" "SELECT count(*) FROM sessions") == 0 ]] || die "1: a session was stored"
 echo "1. $(cat "$tmp/e1")"
 
-if "$PROFD" --orti "$orti" --elf "$elf" --source rtt --pc-sample 5000 --openocd \
-     127.0.0.1:$port --db "$db" --http none --quiet 2>"$tmp/e1b"; then
-  die "--pc-sample with --source rtt succeeded"
-fi
-grep -q -- "--pc-sample 5000: PC sampling is for the poll source" "$tmp/e1b" ||
-  die "1b: $(cat "$tmp/e1b")"
-echo "1b. $(cat "$tmp/e1b")"
-
 if "$PROFD" --orti "$orti" --elf "$elf" --timestamp 0x21000064 --openocd 127.0.0.1:$port \
      --db "$db" --http none --quiet 2>"$tmp/e2"; then die "--timestamp without HZ succeeded"; fi
 grep -q "give the timer's rate too" "$tmp/e2" || die "2: $(cat "$tmp/e2")"

@@ -42,9 +42,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SessionSampler, session_sampler_free)
 gboolean session_sampler_start (SessionSampler *ss, GError **error);
 
 /* session_sampler_go: sampling begins. The session calls it once the stream has caught up with
- * the target (its first idle read): both share one debug link, and a stream's backlog (a ring
- * filled since boot: up to seconds on a slow link) would hold the sampler up for as long,
- * which makes its instants follow the drain instead of chance. */
+ * the target (its first idle read), or 3 s after it started when it never does: both share
+ * one debug link, and a stream's backlog (a ring filled since boot: up to seconds on a slow
+ * link) would hold the sampler up for as long. */
 void session_sampler_go (SessionSampler *ss);
 
 /* session_sampler_take: appends the samples taken since the last call to @out

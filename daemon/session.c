@@ -25,6 +25,8 @@ G_DEFINE_QUARK (session-error-quark, session_error)
 #define RECONNECT_MAX_US 2000000    /* backoff cap when OpenOCD went away */
 #define EVENT_BATCH 4096
 #define MERGE_MAX_HOLD (1u << 20)   /* events held back to order the cores' streams */
+#define SAMPLER_GO_MAX_US 3000000   /* the PC sampler starts at the latest this long after
+                                     * the stream (session-sampler.h) */
 
 struct _Session {
   SessionConfig cfg;            /* strings below are owned copies */
@@ -792,8 +794,9 @@ run_source (Session *s, GError **error)
       g_atomic_int_inc (&s->link_gen);
     if (st == PROBE_SOURCE_END)
       break;
-    if (st == PROBE_SOURCE_IDLE && s->sampler)
-      session_sampler_go (s->sampler); /* the stream caught up: the link is free to sample */
+    if (s->sampler && (st == PROBE_SOURCE_IDLE || now - t_start >= SAMPLER_GO_MAX_US))
+      session_sampler_go (s->sampler); /* the stream caught up (or never will: a stream busier
+                                        * than the link still leaves turns to sample) */
     if (st == PROBE_SOURCE_IDLE && live)
       g_usleep (1000); /* nothing arrived: do not spin */
     if (st == PROBE_SOURCE_ERROR) {

@@ -11,6 +11,7 @@
  */
 #include "check-eval.h"
 #include "commands.h"
+#include "export-sampled.h"
 #include "store.h"
 #include "web.h"
 
@@ -71,6 +72,7 @@ cmd_serve (int argc, char **argv)
                    .check = budgets != NULL ? check_web_verdict : NULL, .check_data = budgets,
                    .check_data_ref = (GBoxedCopyFunc) budget_set_ref,
                    .check_data_unref = (GDestroyNotify) budget_set_free };
+  export_sampled_web_config (&wc); /* /export?format=gmon|sampled-… */
   g_autoptr (WebServer) web = web_server_new (&wc);
   if (!web_server_listen (web, http != NULL ? http : "127.0.0.1:8080", &error)) {
     fprintf (stderr, "serve: %s\n", error->message);

@@ -9,16 +9,38 @@
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (sqlite3_stmt, sqlite3_finalize)
 
-static const char *const formats[] = { "gmon", "sampled-flat", "sampled-montecarlo",
-                                       "sampled-folded", "sampled-callgrind" };
+const WebExportKind export_sampled_kinds[] = {
+  { "gmon", "application/octet-stream", "gmon.out" },
+  { "sampled-flat", "text/plain; charset=utf-8", "sampled-flat.txt" },
+  { "sampled-montecarlo", "text/plain; charset=utf-8", "sampled-montecarlo.txt" },
+  { "sampled-folded", "text/plain; charset=utf-8", "sampled.folded" },
+  { "sampled-callgrind", "text/plain; charset=utf-8", "sampled-callgrind.out" },
+};
+const guint export_sampled_n_kinds = G_N_ELEMENTS (export_sampled_kinds);
 
 gboolean
 export_sampled_format_known (const char *name)
 {
-  for (gsize i = 0; i < G_N_ELEMENTS (formats); i++)
-    if (g_strcmp0 (name, formats[i]) == 0)
+  for (gsize i = 0; i < G_N_ELEMENTS (export_sampled_kinds); i++)
+    if (g_strcmp0 (name, export_sampled_kinds[i].name) == 0)
       return TRUE;
   return FALSE;
+}
+
+gboolean
+export_sampled_web (gpointer user_data, StoreDb *db, gint64 session, const char *format,
+                    const char *task, GOutputStream *out, GError **error)
+{
+  return export_sampled_write (db, session, format, task, out, error);
+}
+
+void
+export_sampled_web_config (WebConfig *wc)
+{
+  wc->export_kinds = export_sampled_kinds;
+  wc->n_export_kinds = export_sampled_n_kinds;
+  wc->export = export_sampled_web;
+  wc->export_data = NULL;
 }
 
 /* The accumulator's interval, in the writers' shape. */
@@ -110,7 +132,7 @@ export_sampled_write (StoreDb *db, gint64 session, const char *name, const char 
   double rate = sqlite3_column_double (ses, 1);
   double span_s = rate > 0 ? (double) sqlite3_column_int64 (ses, 4) / rate : 0;
   if (total == 0) {
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "no PC samples in session %"
+    g_set_error (error, WEB_ERROR, WEB_ERROR_NOT_FOUND, "no PC samples in session %"
                  G_GINT64_FORMAT " (record it with --pc-sample)", session);
     return FALSE;
   }
@@ -155,13 +177,17 @@ export_sampled_write (StoreDb *db, gint64 session, const char *name, const char 
                             .n_rows = rows->len };
     if (gmon) {
       /* the histogram spans the session's functions; the byte order is the ELF's */
-      g_autoptr (OrtiElf) elf = elf_path ? orti_elf_open (elf_path, error) : NULL;
+      g_autoptr (GError) elf_error = NULL;
+      g_autoptr (OrtiElf) elf = elf_path ? orti_elf_open (elf_path, &elf_error) : NULL;
       g_autoptr (sqlite3_stmt) range = NULL;
       if (elf_path == NULL)
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "gmon.out needs the target's "
+        g_set_error (error, WEB_ERROR, WEB_ERROR_CONFLICT, "gmon.out needs the target's "
                      "byte order from its ELF, and session %" G_GINT64_FORMAT " has none",
                      session);
-      else if (elf != NULL)
+      else if (elf == NULL) /* the session's ELF moved or changed since it was recorded */
+        g_set_error (error, WEB_ERROR, WEB_ERROR_CONFLICT, "gmon.out needs the target's byte "
+                     "order from the session's ELF: %s", elf_error->message);
+      else
         range = prepare (db, "SELECT min(address & ~1), max((address & ~1) + size) FROM "
                              "functions WHERE session_id = ?1 AND size > 0", error);
       if (range == NULL) {

@@ -9,10 +9,15 @@
  * inline chains); shares are of all the session's samples (every core, N summed), the span is
  * the longest core's. gmon.out needs the target's byte order: it is read from the session's
  * ELF (sessions.elf_path); the histogram covers the session's functions table.
+ *
+ * The same writer serves GET /api/sessions/{id}/export?format=gmon|sampled-… : the daemon
+ * installs export_sampled_web in the web server's WebConfig (export_sampled_web_config), as
+ * web/ may not include daemon/.
  */
 #pragma once
 
 #include "store.h"
+#include "web.h"
 
 #include <gio/gio.h>
 
@@ -22,13 +27,25 @@ G_BEGIN_DECLS
  * "sampled-montecarlo", "sampled-folded", "sampled-callgrind". */
 gboolean export_sampled_format_known (const char *name);
 
+/* The formats, with the Content-Type and file suffix REST serves them with:
+ * gmon (application/octet-stream, session-ID.gmon.out), the others text/plain. */
+extern const WebExportKind export_sampled_kinds[];
+extern const guint export_sampled_n_kinds;
+
 /* export_sampled_write:
  * Writes the sampled profile of @session in format @name to @out; @task (name or value, NULL:
  * all) keeps one task's rows (shares stay of all samples). FALSE with STORE_ERROR_NOT_FOUND (no
- * such session), a G_IO_ERROR_NOT_FOUND "no PC samples" error (a session recorded without
- * --pc-sample), an error naming the ELF (gmon without a readable ELF), a store or writer
- * error. */
+ * such session), WEB_ERROR_NOT_FOUND "no PC samples in session N" (a session recorded without
+ * --pc-sample), WEB_ERROR_CONFLICT naming the ELF (gmon for a session without a readable
+ * ELF), a store or writer error. */
 gboolean export_sampled_write (StoreDb *db, gint64 session, const char *name, const char *task,
                                GOutputStream *out, GError **error);
+
+/* export_sampled_web: export_sampled_write as a WebExportFunc (@user_data unused). */
+gboolean export_sampled_web (gpointer user_data, StoreDb *db, gint64 session, const char *format,
+                             const char *task, GOutputStream *out, GError **error);
+
+/* export_sampled_web_config: makes @wc's web server serve these formats at /export. */
+void export_sampled_web_config (WebConfig *wc);
 
 G_END_DECLS

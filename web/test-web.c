@@ -690,6 +690,156 @@ test_metrics_and_live (Fx *fx, gconstpointer data)
   g_assert_nonnull (strstr (m2, "orti_task_preemptions_total{session=\"1\",task=\"Task_A\"} 9\n"));
 }
 
+/* ---- exports the daemon adds (WebConfig.export) ---- */
+
+static const guint8 fake_gmon[] = { 'g', 'm', 'o', 'n', 1, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, '\n',
+                                    '\r', 0x80, 0 }; /* NULs, a high byte, CR LF: binary */
+static gint fake_calls; /* export callback calls */
+
+/* A daemon export: "bin" writes fake_gmon then the task asked for; "none" has nothing
+ * recorded (404), "conflict" lacks what it needs (409), "badtask" refuses its task (400),
+ * "broken" fails otherwise (500). */
+static gboolean
+fake_export (gpointer data, StoreDb *db, gint64 session, const char *format, const char *task,
+             GOutputStream *out, GError **error)
+{
+  g_atomic_int_inc (&fake_calls);
+  g_assert_cmpstr (data, ==, "fake-data");
+  g_assert_nonnull (db);
+  if (strcmp (format, "none") == 0) {
+    g_set_error (error, WEB_ERROR, WEB_ERROR_NOT_FOUND,
+                 "no PC samples in session %" G_GINT64_FORMAT, session);
+    return FALSE;
+  }
+  if (strcmp (format, "conflict") == 0) {
+    g_set_error (error, WEB_ERROR, WEB_ERROR_CONFLICT, "session %" G_GINT64_FORMAT " has no ELF",
+                 session);
+    return FALSE;
+  }
+  if (strcmp (format, "badtask") == 0) {
+    g_set_error (error, WEB_ERROR, WEB_ERROR_CONFIG, "bad task '%s'", task ? task : "");
+    return FALSE;
+  }
+  if (strcmp (format, "broken") == 0) {
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "the writer broke");
+    return FALSE;
+  }
+  g_assert_cmpstr (format, ==, "bin");
+  return g_output_stream_write_all (out, fake_gmon, sizeof fake_gmon, NULL, NULL, error) &&
+         g_output_stream_write_all (out, task ? task : "", task ? strlen (task) : 0, NULL, NULL,
+                                    error);
+}
+
+/* GET @url with curl into files: the body as bytes, the response headers as text. */
+static GBytes *
+download (Fx *fx, const char *url, int *http, char **headers)
+{
+  g_autofree char *hpath = g_build_filename (fx->dir, "headers.txt", NULL);
+  g_autofree char *bpath = g_build_filename (fx->dir, "body.bin", NULL);
+  g_autofree char *full = g_strconcat (fx->base, url, NULL);
+  const char *argv[] = { "curl", "-s", "-g", "-D", hpath, "-o", bpath, "-w", "%{http_code}", full,
+                         NULL };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) p = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error);
+  g_assert_no_error (error);
+  CurlRun run = { .loop = g_main_loop_new (NULL, FALSE) }; /* the server runs on this loop */
+  g_subprocess_communicate_async (p, NULL, NULL, curl_done, &run);
+  g_main_loop_run (run.loop);
+  g_main_loop_unref (run.loop);
+  g_assert_cmpint (run.status, ==, 0);
+  *http = atoi (run.out);
+  g_free (run.out);
+  g_assert_true (g_file_get_contents (hpath, headers, NULL, NULL));
+  char *body = NULL;
+  gsize n = 0;
+  g_assert_true (g_file_get_contents (bpath, &body, &n, NULL));
+  g_unlink (hpath);
+  g_unlink (bpath);
+  return g_bytes_new_take (body, n);
+}
+
+/* The daemon's export formats through the callback: a binary body arrives byte for byte (NULs
+ * and all) with the kind's Content-Type and a download name; the session is checked before
+ * the callback runs (404); the callback's errors keep their meaning (404/409/400/500); an
+ * unknown format is 400 naming every format, the daemon's too. The built-in formats get a
+ * download name as well. */
+static void
+test_export_daemon (Fx *fx, gconstpointer data)
+{
+  static const WebExportKind kinds[] = {
+    { "bin", "application/octet-stream", "gmon.out" }, { "none", "text/plain", "none.txt" },
+    { "conflict", "text/plain", "c.txt" }, { "badtask", "text/plain", "b.txt" },
+    { "broken", "text/plain", "x.txt" },
+  };
+  /* the fixture's server has no export callback: swap in one that has */
+  web_server_free (fx->ws);
+  WebConfig cfg = { .db_path = fx->db, .export_kinds = kinds,
+                    .n_export_kinds = G_N_ELEMENTS (kinds), .export = fake_export,
+                    .export_data = "fake-data" };
+  fx->ws = web_server_new (&cfg);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (web_server_listen (fx->ws, "127.0.0.1:0", &error));
+  g_free (fx->base);
+  fx->base = g_strdup (web_server_get_url (fx->ws));
+  fx->base[strlen (fx->base) - 1] = '\0';
+
+  int code;
+  g_autofree char *h = NULL;
+  g_autofree char *url = g_strdup_printf ("/api/sessions/%" G_GINT64_FORMAT
+                                          "/export?format=bin&task=Task_A", fx->session);
+  g_autoptr (GBytes) body = download (fx, url, &code, &h);
+  g_assert_cmpint (code, ==, 200);
+  g_assert_cmpuint (g_bytes_get_size (body), ==, sizeof fake_gmon + strlen ("Task_A"));
+  g_assert_cmpmem (g_bytes_get_data (body, NULL), sizeof fake_gmon, fake_gmon, sizeof fake_gmon);
+  g_assert_cmpmem ((const char *) g_bytes_get_data (body, NULL) + sizeof fake_gmon, 6, "Task_A", 6);
+  g_assert_nonnull (strstr (h, "Content-Type: application/octet-stream\r\n"));
+  g_autofree char *disp = g_strdup_printf ("Content-Disposition: attachment; filename=session-%"
+                                           G_GINT64_FORMAT ".gmon.out\r\n", fx->session);
+  if (strstr (h, disp) == NULL)
+    g_error ("no %s in:\n%s", disp, h);
+  g_assert_cmpint (g_atomic_int_get (&fake_calls), ==, 1);
+
+  /* the built-in formats are downloads too */
+  g_free (g_steal_pointer (&h));
+  g_free (g_steal_pointer (&url));
+  url = g_strdup_printf ("/api/sessions/%" G_GINT64_FORMAT "/export?format=folded", fx->session);
+  g_autoptr (GBytes) folded = download (fx, url, &code, &h);
+  g_assert_cmpint (code, ==, 200);
+  g_assert_nonnull (strstr (h, "Content-Type: text/plain; charset=utf-8\r\n"));
+  g_assert_nonnull (strstr (h, ".folded\r\n"));
+  g_assert_cmpuint (g_bytes_get_size (folded), >, 0);
+
+  struct { const char *query; gint64 session; int code; const char *error, *says; } cases[] = {
+    { "format=bin", 99999, 404, "not_found", "no session 99999" },
+    { "format=none", 1, 404, "not_found", "no PC samples in session 1" },
+    { "format=conflict", 1, 409, "conflict", "has no ELF" },
+    { "format=badtask&task=x", 1, 400, "bad_request", "bad task 'x'" },
+    { "format=broken", 1, 500, "internal", "the writer broke" },
+    { "format=bin&table=tasks", 1, 400, "bad_request", "table= applies to csv only" },
+    { "format=svg", 1, 400, "bad_request",
+      "unknown export format 'svg' (perfetto, callgrind, folded, csv, gprof, twl, pfp, bin, none, "
+      "conflict, badtask, broken)" },
+    { "", 1, 400, "bad_request", "export needs format= (perfetto, " },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gint calls = g_atomic_int_get (&fake_calls);
+    g_autofree char *p = g_strdup_printf ("/api/sessions/%" G_GINT64_FORMAT "/export?%s",
+                                          cases[i].session, cases[i].query);
+    g_autofree char *out = curl (fx, &code, "GET", p, NULL, NULL);
+    if (code != cases[i].code || strstr (out, cases[i].says) == NULL)
+      g_error ("GET %s: HTTP %d, expected %d with \"%s\": %s", p, code, cases[i].code,
+               cases[i].says, out);
+    g_autoptr (JsonNode) n = parse (out);
+    g_assert_cmpstr (json_object_get_string_member (json_node_get_object (n), "error"), ==,
+                     cases[i].error);
+    /* an unknown session or format, or a table=, never reaches the callback */
+    gboolean reaches = cases[i].session == 1 && g_str_has_prefix (cases[i].query, "format=") &&
+                       strstr (cases[i].query, "svg") == NULL &&
+                       strstr (cases[i].query, "table") == NULL;
+    g_assert_cmpint (g_atomic_int_get (&fake_calls), ==, calls + (reaches ? 1 : 0));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -705,5 +855,6 @@ main (int argc, char **argv)
   g_test_add ("/web/bad-requests", Fx, NULL, fx_set_up, test_bad_requests, fx_tear_down);
   g_test_add ("/web/token", Fx, "secret", fx_set_up, test_token, fx_tear_down);
   g_test_add ("/web/metrics-live", Fx, NULL, fx_set_up, test_metrics_and_live, fx_tear_down);
+  g_test_add ("/web/export-daemon", Fx, NULL, fx_set_up, test_export_daemon, fx_tear_down);
   return g_test_run ();
 }

@@ -5,6 +5,7 @@
  * shape, and either answers at once (live data, static files, control) or pauses the message
  * and runs the route on a worker thread (GTask) with a fresh read-only StoreDb; the worker
  * builds the whole JSON body, and the completion on the main loop sets it and unpauses.
+ * Exports may be binary (gmon.out): a reply carries either a C string or GBytes.
  * Values taken from the request go into SQL only as integers or through sqlite3_mprintf's
  * %Q quoting.
  */
@@ -39,6 +40,10 @@ struct _WebServer {
   gpointer check_data;     /* a reference (check_data_ref) */
   GBoxedCopyFunc check_data_ref;
   GDestroyNotify check_data_unref;
+  const WebExportKind *export_kinds; /* the daemon's export formats (static) */
+  guint n_export_kinds;
+  WebExportFunc export;    /* writes them */
+  gpointer export_data;
   char *url;
   GPtrArray *live_clients; /* SoupServerMessage* being streamed /api/live */
   guint live_timer;
@@ -70,9 +75,20 @@ metrics_cache_clear (gpointer p)
 
 typedef struct {
   guint status;
-  char *body;
+  char *body;                /* a text answer (NUL-terminated), or */
+  GBytes *bytes;             /* a binary one; when set, body is ignored */
   const char *content_type;
+  char *filename;            /* Content-Disposition: attachment; filename=…; NULL: none */
 } Reply;
+
+/* Drops what @r holds (status and content type stay). */
+static void
+reply_clear (Reply *r)
+{
+  g_clear_pointer (&r->body, g_free);
+  g_clear_pointer (&r->bytes, g_bytes_unref);
+  g_clear_pointer (&r->filename, g_free);
+}
 
 static void
 reply_error (Reply *r, guint status, const char *code, const char *fmt, ...) G_GNUC_PRINTF (4, 5);
@@ -92,7 +108,7 @@ reply_error (Reply *r, guint status, const char *code, const char *fmt, ...)
   json_builder_add_string_value (b, msg);
   json_builder_end_object (b);
   g_autoptr (JsonNode) root = json_builder_get_root (b);
-  g_free (r->body);
+  reply_clear (r);
   r->body = json_to_string (root, FALSE);
   r->status = status;
   r->content_type = "application/json";
@@ -101,7 +117,7 @@ reply_error (Reply *r, guint status, const char *code, const char *fmt, ...)
 static void
 reply_json (Reply *r, char *body)
 {
-  g_free (r->body);
+  reply_clear (r);
   r->body = body;
   r->status = SOUP_STATUS_OK;
   r->content_type = "application/json";
@@ -113,11 +129,23 @@ send_reply (SoupServerMessage *msg, Reply *r)
   soup_server_message_set_status (msg, r->status, NULL);
   SoupMessageHeaders *h = soup_server_message_get_response_headers (msg);
   soup_message_headers_replace (h, "Cache-Control", "no-store");
+  if (r->filename != NULL) {
+    g_autoptr (GHashTable) params = g_hash_table_new (g_str_hash, g_str_equal);
+    g_hash_table_insert (params, "filename", r->filename);
+    soup_message_headers_set_content_disposition (h, "attachment", params);
+  }
+  const char *type = r->content_type ? r->content_type : "application/json";
+  if (r->bytes != NULL) {
+    soup_message_headers_set_content_type (h, type, NULL);
+    soup_message_body_append_bytes (soup_server_message_get_response_body (msg), r->bytes);
+    reply_clear (r);
+    return;
+  }
   char *body = g_steal_pointer (&r->body);
   if (body == NULL)
     body = g_strdup ("");
-  soup_server_message_set_response (msg, r->content_type ? r->content_type : "application/json",
-                                    SOUP_MEMORY_TAKE, body, strlen (body));
+  soup_server_message_set_response (msg, type, SOUP_MEMORY_TAKE, body, strlen (body));
+  reply_clear (r);
 }
 
 /* Map a store error to an HTTP reply. */
@@ -168,6 +196,10 @@ typedef struct {
   WebCheckFunc check;     /* the server's, copied: called on the worker thread */
   gpointer check_data;    /* a reference of the job's own (the job may outlive the server) */
   GDestroyNotify check_data_unref;
+  const WebExportKind *export_kinds; /* the server's, copied (static data) */
+  guint n_export_kinds;
+  WebExportFunc export;
+  gpointer export_data;
   Reply reply;
 } Job;
 
@@ -183,7 +215,7 @@ job_free (Job *j)
     g_atomic_rc_box_release_full (j->metrics, metrics_cache_clear);
   if (j->check_data != NULL && j->check_data_unref != NULL)
     j->check_data_unref (j->check_data);
-  g_free (j->reply.body);
+  reply_clear (&j->reply);
   g_free (j);
 }
 
@@ -499,16 +531,91 @@ route_sampled (Job *j, StoreDb *db, gint64 id)
   sqlite3_free (cond);
 }
 
+/* The download name of session @id's export: session-ID.SUFFIX. */
+static char *
+export_filename (gint64 id, const char *suffix)
+{
+  return g_strdup_printf ("session-%" G_GINT64_FORMAT ".%s", id, suffix);
+}
+
+/* web_export_write's formats' file suffixes, by WebExportFormat. */
+static const char *const export_suffixes[] = {
+  [WEB_EXPORT_PERFETTO] = "perfetto.json", [WEB_EXPORT_CALLGRIND] = "callgrind.out",
+  [WEB_EXPORT_FOLDED] = "folded",          [WEB_EXPORT_CSV] = "csv",
+  [WEB_EXPORT_GPROF] = "gprof.txt",        [WEB_EXPORT_TWL] = "twl.txt",
+  [WEB_EXPORT_PFP] = "pfp.txt",
+};
+
+/* The daemon's export format @name (WebConfig.export_kinds), NULL when it has none. */
+static const WebExportKind *
+job_export_kind (Job *j, const char *name)
+{
+  for (guint i = 0; name != NULL && i < j->n_export_kinds; i++)
+    if (strcmp (j->export_kinds[i].name, name) == 0)
+      return &j->export_kinds[i];
+  return NULL;
+}
+
+/* A daemon export (WebConfig.export) of session @id in @kind: the session must exist (404),
+ * table= is csv's only (400); the callback's errors map as reply_from_error does, its
+ * WEB_ERROR_CONFIG to 400. */
+static void
+route_export_daemon (Job *j, StoreDb *db, gint64 id, const WebExportKind *kind)
+{
+  double rate;
+  if (!session_tick_rate (j, db, id, &rate))
+    return;
+  if (qparam (j, "table") != NULL) {
+    reply_error (&j->reply, SOUP_STATUS_BAD_REQUEST, "bad_request", "table= applies to csv only");
+    return;
+  }
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GOutputStream) mem = g_memory_output_stream_new_resizable ();
+  if (!j->export (j->export_data, db, id, kind->name, qparam (j, "task"), mem, &error) ||
+      !g_output_stream_close (mem, NULL, &error)) {
+    if (g_error_matches (error, WEB_ERROR, WEB_ERROR_CONFIG))
+      reply_error (&j->reply, SOUP_STATUS_BAD_REQUEST, "bad_request", "%s", error->message);
+    else
+      reply_from_error (&j->reply, error);
+    return;
+  }
+  reply_clear (&j->reply);
+  j->reply.bytes = g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (mem));
+  j->reply.status = SOUP_STATUS_OK;
+  j->reply.content_type = kind->content_type;
+  j->reply.filename = export_filename (id, kind->file_suffix);
+}
+
 /* GET /api/sessions/{id}/export?format=F[&task=NAME][&table=NAME]: the session in an export
- * format (web_export_write, web.h), with that format's Content-Type. */
+ * format, with that format's Content-Type and a download name (Content-Disposition): one of
+ * web_export_write's (web.h), or one the daemon writes (WebConfig.export_kinds: the
+ * PC-sampled profile, gmon.out among them, so the body is bytes, not a string). An unknown
+ * format is 400 naming every format served. */
 static void
 route_export (Job *j, StoreDb *db, gint64 id)
 {
   g_autoptr (GError) error = NULL;
   const char *format = qparam (j, "format");
-  WebExportOptions opt = { .session = id, .task = qparam (j, "task"), .table = qparam (j, "table") };
+  WebExportOptions opt = { .session = id, .task = qparam (j, "task"),
+                           .table = qparam (j, "table") };
+  const WebExportKind *kind = job_export_kind (j, format);
+  if (kind != NULL) {
+    route_export_daemon (j, db, id, kind);
+    return;
+  }
   if (!web_export_format_from_string (format != NULL ? format : "", &opt.format, &error)) {
-    reply_error (&j->reply, SOUP_STATUS_BAD_REQUEST, "bad_request", "%s", error->message);
+    g_autoptr (GString) known = g_string_new (NULL);
+    const char *name;
+    for (guint i = 0; (name = web_export_format_name ((WebExportFormat) i)) != NULL; i++)
+      g_string_append_printf (known, "%s%s", i ? ", " : "", name);
+    for (guint i = 0; i < j->n_export_kinds; i++)
+      g_string_append_printf (known, ", %s", j->export_kinds[i].name);
+    if (format == NULL)
+      reply_error (&j->reply, SOUP_STATUS_BAD_REQUEST, "bad_request",
+                   "export needs format= (%s)", known->str);
+    else
+      reply_error (&j->reply, SOUP_STATUS_BAD_REQUEST, "bad_request",
+                   "unknown export format '%s' (%s)", format, known->str);
     return;
   }
   g_autoptr (GBytes) bytes = web_export_to_bytes (db, &opt, &error);
@@ -517,12 +624,11 @@ route_export (Job *j, StoreDb *db, gint64 id)
   else if (bytes == NULL)
     reply_from_error (&j->reply, error);
   else {
-    gsize n = 0;
-    const char *data = g_bytes_get_data (bytes, &n);
-    g_free (j->reply.body);
-    j->reply.body = g_strndup (data, n);
+    reply_clear (&j->reply);
+    j->reply.bytes = g_steal_pointer (&bytes);
     j->reply.status = SOUP_STATUS_OK;
     j->reply.content_type = web_export_content_type (opt.format);
+    j->reply.filename = export_filename (id, export_suffixes[opt.format]);
   }
 }
 
@@ -859,7 +965,7 @@ thread_db (const char *path, GError **error)
   return db;
 }
 
-/* job_set_check: the server's check callback and a reference to its data, for @j. */
+/* job_set_check: the server's callbacks for @j: check with a reference to its data, and export. */
 static void
 job_set_check (Job *j, WebServer *ws)
 {
@@ -867,6 +973,10 @@ job_set_check (Job *j, WebServer *ws)
   j->check_data = ws->check_data != NULL && ws->check_data_ref != NULL
                     ? ws->check_data_ref (ws->check_data) : ws->check_data;
   j->check_data_unref = ws->check_data_unref;
+  j->export_kinds = ws->export_kinds;
+  j->n_export_kinds = ws->export != NULL ? ws->n_export_kinds : 0;
+  j->export = ws->export;
+  j->export_data = ws->export_data;
 }
 
 static void
@@ -1489,6 +1599,10 @@ web_server_new (const WebConfig *cfg)
   ws->query_timeout_ms = cfg->query_timeout_ms ? cfg->query_timeout_ms : 5000;
   ws->control = cfg->control;
   ws->check = cfg->check;
+  ws->export_kinds = cfg->export_kinds;
+  ws->n_export_kinds = cfg->n_export_kinds;
+  ws->export = cfg->export;
+  ws->export_data = cfg->export_data;
   ws->check_data_ref = cfg->check_data_ref;
   ws->check_data_unref = cfg->check_data_unref;
   ws->check_data = cfg->check_data != NULL && cfg->check_data_ref != NULL

@@ -70,6 +70,25 @@ typedef struct _StoreDb StoreDb; /* store.h */
 typedef char *(*WebCheckFunc) (gpointer user_data, StoreDb *db, gint64 session,
                                guint *violations, guint *undecided, GError **error);
 
+/* Export formats the daemon writes (the PC-sampled profile: daemon/export-sampled.h), served
+ * at GET /api/sessions/{id}/export?format=NAME beside web_export_write's own formats. web/
+ * knows only their names and how to label the answer; the bytes come from the callback. */
+typedef struct {
+  const char *name;          /* the ?format= value, e.g. "gmon" */
+  const char *content_type;  /* of the answer, e.g. "application/octet-stream" */
+  const char *file_suffix;   /* the download's name is session-ID.SUFFIX ("gmon.out") */
+} WebExportKind;
+
+/* Writes stored session @session of @db (the worker thread's read-only connection) in format
+ * @format (one of the WebConfig's export_kinds) to @out, a memory stream; @task (name or value;
+ * NULL: all) keeps one task's rows. Called on worker threads, possibly several at once. FALSE
+ * with STORE_ERROR_NOT_FOUND (no such session) or WEB_ERROR_NOT_FOUND (404: nothing of the
+ * kind recorded), WEB_ERROR_CONFLICT (409: the session lacks what the format needs),
+ * WEB_ERROR_CONFIG (400: a bad @task or option), or another error (500). */
+typedef gboolean (*WebExportFunc) (gpointer user_data, StoreDb *db, gint64 session,
+                                   const char *format, const char *task, GOutputStream *out,
+                                   GError **error);
+
 typedef struct {
   const char *db_path;       /* the store the daemon writes */
   const char *token;         /* bearer token required for every request (NULL: none) */
@@ -82,6 +101,11 @@ typedef struct {
                                    * job (jobs may outlive the server); NULL: check_data
                                    * outlives them all */
   GDestroyNotify check_data_unref;/* drops one */
+  const WebExportKind *export_kinds; /* the formats export writes (static: jobs may outlive
+                                      * the server); NULL: only web_export_write's */
+  guint n_export_kinds;
+  WebExportFunc export;      /* writes them */
+  gpointer export_data;      /* its user_data; static or NULL (jobs may outlive the server) */
 } WebConfig;
 
 typedef struct _WebServer WebServer;

@@ -7,6 +7,10 @@ the truth lies inside the bound the session itself stored, never a fixed toleran
                   unless the sampler was starved (stalled > 20 % of the time), when the
                   session must state no load bound (POLL_EXPECT_STARVED=1: it must starve);
   net per job, response, period   |poll − truth| ≤ time_bound (the sample interval's p99);
+                  the period only while the target kept its schedule: QEMU starved by the host
+                  coalesces timer interrupts, its OS counter falls behind its board timer and
+                  the alarms fire late (a period no real target has: not checked when more
+                  than 1 % of the OS ticks were lost; the count is printed);
   preemptions     seen ≤ truth + 1 % of the jobs (no false preemption beyond that) and
                   truth ≤ seen + possibly missed — where the session states them (samples
                   farther apart than half a task's period make its count unknown);
@@ -30,6 +34,7 @@ from trace_ref import Fail, check  # noqa: E402
 TASKS = {"pfp": ("Task0", "Task1"), "split": ("SplitA", "SplitB", "SplitC", "SplitD"),
          "harmonic": ("HarmA", "HarmW", "HarmB", "HarmC")}
 BENCH = os.environ.get("ORTI_BENCH")  # print BENCH lines of the bound widths
+SYSTEM_COUNTER_HZ = 1000  # the firmware's OS counter (TIMER0 IRQ; rig-truth.h `counter`)
 
 
 def truth_tasks(f0, f1):
@@ -67,6 +72,17 @@ def run(workload, seconds, tmp):
     if os.environ.get("POLL_EXPECT_STARVED"):
         check(starved, f"the sampler ran beside a CPU hog of equal priority and was stalled "
               f"only {100 * (q[5] or 0):.0f} % of the time")
+    # the emulated target's own schedule: QEMU starved by the host (no CPU of its own on a
+    # loaded machine) coalesces timer interrupts, so the OS counter falls behind the board
+    # timer and the alarms fire late — the tasks' real periods then vary, which no real target
+    # does. Periods (the span over the activations: a periodic task's) are not checked then.
+    ticks = f1["live"]["counter"] - f0["live"]["counter"]
+    want_ticks = span_us * SYSTEM_COUNTER_HZ / 1e6
+    ticks_lost = 1 - ticks / want_ticks if want_ticks > 0 else 0
+    print(f"  the target's OS counter: {ticks} ticks of {want_ticks:.0f} "
+          f"({100 * ticks_lost:.1f} % lost)" + (": QEMU was starved, its tasks were not "
+                                                 "periodic, periods are not checked"
+                                                 if ticks_lost > 0.01 else ""))
     bad, misses, misses_p = [], [], []
     for name in TASKS[workload]:
         g, w = got.get(name), want[name]
@@ -113,7 +129,7 @@ def run(workload, seconds, tmp):
                          f"response {w['response_us']:.0f}, ±{tb:.0f})")
                 if g["response_avg"] > w["response_us"] + tb:
                     bad.append(f"{name} gross response")
-        if w["activations"] >= 10 and g["period_avg"] is not None:
+        if w["activations"] >= 10 and g["period_avg"] is not None and ticks_lost <= 0.01:
             checks.append(("period", g["period_avg"], span_us / w["activations"]))
         for label, v, t in checks:
             line += f"\n    {label} {v:.0f} us (truth {t:.0f}, ±{tb:.0f})"

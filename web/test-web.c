@@ -343,6 +343,17 @@ test_routes (Fx *fx, gconstpointer data)
   g_autoptr (JsonNode) slin = get_rows (fx, "sampled?by=line&task=1", 1);
   g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (
                      json_node_get_array (slin), 0), "line"), ==, 7);
+  /* measured beside sampled: Task_A measured inner (self 400 ticks), never sampled in it; the
+   * fixture has no events, so no session span to give the measured share of */
+  g_autoptr (JsonNode) svm = get_rows (fx, "sampled?by=measured", 1);
+  JsonObject *vo = json_array_get_object_element (json_node_get_array (svm), 0);
+  g_assert_cmpstr (json_object_get_string_member (vo, "function"), ==, "inner");
+  g_assert_cmpint (json_object_get_int_member (vo, "samples"), ==, 0);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (vo, "measured_self_us"),
+                                  400.0, 1e-9);
+  g_assert_true (json_node_is_null (json_object_get_member (vo, "measured_self_percent")));
+  g_assert_true (json_node_is_null (json_object_get_member (vo, "within")));
+  json_node_unref (get_rows (fx, "sampled?by=measured&task=Task_B", 0));
   g_autoptr (JsonNode) saln = get_rows (fx, "sampled?by=all", 1);
   g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (
                      json_node_get_array (saln), 0), "function"), ==, "outer");

@@ -497,11 +497,13 @@ route_flame (Job *j, StoreDb *db, gint64 id)
   reply_json (&j->reply, g_string_free (out, FALSE));
 }
 
-/* GET /api/sessions/{id}/sampled?by=function|line|all[&task=T]: the PC-sampled profile,
- * most samples first: per task × function (sampled_function_stats, the default), per task ×
- * source line (sampled_line_stats), or each function over all contexts (sampled_functions;
- * no task=). 400 names a bad `by` or task= with by=all; an unknown task is an empty array
- * (as for the other per-task tables), an unknown session 404. */
+/* GET /api/sessions/{id}/sampled?by=function|line|all|measured[&task=T]: the PC-sampled
+ * profile, most samples first: per task × function (sampled_function_stats, the default), per
+ * task × source line (sampled_line_stats), each function over all contexts
+ * (sampled_functions; no task=), or each traced function's measured time beside its sampled
+ * share (sampled_vs_measured: an RTT session with --pc-sample; most measured self time
+ * first). 400 names a bad `by` or task= with by=all; an unknown task is an empty array (as for
+ * the other per-task tables), an unknown session 404. */
 static void
 route_sampled (Job *j, StoreDb *db, gint64 id)
 {
@@ -509,10 +511,13 @@ route_sampled (Job *j, StoreDb *db, gint64 id)
   const char *task = qparam (j, "task");
   gboolean lines = by != NULL && strcmp (by, "line") == 0;
   gboolean all = by != NULL && strcmp (by, "all") == 0;
-  if ((by != NULL && !lines && !all && strcmp (by, "function") != 0) || (all && task)) {
+  gboolean measured = by != NULL && strcmp (by, "measured") == 0;
+  if ((by != NULL && !lines && !all && !measured && strcmp (by, "function") != 0) ||
+      (all && task)) {
     reply_error (&j->reply, SOUP_STATUS_BAD_REQUEST, "bad_request",
                  all ? "by=all is over every task: it takes no task="
-                     : "by=\"%s\": the sampled profile is by=function, by=line or by=all", by);
+                     : "by=\"%s\": the sampled profile is by=function, by=line, by=all or "
+                       "by=measured", by);
     return;
   }
   double rate;
@@ -524,6 +529,13 @@ route_sampled (Job *j, StoreDb *db, gint64 id)
     return;
   }
   char *cond = task ? task_condition (task, "task", "task_value") : sqlite3_mprintf ("1");
+  if (measured) {
+    answer_rows (j, db, "SELECT * FROM sampled_vs_measured WHERE session_id = %lld AND %s "
+                 "ORDER BY core, measured_self_us DESC, task, function LIMIT 100000",
+                 (long long) id, cond);
+    sqlite3_free (cond);
+    return;
+  }
   answer_rows (j, db, "SELECT * FROM %s WHERE session_id = %lld AND %s "
                "ORDER BY core, samples DESC, task, function%s LIMIT 100000",
                lines ? "sampled_line_stats" : "sampled_function_stats", (long long) id, cond,

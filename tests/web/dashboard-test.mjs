@@ -621,6 +621,10 @@ async function main() {
       await waitFor(`document.querySelectorAll('#sampled-table tbody tr[data-key]').length === ${expected.length}`, "task filter narrows the sampled table");
       compareTable("sampled table for " + task.task, await tableRows("#sampled-table"), expected, skey);
     }
+    /* measured beside sampled: a poll session measures no function, so the table stays hidden */
+    const measured = await api("/sessions/" + ssid + "/sampled?by=measured");
+    check(measured.length === 0, "a poll session has nothing measured to put beside its samples", measured.length);
+    check(await evaluate(`document.getElementById('sampled-measured-table').hidden`), "the measured-vs-sampled table is hidden without rows");
     await sleep(300);
     const sfp = await pixels("#sampled-flame canvas", 0);
     check(sfp.n > sfp.total * 0.05, "the sampled flat flame view drew", sfp.n + " of " + sfp.total);

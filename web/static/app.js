@@ -376,6 +376,22 @@
       fmt: F.bounded(F.us, (r) => halfWidth(r.time_us, r.time_lo_us, r.time_hi_us)) },
     { key: "file", label: "File", width: "14em" },
   ];
+  /* an RTT session with --pc-sample: each traced function's measured time beside its sample */
+  const MEASURED_COLS = [
+    { key: "task", label: "Task", width: "12em" },
+    { key: "function", label: "Function", width: "16em" },
+    { key: "calls", label: "Calls", num: true, fmt: F.int },
+    { key: "measured_self_percent", label: "Measured self", num: true, width: "9em", fmt: F.pct,
+      title: "Self time the trace measured over the session's span: the function's code and every callee that is not instrumented" },
+    { key: "sampled_percent", label: "Sampled", num: true, width: "10em", title: "Share of the PC samples in the function's own code ± the larger side of its 99 % interval",
+      fmt: F.bounded(F.pct, (r) => halfWidth(r.sampled_percent, r.sampled_lo_percent, r.sampled_hi_percent)) },
+    { key: "sampled_lo_percent", label: "99 % low", num: true, width: "7em", fmt: F.pct },
+    { key: "sampled_hi_percent", label: "99 % high", num: true, width: "7em", fmt: F.pct },
+    { key: "within", label: "Agree", width: "6em", title: "Measured self share inside the sampled 99 % interval; where not, the time is in uninstrumented callees (or the hooks)",
+      fmt: (v) => (v === 1 ? "yes" : v === 0 ? "no" : "—") },
+    { key: "measured_self_us", label: "Self µs", num: true, width: "9em", fmt: F.us },
+    { key: "sampled_time_us", label: "Est. µs", num: true, width: "9em", fmt: F.us },
+  ];
   const ISR_COLS = [
     { key: "isr", label: "ISR", width: "14em" },
     { key: "isr_value", label: "Value", num: true, width: "5em", fmt: F.int },
@@ -618,15 +634,23 @@
           sort: { key: "samples", dir: "desc" }, empty: "No PC samples (run with --pc-sample)." });
         t.el.id = "sampled-table";
         t.el.classList.add("tall");
+        /* measured beside sampled, where the session has both (RTT with --pc-sample) */
+        const mt = new OP.Table({ caption: "Measured (trace) beside sampled (PC), per task and traced function", columns: MEASURED_COLS,
+          rowKey: (r) => r.core + "/" + r.task + "/" + r.function, sort: { key: "measured_self_us", dir: "desc" }, empty: "No rows." });
+        mt.el.id = "sampled-measured-table";
         /* the flat flame view: task;function, width = estimated time */
         const fg = new OP.FlameGraph();
         fg.el.id = "sampled-flame";
-        el.append(h("p", { class: "filter" }, h("label", { for: "sampled-task", text: "Task " }), pick), t.el,
+        el.append(h("p", { class: "filter" }, h("label", { for: "sampled-task", text: "Task " }), pick), t.el, mt.el,
           h("h3", { text: "Flat flame view (task, function; width: estimated time)" }), fg.el);
         p = {
-          el, pick, tables: [t], load: async () => {
-            const rows = await OP.api(base + "/sampled" + q({ task: pick.value || null }), ctl.signal);
+          el, pick, tables: [t, mt], load: async () => {
+            const task = { task: pick.value || null };
+            const [rows, measured] = await Promise.all([OP.api(base + "/sampled" + q(task), ctl.signal),
+              OP.api(base + "/sampled" + q({ by: "measured", ...task }), ctl.signal)]);
             t.setRows(rows);
+            mt.setRows(measured);
+            mt.el.hidden = measured.length === 0;
             fg.el.hidden = rows.length === 0;
             if (rows.length) fg.setTree(OP.buildTree(rows.map((r) => ({ stack: (r.task === null ? "(unknown context)" : r.task) + ";" + r.function, self_us: r.time_us })), pick.value || "all tasks"));
           },

@@ -482,16 +482,27 @@ dt_bucket_top (guint b)
   return ((8ull + sub + 1) << (e - 3)) - 1;
 }
 
+/* The @q quantile of the intervals from bucket @first on (1: the nonzero ones), at its
+ * bucket's upper bound; 0 when there are none. */
 static guint64
-dt_percentile (const ProbePollSampler *s, double q)
+dt_quantile_from (const ProbePollSampler *s, guint first, double q)
 {
-  guint64 rank = (guint64) (q * (double) s->n_dt), seen = 0;
-  for (guint b = 0; b < G_N_ELEMENTS (s->dt_hist); b++) {
+  guint64 n = s->n_dt, seen = 0;
+  for (guint b = 0; b < first; b++)
+    n -= s->dt_hist[b];
+  guint64 rank = (guint64) (q * (double) n);
+  for (guint b = first; b < G_N_ELEMENTS (s->dt_hist) && n > 0; b++) {
     seen += s->dt_hist[b];
     if (seen > rank)
       return dt_bucket_top (b);
   }
   return 0;
+}
+
+static guint64
+dt_percentile (const ProbePollSampler *s, double q)
+{
+  return dt_quantile_from (s, 0, q);
 }
 
 /* The share of the sampled time spent in stalls: intervals longer than
@@ -501,14 +512,7 @@ dt_percentile (const ProbePollSampler *s, double q)
 static double
 dt_stalled (const ProbePollSampler *s)
 {
-  guint64 nonzero = s->n_dt - s->dt_hist[0], rank = nonzero / 2, seen = 0, median = 0;
-  for (guint b = 1; b < G_N_ELEMENTS (s->dt_hist) && nonzero > 0; b++) {
-    seen += s->dt_hist[b];
-    if (seen > rank) {
-      median = dt_bucket_top (b);
-      break;
-    }
-  }
+  guint64 median = dt_quantile_from (s, 1, 0.5);
   double all = 0, stalled = 0;
   for (guint b = 1; b < G_N_ELEMENTS (s->dt_hist); b++) {
     double t = (double) (s->dt_hist[b] - s->dt_shared[b]) * (double) dt_bucket_top (b);

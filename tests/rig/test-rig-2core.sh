@@ -3,22 +3,42 @@
 # cortex_m targets on one DAP (AP 0, AP 1), each AP shows its own core (code image, stack
 # pointer of the halted core), halting one core stops only that core (the other's system
 # counter keeps advancing, so a profiler sees a gap on the halted core only), and each core
-# keeps its own ground truth in its half of the shared PSRAM.
+# keeps its own ground truth in its half of the shared PSRAM. demo-2core.elf (both cores in
+# one ELF, for ORTI files with per-core arrays) holds each core's data objects at that core's
+# addresses.
 source "$(dirname "$0")/test-rig-common.sh"
 
 if [[ ${1:-} != inner ]]; then
+  # demo-2core.elf (one ELF for both cores, per core in .CORE<N>.* sections): every data
+  # object of each core's own image at the same address and size in that core's sections
+  fw=$ORTI_BUILD_DIR/tests/rig/firmware
+  objects() {  # objects ELF CORE-FILTER: "name address size" of PSRAM objects, sorted
+    readelf -sW "$1" | awk -v lo="$2" -v hi="$3" \
+      '$4 == "OBJECT" && $2 >= lo && $2 < hi { print $8, $2, $3 }' | sort
+  }
+  for core in 0 1; do
+    own=$fw/demo.elf lo=21000000 hi=21800000
+    ((core == 1)) && own=$fw/demo-core1.elf lo=21800000 hi=22000000
+    a=$(objects "$own" $lo $hi) b=$(objects "$fw/demo-2core.elf" $lo $hi)
+    [[ -n $a && $a == "$b" ]] ||
+      die "demo-2core.elf's core $core objects differ from ${own##*/}:" \
+          "$(diff <(echo "$a") <(echo "$b") | head -n 5)"
+    echo "demo-2core.elf: core $core's $(wc -l <<<"$a") data objects where ${own##*/} has them"
+  done
   exec "$RUN_RIG" --cores 2 -- "$0" inner
 fi
 
 tcl() { "$RIG_TCL" --port "$ORTI_RIG_TCL_PORT" "$@"; }
 [[ $ORTI_RIG_CORES == 2 && $ORTI_RIG_TARGET0 == sim.cpu && $ORTI_RIG_TARGET1 == sim.cpu1 ]] ||
-  die "run-rig --cores 2 exported cores '$ORTI_RIG_CORES', targets '$ORTI_RIG_TARGET0' '$ORTI_RIG_TARGET1'"
+  die "run-rig --cores 2 exported cores '$ORTI_RIG_CORES'," \
+      "targets '$ORTI_RIG_TARGET0' '$ORTI_RIG_TARGET1'"
 [[ $ORTI_RIG_TRUTH_ADDR1 == 0x21800040 && -e $ORTI_RIG_ELF1 ]] ||
   die "core 1's truth address '$ORTI_RIG_TRUTH_ADDR1' or ELF '$ORTI_RIG_ELF1'"
 
 # live system counter of core N (RigTruth.live.counter) straight from the RAM file
 counter() {
-  "$RIG_TRUTH" --core "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["live"]["counter"])'
+  "$RIG_TRUTH" --core "$1" |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["live"]["counter"])'
 }
 state() { tcl "$1 curstate"; }
 # on TARGET CMD: CMD with TARGET current (halt, resume and reg have no per-target form), then
@@ -38,7 +58,9 @@ echo "initial SP: core 0 0x$sp0, core 1 0x$sp1"
 
 # Ground truth per core: core 0 runs pfp (tasks 0, 1), core 1 split (tasks 2..5), each in its
 # own block; neither writes the other's.
-python3 - "$("$RIG_TRUTH" --core 0 --wait-snapshot 30)" "$("$RIG_TRUTH" --core 1 --wait-snapshot 30)" <<'PY' ||
+truth0=$("$RIG_TRUTH" --core 0 --wait-snapshot 30)
+truth1=$("$RIG_TRUTH" --core 1 --wait-snapshot 30)
+python3 - "$truth0" "$truth1" <<'PY' ||
 import json, sys
 t0, t1 = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 assert t0["workload"] == "pfp" and t1["workload"] == "split", (t0["workload"], t1["workload"])

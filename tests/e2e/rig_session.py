@@ -6,6 +6,10 @@ rig-truth; the trace unit's, rig-trace-truth, when it is loaded), orti-profd att
 halted target, the target runs, is halted again, the truths are read again, and orti-profd
 stops. The session's time only advances while the target runs (its clocks are frozen while it
 is halted), so the session and the truths cover the same run.
+
+ORTI_RIG_CORE=1 (inside run-rig --cores 2) puts core 1 under test instead: its truth
+(rig-truth --core 1), its ELF, its published board timer, its OpenOCD target for the halts and
+for the session (--target-per-core); core 0 runs on meanwhile.
 """
 import json
 import os
@@ -16,7 +20,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.environ["ORTI_SOURCE_DIR"], "tests/rig"))
-from trace_ref import Tcl, check, truth as unit_truth  # noqa: E402
+from trace_ref import Tcl, check, core_target, truth as unit_truth  # noqa: E402
 
 BUILD = os.environ["ORTI_BUILD_DIR"]
 PROFD = os.path.join(BUILD, "daemon/orti-profd")
@@ -26,7 +30,8 @@ SVC_ISR = {0: "SystemTimerIsr", 1: "Timer1Isr"}
 
 
 def fw_truth():
-    out = subprocess.run([os.path.join(BUILD, "tests/rig/rig-truth")], check=True,
+    core = ["--core", "1"] if core_target() is not None else []
+    out = subprocess.run([os.path.join(BUILD, "tests/rig/rig-truth"), *core], check=True,
                          capture_output=True, text=True).stdout
     return json.loads(out)
 
@@ -57,6 +62,10 @@ def swo_args():
 
 def poll_args():
     """The poll source, stamped with the firmware's published board timer."""
+    target = core_target()
+    if target is not None:
+        return ["--source", "poll", "--target-per-core", target, "--timestamp",
+                f"{os.environ['ORTI_RIG_TIMESTAMP_ADDR1']},{os.environ['ORTI_RIG_TICK_HZ']}"]
     return ["--source", "poll", "--timestamp",
             f"{os.environ['ORTI_RIG_TIMESTAMP_ADDR']},{os.environ['ORTI_RIG_TICK_HZ']}"]
 
@@ -67,7 +76,8 @@ class Session:
     def __init__(self, tmp, source, extra=(), record=None):
         self.db = os.path.join(tmp, "session.db")
         self.err_path = os.path.join(tmp, "profd.err")
-        args = [PROFD, "--orti", os.environ["ORTI_RIG_ORTI"], "--elf", os.environ["ORTI_RIG_ELF"],
+        elf = os.environ["ORTI_RIG_ELF1" if core_target() is not None else "ORTI_RIG_ELF"]
+        args = [PROFD, "--orti", os.environ["ORTI_RIG_ORTI"], "--elf", elf,
                 "--openocd", f"127.0.0.1:{os.environ['ORTI_RIG_TCL_PORT']}", *source,
                 "--db", self.db, "--http", "none", "--quiet", *extra]
         if record:

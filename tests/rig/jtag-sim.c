@@ -26,9 +26,14 @@
  * the plugin has published the stopped state (its ground truth is exact while halted).
  * Without it the DWT reads as absent (NOCYCCNT, NOTRCPKT) but keeps its 4 comparators.
  *
+ * With --elf1 (run-rig --cores 2) a second core sits behind AP 1 (DP SELECT.APSEL picks the
+ * core): its own code memory, debug registers, CSW/TAR and QMP (--qmp1), the same PSRAM file;
+ * OpenOCD attaches two cortex_m targets to the one DAP (-ap-num 0 and 1), as on a dual-core
+ * part. The trace unit belongs to core 0. With one core AP 1 does not exist (IDR 0), as before.
+ *
  * Facts measured against the real OpenOCD: ../shared/notes/openocd.md (remote_bitbang).
- * Usage: jtag-sim --ram FILE --elf FILE [--qmp SOCKET] [--port N] [--port-file FILE]
- *                 [--unix PATH] [--trace-shm FILE]
+ * Usage: jtag-sim --ram FILE --elf FILE [--qmp SOCKET] [--elf1 FILE [--qmp1 SOCKET]]
+ *                 [--port N] [--port-file FILE] [--unix PATH] [--trace-shm FILE]
  * --unix listens on a Unix-domain socket instead of TCP (OpenOCD: `remote_bitbang port 0`,
  * `remote_bitbang host PATH`): the same protocol with less kernel work per round trip.
  */
@@ -104,24 +109,14 @@ enum { IR_ABORT = 0x8, IR_DPACC = 0xA, IR_APACC = 0xB, IR_IDCODE = 0xE, IR_BYPAS
 #define DHCSR_S_RETIRE (1u << 24)
 #define DHCSR_S_RESET  (1u << 25)
 
+/* One core behind one AHB-AP (AP n = core n): its AP registers, its code image, its debug
+ * registers and run control through its own QEMU. The PSRAM file is the cores' shared bus. */
 typedef struct {
-  /* TAP */
-  TapState state;          /* current TAP state */
-  guint8 ir;               /* instruction register */
-  guint64 sr;              /* shift register (IR or the selected DR) */
-  guint sr_len;            /* its length in bits */
-  gboolean tck;            /* last TCK level written */
-  /* JTAG-DP and AHB-AP */
-  guint32 posted;          /* value captured out by the next DPACC/APACC scan */
-  guint32 rdbuff;          /* last AP read result (RDBUFF) */
-  guint32 ctrl_stat;       /* CTRL/STAT */
-  guint32 select;          /* SELECT: APSEL[31:24], APBANKSEL[7:4] */
+  /* AHB-AP (each AP keeps its own CSW and TAR, as OpenOCD expects) */
   guint32 csw;             /* AP CSW as written */
   guint32 tar;             /* AP TAR */
   /* memory */
   guint8 *code;            /* SIM_CODE_SIZE bytes from the ELF's load segments */
-  guint8 *ram;             /* the shared RAM file, mapped */
-  gsize ram_size;          /* its size */
   guint32 *ppb;            /* SIM_PPB_SIZE/4 words of debug register storage */
   /* core debug state */
   guint32 dhcsr_ctrl;      /* C_DEBUGEN..C_SNAPSTALL as written */
@@ -135,6 +130,29 @@ typedef struct {
   /* trace unit */
   RigTraceShm *trace;      /* the plugin's shared page, NULL without --trace-shm */
   guint32 match_seen[RIG_TRACE_NUMCOMP]; /* match counts at the last FUNCTIONn read */
+} SimCore;
+
+#define SIM_MAX_CORES 2u
+
+typedef struct {
+  /* TAP */
+  TapState state;          /* current TAP state */
+  guint8 ir;               /* instruction register */
+  guint64 sr;              /* shift register (IR or the selected DR) */
+  guint sr_len;            /* its length in bits */
+  gboolean tck;            /* last TCK level written */
+  /* JTAG-DP */
+  guint32 posted;          /* value captured out by the next DPACC/APACC scan */
+  guint32 rdbuff;          /* last AP read result (RDBUFF) */
+  guint32 ctrl_stat;       /* CTRL/STAT */
+  guint32 select;          /* SELECT: APSEL[31:24], APBANKSEL[7:4] */
+  /* memory shared by all cores */
+  guint8 *ram;             /* the shared RAM file, mapped */
+  gsize ram_size;          /* its size */
+  /* cores: AP n is core n; c is the one the current AP access addresses */
+  SimCore cores[SIM_MAX_CORES];
+  guint n_cores;           /* 1, or 2 with --elf1 */
+  SimCore *c;
 } Sim;
 
 /* ---- QMP ---- */
@@ -143,21 +161,21 @@ typedef struct {
 static gboolean sim_qmp_read_line(Sim *sim, GString *line)
 {
   for (;;) {
-    const char *nl = memchr(sim->qmp_buf->str, '\n', sim->qmp_buf->len);
+    const char *nl = memchr(sim->c->qmp_buf->str, '\n', sim->c->qmp_buf->len);
     if (nl != NULL) {
-      gsize n = (gsize)(nl - sim->qmp_buf->str);
+      gsize n = (gsize)(nl - sim->c->qmp_buf->str);
       g_string_truncate(line, 0);
-      g_string_append_len(line, sim->qmp_buf->str, (gssize)n);
+      g_string_append_len(line, sim->c->qmp_buf->str, (gssize)n);
       if (line->len > 0 && line->str[line->len - 1] == '\r')
         g_string_truncate(line, line->len - 1);
-      g_string_erase(sim->qmp_buf, 0, (gssize)n + 1);
+      g_string_erase(sim->c->qmp_buf, 0, (gssize)n + 1);
       return TRUE;
     }
     char buf[4096];
-    ssize_t r = read(sim->qmp_fd, buf, sizeof buf);
+    ssize_t r = read(sim->c->qmp_fd, buf, sizeof buf);
     if (r <= 0)
       return FALSE;
-    g_string_append_len(sim->qmp_buf, buf, r);
+    g_string_append_len(sim->c->qmp_buf, buf, r);
   }
 }
 
@@ -165,10 +183,10 @@ static gboolean sim_qmp_read_line(Sim *sim, GString *line)
  * NULL when QMP is gone. */
 static char *sim_qmp(Sim *sim, const char *json)
 {
-  if (sim->qmp_fd < 0)
+  if (sim->c->qmp_fd < 0)
     return NULL;
   gsize len = strlen(json);
-  if (write(sim->qmp_fd, json, len) != (ssize_t)len)
+  if (write(sim->c->qmp_fd, json, len) != (ssize_t)len)
     return NULL;
   g_autoptr(GString) line = g_string_new(NULL);
   while (sim_qmp_read_line(sim, line)) {
@@ -186,8 +204,8 @@ static gboolean sim_qmp_connect(Sim *sim, const char *path, GError **error)
     return FALSE;
   }
   strcpy(sa.sun_path, path);
-  sim->qmp_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (sim->qmp_fd < 0 || connect(sim->qmp_fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+  sim->c->qmp_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (sim->c->qmp_fd < 0 || connect(sim->c->qmp_fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
     g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno),
                 "cannot connect to QMP socket %s: %s", path, g_strerror(errno));
     return FALSE;
@@ -203,7 +221,7 @@ static gboolean sim_qmp_connect(Sim *sim, const char *path, GError **error)
     g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: QMP handshake failed", path);
     return FALSE;
   }
-  sim->halted = strstr(status, "\"running\": true") == NULL &&
+  sim->c->halted = strstr(status, "\"running\": true") == NULL &&
                 strstr(status, "\"running\":true") == NULL;
   return TRUE;
 }
@@ -211,8 +229,8 @@ static gboolean sim_qmp_connect(Sim *sim, const char *path, GError **error)
 /* Reads the halted core's registers from QEMU's `info registers` (R00..R15, XPSR). */
 static void sim_load_regs(Sim *sim)
 {
-  memset(sim->regs, 0, sizeof sim->regs);
-  sim->regs_valid = TRUE;
+  memset(sim->c->regs, 0, sizeof sim->c->regs);
+  sim->c->regs_valid = TRUE;
   g_autofree char *reply = sim_qmp(sim,
     "{\"execute\":\"human-monitor-command\",\"arguments\":{\"command-line\":\"info registers\"}}\n");
   if (reply == NULL)
@@ -222,19 +240,19 @@ static void sim_load_regs(Sim *sim)
     g_snprintf(key, sizeof key, "R%02u=", i);
     const char *p = strstr(reply, key);
     if (p != NULL)
-      sim->regs[i] = (guint32)g_ascii_strtoull(p + 4, NULL, 16);
+      sim->c->regs[i] = (guint32)g_ascii_strtoull(p + 4, NULL, 16);
   }
   const char *x = strstr(reply, "XPSR=");
   if (x != NULL)
-    sim->regs[16] = (guint32)g_ascii_strtoull(x + 5, NULL, 16);
-  gboolean handler = (sim->regs[16] & 0x1FFu) != 0;
-  sim->regs[handler ? 17 : 18] = sim->regs[13];  /* MSP in handler mode, else the PSP */
+    sim->c->regs[16] = (guint32)g_ascii_strtoull(x + 5, NULL, 16);
+  gboolean handler = (sim->c->regs[16] & 0x1FFu) != 0;
+  sim->c->regs[handler ? 17 : 18] = sim->c->regs[13];  /* MSP in handler mode, else the PSP */
 }
 
 /* The trace unit's wall-mode clock stops while QEMU is stopped (seqlock: see rig-trace-shm.h). */
 static void sim_trace_clock_halt(Sim *sim, gboolean halt)
 {
-  RigTraceShm *t = sim->trace;
+  RigTraceShm *t = sim->c->trace;
   __atomic_add_fetch(&t->clock_seq, 1, __ATOMIC_ACQ_REL);
   gint64 now = rig_trace_mono_ns();
   if (halt) {
@@ -249,7 +267,7 @@ static void sim_trace_clock_halt(Sim *sim, gboolean halt)
 /* Asks the trace unit to publish the stopped target's state and waits for it (up to 2 s). */
 static void sim_trace_sync_halt(Sim *sim)
 {
-  RigTraceShm *t = sim->trace;
+  RigTraceShm *t = sim->c->trace;
   guint32 req = __atomic_add_fetch(&t->halt_req, 1, __ATOMIC_ACQ_REL);
   gint64 deadline = g_get_monotonic_time() + 2 * G_USEC_PER_SEC;
   while (__atomic_load_n(&t->halt_ack, __ATOMIC_ACQUIRE) != req) {
@@ -263,7 +281,7 @@ static void sim_trace_sync_halt(Sim *sim)
 
 static void sim_set_halted(Sim *sim, gboolean halt)
 {
-  if (halt == sim->halted)
+  if (halt == sim->c->halted)
     return;
   g_autofree char *reply = sim_qmp(sim, halt ? "{\"execute\":\"stop\"}\n"
                                              : "{\"execute\":\"cont\"}\n");
@@ -272,22 +290,22 @@ static void sim_set_halted(Sim *sim, gboolean halt)
                reply != NULL ? reply : "no QMP connection");
     return;
   }
-  if (sim->trace != NULL) {
+  if (sim->c->trace != NULL) {
     sim_trace_clock_halt(sim, halt);
     if (halt)
       sim_trace_sync_halt(sim);
   }
-  sim->halted = halt;
-  sim->regs_valid = FALSE;
+  sim->c->halted = halt;
+  sim->c->regs_valid = FALSE;
   if (halt)
-    sim->ppb[(REG_DFSR - SIM_PPB_BASE) / 4] |= 1u;  /* DFSR.HALTED: debug request */
+    sim->c->ppb[(REG_DFSR - SIM_PPB_BASE) / 4] |= 1u;  /* DFSR.HALTED: debug request */
 }
 
 /* ---- memory map ---- */
 
 static guint32 *sim_ppb(Sim *sim, guint32 addr)
 {
-  return &sim->ppb[(addr - SIM_PPB_BASE) / 4];
+  return &sim->c->ppb[(addr - SIM_PPB_BASE) / 4];
 }
 
 /* ---- the trace unit's registers (--trace-shm) ---- */
@@ -302,13 +320,13 @@ static gboolean sim_trace_reg(guint32 addr)
 /* Tells the plugin that registers changed. */
 static void sim_trace_changed(Sim *sim)
 {
-  __atomic_add_fetch(&sim->trace->gen, 1, __ATOMIC_RELEASE);
+  __atomic_add_fetch(&sim->c->trace->gen, 1, __ATOMIC_RELEASE);
 }
 
 /* Applies DEMCR/DWT_CTRL values that may start or stop CYCCNT, keeping its count. */
 static void sim_trace_set_counting(Sim *sim, guint32 demcr, guint32 ctrl)
 {
-  RigTraceShm *t = sim->trace;
+  RigTraceShm *t = sim->c->trace;
   guint64 now = rig_trace_clock(t);
   guint32 value = rig_trace_cyccnt(t, now);
   t->demcr = demcr;
@@ -320,7 +338,7 @@ static void sim_trace_set_counting(Sim *sim, guint32 demcr, guint32 ctrl)
 /* Reads a DWT/ITM/TPIU register from the shared page. */
 static guint32 sim_trace_read(Sim *sim, guint32 addr)
 {
-  RigTraceShm *t = sim->trace;
+  RigTraceShm *t = sim->c->trace;
   gboolean trcena = (t->demcr & RIG_DEMCR_TRCENA) != 0;
   switch (addr) {
   case RIG_DWT_CTRL:
@@ -328,7 +346,7 @@ static guint32 sim_trace_read(Sim *sim, guint32 addr)
   case RIG_DWT_CYCCNT:
     return rig_trace_cyccnt(t, rig_trace_clock(t));
   case RIG_DWT_PCSR:
-    return sim->halted || !trcena ? 0xFFFFFFFFu : t->pcsr;
+    return sim->c->halted || !trcena ? 0xFFFFFFFFu : t->pcsr;
   case RIG_ITM_TER:
     return t->itm_ter;
   case RIG_ITM_TPR:
@@ -364,9 +382,9 @@ static guint32 sim_trace_read(Sim *sim, guint32 addr)
     if (addr == RIG_DWT_FUNC(n)) {
       guint32 seen = t->match_count[n];
       guint32 v = t->func[n] | (n == 1 ? 0x200u : 0u);  /* LNK1ENA: comparator 1 */
-      if (seen != sim->match_seen[n])
+      if (seen != sim->c->match_seen[n])
         v |= RIG_DWT_FUNC_MATCHED;  /* cleared by this read */
-      sim->match_seen[n] = seen;
+      sim->c->match_seen[n] = seen;
       return v;
     }
   }
@@ -377,7 +395,7 @@ static guint32 sim_trace_read(Sim *sim, guint32 addr)
  * port are ignored (only the firmware's become packets). */
 static void sim_trace_write(Sim *sim, guint32 addr, guint32 v)
 {
-  RigTraceShm *t = sim->trace;
+  RigTraceShm *t = sim->c->trace;
   switch (addr) {
   case RIG_DWT_CTRL:
     sim_trace_set_counting(sim, t->demcr, v & RIG_DWT_CTRL_RW);
@@ -430,23 +448,23 @@ static guint32 sim_ppb_read(Sim *sim, guint32 addr)
   case REG_AIRCR:
     return 0xFA050000u;
   case REG_DHCSR: {
-    guint32 v = (sim->dhcsr_ctrl & 0x2Fu) | DHCSR_S_REGRDY;
-    v |= sim->halted ? DHCSR_S_HALT : DHCSR_S_RETIRE;
-    if (sim->reset_seen)
+    guint32 v = (sim->c->dhcsr_ctrl & 0x2Fu) | DHCSR_S_REGRDY;
+    v |= sim->c->halted ? DHCSR_S_HALT : DHCSR_S_RETIRE;
+    if (sim->c->reset_seen)
       v |= DHCSR_S_RESET;
-    sim->reset_seen = FALSE;
+    sim->c->reset_seen = FALSE;
     return v;
   }
   case REG_FP_CTRL:
     return 0x260u | (*sim_ppb(sim, addr) & 1u);  /* 6 code + 2 literal comparators */
   case REG_DWT_CTRL:
-    if (sim->trace == NULL)
+    if (sim->c->trace == NULL)
       return 0x4F000000u;  /* 4 comparators; no trace packets, cycle or profiling counter */
     break;
   default:
     break;
   }
-  if (sim->trace != NULL && sim_trace_reg(addr))
+  if (sim->c->trace != NULL && sim_trace_reg(addr))
     return sim_trace_read(sim, addr);
   return *sim_ppb(sim, addr);
 }
@@ -458,20 +476,20 @@ static void sim_ppb_write(Sim *sim, guint32 addr, guint32 v)
     return;
   case REG_DEMCR:
     *sim_ppb(sim, addr) = v;
-    if (sim->trace != NULL) {
-      sim_trace_set_counting(sim, v, sim->trace->dwt_ctrl);
+    if (sim->c->trace != NULL) {
+      sim_trace_set_counting(sim, v, sim->c->trace->dwt_ctrl);
       sim_trace_changed(sim);
     }
     return;
   case REG_DWT_CTRL:
-    if (sim->trace == NULL)
+    if (sim->c->trace == NULL)
       return;
     break;
   case REG_DHCSR:
     if ((v >> 16) != 0xA05Fu)
       return;
-    sim->dhcsr_ctrl = v & 0x2Fu;
-    if (sim->qmp_fd >= 0) {
+    sim->c->dhcsr_ctrl = v & 0x2Fu;
+    if (sim->c->qmp_fd >= 0) {
       gboolean debug = (v & 1u) != 0;
       sim_set_halted(sim, debug && (v & 2u) != 0);
       if (debug && (v & 2u) == 0 && (v & 4u) != 0)
@@ -483,14 +501,14 @@ static void sim_ppb_write(Sim *sim, guint32 addr, guint32 v)
     return;
   case REG_DCRSR: {
     guint32 sel = v & 0x7Fu;
-    if (sel >= G_N_ELEMENTS(sim->regs))
+    if (sel >= G_N_ELEMENTS(sim->c->regs))
       return;
-    if (sim->halted && !sim->regs_valid)
+    if (sim->c->halted && !sim->c->regs_valid)
       sim_load_regs(sim);
     if (v & (1u << 16))
-      sim->regs[sel] = *sim_ppb(sim, REG_DCRDR);
+      sim->c->regs[sel] = *sim_ppb(sim, REG_DCRDR);
     else
-      *sim_ppb(sim, REG_DCRDR) = sim->regs[sel];
+      *sim_ppb(sim, REG_DCRDR) = sim->c->regs[sel];
     return;
   }
   case REG_AIRCR:
@@ -502,14 +520,14 @@ static void sim_ppb_write(Sim *sim, guint32 addr, guint32 v)
         g_printerr("jtag-sim: QMP system_reset failed: %s\n", r != NULL ? r : "no QMP connection");
         return;
       }
-      sim->reset_seen = TRUE;
-      sim->regs_valid = FALSE;
+      sim->c->reset_seen = TRUE;
+      sim->c->regs_valid = FALSE;
     }
     return;
   default:
     break;
   }
-  if (sim->trace != NULL && sim_trace_reg(addr))
+  if (sim->c->trace != NULL && sim_trace_reg(addr))
     sim_trace_write(sim, addr, v);
   else
     *sim_ppb(sim, addr) = v;
@@ -524,7 +542,7 @@ static gboolean sim_read32(Sim *sim, guint32 addr, guint32 *v)
     return TRUE;
   }
   if (addr < SIM_CODE_SIZE) {
-    memcpy(v, sim->code + addr, 4);
+    memcpy(v, sim->c->code + addr, 4);
     return TRUE;
   }
   if (addr >= SIM_PPB_BASE && addr - SIM_PPB_BASE < SIM_PPB_SIZE) {
@@ -565,33 +583,35 @@ static void sim_bus_error(Sim *sim)
 /* Performs an AHB-AP register access; returns the read value (0 for writes). */
 static guint32 sim_ap_access(Sim *sim, guint32 reg, gboolean read, guint32 data)
 {
-  if ((sim->select >> 24) != 0)
-    return 0;  /* only AP 0 exists */
-  guint size = 1u << (sim->csw & 7u);  /* 1, 2, 4 bytes */
-  guint inc = (sim->csw >> 4) & 3u;    /* 0 off, 1 single, 2 packed */
+  guint apsel = sim->select >> 24;
+  if (apsel >= sim->n_cores)
+    return 0;  /* no such AP: reads as 0 (IDR 0 ends OpenOCD's AP scan) */
+  sim->c = &sim->cores[apsel];
+  guint size = 1u << (sim->c->csw & 7u);  /* 1, 2, 4 bytes */
+  guint inc = (sim->c->csw >> 4) & 3u;    /* 0 off, 1 single, 2 packed */
   if (size > 4)
     size = 4;
   switch (reg) {
   case 0x00:
     if (!read)
-      sim->csw = data;
-    return sim->csw;
+      sim->c->csw = data;
+    return sim->c->csw;
   case 0x04:
     if (!read)
-      sim->tar = data;
-    return sim->tar;
+      sim->c->tar = data;
+    return sim->c->tar;
   case 0x0C: {
     guint32 v = 0;
     guint units = inc == 2 ? 4u / size : 1u;
     if (read && units == 1) {
-      if (!sim_read32(sim, sim->tar, &v))  /* the whole word: the lane TAR[1:0] selects */
+      if (!sim_read32(sim, sim->c->tar, &v))  /* the whole word: the lane TAR[1:0] selects */
         sim_bus_error(sim);
     } else if (read) {
       /* Packed: unit i comes from TAR + i*size in the lanes of that address, so from an
        * unaligned TAR the units wrap into the low lanes with bytes of the next word. Each
        * unit's lanes come from its aligned word, as for a single (unpacked) access. */
       for (guint i = 0; i < units; i++) {
-        guint32 addr = sim->tar + i * size, w = 0;
+        guint32 addr = sim->c->tar + i * size, w = 0;
         if (!sim_read32(sim, addr, &w))
           sim_bus_error(sim);
         for (guint j = 0; j < size; j++)
@@ -599,15 +619,15 @@ static guint32 sim_ap_access(Sim *sim, guint32 reg, gboolean read, guint32 data)
       }
     } else {
       for (guint i = 0; i < units; i++)
-        if (!sim_write(sim, sim->tar + i * size, size, data))
+        if (!sim_write(sim, sim->c->tar + i * size, size, data))
           sim_bus_error(sim);
     }
     if (inc != 0)
-      sim->tar += units * size;
+      sim->c->tar += units * size;
     return v;
   }
   case 0x10: case 0x14: case 0x18: case 0x1C: {
-    guint32 addr = (sim->tar & ~0xFu) + (reg - 0x10u);
+    guint32 addr = (sim->c->tar & ~0xFu) + (reg - 0x10u);
     guint32 v = 0;
     if (read) {
       if (!sim_read32(sim, addr, &v))
@@ -811,7 +831,7 @@ static gboolean sim_load_elf(Sim *sim, const char *path, GError **error)
       ok = FALSE;
       break;
     }
-    memcpy(sim->code + ph.p_paddr, raw + ph.p_offset, ph.p_filesz);
+    memcpy(sim->c->code + ph.p_paddr, raw + ph.p_offset, ph.p_filesz);
     loaded++;
   }
   if (ok && loaded == 0)
@@ -835,11 +855,11 @@ static gboolean sim_map_ram(Sim *sim, const char *path, GError **error)
 /* Maps the trace unit's shared page and waits (up to 10 s) until the plugin initialised it. */
 static gboolean sim_map_trace(Sim *sim, const char *path, GError **error)
 {
-  sim->trace = rig_trace_map_file(path, sizeof(RigTraceShm), TRUE, NULL, error);
-  if (sim->trace == NULL)
+  sim->c->trace = rig_trace_map_file(path, sizeof(RigTraceShm), TRUE, NULL, error);
+  if (sim->c->trace == NULL)
     return FALSE;
   gint64 deadline = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
-  while (__atomic_load_n(&sim->trace->magic, __ATOMIC_ACQUIRE) != RIG_TRACE_SHM_MAGIC) {
+  while (__atomic_load_n(&sim->c->trace->magic, __ATOMIC_ACQUIRE) != RIG_TRACE_SHM_MAGIC) {
     if (g_get_monotonic_time() > deadline) {
       g_set_error(error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
                   "%s: the trace unit plugin did not initialise it", path);
@@ -847,9 +867,9 @@ static gboolean sim_map_trace(Sim *sim, const char *path, GError **error)
     }
     g_usleep(1000);
   }
-  if (sim->trace->version != RIG_TRACE_SHM_VERSION) {
+  if (sim->c->trace->version != RIG_TRACE_SHM_VERSION) {
     g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: layout version %u, want %u",
-                path, sim->trace->version, RIG_TRACE_SHM_VERSION);
+                path, sim->c->trace->version, RIG_TRACE_SHM_VERSION);
     return FALSE;
   }
   return TRUE;
@@ -904,6 +924,8 @@ int main(int argc, char **argv)
   g_autofree char *port_file = NULL;
   g_autofree char *unix_path = NULL;
   g_autofree char *trace_path = NULL;
+  g_autofree char *elf1_path = NULL;
+  g_autofree char *qmp1_path = NULL;
   int port = 0;
   GOptionEntry entries[] = {
     { "ram", 0, 0, G_OPTION_ARG_FILENAME, &ram_path, "QEMU's shared RAM file (PSRAM)", "FILE" },
@@ -917,6 +939,10 @@ int main(int argc, char **argv)
       "listen on this Unix-domain socket instead of TCP", "PATH" },
     { "trace-shm", 0, 0, G_OPTION_ARG_FILENAME, &trace_path,
       "the trace unit's shared page (DWT, ITM, TPIU registers)", "FILE" },
+    { "elf1", 0, 0, G_OPTION_ARG_FILENAME, &elf1_path,
+      "a second core behind AP 1: its firmware ELF (its own code memory)", "FILE" },
+    { "qmp1", 0, 0, G_OPTION_ARG_FILENAME, &qmp1_path,
+      "the second core's QEMU QMP socket (with --elf1)", "PATH" },
     { NULL },
   };
   g_autoptr(GOptionContext) ctx = g_option_context_new("- simulated JTAG probe for OpenOCD");
@@ -930,20 +956,35 @@ int main(int argc, char **argv)
     g_printerr("jtag-sim: --ram and --elf are required, --port must be 0..65535\n");
     return 2;
   }
+  if (qmp1_path != NULL && elf1_path == NULL) {
+    g_printerr("jtag-sim: --qmp1 needs --elf1\n");
+    return 2;
+  }
 
   /* an OpenOCD killed while a reply is on its way must cost that connection, not the probe:
    * without this the write's SIGPIPE ended jtag-sim, and a restarted OpenOCD found no one
    * listening (test-probe-faults, with a CPU hog widening the window between read and reply) */
   signal(SIGPIPE, SIG_IGN);
-  Sim sim = { .state = TAP_TLR, .ir = IR_IDCODE, .qmp_fd = -1 };
-  sim.code = g_malloc0(SIM_CODE_SIZE);
-  sim.ppb = g_malloc0(SIM_PPB_SIZE);
-  sim.qmp_buf = g_string_new(NULL);
+  Sim sim = { .state = TAP_TLR, .ir = IR_IDCODE, .n_cores = elf1_path != NULL ? 2u : 1u };
+  const char *elfs[SIM_MAX_CORES] = { elf_path, elf1_path };
+  const char *qmps[SIM_MAX_CORES] = { qmp_path, qmp1_path };
+  for (guint i = 0; i < sim.n_cores; i++) {
+    sim.c = &sim.cores[i];
+    sim.c->qmp_fd = -1;
+    sim.c->code = g_malloc0(SIM_CODE_SIZE);
+    sim.c->ppb = g_malloc0(SIM_PPB_SIZE);
+    sim.c->qmp_buf = g_string_new(NULL);
+    if (!sim_load_elf(&sim, elfs[i], &error) ||
+        (qmps[i] != NULL && !sim_qmp_connect(&sim, qmps[i], &error)) ||
+        (i == 0 && trace_path != NULL && !sim_map_trace(&sim, trace_path, &error))) {
+      g_printerr("jtag-sim: core %u: %s\n", i, error->message);
+      return 1;
+    }
+  }
+  sim.c = &sim.cores[0];
   guint16 bound = 0;
   int lfd = -1;
-  if (!sim_load_elf(&sim, elf_path, &error) || !sim_map_ram(&sim, ram_path, &error) ||
-      (qmp_path != NULL && !sim_qmp_connect(&sim, qmp_path, &error)) ||
-      (trace_path != NULL && !sim_map_trace(&sim, trace_path, &error)) ||
+  if (!sim_map_ram(&sim, ram_path, &error) ||
       (lfd = unix_path != NULL ? sim_listen_unix(unix_path, &error)
                                : sim_listen((guint16)port, &bound, &error)) < 0) {
     g_printerr("jtag-sim: %s\n", error->message);

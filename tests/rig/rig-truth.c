@@ -22,8 +22,8 @@ static const char *const truth_isr_names[] = RIG_ISR_NAMES;
 G_STATIC_ASSERT(G_N_ELEMENTS(truth_task_names) == RIG_MAX_TASKS);
 G_STATIC_ASSERT(G_N_ELEMENTS(truth_isr_names) == RIG_MAX_ISRS);
 
-/* Reads the truth block from the RAM file; FALSE with `error` set on I/O failure. */
-static gboolean truth_read(const char *path, RigTruth *t, GError **error)
+/* Reads the truth block at `addr` from the RAM file; FALSE with `error` set on I/O failure. */
+static gboolean truth_read(const char *path, guint32 addr, RigTruth *t, GError **error)
 {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -31,12 +31,12 @@ static gboolean truth_read(const char *path, RigTruth *t, GError **error)
                 g_strerror(errno));
     return FALSE;
   }
-  ssize_t n = pread(fd, t, sizeof *t, RIG_TRUTH_ADDR - RIG_PSRAM_BASE);
+  ssize_t n = pread(fd, t, sizeof *t, addr - RIG_PSRAM_BASE);
   close(fd);
   if (n != (ssize_t)sizeof *t) {
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                 "%s: too short for the ground truth at offset 0x%x", path,
-                RIG_TRUTH_ADDR - RIG_PSRAM_BASE);
+                addr - RIG_PSRAM_BASE);
     return FALSE;
   }
   return TRUE;
@@ -69,7 +69,10 @@ static void truth_print_stats(const char *key, const RigStats *s, guint n_tasks,
 int main(int argc, char **argv)
 {
   double wait_ready = 0, wait_snapshot = 0;
+  int core = 0;
   GOptionEntry entries[] = {
+    { "core", 0, 0, G_OPTION_ARG_INT, &core,
+      "the core of a two-core rig (run-rig --cores 2) whose truth to print: 0 or 1", "N" },
     { "wait-ready", 0, 0, G_OPTION_ARG_DOUBLE, &wait_ready,
       "wait up to S seconds for the ready marker", "S" },
     { "wait-snapshot", 0, 0, G_OPTION_ARG_DOUBLE, &wait_snapshot,
@@ -88,10 +91,15 @@ int main(int argc, char **argv)
     g_printerr("rig-truth: give RAMFILE or set ORTI_RIG_RAM\n");
     return 2;
   }
+  if (core != 0 && core != 1) {
+    g_printerr("rig-truth: --core must be 0 or 1\n");
+    return 2;
+  }
+  guint32 addr = core == 0 ? RIG_TRUTH_ADDR : RIG_TRUTH_ADDR1;
   gint64 deadline = g_get_monotonic_time() + (gint64)(MAX(wait_ready, wait_snapshot) * 1e6);
   RigTruth t;
   for (;;) {
-    if (!truth_read(path, &t, &error)) {
+    if (!truth_read(path, addr, &t, &error)) {
       g_printerr("rig-truth: %s\n", error->message);
       return 1;
     }
@@ -109,7 +117,7 @@ int main(int argc, char **argv)
   if (t.magic != RIG_TRUTH_MAGIC || t.version != RIG_TRUTH_VERSION ||
       t.n_tasks > RIG_MAX_TASKS || t.n_isrs > RIG_MAX_ISRS) {
     g_printerr("rig-truth: %s: no ground truth at 0x%08x (magic 0x%08x, version %u)%s\n", path,
-               RIG_TRUTH_ADDR, t.magic, t.version,
+               addr, t.magic, t.version,
                t.magic == 0xDEADDEADu ? ": the firmware took a fault" : "");
     return 1;
   }

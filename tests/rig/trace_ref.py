@@ -75,11 +75,29 @@ class Tcl:
         self(f"write_memory 0x{addr:08x} 32 {{0x{value & 0xFFFFFFFF:08x}}}")
 
     def halt(self):
-        self("halt")
-        check(self("[target current] curstate") == "halted", "target did not halt")
+        target = core_target()
+        if target is None:
+            self("halt")
+            check(self("[target current] curstate") == "halted", "target did not halt")
+        else:  # OpenOCD 0.12 has no per-target halt: make the core current for it
+            self(f"targets {target}; halt; targets {os.environ['ORTI_RIG_TARGET0']}")
+            check(self(f"{target} curstate") == "halted", f"{target} did not halt")
 
     def resume(self):
-        self("resume")
+        target = core_target()
+        if target is None:
+            self("resume")
+        else:
+            self(f"targets {target}; resume; targets {os.environ['ORTI_RIG_TARGET0']}")
+
+
+def core_target():
+    """The OpenOCD target of the core under test, ORTI_RIG_CORE=1 on a two-core rig (run-rig
+    --cores 2); None for core 0 / a one-core rig (the current target)."""
+    if os.environ.get("ORTI_RIG_CORE", "0") == "0":
+        return None
+    check(os.environ.get("ORTI_RIG_CORES") == "2", "ORTI_RIG_CORE=1 needs run-rig --cores 2")
+    return os.environ["ORTI_RIG_TARGET1"]
 
 
 class Qmp:

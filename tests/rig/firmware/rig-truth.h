@@ -14,6 +14,8 @@
  *               bit 8 (RIG_BOOT_WFI) = the idle loop may sleep in WFI (only without -icount)
  *               bit 9 (RIG_BOOT_SLOW) = "a slower build": pfp's inner load takes 6 ms, not 4
  *   0x21000040  RigTruth
+ * Core 1 of the two-core rig (run-rig --cores 2, demo-core1.elf) has the same layout in the
+ * upper half of PSRAM: boot word 0x21800000, RigTruth 0x21800040.
  */
 #ifndef RIG_TRUTH_H
 #define RIG_TRUTH_H
@@ -25,6 +27,7 @@
 #define RIG_BOOT_WFI        0x100u      /* boot word: idle in WFI */
 #define RIG_BOOT_SLOW       0x200u      /* boot word: pfp_inner_load 1.5x slower */
 #define RIG_TRUTH_ADDR      0x21000040u /* RigTruth */
+#define RIG_TRUTH_ADDR1     0x21800040u /* core 1's RigTruth (run-rig --cores 2, demo-core1.ld) */
 #define RIG_TRUTH_MAGIC     0x54474952u /* "RIGT" */
 #define RIG_TRUTH_VERSION   3u
 #define RIG_TICK_HZ         25000000u   /* board timer rate: all *_ticks fields */

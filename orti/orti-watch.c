@@ -357,20 +357,35 @@ watch_task_free (gpointer p)
   g_free (t);
 }
 
-/* Each TASK object: its RUNNINGTASK value (by name), STATE and PRIORITY. */
+/* Each TASK object: its core, its RUNNINGTASK value (by name), STATE and PRIORITY. The core is
+ * the one its constant core attribute names (EB's STRING vs_COREASSIGNMENT = "1", or vs_CORE /
+ * vs_CORE_ID / CORE) when the file has that many cores, else the first core whose RUNNINGTASK
+ * lists its name: per-core arrays sharing one task enum list every task on every core, and
+ * only the attribute says which core's copies of per-core symbols its formulas read. */
 static void
 resolve_tasks (OrtiWatch *watch, OrtiDoc *doc, OrtiElf *elf, int core)
 {
   GPtrArray *objs = orti_doc_get_objects (doc, "TASK");
   static const char *const static_prio[] = { "vs_REALPRIORITY", "vs_HomePriority",
                                               "vs_Home_Priority", "vs_ASSIGNEDPRIO", NULL };
+  static const char *const core_attrs[] = { "vs_COREASSIGNMENT", "vs_CORE", "vs_CORE_ID", "CORE",
+                                            NULL };
   for (guint i = 0; i < objs->len; i++) {
     OrtiObject *obj = g_ptr_array_index (objs, i);
     OrtiWatchTask *t = g_new0 (OrtiWatchTask, 1);
     t->name = orti_object_get_name (obj);
     t->loc = orti_object_get_location (obj);
     const OrtiValueName *named = NULL;
-    for (guint k = 0; k < watch->n_cores && !t->has_value; k++) {
+    gint64 assigned = 0;
+    if (watch->n_cores > 1 && constant_attr (obj, core_attrs, &assigned) &&
+        (assigned < 0 || assigned >= watch->n_cores)) {
+      add_note (watch, t->loc, "TASK %s: its core attribute names core %" G_GINT64_FORMAT
+                ", but the file describes %u cores: ignored", t->name, assigned,
+                watch->n_cores);
+      assigned = 0;
+    }
+    for (guint j = 0; j < watch->n_cores && !t->has_value; j++) {
+      guint k = (guint) ((assigned + j) % watch->n_cores); /* the assigned core first */
       const OrtiWatchAttr *rt = orti_watch_get (watch, k, "RUNNINGTASK");
       for (guint e = 0; rt && rt->values && e < orti_value_map_get_size (rt->values); e++) {
         const OrtiValueName *vn = orti_value_map_get (rt->values, e);

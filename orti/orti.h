@@ -343,7 +343,9 @@ OrtiTaskState orti_task_state_from_name (const char *name);
 typedef struct {
   const char *name;          /* the TASK object's name */
   OrtiLocation loc;          /* where the object is defined */
-  guint core;                /* file core whose RUNNINGTASK names it (0 when none does) */
+  guint core;                /* its core: the one its core attribute names (vs_COREASSIGNMENT,
+                              * vs_CORE, vs_CORE_ID, CORE), else the first whose RUNNINGTASK
+                              * names it (0 when none does) */
   gboolean has_value;        /* a RUNNINGTASK element of the same name gives … */
   gint64 value;              /* … the value RUNNINGTASK holds while it runs */
   OrtiWatchAttr *state;      /* its STATE (NULL: not defined) */

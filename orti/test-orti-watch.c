@@ -160,6 +160,54 @@ test_smp_fixture (void)
   g_assert_null (orti_watch_get (watch, 2, "RUNNINGTASK"));
 }
 
+/* Per-core arrays sharing one task enum list every task on every core: a TASK's constant core
+ * attribute (EB's STRING vs_COREASSIGNMENT; vs_CORE, vs_CORE_ID, CORE) says which core it is
+ * on. Without one, the first core listing it; one naming a core the file lacks is noted and
+ * ignored. */
+static const char assigned_orti[] =
+  "VERSION { KOIL = \"2.3\"; OSSEMANTICS = \"ORTI\", \"2.3\"; };\n"
+  "IMPLEMENTATION Test {\n"
+  "  OS {\n"
+  "    TOTRACE ENUM \"unsigned char\" [ \"NO_TASK\" = 0xFF, \"A\" = 0, \"B\" = 1, \"C\" = 2,\n"
+  "      \"D\" = 3 ] RUNNINGTASK[], \"Running task\";\n"
+  "  }, \"OS\";\n"
+  "  TASK { CTYPE \"unsigned char\" PRIORITY, \"Prio\"; STRING vs_COREASSIGNMENT, \"Core\";\n"
+  "    STRING vs_CORE_ID, \"Core id\"; }, \"Tasks\";\n"
+  "};\n"
+  "OS os {\n"
+  "  RUNNINGTASK[0] = \"*(unsigned char *)0x20000000\";\n"
+  "  RUNNINGTASK[1] = \"*(unsigned char *)0x20000001\";\n"
+  "};\n"
+  "TASK A { PRIORITY = \"1\"; vs_COREASSIGNMENT = \"0\"; };\n"
+  "TASK B { PRIORITY = \"2\"; vs_COREASSIGNMENT = \"1\"; };\n"
+  "TASK C { PRIORITY = \"3\"; vs_CORE_ID = \"1\"; };\n"
+  "TASK D { PRIORITY = \"4\"; vs_COREASSIGNMENT = \"7\"; };\n";
+
+static void
+test_core_assignment (void)
+{
+  g_autoptr (OrtiDoc) doc = parse (assigned_orti);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (OrtiWatch) watch = orti_watch_resolve (doc, NULL, -1, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (orti_watch_get_n_cores (watch), ==, 2);
+  static const struct { gint64 value; guint core; const char *name; } want[] = {
+    { 0, 0, "A" }, { 1, 1, "B" }, { 2, 1, "C" }, { 3, 0, "D" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++) {
+    const OrtiWatchTask *t = orti_watch_lookup_task (watch, want[i].core, want[i].value);
+    g_assert_nonnull (t);
+    g_assert_cmpstr (t->name, ==, want[i].name);
+    g_assert_null (orti_watch_lookup_task (watch, 1 - want[i].core, want[i].value));
+  }
+  gboolean noted = FALSE;
+  GPtrArray *notes = orti_watch_get_notes (watch);
+  for (guint i = 0; i < notes->len; i++)
+    noted |= strstr (((OrtiWatchNote *) g_ptr_array_index (notes, i))->message,
+                     "TASK D: its core attribute names core 7") != NULL;
+  g_assert_true (noted);
+}
+
 static void
 test_value_rules (void)
 {
@@ -481,6 +529,7 @@ main (int argc, char **argv)
   g_assert_no_error (error);
   g_test_add_func ("/orti/watch/smp-fixture", test_smp_fixture);
   g_test_add_func ("/orti/watch/value-rules", test_value_rules);
+  g_test_add_func ("/orti/watch/core-assignment", test_core_assignment);
   g_test_add_func ("/orti/watch/no-os", test_no_os);
   g_test_add_func ("/orti/watch/shared-variable", test_shared_variable);
   g_test_add_func ("/orti/watch/placeholder-isr", test_placeholder_isr);

@@ -16,6 +16,7 @@
 #define STEP 10u  /* ticks between samples */
 #define SPAN 500u /* ticks the capture covers */
 
+static const char *profd;   /* the built orti-profd (argv[1]), or NULL */
 static char *shared_files; /* ORTI corpus directory, or NULL */
 static char *shared_elf;   /* the TC29x merged ELF, or NULL */
 
@@ -162,6 +163,26 @@ test_replay_two_files (void)
   g_assert_cmpint (sha[64], ==, ',');
   g_assert_true (strncmp (sha, sha + 65, 64) != 0); /* two different files */
   store_db_close (g_steal_pointer (&db));
+
+  /* the command line: --orti repeated, the same session */
+  if (profd != NULL) {
+    g_autofree char *db2 = g_build_filename (dir, "cli.db", NULL);
+    g_autofree char *err = NULL;
+    int status = 0;
+    const char *argv[] = { profd, "run", "--orti", f0, "--orti", f1, "--replay", capture,
+                           "--db", db2, "--http", "none", "--quiet", NULL };
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+                                 NULL, NULL, &err, &status, &error));
+    g_test_message ("%s", err);
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+    db = store_db_open (db2, STORE_OPEN_READ_ONLY, &error);
+    g_assert_no_error (error);
+    g_autofree char *b = db_text (db, "SELECT group_concat(task || '=' || task_value || ':' || "
+                                  "CAST(round(run_total_us) AS INTEGER), ' ') FROM (SELECT * FROM "
+                                  "task_stats ORDER BY task)");
+    g_assert_cmpstr (b, ==, "TaskA=0:150 TaskA2=1:60 TaskB=65536:200 TaskB2=65537:30");
+    store_db_close (g_steal_pointer (&db));
+  }
 
   /* the same capture with one file: refused, naming the capture */
   SessionConfig one = cfg;
@@ -326,6 +347,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  profd = argc > 1 ? argv[1] : NULL;
   const char *shared = g_getenv ("ORTI_SHARED_DIR");
   if (shared != NULL) {
     char *files = g_build_filename (shared, "orti-corpus", "files", NULL);

@@ -274,6 +274,55 @@ test_errors (void)
   rm_dir (dir);
 }
 
+static void
+collect (const ProbeEvent *ev, gpointer user)
+{
+  g_array_append_val ((GArray *) user, *ev);
+}
+
+/* The poll decoder with one file per core: task 0 of core 0 and task 0 of core 1 each have a
+ * STATE channel; core 1's task 0 leaving for idle while WAITING is a TASK_WAIT on core 1,
+ * whatever core 0's task 0 (SUSPENDED) says. */
+static void
+test_decoder_state_per_core (void)
+{
+  static gint64 none[] = { 0xFF };
+  static ProbePollValueClass states[] = { { 0, PROBE_VALUE_RUNNING }, { 1, PROBE_VALUE_READY },
+                                          { 2, PROBE_VALUE_WAITING },
+                                          { 3, PROBE_VALUE_SUSPENDED } };
+  ProbePollChannel ch[4] = { 0 };
+  for (guint c = 0; c < 2; c++) {
+    ch[c] = (ProbePollChannel) { .kind = PROBE_POLL_TASK, .core = (guint16) c, .name = "task",
+                                 .simple = TRUE, .address = 0x100 + c, .width = 1,
+                                 .none_values = none, .n_none_values = 1 };
+    ch[2 + c] = (ProbePollChannel) { .kind = PROBE_POLL_TASK_STATE, .core = (guint16) c,
+                                     .name = "state", .simple = TRUE, .address = 0x200 + c,
+                                     .width = 1, .classes = states, .n_classes = 4, .task = 0 };
+  }
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ProbePollDecoder) d = probe_poll_decoder_new (ch, 4, &error);
+  g_assert_no_error (error);
+  g_autoptr (GByteArray) rec = g_byte_array_new ();
+  const guint32 valid = 0xF;
+  const gint64 v0[] = { 0xFF, 0, 3, 0 }, v1[] = { 0xFF, 0xFF, 3, 2 };
+  probe_poll_record_append (rec, 4, &valid, 0, v0);
+  probe_poll_record_append (rec, 4, &valid, 10, v1);
+  g_autoptr (GArray) events = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+  g_assert_true (probe_poll_decoder_feed (d, rec->data, rec->len, collect, events, &error));
+  g_assert_no_error (error);
+  guint waits = 0;
+  for (guint i = 0; i < events->len; i++) {
+    const ProbeEvent *ev = &g_array_index (events, ProbeEvent, i);
+    g_assert_cmpuint (ev->kind, !=, PROBE_EVENT_TASK_TERMINATE);
+    if (ev->kind == PROBE_EVENT_TASK_WAIT) {
+      g_assert_cmpuint (ev->core, ==, 1);
+      g_assert_cmpuint (ev->ts, ==, 10);
+      waits++;
+    }
+  }
+  g_assert_cmpuint (waits, ==, 1);
+}
+
 static gboolean
 need_shared (void)
 {
@@ -364,6 +413,7 @@ main (int argc, char **argv)
   g_test_add_func ("/multi-orti/replay-two-files", test_replay_two_files);
   g_test_add_func ("/multi-orti/errors", test_errors);
   g_test_add_func ("/multi-orti/erika", test_erika);
+  g_test_add_func ("/multi-orti/decoder-state-per-core", test_decoder_state_per_core);
   int status = g_test_run ();
   g_free (shared_files);
   g_free (shared_elf);

@@ -682,7 +682,7 @@ cmd_run (int argc, char **argv)
   g_auto (GStrv) orti_given = NULL;
   int core = -1;
   GOptionEntry entries[] = {
-    { "orti", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &orti_given, "ORTI file of the firmware", "FILE" },
+    { "orti", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &orti_given, "ORTI file of the firmware; several (repeated or comma-separated): one file per core, file K describing core K (ERIKA)", "FILE" },
     { "elf", 0, 0, G_OPTION_ARG_FILENAME, &o.elf, "Firmware ELF (with DWARF)", "ELF" },
     { "core", 0, 0, G_OPTION_ARG_INT, &core, "Only this core's copies of per-core symbols", "N" },
     { "target-per-core", 0, 0, G_OPTION_ARG_STRING, &o.target_per_core, "Poll: read core 0, 1, …'s variables through these OpenOCD targets (an AMP part); auto: OpenOCD's `target names` in order", "NAME,NAME|auto" },
@@ -729,18 +729,10 @@ cmd_run (int argc, char **argv)
     run_options_clear (&o);
     return 2;
   }
-  /* one ORTI file per core (repeated or comma-separated --orti) is read by inspect; a session
-   * cannot watch several yet: say so rather than silently take the last one */
-  if (orti_given != NULL) {
-    g_autofree char *all = g_strjoinv (",", orti_given);
-    if (g_strv_length (orti_given) > 1 || strchr (all, ',') != NULL) {
-      fprintf (stderr, "orti-profd: --orti %s: one ORTI file per core is not supported by run "
-               "yet (only by inspect); give the one file that describes every core\n", all);
-      run_options_clear (&o);
-      return 2;
-    }
-    o.orti = g_strdup (orti_given[0]);
-  }
+  /* --orti FILE, or one file per core (repeated or comma-separated: file K is core K): the
+   * session takes them as one comma-separated list (session_watch_new_from_option) */
+  if (orti_given != NULL)
+    o.orti = g_strjoinv (",", orti_given);
 
   /* config files fill what the command line did not set */
   RunOptions file = { .core = -1 };

@@ -14,15 +14,16 @@ plan_eval_adapter (gpointer plan, ProbeReadFunc read, gpointer read_data, gint64
   return orti_plan_eval (plan, (OrtiReadFunc) read, read_data, value, error);
 }
 
-/* The channel reading @wa's plan: a simple read, else its Tcl form (evaluated inside OpenOCD's
+/* The channel reading @wa's plan (on the core of the file being added when one file per core): a simple read, else its Tcl form (evaluated inside OpenOCD's
  * batch) with the host evaluator as fallback. */
 static ProbePollChannel
-channel_for (const OrtiWatchAttr *wa, ProbePollKind kind, const char *what)
+channel_for (const SessionWatch *w, const OrtiWatchAttr *wa, ProbePollKind kind, const char *what)
 {
   ProbePollChannel ch = { 0 };
+  guint core = w->n_files > 1 ? w->adding_core : wa->core; /* one file per core: the file's */
   ch.kind = kind;
-  ch.core = (guint16) wa->core;
-  ch.name = g_strdup_printf ("%s core %u (%s)", what, wa->core, wa->formula);
+  ch.core = (guint16) core;
+  ch.name = g_strdup_printf ("%s core %u (%s)", what, core, wa->formula);
   if (orti_plan_is_simple_read (wa->plan)) {
     const OrtiPlanRead *r = orti_plan_get_read (wa->plan, 0);
     ch.simple = TRUE;
@@ -80,6 +81,24 @@ service_class (const char *name)
   return PROBE_VALUE_OTHER;
 }
 
+/* Names @key (a raw ORTI value of the file being added) in @names under its session-wide id
+ * (session_watch_namespace for the file's core). Two files naming one id differently (values
+ * at or above SESSION_WATCH_NS_LIMIT are left as they are) keep the first name, with a note. */
+static void
+put_name (SessionWatch *w, GHashTable *names, guint32 key, const char *name)
+{
+  guint32 id = session_watch_namespace (w, w->adding_core, key);
+  const char *had = g_hash_table_lookup (names, GUINT_TO_POINTER (id));
+  if (had != NULL && strcmp (had, name) != 0 && w->n_files > 1 &&
+      names != w->service_names) {
+    g_ptr_array_add (w->warnings, g_strdup_printf ("%s: note: id 0x%x of \"%s\" is also \"%s\" "
+                                                   "of another core's file; kept \"%s\"",
+                                                   w->adding_path, id, name, had, had));
+    return;
+  }
+  g_hash_table_insert (names, GUINT_TO_POINTER (id), g_strdup (name));
+}
+
 /* Add the poll channel for one watched attribute, and its names. @isr: for RUNNINGTASK, the
  * core's ISR attribute when it shares RUNNINGTASK's variable (its named values are ISR2s). */
 static void
@@ -110,7 +129,7 @@ add_channel (SessionWatch *w, const OrtiWatchAttr *wa, ProbePollKind kind, GHash
     }
     gint64 key = kind == PROBE_POLL_SERVICE && wa->service_entry_bit ? (vn->value & ~1) : vn->value;
     if (names != NULL)
-      g_hash_table_insert (names, GUINT_TO_POINTER ((guint32) key), g_strdup (vn->name));
+      put_name (w, names, (guint32) key, vn->name);
     guint32 svc = kind == PROBE_POLL_SERVICE ? service_class (vn->name) : PROBE_VALUE_OTHER;
     if (svc != PROBE_VALUE_OTHER)
       add_class (classes, key, svc);
@@ -123,8 +142,7 @@ add_channel (SessionWatch *w, const OrtiWatchAttr *wa, ProbePollKind kind, GHash
          !orti_value_map_lookup (map, vn->value)->is_placeholder))
       continue;
     add_class (classes, vn->value, PROBE_VALUE_ISR);
-    g_hash_table_insert (w->isr_names, GUINT_TO_POINTER ((guint32) vn->value),
-                         g_strdup (vn->name));
+    put_name (w, w->isr_names, (guint32) vn->value, vn->name);
   }
   /* ISR2 values are often entry addresses or indices with no element for "none": 0 is
    * then the "no ISR" value (ERIKA, VSTAR: NULL pointer) */
@@ -135,7 +153,7 @@ add_channel (SessionWatch *w, const OrtiWatchAttr *wa, ProbePollKind kind, GHash
   if (wa->plan == NULL)
     return; /* reported by inspect; the session watches what it can */
 
-  ProbePollChannel ch = channel_for (wa, kind, wa->attr);
+  ProbePollChannel ch = channel_for (w, wa, kind, wa->attr);
   gsize n_none = 0;
   ch.none_values = (gint64 *) g_array_steal (none, &n_none);
   ch.n_none_values = (guint) n_none;
@@ -159,20 +177,19 @@ state_class (OrtiTaskState st)
 /* Task evidence: one TASK_STATE channel per task whose STATE can be read (or whose static
  * priority is known); the inference summary. @core: -1 all cores. */
 static void
-add_task_evidence (SessionWatch *w, int core, gboolean running_priority)
+add_task_evidence (SessionWatch *w, OrtiWatch *watch, int core, guint n_cores)
 {
-  guint n_tasks = 0, n_state = 0, n_prio = 0;
-  for (guint i = 0; i < orti_watch_get_n_tasks (w->watch); i++) {
-    const OrtiWatchTask *t = orti_watch_get_task (w->watch, i);
-    if (!t->has_value || (core >= 0 && w->n_cores > 1 && (int) t->core != core))
+  for (guint i = 0; i < orti_watch_get_n_tasks (watch); i++) {
+    const OrtiWatchTask *t = orti_watch_get_task (watch, i);
+    if (!t->has_value || (core >= 0 && n_cores > 1 && (int) t->core != core))
       continue;
-    n_tasks++;
+    w->ev_tasks++;
     gboolean state = t->state && t->state->plan && t->state->values;
     if (!state && !t->has_static_priority)
       continue;
     ProbePollChannel ch = { 0 };
     if (state) {
-      ch = channel_for (t->state, PROBE_POLL_TASK_STATE, t->name);
+      ch = channel_for (w, t->state, PROBE_POLL_TASK_STATE, t->name);
       g_autoptr (GArray) classes = g_array_new (FALSE, FALSE, sizeof (ProbePollValueClass));
       for (guint k = 0; k < orti_value_map_get_size (t->state->values); k++) {
         const OrtiValueName *vn = orti_value_map_get (t->state->values, k);
@@ -180,7 +197,7 @@ add_task_evidence (SessionWatch *w, int core, gboolean running_priority)
           add_class (classes, vn->value, state_class (orti_task_state_from_name (vn->name)));
       }
       take_classes (&ch, classes);
-      n_state++;
+      w->ev_state++;
     } else {
       ch.kind = PROBE_POLL_TASK_STATE;
       ch.core = (guint16) t->core;
@@ -189,9 +206,16 @@ add_task_evidence (SessionWatch *w, int core, gboolean running_priority)
     ch.task = (guint32) t->value;
     ch.has_priority = t->has_static_priority;
     ch.priority = t->static_priority;
-    n_prio += t->has_static_priority;
+    w->ev_prio += t->has_static_priority;
     g_array_append_val (w->channels, ch);
   }
+}
+
+/* The inference summary of every file's evidence (add_task_evidence). */
+static void
+summarise_evidence (SessionWatch *w, gboolean running_priority)
+{
+  guint n_tasks = w->ev_tasks, n_state = w->ev_state, n_prio = w->ev_prio;
   GString *inf = g_string_new (NULL);
   if (n_state)
     g_string_append_printf (inf, "ORTI task STATE (%u of %u tasks)", n_state, n_tasks);
@@ -212,10 +236,10 @@ channel_clear (gpointer p)
   probe_poll_channel_clear (p);
 }
 
-SessionWatch *
-session_watch_new (const char *orti_path, const char *elf_path, int core, GError **error)
+static SessionWatch *
+watch_alloc (void)
 {
-  g_autoptr (SessionWatch) w = g_new0 (SessionWatch, 1);
+  SessionWatch *w = g_new0 (SessionWatch, 1);
   w->channels = g_array_new (FALSE, TRUE, sizeof (ProbePollChannel));
   g_array_set_clear_func (w->channels, channel_clear);
   w->task_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
@@ -225,22 +249,106 @@ session_watch_new (const char *orti_path, const char *elf_path, int core, GError
   w->plans = g_ptr_array_new_with_free_func ((GDestroyNotify) orti_plan_free);
   w->variables = g_array_new (FALSE, FALSE, sizeof (SessionVariable));
   w->exprs = g_ptr_array_new_with_free_func (g_free);
+  w->more_docs = g_ptr_array_new_with_free_func ((GDestroyNotify) orti_doc_unref);
+  w->more_watches = g_ptr_array_new_with_free_func ((GDestroyNotify) orti_watch_free);
+  w->orti_paths = g_ptr_array_new_with_free_func (g_free);
+  return w;
+}
 
-  w->doc = orti_doc_parse_file (orti_path, error);
-  if (w->doc == NULL)
+/* Parses @orti_path; its first error fails it (file:line:col, SESSION_ERROR_CONFIG). */
+static OrtiDoc *
+parse_orti (const char *orti_path, GError **error)
+{
+  g_autoptr (OrtiDoc) doc = orti_doc_parse_file (orti_path, error);
+  if (doc == NULL)
     return NULL;
-  if (orti_doc_get_n_errors (w->doc) > 0) {
-    GPtrArray *diags = orti_doc_get_diagnostics (w->doc);
+  if (orti_doc_get_n_errors (doc) > 0) {
+    GPtrArray *diags = orti_doc_get_diagnostics (doc);
     for (guint i = 0; i < diags->len; i++) {
       const OrtiDiagnostic *d = g_ptr_array_index (diags, i);
       if (d->severity == ORTI_SEVERITY_ERROR) {
         g_autofree char *msg = orti_diagnostic_to_string (d);
         g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "%s (%u errors in all)", msg,
-                     orti_doc_get_n_errors (w->doc));
+                     orti_doc_get_n_errors (doc));
         return NULL;
       }
     }
   }
+  return g_steal_pointer (&doc);
+}
+
+/* Adds the channels and names of one resolved file. @core: the --core choice (-1: all the
+ * file's cores). With one file per core (w->n_files > 1) the file is core w->adding_core:
+ * its channels are that core's and its names are namespaced. *@running_priority is set when a
+ * RUNNINGTASKPRIORITY channel is added. */
+static gboolean
+add_file (SessionWatch *w, OrtiWatch *watch, const char *orti_path, int core,
+          gboolean *running_priority, GError **error)
+{
+  guint first = w->channels->len;
+  guint n_cores = MAX (orti_watch_get_n_cores (watch), 1);
+  /* with a readable STATE for every task, priorities are never needed: do not read them */
+  gboolean all_states = orti_watch_get_n_tasks (watch) > 0;
+  for (guint i = 0; i < orti_watch_get_n_tasks (watch); i++) {
+    const OrtiWatchTask *t = orti_watch_get_task (watch, i);
+    if (t->has_value && !(t->state && t->state->plan && t->state->values))
+      all_states = FALSE;
+  }
+  for (guint c = 0; c < orti_watch_get_n_cores (watch); c++) {
+    if (core >= 0 && (int) c != core && orti_watch_get_n_cores (watch) > 1)
+      continue;
+    const OrtiWatchAttr *task = orti_watch_get (watch, c, "RUNNINGTASK");
+    if (task && task->plan == NULL) {
+      g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "%s:%u:%u: RUNNINGTASK of core %u "
+                   "(\"%s\") cannot be watched: %s", task->loc.file, task->loc.line,
+                   task->loc.column, w->n_files > 1 ? w->adding_core : c, task->formula,
+                   task->error ? task->error : "unresolved");
+      return FALSE;
+    }
+    const OrtiWatchAttr *isr = orti_watch_get (watch, c, "RUNNINGISR2");
+    gboolean shared = isr && isr->shares_task_variable;
+    add_channel (w, task, PROBE_POLL_TASK, w->task_names, shared ? isr : NULL);
+    if (isr && !shared && !isr->placeholder_only)
+      add_channel (w, isr, PROBE_POLL_ISR, w->isr_names, NULL);
+    add_channel (w, orti_watch_get (watch, c, "SERVICETRACE"), PROBE_POLL_SERVICE,
+                 w->service_names, NULL);
+    const OrtiWatchAttr *prio = orti_watch_get (watch, c, "RUNNINGTASKPRIORITY");
+    if (prio && prio->plan && !all_states) {
+      add_channel (w, prio, PROBE_POLL_PRIORITY, NULL, NULL);
+      *running_priority = TRUE;
+    }
+    const OrtiWatchAttr *valid = orti_watch_get (watch, c, "VALID");
+    if (valid && valid->plan)
+      add_channel (w, valid, PROBE_POLL_VALID, NULL, NULL);
+  }
+  add_task_evidence (w, watch, core, n_cores);
+  GPtrArray *notes = orti_watch_get_notes (watch);
+  for (guint i = 0; i < notes->len; i++) {
+    const OrtiWatchNote *n = g_ptr_array_index (notes, i);
+    g_ptr_array_add (w->warnings, g_strdup_printf ("%s:%u:%u: note: %s", n->loc.file, n->loc.line,
+                                                   n->loc.column, n->message));
+  }
+  if (w->channels->len == first) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
+                 "no running-task information in %s", orti_path);
+    return FALSE;
+  }
+  if (w->n_files > 1)
+    for (guint i = first; i < w->channels->len; i++)
+      g_array_index (w->channels, ProbePollChannel, i).core = (guint16) w->adding_core;
+  return TRUE;
+}
+
+SessionWatch *
+session_watch_new (const char *orti_path, const char *elf_path, int core, GError **error)
+{
+  g_autoptr (SessionWatch) w = watch_alloc ();
+  w->n_files = 1;
+  w->adding_path = orti_path;
+  g_ptr_array_add (w->orti_paths, g_strdup (orti_path));
+  w->doc = parse_orti (orti_path, error);
+  if (w->doc == NULL)
+    return NULL;
   if (elf_path) {
     w->elf = orti_elf_open (elf_path, error);
     if (w->elf == NULL)
@@ -250,53 +358,102 @@ session_watch_new (const char *orti_path, const char *elf_path, int core, GError
   if (w->watch == NULL)
     return NULL;
   w->n_cores = MAX (orti_watch_get_n_cores (w->watch), 1);
-
-  /* with a readable STATE for every task, priorities are never needed: do not read them */
-  gboolean all_states = orti_watch_get_n_tasks (w->watch) > 0;
-  for (guint i = 0; i < orti_watch_get_n_tasks (w->watch); i++) {
-    const OrtiWatchTask *t = orti_watch_get_task (w->watch, i);
-    if (t->has_value && !(t->state && t->state->plan && t->state->values))
-      all_states = FALSE;
-  }
   gboolean running_priority = FALSE;
-  for (guint c = 0; c < orti_watch_get_n_cores (w->watch); c++) {
-    if (core >= 0 && (int) c != core && orti_watch_get_n_cores (w->watch) > 1)
-      continue;
-    const OrtiWatchAttr *task = orti_watch_get (w->watch, c, "RUNNINGTASK");
-    if (task && task->plan == NULL) {
-      g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "%s:%u:%u: RUNNINGTASK of core %u "
-                   "(\"%s\") cannot be watched: %s", task->loc.file, task->loc.line,
-                   task->loc.column, c, task->formula, task->error ? task->error : "unresolved");
-      return NULL;
-    }
-    const OrtiWatchAttr *isr = orti_watch_get (w->watch, c, "RUNNINGISR2");
-    gboolean shared = isr && isr->shares_task_variable;
-    add_channel (w, task, PROBE_POLL_TASK, w->task_names, shared ? isr : NULL);
-    if (isr && !shared && !isr->placeholder_only)
-      add_channel (w, isr, PROBE_POLL_ISR, w->isr_names, NULL);
-    add_channel (w, orti_watch_get (w->watch, c, "SERVICETRACE"), PROBE_POLL_SERVICE,
-                 w->service_names, NULL);
-    const OrtiWatchAttr *prio = orti_watch_get (w->watch, c, "RUNNINGTASKPRIORITY");
-    if (prio && prio->plan && !all_states) {
-      add_channel (w, prio, PROBE_POLL_PRIORITY, NULL, NULL);
-      running_priority = TRUE;
-    }
-    const OrtiWatchAttr *valid = orti_watch_get (w->watch, c, "VALID");
-    if (valid && valid->plan)
-      add_channel (w, valid, PROBE_POLL_VALID, NULL, NULL);
-  }
-  add_task_evidence (w, core, running_priority);
-  GPtrArray *notes = orti_watch_get_notes (w->watch);
-  for (guint i = 0; i < notes->len; i++) {
-    const OrtiWatchNote *n = g_ptr_array_index (notes, i);
-    g_ptr_array_add (w->warnings, g_strdup_printf ("%s:%u:%u: note: %s", n->loc.file, n->loc.line,
-                                                   n->loc.column, n->message));
-  }
-  if (w->channels->len == 0) {
-    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
-                 "no running-task information in %s", orti_path);
+  if (!add_file (w, w->watch, orti_path, core, &running_priority, error))
+    return NULL;
+  summarise_evidence (w, running_priority);
+  w->adding_path = NULL;
+  return g_steal_pointer (&w);
+}
+
+/* The cores the ELF keeps per-core copies of symbols for (the highest core of its functions
+ * + 1), 0 when it has none (one image per core, or a single-core part). */
+static guint
+elf_n_cores (OrtiElf *elf)
+{
+  GPtrArray *fns = orti_elf_get_functions (elf);
+  int max = -1;
+  for (guint i = 0; i < fns->len; i++)
+    max = MAX (max, ((const OrtiSymbol *) g_ptr_array_index (fns, i))->core);
+  return (guint) (max + 1);
+}
+
+SessionWatch *
+session_watch_new_per_core (const char *const *orti_paths, guint n, const char *elf_path,
+                            GError **error)
+{
+  if (n == 1)
+    return session_watch_new (orti_paths[0], elf_path, -1, error);
+  g_return_val_if_fail (n > 1, NULL);
+  if (n > SESSION_WATCH_MAX_FILES) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "%u ORTI files (one per core): at "
+                 "most %u cores are supported", n, SESSION_WATCH_MAX_FILES);
     return NULL;
   }
+  g_autoptr (SessionWatch) w = watch_alloc ();
+  w->n_files = n;
+  w->n_cores = n;
+  if (elf_path) {
+    w->elf = orti_elf_open (elf_path, error);
+    if (w->elf == NULL)
+      return NULL;
+    guint elf_cores = elf_n_cores (w->elf);
+    if (elf_cores > 0 && n > elf_cores) {
+      g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "%u ORTI files (file K describes "
+                   "core K) but %s has per-core symbols of %u cores: %s would be core %u",
+                   n, elf_path, elf_cores, orti_paths[elf_cores], elf_cores);
+      return NULL;
+    }
+  }
+  gboolean running_priority = FALSE;
+  for (guint k = 0; k < n; k++) {
+    const char *path = orti_paths[k];
+    g_ptr_array_add (w->orti_paths, g_strdup (path));
+    w->adding_core = k;
+    w->adding_path = path;
+    g_autoptr (OrtiDoc) doc = parse_orti (path, error);
+    if (doc == NULL)
+      return NULL;
+    /* file K: core K's copies of per-core symbols; the file itself describes one core */
+    g_autoptr (OrtiWatch) watch = orti_watch_resolve (doc, w->elf, (int) k, error);
+    if (watch == NULL) {
+      g_prefix_error (error, "core %u: ", k);
+      return NULL;
+    }
+    if (orti_watch_get_n_cores (watch) > 1) {
+      g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "%s describes %u cores: with one "
+                   "ORTI file per core each file must describe one (give the one file alone)",
+                   path, orti_watch_get_n_cores (watch));
+      return NULL;
+    }
+    guint first = w->channels->len;
+    if (!add_file (w, watch, path, 0, &running_priority, error))
+      return NULL;
+    /* two files reading one running-task variable watch one core twice: an ELF without
+     * per-core copies of the symbols their formulas name */
+    const ProbePollChannel *rt = &g_array_index (w->channels, ProbePollChannel, first);
+    for (guint i = 0; rt->kind == PROBE_POLL_TASK && rt->simple && i < first; i++) {
+      const ProbePollChannel *o = &g_array_index (w->channels, ProbePollChannel, i);
+      if (o->kind == PROBE_POLL_TASK && o->simple && o->address == rt->address) {
+        g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "%s (core %u) and %s (core %u) "
+                     "read the same RUNNINGTASK variable at 0x%" G_GINT64_MODIFIER "x: the ELF "
+                     "has no per-core copies of it", path, k,
+                     (const char *) g_ptr_array_index (w->orti_paths, o->core), o->core,
+                     rt->address);
+        return NULL;
+      }
+    }
+    if (k == 0) {
+      w->doc = g_steal_pointer (&doc);
+      w->watch = g_steal_pointer (&watch);
+    } else {
+      g_ptr_array_add (w->more_docs, g_steal_pointer (&doc));
+      g_ptr_array_add (w->more_watches, g_steal_pointer (&watch));
+    }
+  }
+  summarise_evidence (w, running_priority);
+  w->adding_path = NULL;
+  w->adding_core = 0;
   return g_steal_pointer (&w);
 }
 
@@ -342,7 +499,7 @@ session_watch_add_variables (SessionWatch *w, const char *const *watch, guint n,
     g_ptr_array_add (w->plans, plan);
     OrtiWatchAttr wa = { .attr = "--watch", .core = core > 0 ? (guint) core : 0,
                          .formula = expr, .plan = plan };
-    ProbePollChannel ch = channel_for (&wa, PROBE_POLL_DATA, "--watch");
+    ProbePollChannel ch = channel_for (w, &wa, PROBE_POLL_DATA, "--watch");
     ch.data_id = w->variables->len + 1;
     g_array_append_val (w->channels, ch);
     g_ptr_array_add (w->exprs, g_steal_pointer (&expr));
@@ -365,8 +522,11 @@ session_watch_free (SessionWatch *w)
   g_clear_pointer (&w->service_names, g_hash_table_unref);
   g_clear_pointer (&w->warnings, g_ptr_array_unref);
   g_clear_pointer (&w->watch, orti_watch_free);
+  g_clear_pointer (&w->more_watches, g_ptr_array_unref);
   g_clear_pointer (&w->elf, orti_elf_unref);
   g_clear_pointer (&w->doc, orti_doc_unref);
+  g_clear_pointer (&w->more_docs, g_ptr_array_unref);
+  g_clear_pointer (&w->orti_paths, g_ptr_array_unref);
   g_clear_pointer (&w->plans, g_ptr_array_unref); /* after the channels that borrow them */
   g_free (w->inference);
   g_free (w);
@@ -392,4 +552,85 @@ session_watch_add_pc_sampler (SessionWatch *w, int core)
   ch.address = PROBE_DWT_PCSR;
   ch.width = 4;
   g_array_append_val (w->channels, ch);
+}
+
+SessionWatch *
+session_watch_new_from_option (const char *orti_option, const char *elf_path, int core,
+                               GError **error)
+{
+  g_auto (GStrv) parts = g_strsplit (orti_option, ",", -1);
+  g_autoptr (GPtrArray) paths = g_ptr_array_new ();
+  for (char **p = parts; *p; p++)
+    if (**p != '\0')
+      g_ptr_array_add (paths, *p);
+  if (paths->len == 0) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--orti \"%s\" names no file",
+                 orti_option);
+    return NULL;
+  }
+  if (paths->len == 1)
+    return session_watch_new (g_ptr_array_index (paths, 0), elf_path, core, error);
+  if (core >= 0) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--core %d: with one ORTI file per "
+                 "core (--orti %s), file K is core K", core, orti_option);
+    return NULL;
+  }
+  return session_watch_new_per_core ((const char *const *) paths->pdata, paths->len, elf_path,
+                                     error);
+}
+
+char *
+session_watch_orti_sha256 (const SessionWatch *w)
+{
+  GString *out = g_string_new (NULL);
+  for (guint k = 0; k < w->orti_paths->len; k++) {
+    guint8 digest[32];
+    if (!probe_sha256_file (g_ptr_array_index (w->orti_paths, k), digest, NULL)) {
+      g_string_free (out, TRUE);
+      return NULL;
+    }
+    if (k > 0)
+      g_string_append_c (out, ',');
+    for (int i = 0; i < 32; i++)
+      g_string_append_printf (out, "%02x", digest[i]);
+  }
+  return g_string_free (out, FALSE);
+}
+
+char *
+session_watch_default_name (const SessionWatch *w)
+{
+  GString *out = g_string_new (NULL);
+  for (guint k = 0; k < w->orti_paths->len; k++) {
+    g_autofree char *base = g_path_get_basename (g_ptr_array_index (w->orti_paths, k));
+    g_string_append_printf (out, "%s%s", k ? "," : "", base);
+  }
+  return g_string_free (out, FALSE);
+}
+
+void
+session_watch_capture_metadata (const SessionWatch *w, GHashTable *meta)
+{
+  if (w->n_files < 2)
+    return;
+  g_hash_table_insert (meta, "orti.files", g_strdup_printf ("%u", w->n_files));
+}
+
+gboolean
+session_watch_check_capture (const SessionWatch *w, GHashTable *meta, const char *capture,
+                             GError **error)
+{
+  const char *files = meta ? g_hash_table_lookup (meta, "orti.files") : NULL;
+  guint recorded = files ? (guint) g_ascii_strtoull (files, NULL, 10) : 1;
+  if (recorded == w->n_files)
+    return TRUE;
+  if (recorded > 1)
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "%s was recorded with %u ORTI files "
+                 "(one per core) but --orti gives %u: give the same files, in core order",
+                 capture, recorded, w->n_files);
+  else
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "%s was recorded with one ORTI "
+                 "file but --orti gives %u (one per core): give the file it was recorded with",
+                 capture, w->n_files);
+  return FALSE;
 }

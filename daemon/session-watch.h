@@ -17,8 +17,23 @@
 
 G_BEGIN_DECLS
 
+/* One ORTI file per core (ERIKA writes one per core, each numbering its tasks from 0): file K
+ * describes core K, and its task and ISR2 values are namespaced into session-wide ids so that
+ * task 0 of core 0 and task 0 of core 1 stay two tasks in the slicer, the store and the views:
+ *
+ *   id = value | (K << SESSION_WATCH_NS_SHIFT)   when value < SESSION_WATCH_NS_LIMIT
+ *   id = value                                   otherwise (addresses; PROBE_TASK_IDLE and
+ *                                                PROBE_ID_ANY are never namespaced)
+ *
+ * so id & 0xFFFF is the file's own value and id >> 16 its core. Core 0's ids are its values;
+ * a session from one file (whatever cores it describes) is not namespaced at all. Service ids
+ * are not namespaced (OSEK services are the same on every core). */
+#define SESSION_WATCH_NS_SHIFT 16
+#define SESSION_WATCH_NS_LIMIT 0x10000u
+#define SESSION_WATCH_MAX_FILES 256
+
 typedef struct {
-  OrtiDoc *doc;
+  OrtiDoc *doc;              /* the (first) ORTI file */
   OrtiElf *elf;              /* NULL without --elf */
   OrtiWatch *watch;
   GArray *channels;          /* ProbePollChannel (owned: names and tables) */
@@ -35,7 +50,47 @@ typedef struct {
   GArray *variables;         /* SessionVariable: the watched variables (names borrowed from
                               * `exprs`) */
   GPtrArray *exprs;          /* char*: their expressions */
+  guint n_files;             /* ORTI files: 1, or one per core (then n_cores = n_files) */
+  GPtrArray *orti_paths;     /* char*: the files, file K describing core K when n_files > 1 */
+  GPtrArray *more_docs;      /* OrtiDoc*: files 1 … n_files − 1 (doc and watch: file 0) */
+  GPtrArray *more_watches;   /* OrtiWatch*: their resolutions (channels borrow their plans) */
+  guint ev_tasks, ev_state, ev_prio; /* while building: tasks, with STATE, with priority */
+  guint adding_core;         /* while building: the core of the file being added */
+  const char *adding_path;   /* … and its path */
 } SessionWatch;
+
+/* session_watch_namespace: the session-wide id of task or ISR2 @value read on @core (see
+ * SESSION_WATCH_NS_SHIFT; @value itself unless one file per core). */
+static inline guint32
+session_watch_namespace (const SessionWatch *w, guint core, guint32 value)
+{
+  if (w->n_files < 2 || value >= SESSION_WATCH_NS_LIMIT)
+    return value;
+  return value | ((guint32) core << SESSION_WATCH_NS_SHIFT);
+}
+
+/* session_watch_namespace_event: rewrites @ev's task or ISR2 id (TASK_SWITCH, _ACTIVATE,
+ * _TERMINATE, _WAIT, ISR_ENTER, ISR_EXIT) into its session-wide id for @ev->core. Sources
+ * emit the files' own values (the poll decoder matches them against its channels' tables);
+ * this is applied once, where every source's Events enter the session. */
+static inline void
+session_watch_namespace_event (const SessionWatch *w, ProbeEvent *ev)
+{
+  if (w->n_files < 2)
+    return;
+  switch (ev->kind) {
+  case PROBE_EVENT_TASK_SWITCH:
+  case PROBE_EVENT_TASK_ACTIVATE:
+  case PROBE_EVENT_TASK_TERMINATE:
+  case PROBE_EVENT_TASK_WAIT:
+  case PROBE_EVENT_ISR_ENTER:
+  case PROBE_EVENT_ISR_EXIT:
+    ev->a = session_watch_namespace (w, ev->core, ev->a);
+    break;
+  default:
+    break;
+  }
+}
 
 /* session_watch_new:
  * Parses @orti_path, opens @elf_path (may be NULL) and resolves what to watch for @core (-1:
@@ -43,7 +98,34 @@ typedef struct {
  * RUNNINGTASK that cannot be watched) with SESSION_ERROR_CONFIG. */
 SessionWatch *session_watch_new (const char *orti_path, const char *elf_path, int core,
                                  GError **error);
+/* session_watch_new_per_core:
+ * One ORTI file per core: @orti_paths[K] (n ≥ 1; n == 1 is session_watch_new with every core)
+ * describes core K and is resolved on @elf_path with core K's copies of per-core symbols; its
+ * channels are core K's, its task and ISR2 names are namespaced (SESSION_WATCH_NS_SHIFT).
+ * Fails with SESSION_ERROR_CONFIG naming the file: a parse error (file:line:col), a file that
+ * describes several cores, no running-task information, more files than the ELF has cores,
+ * two files reading one RUNNINGTASK variable. */
+SessionWatch *session_watch_new_per_core (const char *const *orti_paths, guint n,
+                                          const char *elf_path, GError **error);
+/* session_watch_new_from_option: --orti as given: one file (resolved for @core), or several,
+ * comma-separated, one per core (session_watch_new_per_core; @core must then be -1). */
+SessionWatch *session_watch_new_from_option (const char *orti_option, const char *elf_path,
+                                             int core, GError **error);
 void session_watch_free (SessionWatch *w);
+
+/* session_watch_orti_sha256: SHA-256 of each ORTI file as 64 hex digits, comma-separated in
+ * core order (one file: one digest); NULL when one cannot be read. */
+char *session_watch_orti_sha256 (const SessionWatch *w);
+/* session_watch_default_name: the files' base names, comma-separated (a session's name when
+ * none is given). */
+char *session_watch_default_name (const SessionWatch *w);
+/* session_watch_capture_metadata: what a capture records about the files (@meta: static
+ * keys, g_free values): "orti.files" = N with one file per core, nothing with one file. */
+void session_watch_capture_metadata (const SessionWatch *w, GHashTable *meta);
+/* session_watch_check_capture: a capture's channels are those of the files it was recorded
+ * with: FALSE (SESSION_ERROR_CONFIG naming @capture) when its "orti.files" count differs. */
+gboolean session_watch_check_capture (const SessionWatch *w, GHashTable *meta,
+                                      const char *capture, GError **error);
 
 /* session_watch_add_pc_sampler:
  * Adds a PC channel (DWT_PCSR, read in every sample's batch after RUNNINGTASK: a PC_SAMPLE

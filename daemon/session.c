@@ -107,7 +107,7 @@ session_new (const SessionConfig *cfg, GError **error)
     g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "an ORTI file is required (--orti)");
     return NULL;
   }
-  s->w = session_watch_new (cfg->orti_path, cfg->elf_path, cfg->core, error);
+  s->w = session_watch_new_from_option (cfg->orti_path, cfg->elf_path, cfg->core, error);
   if (s->w == NULL)
     return NULL;
   if (cfg->n_watch > 0 && !session_watch_add_variables (s->w, cfg->watch, cfg->n_watch,
@@ -129,6 +129,8 @@ session_new (const SessionConfig *cfg, GError **error)
     if (s->replay == NULL)
       return NULL;
     const ProbeCaptureInfo *info = probe_capture_reader_get_info (s->replay);
+    if (!session_watch_check_capture (s->w, info->metadata, cfg->replay_path, error))
+      return NULL;
     s->capture_kind = info->source;
     s->tick_hz = info->tick_hz;
     /* a poll capture made with --pc-sample has the PC channels in every record */
@@ -140,6 +142,11 @@ session_new (const SessionConfig *cfg, GError **error)
       g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
                    "%s: captures of source kind %u cannot be replayed", cfg->replay_path,
                    info->source);
+      return NULL;
+    }
+    if (info->source == PROBE_SOURCE_SWO && s->w->n_files > 1) {
+      g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "%s: SWO traces one core; one "
+                   "ORTI file per core needs a poll or RTT capture", cfg->replay_path);
       return NULL;
     }
     if (info->source == PROBE_SOURCE_SWO) {
@@ -157,7 +164,7 @@ session_new (const SessionConfig *cfg, GError **error)
   if (s->cfg.pc_sample_hz && (s->capture_kind == PROBE_SOURCE_POLL ||
                               (s->capture_kind == PROBE_SOURCE_RTT && s->replay == NULL)))
     session_watch_add_pc_sampler (s->w, cfg->core);
-  s->name = cfg->name ? g_strdup (cfg->name) : g_path_get_basename (cfg->orti_path);
+  s->name = cfg->name ? g_strdup (cfg->name) : session_watch_default_name (s->w);
   return g_steal_pointer (&s);
 }
 
@@ -381,7 +388,10 @@ on_event (const ProbeEvent *ev, gpointer user)
     s->clock_host0 = g_get_monotonic_time ();
     s->clock_ts0 = ev->ts;
   }
-  g_array_append_val (s->events, *ev);
+  ProbeEvent named = *ev; /* one ORTI file per core: the session-wide task/ISR2 id */
+  session_watch_namespace_event (s->w, &named);
+  ev = &named;
+  g_array_append_val (s->events, named);
   if (ev->ts > s->last_ts)
     s->last_ts = ev->ts;
   g_mutex_lock (&s->lock);
@@ -541,6 +551,11 @@ choose_kind (Session *s, ProbeSourceKind *kind, char **why, GError **error)
     *why = g_strdup ("--source poll");
     return TRUE;
   }
+  if (s->cfg.source == SESSION_SOURCE_SWO && s->w->n_files > 1) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--source swo traces one core; "
+                 "with one ORTI file per core (%s) use poll or rtt", s->orti_path);
+    return FALSE;
+  }
   if (s->cfg.source == SESSION_SOURCE_SWO) {
     *kind = PROBE_SOURCE_SWO;
     *why = g_strdup ("--source swo");
@@ -567,7 +582,7 @@ choose_kind (Session *s, ProbeSourceKind *kind, char **why, GError **error)
                  : " to find its control block in", seggers);
     return FALSE;
   }
-  if (s->w->elf != NULL) {
+  if (s->w->elf != NULL && s->w->n_files < 2) {
     /* the exact source needing no firmware change, if the core and the adapter have it
      * (tried in session_start; poll when not) */
     *kind = PROBE_SOURCE_SWO;
@@ -722,8 +737,12 @@ take_pc_samples (Session *s)
   if (s->sampler == NULL)
     return;
   session_sampler_take (s->sampler, s->last_ts, s->tick_hz, s->pc_samples);
-  for (guint i = 0; i < s->pc_samples->len; i++)
-    session_pcprof_add (s->pcprof, &g_array_index (s->pc_samples, SlicerPcSample, i));
+  for (guint i = 0; i < s->pc_samples->len; i++) {
+    SlicerPcSample *ps = &g_array_index (s->pc_samples, SlicerPcSample, i);
+    if (ps->ctx_kind != SLICER_CONTEXT_IDLE) /* its context read raw: as on_event names it */
+      ps->ctx_id = session_watch_namespace (s->w, ps->core, ps->ctx_id);
+    session_pcprof_add (s->pcprof, ps);
+  }
   g_array_set_size (s->pc_samples, 0);
 }
 
@@ -1003,7 +1022,7 @@ session_start (Session *s, StoreWriter *writer, GError **error)
     g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "clock: %s", sq->clock_note);
 
   /* the store session, now that the source works */
-  g_autofree char *orti_hex = sha256_hex (s->orti_path);
+  g_autofree char *orti_hex = session_watch_orti_sha256 (s->w);
   g_autofree char *elf_hex = s->elf_path ? sha256_hex (s->elf_path) : NULL;
   g_autofree char *ocd_version = s->oc ? probe_openocd_call (s->oc, "version", NULL) : NULL;
   /* target discovery: every target (core) OpenOCD knows, the current one first */
@@ -1076,12 +1095,13 @@ session_start (Session *s, StoreWriter *writer, GError **error)
   if (s->record_path) {
     ProbeCaptureInfo ci = { .source = s->capture_kind, .tick_hz = s->tick_hz,
                             .start_unix_us = g_get_real_time () };
-    probe_sha256_file (s->orti_path, ci.orti_sha256, NULL);
+    probe_sha256_file (g_ptr_array_index (s->w->orti_paths, 0), ci.orti_sha256, NULL);
     if (s->elf_path)
       probe_sha256_file (s->elf_path, ci.elf_sha256, NULL);
     g_autoptr (GHashTable) meta = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
     if (sq->config && strpbrk (sq->config, "=\n") == NULL) /* metadata cannot hold them */
       g_hash_table_insert (meta, "source_config", g_strdup (sq->config));
+    session_watch_capture_metadata (s->w, meta);
     if (s->capture_kind == PROBE_SOURCE_POLL && s->cfg.pc_sample_hz) /* its records' channels */
       g_hash_table_insert (meta, "poll.pc_sample", g_strdup ("1"));
     if (s->swo != NULL) {

@@ -253,14 +253,14 @@ test_target_per_core_config (void)
     g_assert_false (g_spawn_check_wait_status (status, NULL));
     g_assert_nonnull (strstr (err2, "\"cpu$1\" (core 1) is not an OpenOCD target name"));
     g_unlink (conf);
-    /* one ORTI file per core: refused by run, never silently the last one */
+    /* one ORTI file per core, but the file describes two: refused, naming it */
     g_autofree char *err3 = NULL;
     const char *argv3[] = { profd, "run", "--orti", orti, "--orti", orti, "--http", "none",
                             "--quiet", "--db", "/nonexistent/x.db", NULL };
     g_assert_true (g_spawn_sync (NULL, (char **) argv3, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
                                  NULL, NULL, &err3, &status, &error));
     g_assert_false (g_spawn_check_wait_status (status, NULL));
-    g_assert_nonnull (strstr (err3, "one ORTI file per core is not supported by run yet"));
+    g_assert_nonnull (strstr (err3, "describes 2 cores: with one ORTI file per core"));
   }
   g_unlink (orti);
   g_rmdir (dir);

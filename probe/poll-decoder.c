@@ -312,17 +312,23 @@ in_interrupt (ProbePollDecoder *d, guint16 core)
   return d->tc[core].n_isr > 0 || d->tc[core].depth > 0;
 }
 
-/* The TASK_STATE channel of task @task (on @core or any), or -1. */
+/* The TASK_STATE channel of task @task: the one on @core, else any (a task of one ORTI file
+ * that migrates keeps its one channel), or -1. With one ORTI file per core the values repeat
+ * across cores (task 0 on each): @core tells their channels apart. */
 static gint
 state_channel (ProbePollDecoder *d, guint32 task, guint16 core)
 {
+  gint any = -1;
   for (guint i = 0; i < d->n_channels; i++) {
     const ProbePollChannel *c = &d->channels[i];
-    if (c->kind == PROBE_POLL_TASK_STATE && c->task == task)
-      return (gint) i;
+    if (c->kind == PROBE_POLL_TASK_STATE && c->task == task) {
+      if (c->core == core)
+        return (gint) i;
+      if (any < 0)
+        any = (gint) i;
+    }
   }
-  (void) core;
-  return -1;
+  return any;
 }
 
 /* The core's RUNNINGTASKPRIORITY channel, or -1. */

@@ -103,13 +103,7 @@ def main(seconds, tmp):
                 bad.append(f"{name} load")
             elif err > lb:
                 misses.append(f"{name} load")
-    if os.environ.get("POLL_COUPLED"):  # see poll-cases.py COUPLED
-        loads = [b for b in bad if b.endswith(" load")]
-        bad = [b for b in bad if not b.endswith(" load")]
-        print(f"BENCH poll_coupled_load_misses_2core {len(loads) + len(misses)} of 6 tasks "
-              f"({', '.join(loads + misses) or 'none'}; the targets share the host's CPUs with "
-              f"the sampler)")
-        misses = []
+    bad, misses = rig_session.coupled_load_misses(bad, misses, "2core", 6)
     if len(misses) > 1:
         bad += misses
     elif misses:

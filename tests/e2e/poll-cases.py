@@ -27,7 +27,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.environ["ORTI_SOURCE_DIR"], "tests/rig"))
-from rig_session import BOARD_HZ, poll_args, window  # noqa: E402
+from rig_session import BOARD_HZ, coupled_load_misses, poll_args, window  # noqa: E402
 from sampled_check import check_profile  # noqa: E402
 from trace_ref import Fail, check  # noqa: E402
 
@@ -35,11 +35,6 @@ TASKS = {"pfp": ("Task0", "Task1"), "split": ("SplitA", "SplitB", "SplitC", "Spl
          "harmonic": ("HarmA", "HarmW", "HarmB", "HarmC")}
 BENCH = os.environ.get("ORTI_BENCH")  # print BENCH lines of the bound widths
 SYSTEM_COUNTER_HZ = 1000  # the firmware's OS counter (TIMER0 IRQ; rig-truth.h `counter`)
-# POLL_COUPLED=1: the target has no CPU of its own (the two-core rig's two QEMUs and the probe
-# side on a 2-core host), so what the sampler sees is tied to what the target executes (run-rig
-# --own-cpu) and the load bound's assumption, sample instants independent of the firmware,
-# does not hold: load misses are printed as a BENCH figure, not a verdict
-COUPLED = bool(os.environ.get("POLL_COUPLED"))
 
 
 def truth_tasks(f0, f1):
@@ -156,13 +151,7 @@ def run(workload, seconds, tmp):
               f"{len(TASKS[workload])} tasks ({', '.join(misses_p) or 'none'})")
     # a 99 % interval misses 1 time in 100: one miss among a case's few loads is allowed
     # (two have probability < 0.1 %), none by more than half the bound again (< 1e-4 each)
-    if COUPLED:
-        loads = [b for b in bad if b.endswith(" load")]
-        bad = [b for b in bad if not b.endswith(" load")]
-        print(f"BENCH poll_coupled_load_misses_{workload} {len(loads) + len(misses)} of "
-              f"{len(TASKS[workload])} tasks ({', '.join(loads + misses) or 'none'}; the target "
-              f"shares the host's CPUs with the sampler)")
-        misses = []
+    bad, misses = coupled_load_misses(bad, misses, workload, len(TASKS[workload]))
     if len(misses) > 1:
         bad += misses
     elif misses:

@@ -7,10 +7,11 @@ the truth lies inside the bound the session itself stored, never a fixed toleran
                   unless the sampler was starved (stalled > 20 % of the time), when the
                   session must state no load bound (POLL_EXPECT_STARVED=1: it must starve);
   net per job, response, period   |poll − truth| ≤ time_bound (the sample interval's p99);
-                  the period only while the target kept its schedule: QEMU starved by the host
-                  coalesces timer interrupts, its OS counter falls behind its board timer and
-                  the alarms fire late (a period no real target has: not checked when more
-                  than 1 % of the OS ticks were lost; the count is printed);
+                  the period's truth is uncertain by the share of OS ticks the target lost
+                  (QEMU starved by the host coalesces timer interrupts, its OS counter falls
+                  behind its board timer and the alarms fire late, a period no real target
+                  has; 1–2 % on a quiet 2-core host, 22 % seen on an overloaded one): the
+                  period check allows truth × that share on top of the bound;
   preemptions     seen ≤ truth + 1 % of the jobs (no false preemption beyond that) and
                   truth ≤ seen + possibly missed — where the session states them (samples
                   farther apart than half a task's period make its count unknown);
@@ -72,17 +73,16 @@ def run(workload, seconds, tmp):
     if os.environ.get("POLL_EXPECT_STARVED"):
         check(starved, f"the sampler ran beside a CPU hog of equal priority and was stalled "
               f"only {100 * (q[5] or 0):.0f} % of the time")
-    # the emulated target's own schedule: QEMU starved by the host (no CPU of its own on a
-    # loaded machine) coalesces timer interrupts, so the OS counter falls behind the board
-    # timer and the alarms fire late — the tasks' real periods then vary, which no real target
-    # does. Periods (the span over the activations: a periodic task's) are not checked then.
+    # the emulated target's own schedule: QEMU starved by the host (even with a CPU of its
+    # own, on a busy machine) coalesces timer interrupts, so the OS counter falls behind the
+    # board timer and the alarms fire late — the tasks' real periods stretch, unevenly, which no
+    # real target does. The truth's period (span / activations) is then uncertain by about
+    # that share of itself: the period check allows it on top of the session's bound.
     ticks = f1["live"]["counter"] - f0["live"]["counter"]
     want_ticks = span_us * SYSTEM_COUNTER_HZ / 1e6
-    ticks_lost = 1 - ticks / want_ticks if want_ticks > 0 else 0
+    ticks_lost = max(0.0, 1 - ticks / want_ticks) if want_ticks > 0 else 0.0
     print(f"  the target's OS counter: {ticks} ticks of {want_ticks:.0f} "
-          f"({100 * ticks_lost:.1f} % lost)" + (": QEMU was starved, its tasks were not "
-                                                 "periodic, periods are not checked"
-                                                 if ticks_lost > 0.01 else ""))
+          f"({100 * ticks_lost:.1f} % lost: the period's truth is uncertain by that share)")
     bad, misses, misses_p = [], [], []
     for name in TASKS[workload]:
         g, w = got.get(name), want[name]
@@ -129,11 +129,12 @@ def run(workload, seconds, tmp):
                          f"response {w['response_us']:.0f}, ±{tb:.0f})")
                 if g["response_avg"] > w["response_us"] + tb:
                     bad.append(f"{name} gross response")
-        if w["activations"] >= 10 and g["period_avg"] is not None and ticks_lost <= 0.01:
+        if w["activations"] >= 10 and g["period_avg"] is not None:
             checks.append(("period", g["period_avg"], span_us / w["activations"]))
         for label, v, t in checks:
-            line += f"\n    {label} {v:.0f} us (truth {t:.0f}, ±{tb:.0f})"
-            if abs(v - t) > tb:
+            tol = tb + (t * ticks_lost if label == "period" else 0)
+            line += f"\n    {label} {v:.0f} us (truth {t:.0f}, ±{tol:.0f})"
+            if abs(v - t) > tol:
                 bad.append(f"{name} {label}")
         print(line)
     if BENCH and not starved:

@@ -466,6 +466,26 @@ put_cores (SessionStats *ss, const Slicer *slicer, GError **error)
                                       rows->len, error);
 }
 
+/* Each task's share of each core it ran on. */
+static gboolean
+put_task_cores (SessionStats *ss, const Slicer *slicer, GError **error)
+{
+  g_autoptr (GArray) tc = g_array_new (FALSE, TRUE, sizeof (SlicerTaskCoreStats));
+  slicer_get_task_core_stats (slicer, tc);
+  g_autoptr (GArray) rows = g_array_sized_new (FALSE, TRUE, sizeof (StoreTaskCoreStat), tc->len);
+  for (guint i = 0; i < tc->len; i++) {
+    const SlicerTaskCoreStats *t = &g_array_index (tc, SlicerTaskCoreStats, i);
+    StoreTaskCoreStat r = {
+      .task = t->task, .core = t->core, .slices = (gint64) t->slices,
+      .jobs = (gint64) t->jobs, .run_total = (gint64) t->run_time,
+    };
+    g_array_append_val (rows, r);
+  }
+  return rows->len == 0 ||
+         store_writer_put_task_core_stats (ss->writer, ss->session,
+                                           (StoreTaskCoreStat *) rows->data, rows->len, error);
+}
+
 /* Cross-core activation latency per (activating core, starting core) pair. */
 static gboolean
 put_cross_core (SessionStats *ss, const Slicer *slicer, GError **error)
@@ -497,7 +517,7 @@ session_stats_write (SessionStats *ss, const Slicer *slicer, const StoreSessionQ
                 put_functions (ss, slicer, error) && put_isrs (ss, slicer, error) &&
                 put_services (ss, slicer, error) && put_points (ss, slicer, error) &&
                 put_data (ss, slicer, error) && put_cores (ss, slicer, error) &&
-                put_cross_core (ss, slicer, error) &&
+                put_cross_core (ss, slicer, error) && put_task_cores (ss, slicer, error) &&
                 (quality == NULL ||
                  store_writer_set_quality (ss->writer, ss->session, quality, error));
   if (!final) {

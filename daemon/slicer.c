@@ -118,6 +118,10 @@ typedef struct {
   gboolean xcore_pending;           /* an ACTIVATE awaits the switch-in that starts its job … */
   guint64 xcore_ts;                 /* … its time … */
   guint16 xcore_from;               /* … and the core it ran on (cross-core latency) */
+  SlicerTaskCoreStats *on_core;     /* per core it ran on, indexed by core (on_core_len) */
+  guint16 on_core_len;
+  gboolean job_core_set;            /* the current job has switched in, first on … */
+  guint16 job_core;                 /* … this core (its jobs count there when it ends) */
   gboolean in_job;                  /* job_in is set and the job has not ended */
   gboolean job_cut;                 /* the current job began before the stream showed this
                                      * core (session start, a gap): it counts as a job when
@@ -354,6 +358,7 @@ ctx_free (gpointer p)
   g_free (c->pp);
   g_free (c->tf);
   g_free (c->ts);
+  g_free (c->on_core);
   g_free (c->log);
   g_free (c->run_hist.counts);
   g_free (c->period_hist.counts);
@@ -423,6 +428,22 @@ core_category (const Core *c)
   return c->known ? CAT_IDLE : CAT_UNKNOWN;
 }
 
+/* task_on_core: task @t's statistics on core @core (allocated on first use). */
+static SlicerTaskCoreStats *
+task_on_core (Ctx *t, guint16 core)
+{
+  if (G_UNLIKELY (core >= t->on_core_len)) {
+    guint16 n = (guint16) MAX (core + 1u, 2u * t->on_core_len);
+    t->on_core = g_renew (SlicerTaskCoreStats, t->on_core, n);
+    memset (t->on_core + t->on_core_len, 0, (n - t->on_core_len) * sizeof *t->on_core);
+    t->on_core_len = n;
+  }
+  SlicerTaskCoreStats *o = &t->on_core[core];
+  o->task = t->id;
+  o->core = core;
+  return o;
+}
+
 /* core_leave: the running context stops executing at @ts. */
 static void
 core_leave (Core *core, guint64 ts)
@@ -430,6 +451,8 @@ core_leave (Core *core, guint64 ts)
   Ctx *r = core_running (core);
   if (r->running) {
     r->exec += ts - r->resumed_at;
+    if (r->kind == SLICER_CONTEXT_TASK && r->core >= 0)
+      task_on_core (r, (guint16) r->core)->run_time += ts - r->resumed_at;
     r->running = FALSE;
   }
   core->cat_time[core->cat] += ts - core->cat_since;
@@ -694,6 +717,11 @@ job_start (Ctx *t, guint64 ts)
 static void
 job_done (Ctx *t, guint64 ts, guint64 response)
 {
+  /* a job SlicerTaskStats counts (job.count or jobs_cut) counts on the core it began on */
+  if ((t->job_cut || t->job_open) && (t->job_core_set || t->core >= 0 || t->out_core >= 0))
+    task_on_core (t, t->job_core_set ? t->job_core
+                                      : (guint16) (t->core >= 0 ? t->core : t->out_core))->jobs++;
+  t->job_core_set = FALSE;
   if (t->job_cut) {
     t->jobs_cut++;
     t->job_cut = FALSE;
@@ -853,6 +881,10 @@ task_switch_in (Slicer *s, guint16 coreno, Ctx *t, guint64 ts, gboolean after_ta
   gboolean start_unknown = s->cfg.attach_mid_run && !t->ever_in && !t->activated_ever &&
                            t->terminations == 0;
   gboolean fresh = !t->ever_in || (!t->last_out_preempted && !t->out_waiting);
+  if (fresh && !t->job_core_set) { /* the current job's first switch-in: it began here */
+    t->job_core = coreno;
+    t->job_core_set = TRUE;
+  }
   if (fresh && t->xcore_pending) {
     t->xcore_pending = FALSE;
     if (t->xcore_from != coreno && ts >= t->xcore_ts)
@@ -882,6 +914,7 @@ task_switch_in (Slicer *s, guint16 coreno, Ctx *t, guint64 ts, gboolean after_ta
   t->ever_in = TRUE;
   t->terminated = FALSE;
   t->core = coreno;
+  task_on_core (t, coreno)->slices++;
   t->slice_start = ts;
   t->slice_exec0 = ctx_exec_now (t, ts);
 }
@@ -1906,6 +1939,23 @@ slicer_get_core_stats (const Slicer *self, gsize index, SlicerCoreStats *out)
   out->idle_time = t[CAT_IDLE];
   out->unknown_time = t[CAT_UNKNOWN];
   return TRUE;
+}
+
+void
+slicer_get_task_core_stats (const Slicer *self, GArray *out)
+{
+  g_array_set_size (out, 0);
+  for (guint i = 0; i < self->tasks->len; i++) {
+    const Ctx *t = g_ptr_array_index (self->tasks, i);
+    for (guint16 c = 0; c < t->on_core_len; c++) {
+      if (t->on_core[c].slices == 0)
+        continue;
+      SlicerTaskCoreStats o = t->on_core[c];
+      if (t->running && t->core == c && c < self->n_cores) /* the open slice, as ctx_exec_latest */
+        o.run_time += ctx_exec_latest (self, t) - t->exec;
+      g_array_append_val (out, o);
+    }
+  }
 }
 
 gsize

@@ -406,6 +406,17 @@ typedef struct {
   guint32 last_value;       /* the latest value */
 } SlicerVariableStats;
 
+/* A task's share of one core (a task that migrates has a row per core it ran on): from its
+ * switch-ins on that core to its switch-outs, ISR2s inside excluded as in run_time. */
+typedef struct {
+  guint32 task;             /* task id */
+  guint16 core;             /* core index */
+  guint64 slices;           /* switch-ins on this core */
+  guint64 jobs;             /* ended jobs (SlicerTaskStats job.count + jobs_cut) whose first
+                             * switch-in was on this core */
+  guint64 run_time;         /* ticks it executed on this core */
+} SlicerTaskCoreStats;
+
 /* Cross-core activation latency (issue 19): task T is activated (ACTIVATE) on core A and the
  * job that activation starts is first switched in on core B ≠ A; the time between, per (A, B)
  * pair. The oldest pending ACTIVATE of T pairs with T's next switch-in that does not resume a
@@ -505,6 +516,10 @@ gsize slicer_n_interruptions (const Slicer *self);
 gboolean slicer_get_interruption (const Slicer *self, gsize index, SlicerInterruption *out);
 gsize slicer_n_context_services (const Slicer *self); /* context×service (any context) */
 gboolean slicer_get_context_service_stats (const Slicer *self, gsize index, SlicerCallStats *out);
+/* slicer_get_task_core_stats: every (task, core) pair with a switch-in, by task index then
+ * core, into @out (a GArray of SlicerTaskCoreStats, emptied first). Up to the last fed event,
+ * like the other getters. */
+void slicer_get_task_core_stats (const Slicer *self, GArray *out);
 gsize slicer_n_cross_core (const Slicer *self); /* (activating core, starting core) pairs */
 gboolean slicer_get_cross_core_stats (const Slicer *self, gsize index, SlicerCrossCoreStats *out);
 gsize slicer_n_variables (const Slicer *self);

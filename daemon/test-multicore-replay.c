@@ -172,6 +172,31 @@ test_replay (gconstpointer data)
     g_assert_cmpint (db_int (db, "SELECT count(*) FROM slices WHERE session_id = %" G_GINT64_FORMAT
                              " AND core = %u AND task = %u", id, c, RTT_AMP_TASK_M), ==, FRAMES / 2);
 
+  /* per task and core (task_core_stats): a task bound to a core has one row, its whole run
+   * time; M has a row on cores 0 and 1 with half its jobs each; each core's rows add up to
+   * its task time */
+  for (guint i = 0; i < gen->tasks->len; i++) {
+    const RttAmpTask *t = &g_array_index (gen->tasks, RttAmpTask, i);
+    if (t->core < 0)
+      continue;
+    g_assert_cmpint (db_int (db, "SELECT count(*) FROM task_core_stats WHERE session_id = %"
+                             G_GINT64_FORMAT " AND task_value = %u", id, t->task), ==, 1);
+    g_assert_cmpint (db_int (db, "SELECT CAST(round(run_total_us) AS INTEGER) FROM task_core_stats "
+                             "WHERE session_id = %" G_GINT64_FORMAT " AND task_value = %u AND "
+                             "core = %d", id, t->task, t->core), ==, (gint64) t->run_time);
+    g_assert_cmpint (db_int (db, "SELECT jobs FROM task_core_stats WHERE session_id = %"
+                             G_GINT64_FORMAT " AND task_value = %u", id, t->task), ==,
+                     (gint64) t->jobs);
+  }
+  for (guint c = 0; c < 2; c++)
+    g_assert_cmpint (db_int (db, "SELECT jobs FROM task_core_stats WHERE session_id = %"
+                             G_GINT64_FORMAT " AND task_value = %u AND core = %u", id,
+                             RTT_AMP_TASK_M, c), ==, FRAMES / 2);
+  for (guint c = 0; c < n; c++)
+    g_assert_cmpint (db_int (db, "SELECT CAST(round(sum(run_total_us)) AS INTEGER) FROM "
+                             "task_core_stats WHERE session_id = %" G_GINT64_FORMAT " AND core = %u",
+                             id, c), ==, (gint64) gen->core_task_time[c]);
+
   /* cross-core activation latency: core c's D activates X of core c + 1 */
   g_assert_cmpint (db_int (db, "SELECT count(*) FROM cross_core_latency WHERE session_id = %"
                            G_GINT64_FORMAT, id), ==, n);

@@ -14,6 +14,23 @@ task_stats (Rec *r, const char *name, SlicerTaskStats *out)
   return FALSE;
 }
 
+/* Task @name's row on @core from slicer_get_task_core_stats (FALSE: none). */
+static gboolean
+task_core (Rec *r, const char *name, guint16 core, SlicerTaskCoreStats *out)
+{
+  guint32 id = rec_id (r, EVENTS_TEXT_TASK, name);
+  g_autoptr (GArray) a = g_array_new (FALSE, TRUE, sizeof (SlicerTaskCoreStats));
+  slicer_get_task_core_stats (r->slicer, a);
+  for (guint i = 0; i < a->len; i++) {
+    const SlicerTaskCoreStats *t = &g_array_index (a, SlicerTaskCoreStats, i);
+    if (t->task == id && t->core == core) {
+      *out = *t;
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
 static guint64
 n_anomalies (Rec *r)
 {
@@ -49,6 +66,16 @@ test_migrate_between_jobs (void)
   g_assert_true (slicer_get_core_stats (r->slicer, 1, &c1));
   g_assert_cmpuint (c0.task_time, ==, 50);
   g_assert_cmpuint (c1.task_time, ==, 50);
+  /* per core: two slices and jobs on core 0 (30 + 20), one on core 1 (50) */
+  SlicerTaskCoreStats m0, m1;
+  g_assert_true (task_core (r, "M", 0, &m0));
+  g_assert_true (task_core (r, "M", 1, &m1));
+  g_assert_cmpuint (m0.slices, ==, 2);
+  g_assert_cmpuint (m0.jobs, ==, 2);
+  g_assert_cmpuint (m0.run_time, ==, 50);
+  g_assert_cmpuint (m1.slices, ==, 1);
+  g_assert_cmpuint (m1.jobs, ==, 1);
+  g_assert_cmpuint (m1.run_time, ==, 50);
   /* activated on the core it starts on: no cross-core latency */
   g_assert_cmpuint (slicer_n_cross_core (r->slicer), ==, 0);
   rec_free (r);
@@ -79,6 +106,33 @@ test_migrate_inside_job (void)
   SlicerCoreStats c1;
   g_assert_true (slicer_get_core_stats (r->slicer, 1, &c1));
   g_assert_cmpuint (c1.task_time, ==, 30);
+  /* one job, begun on core 0; a slice on each core; H only on core 0 */
+  SlicerTaskCoreStats m0, m1, h1;
+  g_assert_true (task_core (r, "M", 0, &m0));
+  g_assert_true (task_core (r, "M", 1, &m1));
+  g_assert_cmpuint (m0.jobs, ==, 1);
+  g_assert_cmpuint (m1.jobs, ==, 0);
+  g_assert_cmpuint (m0.slices + m1.slices, ==, 2);
+  g_assert_cmpuint (m0.run_time, ==, 40);
+  g_assert_cmpuint (m1.run_time, ==, 30);
+  g_assert_false (task_core (r, "H", 1, &h1));
+  rec_free (r);
+}
+
+/* Mid-slice (before END), a running task's row counts its open slice up to its core's latest
+ * event, as slicer_get_task_stats' run_time does. */
+static void
+test_task_core_open_slice (void)
+{
+  Rec *r = rec_new (NULL);
+  rec_feed (r, "0 @1 ACTIVATE: M\n0 @1 TASK: M\n25 @1 ACTIVATE: H\n");
+  SlicerTaskCoreStats m;
+  g_assert_true (task_core (r, "M", 1, &m));
+  g_assert_cmpuint (m.run_time, ==, 25);
+  SlicerTaskStats t;
+  g_assert_true (task_stats (r, "M", &t));
+  g_assert_cmpuint (m.run_time, ==, t.run_time);
+  g_assert_false (task_core (r, "M", 0, &m));
   rec_free (r);
 }
 
@@ -155,5 +209,6 @@ main (int argc, char **argv)
   g_test_add_func ("/slicer/multicore/migrate-inside-job", test_migrate_inside_job);
   g_test_add_func ("/slicer/multicore/migrate-without-switch-out", test_migrate_without_switch_out);
   g_test_add_func ("/slicer/multicore/cross-core-latency", test_cross_core_latency);
+  g_test_add_func ("/slicer/multicore/task-core-open-slice", test_task_core_open_slice);
   return g_test_run ();
 }

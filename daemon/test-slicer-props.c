@@ -231,13 +231,36 @@ check_properties (Rec *r)
   }
   g_assert_cmpuint (slice_task, ==, core_task);
   g_assert_cmpuint (slice_isr, ==, core_isr);
+  /* per task and core: a task's rows add up to its run time and its jobs, a core's rows to
+   * its task time */
+  g_autoptr (GArray) tc = g_array_new (FALSE, TRUE, sizeof (SlicerTaskCoreStats));
+  slicer_get_task_core_stats (s, tc);
   guint64 run = 0;
   for (gsize i = 0; i < slicer_n_tasks (s); i++) {
     SlicerTaskStats ts;
     slicer_get_task_stats (s, i, &ts);
     run += ts.run_time;
+    guint64 tc_run = 0, tc_jobs = 0;
+    for (guint k = 0; k < tc->len; k++) {
+      const SlicerTaskCoreStats *o = &g_array_index (tc, SlicerTaskCoreStats, k);
+      if (o->task == ts.task) {
+        tc_run += o->run_time;
+        tc_jobs += o->jobs;
+      }
+    }
+    g_assert_cmpuint (tc_run, ==, ts.run_time);
+    g_assert_cmpuint (tc_jobs, ==, ts.job.count + ts.jobs_cut);
   }
   g_assert_cmpuint (run, ==, core_task);
+  for (gsize c = 0; c < slicer_n_cores (s); c++) {
+    SlicerCoreStats cs;
+    slicer_get_core_stats (s, c, &cs);
+    guint64 on = 0;
+    for (guint k = 0; k < tc->len; k++)
+      if (g_array_index (tc, SlicerTaskCoreStats, k).core == c)
+        on += g_array_index (tc, SlicerTaskCoreStats, k).run_time;
+    g_assert_cmpuint (on, ==, cs.task_time);
+  }
 
   /* the generator exercises what is checked */
   g_assert_cmpuint (r->calls->len, >, 100);

@@ -406,7 +406,7 @@ static const char *const session_tables[] = {
   "isr_stat", "task_isr_stat", "service_stat", "task_service_stat", "point_stat", "data_stat",
   "data_state_stat", "data_values", "core_stat", "cross_core_stat", "anomalies", "gaps",
   "raw_dropped", "sampled_profile", "sampled_function_stat", "sampled_line_stat", "sampled_pc",
-  NULL,
+  "task_core_stat", NULL,
 };
 
 gboolean

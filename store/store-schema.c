@@ -46,6 +46,8 @@
  *   9  sessions.samples_stalled.
  *  10  view sampled_vs_measured: an RTT session's measured self time of each traced function
  *      per task beside its PC-sampled share and interval (docs/pc-sampling.md).
+ *  11  task_core_stat (issue 19): per task and core it ran on, slices, jobs begun there and
+ *      run time; view task_core_stats in µs with the share of that core's observed time.
  *
  * Workload facts that shaped it: events dominate (millions per session) so they are packed
  * per core into ~1 KB chunks (store-private.h) — about 8 bytes an event instead of ~30 for a
@@ -794,6 +796,28 @@ migrate_9_to_10 (sqlite3 *db, GError **error)
     "  AND s.function = COALESCE(f.name, printf('0x%x', m.function));\n", error);
 }
 
+/* migrate_10_to_11: a task's share of each core (per-core task statistics, a task that
+ * migrates). A new table only: older sessions have no rows (never measured), which the view
+ * shows as no rows, never as 0. load_percent is of the core's observed time (core_stat). */
+static gboolean
+migrate_10_to_11 (sqlite3 *db, GError **error)
+{
+  return store__exec (db,
+    "CREATE TABLE task_core_stat (\n"
+    "  session_id INTEGER NOT NULL, task INTEGER NOT NULL, core INTEGER NOT NULL,\n"
+    "  slices INTEGER NOT NULL, jobs INTEGER NOT NULL, run_total INTEGER NOT NULL,\n"
+    "  PRIMARY KEY (session_id, task, core)) WITHOUT ROWID;\n"
+    "CREATE VIEW task_core_stats AS\n"
+    "SELECT s.session_id, COALESCE(t.name, printf('0x%x', s.task)) AS task, s.task AS task_value,\n"
+    "  s.core, COALESCE(c.name, printf('core %d', s.core)) AS core_name, s.slices, s.jobs,\n"
+    US ("s.run_total", "run_total_us") ",\n"
+    "  100.0 * s.run_total / NULLIF(k.\"end\" - k.start, 0) AS load_percent\n"
+    "FROM task_core_stat s JOIN sessions x ON x.id = s.session_id\n"
+    "LEFT JOIN tasks t ON t.session_id = s.session_id AND t.task = s.task\n"
+    "LEFT JOIN cores c ON c.session_id = s.session_id AND c.core = s.core\n"
+    "LEFT JOIN core_stat k ON k.session_id = s.session_id AND k.core = s.core;\n", error);
+}
+
 typedef gboolean (*StoreMigration) (sqlite3 *db, GError **error);
 
 /* migrations[v] upgrades version v to v + 1. */
@@ -808,6 +832,7 @@ static const StoreMigration migrations[STORE_SCHEMA_VERSION] = {
   migrate_7_to_8,
   migrate_8_to_9,
   migrate_9_to_10,
+  migrate_10_to_11,
 };
 
 gboolean

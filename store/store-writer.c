@@ -46,6 +46,7 @@ typedef enum {
   MSG_DATA_VALUES,
   MSG_CORE_STATS,
   MSG_CROSS_CORE_STATS,
+  MSG_TASK_CORE_STATS,
   MSG_SAMPLED,
   MSG_QUALITY,
   MSG_NOTES,
@@ -142,7 +143,7 @@ enum {
   ST_FUNCTION, ST_POINT, ST_VARIABLE, ST_CHUNK, ST_SLICE, ST_BUCKET, ST_CALL, ST_ANOMALY,
   ST_GAP, ST_TASK_STAT, ST_FUNCTION_STAT, ST_TASK_FUNCTION_STAT, ST_ISR_STAT,
   ST_TASK_ISR_STAT, ST_SERVICE_STAT, ST_TASK_SERVICE_STAT, ST_POINT_STAT, ST_DATA_STAT,
-  ST_DATA_STATE_STAT, ST_DATA_VALUE, ST_CORE_STAT, ST_CROSS_CORE_STAT, ST_QUALITY, ST_NOTES,
+  ST_DATA_STATE_STAT, ST_DATA_VALUE, ST_CORE_STAT, ST_CROSS_CORE_STAT, ST_TASK_CORE_STAT, ST_QUALITY, ST_NOTES,
   ST_EVENT_COUNT, ST_END, ST_PRUNE_TIME_SUM, ST_PRUNE_TIME, ST_PRUNE_SCAN, ST_PRUNE_IDS,
   ST_DROPPED, ST_DROPPED_CORE, ST_COUNT
 };
@@ -229,6 +230,8 @@ static const char *const statement_sql[ST_COUNT] = {
                    "task_time, isr_time, idle_time, unknown_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
   [ST_CROSS_CORE_STAT] = "INSERT OR REPLACE INTO cross_core_stat (session_id, from_core, core, "
                          "count, min, max, avg, p50, p90, p99) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  [ST_TASK_CORE_STAT] = "INSERT OR REPLACE INTO task_core_stat (session_id, task, core, slices, "
+                        "jobs, run_total) VALUES (?, ?, ?, ?, ?, ?)",
   [ST_QUALITY] = "UPDATE sessions SET sample_rate_hz = ?, gap_count = ?, dropped_events = ?, "
                  "anomaly_count = ?, interval_jitter_us = ?, min_interval_us = ?, "
                  "reads_failed = ?, interval_p50_us = ?, interval_p99_us = ?, samples = ?, "
@@ -1115,6 +1118,17 @@ bind_core_stat (sqlite3_stmt *st, int *k, gconstpointer row)
 }
 
 static void
+bind_task_core_stat (sqlite3_stmt *st, int *k, gconstpointer row)
+{
+  const StoreTaskCoreStat *r = row;
+  sqlite3_bind_int64 (st, (*k)++, r->task);
+  sqlite3_bind_int64 (st, (*k)++, r->core);
+  sqlite3_bind_int64 (st, (*k)++, r->slices);
+  sqlite3_bind_int64 (st, (*k)++, r->jobs);
+  sqlite3_bind_int64 (st, (*k)++, r->run_total);
+}
+
+static void
 bind_cross_core_stat (sqlite3_stmt *st, int *k, gconstpointer row)
 {
   const StoreCrossCoreStat *r = row;
@@ -1248,6 +1262,9 @@ do_rows (StoreWriter *self, Session *s, Msg *m, GError **error)
   case MSG_CROSS_CORE_STATS:
     return put_stats (self, s, m, ST_CROSS_CORE_STAT, sizeof (StoreCrossCoreStat),
                       bind_cross_core_stat, error);
+  case MSG_TASK_CORE_STATS:
+    return put_stats (self, s, m, ST_TASK_CORE_STAT, sizeof (StoreTaskCoreStat),
+                      bind_task_core_stat, error);
   case MSG_SAMPLED:
     return store__sampled_write (self->db, s->id, m->sampled, error);
   case MSG_QUALITY: {
@@ -1757,6 +1774,13 @@ store_writer_put_core_stats (StoreWriter *writer, gint64 session, const StoreCor
                              gsize n, GError **error)
 {
   return push_rows (writer, MSG_CORE_STATS, session, stats, n, sizeof *stats, error);
+}
+
+gboolean
+store_writer_put_task_core_stats (StoreWriter *writer, gint64 session,
+                                  const StoreTaskCoreStat *stats, gsize n, GError **error)
+{
+  return push_rows (writer, MSG_TASK_CORE_STATS, session, stats, n, sizeof *stats, error);
 }
 
 gboolean

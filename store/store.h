@@ -52,7 +52,7 @@ typedef enum {
 } StoreError;
 
 /* Schema version this build reads and writes (store-schema.c keeps the history). */
-#define STORE_SCHEMA_VERSION 10
+#define STORE_SCHEMA_VERSION 11
 
 /* --- rows -------------------------------------------------------------------------------- */
 
@@ -281,6 +281,15 @@ typedef struct {
   gint64 idle_time;     /* nothing ran (NO_TASK) */
   gint64 unknown_time;  /* the state was unknown (before the first switch, after a gap) */
 } StoreCoreStat;
+
+/* A task on one core (task_core_stat; daemon/slicer.h SlicerTaskCoreStats): a task that
+ * migrates has a row per core it ran on. Ticks. */
+typedef struct {
+  guint32 task, core;
+  gint64 slices;        /* switch-ins on the core */
+  gint64 jobs;          /* jobs that began on the core */
+  gint64 run_total;     /* time it ran there (ISR2s excluded) */
+} StoreTaskCoreStat;
 
 /* Cross-core activation latency (cross_core_stat): ActivateTask on core @from_core → the job's
  * first switch-in on @core (daemon/slicer.h SlicerCrossCoreStats). Ticks. */
@@ -562,6 +571,9 @@ gboolean store_writer_put_data_stats (StoreWriter *writer, gint64 session,
                                       const StoreDataStat *stats, gsize n, GError **error);
 gboolean store_writer_put_data_state_stats (StoreWriter *writer, gint64 session,
                                             const StoreDataStateStat *stats, gsize n,
+                                            GError **error);
+gboolean store_writer_put_task_core_stats (StoreWriter *writer, gint64 session,
+                                            const StoreTaskCoreStat *stats, gsize n,
                                             GError **error);
 gboolean store_writer_put_cross_core_stats (StoreWriter *writer, gint64 session,
                                             const StoreCrossCoreStat *stats, gsize n,

@@ -137,6 +137,9 @@ make_store (const char *path)
   StoreCrossCoreStat xs = { .from_core = 1, .core = 0, .count = 3, .min = 5, .max = 9, .avg = 7,
                             .p50 = 7, .p90 = 9, .p99 = 9 };
   store_writer_put_cross_core_stats (w, id, &xs, 1, &error);
+  /* version 11: Task_A's share of core 0 (1200 of the core's 2000 µs) */
+  StoreTaskCoreStat tcs = { .task = 1, .core = 0, .slices = 3, .jobs = 2, .run_total = 1200 };
+  store_writer_put_task_core_stats (w, id, &tcs, 1, &error);
   /* version 8: the PC-sampled profile (100 samples over 2000 µs) */
   StoreSampledCore sc = { 0, 100, 0, 10, 0, 2000 };
   StoreSampledRow sf[] = {
@@ -402,7 +405,8 @@ test_routes (Fx *fx, gconstpointer data)
   /* every route of the server is described */
   JsonObject *paths = json_object_get_object_member (json_node_get_object (apin), "paths");
   const char *routes[] = { "tasks", "functions", "isrs", "isrs/tasks", "services", "services/tasks",
-                           "points", "data", "data/states", "data/values", "cores", "cross-core", "timeline",
+                           "points", "data", "data/states", "data/values", "cores", "task-cores", "cross-core",
+                           "timeline",
                            "callstack", "log", "flame", "anomalies", "gaps", "export", "stop" };
   for (guint i = 0; i < G_N_ELEMENTS (routes); i++) {
     g_autofree char *key = g_strdup_printf ("/api/sessions/{id}/%s", routes[i]);
@@ -491,6 +495,13 @@ test_v3_routes (Fx *fx, gconstpointer data)
   g_assert_cmpint (json_object_get_int_member (x0, "count"), ==, 3);
   g_assert_cmpfloat (json_object_get_double_member (x0, "p50_us"), ==, 7);
   g_assert_cmpfloat (json_object_get_double_member (x0, "avg_us"), ==, 7);
+  g_autoptr (JsonNode) tcores = get_rows (fx, "task-cores", 1);
+  JsonObject *tc0 = json_array_get_object_element (json_node_get_array (tcores), 0);
+  g_assert_cmpstr (json_object_get_string_member (tc0, "task"), ==, "Task_A");
+  g_assert_cmpint (json_object_get_int_member (tc0, "core"), ==, 0);
+  g_assert_cmpint (json_object_get_int_member (tc0, "jobs"), ==, 2);
+  g_assert_cmpfloat (json_object_get_double_member (tc0, "run_total_us"), ==, 1200);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (tc0, "load_percent"), 60, 1e-9);
   g_autoptr (JsonNode) cores = get_rows (fx, "cores", 1);
   JsonObject *c0 = json_array_get_object_element (json_node_get_array (cores), 0);
   g_assert_cmpfloat_with_epsilon (json_object_get_double_member (c0, "load_percent"),
@@ -648,6 +659,10 @@ test_metrics_and_live (Fx *fx, gconstpointer data)
   g_assert_nonnull (strstr (m, "orti_data_value{session=\"1\",variable=\"light\"} 1\n"));
   g_assert_nonnull (strstr (m, "orti_core_busy_seconds_total{session=\"1\",core=\"0\"} 0.00148\n"));
   g_assert_nonnull (strstr (m, "# TYPE orti_task_load_bound_ratio gauge\n"));
+  g_assert_nonnull (strstr (m, "orti_task_core_load_ratio{session=\"1\",task=\"Task_A\","
+                               "core=\"0\"} 0.6\n"));
+  g_assert_nonnull (strstr (m, "orti_task_core_jobs_total{session=\"1\",task=\"Task_A\","
+                               "core=\"0\"} 2\n"));
   g_assert_nonnull (strstr (m, "orti_cross_core_activations_total{session=\"1\",core=\"0\","
                                "from_core=\"1\"} 3\n"));
   g_assert_nonnull (strstr (m, "orti_cross_core_latency_p99_seconds{session=\"1\",core=\"0\","

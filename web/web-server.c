@@ -830,6 +830,9 @@ route_session (Job *j, StoreDb *db, gint64 id, const char *what, const char *sub
                  (long long) id);
   else if (strcmp (what, "cores") == 0)
     answer_rows (j, db, "SELECT * FROM core_stats WHERE session_id = %lld ORDER BY core", (long long) id);
+  else if (strcmp (what, "task-cores") == 0)
+    answer_rows (j, db, "SELECT * FROM task_core_stats WHERE session_id = %lld ORDER BY core, task",
+                 (long long) id);
   else if (strcmp (what, "cross-core") == 0)
     answer_rows (j, db, "SELECT * FROM cross_core_latency WHERE session_id = %lld "
                  "ORDER BY core, from_core", (long long) id);
@@ -1207,6 +1210,15 @@ static const struct {
       { "orti_core_idle_seconds_total", "counter", "Time the core was idle." },
       { "orti_core_unknown_seconds_total", "counter", "Time the core's state was unknown "
         "(before the first switch, after a gap)." } } },
+  { "task",
+    "SELECT task, core, load_percent / 100.0, run_total_us / 1e6, slices, jobs "
+    "FROM task_core_stats WHERE session_id = %lld ORDER BY task, core",
+    { { "orti_task_core_load_ratio", "gauge", "Share of the core's observed time the task ran "
+        "on it (0..1; a task that migrates has a series per core)." },
+      { "orti_task_core_run_seconds_total", "counter", "Time the task ran on the core." },
+      { "orti_task_core_slices_total", "counter", "Times the task was switched in on the core." },
+      { "orti_task_core_jobs_total", "counter", "Jobs of the task that began on the core." } },
+    "core" },
   { "core",
     "SELECT core, from_core, count, avg_us / 1e6, p50_us / 1e6, p99_us / 1e6, max_us / 1e6 "
     "FROM cross_core_latency WHERE session_id = %lld ORDER BY core, from_core",

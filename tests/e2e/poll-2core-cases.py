@@ -94,6 +94,11 @@ def main(seconds, tmp):
                   f"±{'—' if lb is None else f'{lb:.2f}'}, off {err:.2f}); jobs {g['jobs']} "
                   f"(truth {y['terminations'] - x['terminations']})")
             check(g["jobs"] > 0, f"{name}: no job seen on core {core}")
+            # per core (task_core_stats): the task ran on its own core only, all its jobs there
+            tc = s.sql("SELECT core, jobs, run_total_us FROM task_core_stats WHERE session_id = 1 "
+                       "AND task = ?", name)
+            check([r[0] for r in tc] == [core], f"{name}: task_core_stats cores {tc}, not [{core}]")
+            check(tc[0][1] == g["jobs"], f"{name}: {tc[0][1]} jobs on core {core} of {g['jobs']}")
             jobs = y["terminations"] - x["terminations"]
             if g["jobs"] > jobs + max(1, jobs // 100):
                 bad.append(f"{name} phantom jobs")

@@ -657,6 +657,7 @@ async function main() {
     { tab: "services", tables: [["#services-table", "/services", (r) => r.service], ["#service-tasks-table", "/services/tasks", (r) => r.task + "|" + r.service]] },
     { tab: "points", tables: [["#points-table", "/points", (r) => String(r.point_value)]] },
     { tab: "cores", tables: [["#cores-table", "/cores", (r) => String(r.core)],
+                             ["#task-cores-table", "/task-cores", (r) => r.core + "|" + r.task_value],
                              ["#cross-core-table", "/cross-core", (r) => r.core + "|" + r.from_core]] },
   ];
   for (const { tab, tables } of tabTables) {

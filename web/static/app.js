@@ -487,6 +487,14 @@
     { key: "p99_us", label: "p99 µs", num: true, width: "8em", fmt: F.us },
     { key: "max_us", label: "Max µs", num: true, width: "8em", fmt: F.us },
   ];
+  const TASK_CORE_COLS = [
+    { key: "core_name", label: "Core", width: "8em" },
+    { key: "task", label: "Task", width: "12em" },
+    { key: "load_percent", label: "% of core", num: true, width: "7em", fmt: F.pct, title: "Share of the core's observed time the task ran on it" },
+    { key: "run_total_us", label: "Run µs", num: true, width: "9em", fmt: F.us },
+    { key: "jobs", label: "Jobs", num: true, width: "6em", fmt: F.int, title: "Jobs whose first switch-in was on this core" },
+    { key: "slices", label: "Slices", num: true, width: "6em", fmt: F.int },
+  ];
   const TABS = [["tasks", "Tasks"], ["functions", "Functions"], ["isrs", "ISRs"], ["services", "Services"], ["points", "Profile points"],
                 ["data", "Data"], ["cores", "Cores"], ["sampled", "PC samples"], ["flame", "Call tree & flame graph"], ["anomalies", "Anomalies & gaps"]];
 
@@ -682,12 +690,18 @@
           columns: CROSS_CORE_COLS, rowKey: (r) => r.core + "|" + r.from_core, sort: { key: "name", dir: "asc" },
           empty: "No task was activated from another core (or the session predates this measurement)." });
         xt.el.id = "cross-core-table";
-        el.append(t.el, xt.el);
+        const tct = new OP.Table({ caption: "Tasks per core (a task that migrates has a row per core it ran on)",
+          columns: TASK_CORE_COLS, rowKey: (r) => r.core + "|" + r.task_value, sort: { key: "core_name", dir: "asc" },
+          empty: "No per-core task statistics (or the session predates them)." });
+        tct.el.id = "task-cores-table";
+        el.append(t.el, tct.el, xt.el);
         p = {
-          el, tables: [t, xt], load: async () => {
-            const [a, b] = await Promise.all([OP.api(base + "/cores", ctl.signal), OP.api(base + "/cross-core", ctl.signal)]);
+          el, tables: [t, tct, xt], load: async () => {
+            const [a, b, c] = await Promise.all([OP.api(base + "/cores", ctl.signal), OP.api(base + "/cross-core", ctl.signal),
+              OP.api(base + "/task-cores", ctl.signal)]);
             t.setRows(a);
             xt.setRows(b);
+            tct.setRows(c);
           },
         };
       } else if (tab === "points") {

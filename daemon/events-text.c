@@ -379,9 +379,15 @@ events_text_parse_line (EventsText *self, const char *filename, guint line_no, c
     const char *w = sc.p;
     gsize wl = read_word (&sc);
     guint64 v = 0;
+    out->kind = PROBE_EVENT_GAP;
+    if (wl == 4 && strncmp (w, "core", 4) == 0) { /* of this core alone */
+      out->b = PROBE_GAP_CORE_ONLY;
+      skip_ws (&sc);
+      w = sc.p;
+      wl = read_word (&sc);
+    }
     if (wl && !parse_number (w, wl, FALSE, G_MAXUINT32, &v))
       return fail (&sc, w, error, "bad count of records lost '%.*s'", (int) wl, w);
-    out->kind = PROBE_EVENT_GAP;
     out->a = (guint32) v;
   } else if (KW ("TASK") || KW ("ISR") || KW ("ACTIVATE") || KW ("TERMINATE") || KW ("WAIT") ||
              KW ("SERVICE") || KW ("PP_BEGIN") || KW ("PP_END") || KW ("PP_ALPHA") || KW ("DATA")) {

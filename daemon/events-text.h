@@ -16,7 +16,8 @@
  *     <time> [@<core>] PP_END: <point> [latch]  profile point end (pfpEnd(id, latch))
  *     <time> [@<core>] PP_ALPHA: <point> <alpha> averaging constant 0..1 (pfpSetAlpha)
  *     <time> [@<core>] DATA: <variable> <value>  a variable written (value: decimal or 0x…)
- *     <time> [@<core>] GAP [<records lost>]  data lost
+ *     <time> [@<core>] GAP [core] [<records lost>]  data lost (core: of that core alone,
+ *                                             PROBE_GAP_CORE_ONLY: it halted)
  *     <time> [@<core>] END                   end of the stream
  *
  * <time> is a decimal tick count. A name is a C identifier or a number. Numbers are used as

@@ -68,7 +68,12 @@ struct _Session {
   gint64 deadline;              /* monotonic µs when --duration ends (0: none) */
   gboolean gap_open;            /* a gap was seen; its row waits for the next event (its end) */
   StoreGap open_gap;            /* that row: start = last tick known good */
+  guint64 core_gap_open;        /* bit K: a gap of core K alone (PROBE_GAP_CORE_ONLY) was seen;
+                                 * its row waits for core K's next event */
+  StoreGap core_gap[SESSION_LIVE_MAX_CORES]; /* those rows */
   ProbeTargetState target_state;/* last state seen (explicit poll or OpenOCD notification) */
+  gboolean per_core_states;     /* the source polls each core's target: halts are per core */
+  ProbeTargetState core_state[SESSION_LIVE_MAX_CORES]; /* … the last state seen of each */
 
   GMutex lock;                  /* guards live */
   SessionLive live;
@@ -380,6 +385,43 @@ close_gap (Session *s, guint64 end)
 }
 
 static void
+close_core_gap (Session *s, guint core, guint64 end)
+{
+  StoreGap *g = &s->core_gap[core];
+  g->end = (gint64) MAX (end, (guint64) g->start);
+  g_array_append_val (s->gaps, *g);
+  s->core_gap_open &= ~(G_GUINT64_CONSTANT (1) << core);
+}
+
+/* The gap rows (table gaps): a gap runs from the last tick known good (the latest event before
+ * it) to the next event of any core, a gap of one core (PROBE_GAP_CORE_ONLY) to that core's
+ * next event. */
+static void
+track_gaps (Session *s, const ProbeEvent *ev, guint64 known_good)
+{
+  guint core = MIN (ev->core, SESSION_LIVE_MAX_CORES - 1);
+  guint64 bit = G_GUINT64_CONSTANT (1) << core;
+  if (ev->kind == PROBE_EVENT_GAP && (ev->b & PROBE_GAP_CORE_ONLY)) {
+    if (!(s->core_gap_open & bit))
+      s->core_gap[core] = (StoreGap) { .start = (gint64) MIN (known_good, ev->ts),
+                                       .core = core, .reason = PROBE_GAP_REASON (ev->b) };
+    s->core_gap[core].lost += ev->a;
+    s->core_gap_open |= bit;
+  } else if (ev->kind == PROBE_EVENT_GAP) {
+    if (!s->gap_open)
+      s->open_gap = (StoreGap) { .start = (gint64) MIN (known_good, ev->ts), .core = ev->core,
+                                 .reason = PROBE_GAP_REASON (ev->b) };
+    s->open_gap.lost += ev->a;
+    s->gap_open = TRUE;
+  } else {
+    if (s->gap_open)
+      close_gap (s, ev->ts);
+    if (s->core_gap_open & bit)
+      close_core_gap (s, core, ev->ts);
+  }
+}
+
+static void
 on_event (const ProbeEvent *ev, gpointer user)
 {
   Session *s = user;
@@ -402,20 +444,11 @@ on_event (const ProbeEvent *ev, gpointer user)
   }
   if (ev->kind == PROBE_EVENT_GAP) {
     s->live.gaps++;
-    if (ev->b == PROBE_GAP_TARGET_DROP)
+    if (PROBE_GAP_REASON (ev->b) == PROBE_GAP_TARGET_DROP)
       s->live.drops += ev->a;
   }
   g_mutex_unlock (&s->lock);
-  if (ev->kind == PROBE_EVENT_GAP) {
-    /* [last tick known good, first tick known good again): the end is the next event's time */
-    if (!s->gap_open)
-      s->open_gap = (StoreGap) { .start = (gint64) MIN (known_good, ev->ts), .core = ev->core,
-                                 .reason = ev->b };
-    s->open_gap.lost += ev->a;
-    s->gap_open = TRUE;
-  } else if (s->gap_open) {
-    close_gap (s, ev->ts);
-  }
+  track_gaps (s, ev, known_good);
 }
 
 /* The sink's recorder: everything the source read goes to the capture (--record). */
@@ -514,10 +547,37 @@ take_notifications (Session *s)
       continue;
     if (n->kind == PROBE_OPENOCD_NOTIFY_RESET || g_str_has_prefix (n->value, "reset"))
       note_target_state (s, PROBE_TARGET_RESET);
+    else if (s->per_core_states)
+      continue; /* which core halted or resumed: check_targets asks each */
     else if (g_str_equal (n->value, "halted"))
       note_target_state (s, PROBE_TARGET_HALTED);
     else if (g_str_equal (n->value, "resumed") || g_str_equal (n->value, "running"))
       note_target_state (s, PROBE_TARGET_RUNNING);
+  }
+}
+
+/* The explicit target poll: each core's target when the source reads the cores through their
+ * own targets (a halt of one core is a gap of that core alone), else the target's. */
+static void
+check_targets (Session *s)
+{
+  ProbeTargetState st[SESSION_LIVE_MAX_CORES];
+  g_autoptr (GError) error = NULL;
+  guint n = probe_source_check_core_targets (s->source, st, G_N_ELEMENTS (st), &error);
+  if (n > 0) {
+    s->per_core_states = TRUE;
+    take_notifications (s);
+    for (guint c = 0; c < n; c++)
+      if (st[c] != s->core_state[c]) {
+        s->core_state[c] = st[c];
+        probe_source_core_state (s->source, (guint16) c, st[c], &s->sink);
+      }
+    return;
+  }
+  ProbeTargetState one;
+  if (error == NULL && probe_source_check_target (s->source, &one, &error)) {
+    take_notifications (s);
+    note_target_state (s, one);
   }
 }
 
@@ -848,12 +908,7 @@ run_source (Session *s, GError **error)
       /* a source that turns OpenOCD's poll off asks now and then (this also makes OpenOCD
        * send its halt/resume/reset notifications) */
       next_target_poll = now + TARGET_POLL_INTERVAL_US;
-      ProbeTargetState ts;
-      g_autoptr (GError) perr = NULL;
-      if (probe_source_check_target (s->source, &ts, &perr)) {
-        take_notifications (s);
-        note_target_state (s, ts);
-      }
+      check_targets (s);
     }
     if (live)
       take_notifications (s);
@@ -952,6 +1007,9 @@ worker_main (gpointer data)
   }
   if (s->gap_open)
     close_gap (s, s->last_ts);
+  for (guint c = 0; c < SESSION_LIVE_MAX_CORES; c++)
+    if (s->core_gap_open & (G_GUINT64_CONSTANT (1) << c))
+      close_core_gap (s, c, s->last_ts);
   slicer_finish (s->slicer, s->last_ts);
   g_autoptr (GError) serr = NULL;
   if (!flush_rows (s, TRUE, &serr) || !write_stats (s, TRUE, &serr)) {

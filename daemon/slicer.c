@@ -1335,43 +1335,82 @@ data_write (Slicer *s, guint16 coreno, guint64 ts, guint32 var, guint32 value)
 
 /* ---------------------------------------------------------------- gap, end */
 
+/* A context's open items end at @ts: its suspension, calls and services (@flags), and at a gap
+ * its open profile points (their partial time is unknown). */
+static void
+ctx_close_open (Slicer *s, Ctx *c, guint64 ts, guint32 flags, gboolean gap)
+{
+  suspend_close (s, c, ts, gap ? SLICER_FLAG_GAP : SLICER_FLAG_OPEN_AT_END);
+  ctx_close_all (s, c, ts, flags);
+  if (gap) {
+    while (c->pp_depth)
+      pp_remove (s, c, c->pp_depth - 1);
+  }
+}
+
+/* A gap cut task @t's job: it has no known net time, response or period. */
+static void
+task_forget_job (Ctx *t)
+{
+  t->job_open = t->in_job = t->pending_activation = t->has_job = FALSE;
+  t->xcore_pending = FALSE; /* the start it awaited may be lost in the gap */
+  t->waiting = t->out_waiting = FALSE;
+}
+
+/* Ends what runs on core @i at @ts: its ISR2s and its task (to unknown at a gap, to idle at
+ * the end). */
+static void
+core_close (Slicer *s, guint32 i, guint64 ts, guint32 flags, gboolean gap)
+{
+  Core *core = s->cores[i];
+  guint64 cts = MAX (core->last_ts, ts);
+  core->last_ts = cts;
+  while (core->isr_depth)
+    isr_close_top (s, core, (guint16) i, cts, flags, FALSE);
+  if (core->base->kind == SLICER_CONTEXT_TASK || core->known)
+    core_set_base (s, core, (guint16) i, core->idle, FALSE, cts, gap ? OUT_GAP : OUT_END);
+  if (!gap)
+    core_leave (core, cts);
+}
+
 static void
 close_everything (Slicer *s, guint64 ts, gboolean gap)
 {
   guint32 flags = SLICER_FLAG_INCOMPLETE | (gap ? SLICER_FLAG_REPAIRED | SLICER_FLAG_GAP : SLICER_FLAG_OPEN_AT_END);
-  for (guint32 i = 0; i < s->n_cores; i++) {
-    Core *core = s->cores[i];
-    if (!core->seen)
-      continue;
-    guint64 cts = MAX (core->last_ts, ts);
-    core->last_ts = cts;
-    while (core->isr_depth)
-      isr_close_top (s, core, (guint16) i, cts, flags, FALSE);
-    if (core->base->kind == SLICER_CONTEXT_TASK || core->known)
-      core_set_base (s, core, (guint16) i, core->idle, FALSE, cts, gap ? OUT_GAP : OUT_END);
-    if (!gap)
-      core_leave (core, cts);
-  }
-  for (guint32 i = 0; i < s->ctxs->len; i++) {
-    Ctx *c = g_ptr_array_index (s->ctxs, i);
-    suspend_close (s, c, ts, gap ? SLICER_FLAG_GAP : SLICER_FLAG_OPEN_AT_END);
-    ctx_close_all (s, c, ts, flags);
-    if (gap) {
-      while (c->pp_depth)
-        pp_remove (s, c, c->pp_depth - 1);
-    }
-  }
+  for (guint32 i = 0; i < s->n_cores; i++)
+    if (s->cores[i]->seen)
+      core_close (s, i, ts, flags, gap);
+  for (guint32 i = 0; i < s->ctxs->len; i++)
+    ctx_close_open (s, g_ptr_array_index (s->ctxs, i), ts, flags, gap);
   if (gap) {
     for (guint32 i = 0; i < s->vars->len; i++) {
       g_array_index (s->vars, DataVar, i).has = FALSE;
       g_array_index (s->vars, DataVar, i).period_ok = FALSE;
     }
-    /* a job cut by the gap has no known net time, response or period */
-    for (guint32 i = 0; i < s->tasks->len; i++) {
-      Ctx *t = g_ptr_array_index (s->tasks, i);
-      t->job_open = t->in_job = t->pending_activation = t->has_job = FALSE;
-      t->xcore_pending = FALSE; /* the start it awaited may be lost in the gap */
-      t->waiting = t->out_waiting = FALSE;
+    for (guint32 i = 0; i < s->tasks->len; i++)
+      task_forget_job (g_ptr_array_index (s->tasks, i));
+  }
+}
+
+/* A gap of core @k alone (PROBE_GAP_CORE_ONLY: that core halted, or its own stream lost data):
+ * what ran on it ends as at a gap — its ISR2s, its task (to unknown), the open calls of its
+ * idle context — and so do the tasks last switched out there (suspended on it); their jobs are
+ * cut. The other cores, their tasks and the data variables go on. */
+static void
+close_core (Slicer *s, guint16 k, guint64 ts)
+{
+  if (k >= s->n_cores || !s->cores[k]->seen)
+    return;
+  guint32 flags = SLICER_FLAG_INCOMPLETE | SLICER_FLAG_REPAIRED | SLICER_FLAG_GAP;
+  Core *core = s->cores[k];
+  Ctx *base = core->base;
+  core_close (s, k, ts, flags, TRUE);
+  ctx_close_open (s, core->idle, ts, flags, TRUE);
+  for (guint32 i = 0; i < s->tasks->len; i++) {
+    Ctx *t = g_ptr_array_index (s->tasks, i);
+    if (t == base || (t->core < 0 && t->out_core == k)) {
+      ctx_close_open (s, t, ts, flags, TRUE);
+      task_forget_job (t);
     }
   }
 }
@@ -1488,8 +1527,12 @@ slicer_feed (Slicer *self, const ProbeEvent *events, gsize n)
         break;
       G_GNUC_FALLTHROUGH;
     case PROBE_EVENT_GAP:
-      anomaly (self, SLICER_ANOMALY_GAP, coreno, ts, core_running (core), ev->a, ev->b);
-      close_everything (self, ts, TRUE);
+      anomaly (self, SLICER_ANOMALY_GAP, coreno, ts, core_running (core), ev->a,
+               PROBE_GAP_REASON (ev->b));
+      if (ev->b & PROBE_GAP_CORE_ONLY)
+        close_core (self, coreno, ts);
+      else
+        close_everything (self, ts, TRUE);
       break;
     case PROBE_EVENT_END:
       slicer_finish (self, ts);

@@ -147,6 +147,46 @@ test_migrate_without_switch_out (void)
   rec_free (r);
 }
 
+/* Core 1 halts (a GAP of core 1 alone) while A runs on core 0 and B on core 1: B's slice and
+ * job are cut at the gap, core 1's time until its next event is unknown, and A on core 0 runs
+ * on untouched — one slice, one complete job, no time unknown on core 0. */
+static void
+test_core_only_gap (void)
+{
+  Rec *r = rec_new (NULL);
+  rec_feed (r, "0 @0 ACTIVATE: A\n0 @0 TASK: A\n0 @1 ACTIVATE: B\n0 @1 TASK: B\n"
+               "40 @1 GAP core\n"
+               "100 @1 TASK: idle\n"
+               "120 @0 TERMINATE: A\n120 @0 TASK: idle\n"
+               "130 @1 ACTIVATE: B\n130 @1 TASK: B\n150 @1 TERMINATE: B\n150 @1 TASK: idle\n"
+               "200 @0 END\n");
+  SlicerTaskStats a, b;
+  g_assert_true (task_stats (r, "A", &a));
+  g_assert_true (task_stats (r, "B", &b));
+  g_assert_cmpuint (a.run_time, ==, 120);
+  g_assert_cmpuint (a.job.count, ==, 1);
+  g_assert_cmpuint (a.job.max, ==, 120);
+  g_assert_cmpuint (b.run_time, ==, 40 + 20);
+  g_assert_cmpuint (b.job.count, ==, 1); /* the second; the first was cut by the gap */
+  g_assert_cmpuint (b.job.max, ==, 20);
+  SlicerCoreStats c0, c1;
+  g_assert_true (slicer_get_core_stats (r->slicer, 0, &c0));
+  g_assert_true (slicer_get_core_stats (r->slicer, 1, &c1));
+  g_assert_cmpuint (c0.unknown_time, ==, 0);
+  g_assert_cmpuint (c0.task_time, ==, 120);
+  g_assert_cmpuint (c1.unknown_time, ==, 100 - 40);
+  guint a_slices = 0;
+  for (guint i = 0; i < r->slices->len; i++) {
+    const SlicerSlice *sl = &g_array_index (r->slices, SlicerSlice, i);
+    if (sl->core == 0)
+      a_slices++;
+    else if (sl->start == 0)
+      g_assert_true (sl->flags & SLICER_FLAG_GAP); /* B's slice ends at the gap */
+  }
+  g_assert_cmpuint (a_slices, ==, 1);
+  rec_free (r);
+}
+
 /* Core 0 activates X three times; X's jobs start on core 1 after 5, 9 and 7 ticks; core 1
  * activates Y, which starts on core 0 after 12. A same-core activation, an activation whose
  * start comes after a gap, and a start fed before its activation are not samples. */
@@ -210,5 +250,6 @@ main (int argc, char **argv)
   g_test_add_func ("/slicer/multicore/migrate-without-switch-out", test_migrate_without_switch_out);
   g_test_add_func ("/slicer/multicore/cross-core-latency", test_cross_core_latency);
   g_test_add_func ("/slicer/multicore/task-core-open-slice", test_task_core_open_slice);
+  g_test_add_func ("/slicer/multicore/core-only-gap", test_core_only_gap);
   return g_test_run ();
 }

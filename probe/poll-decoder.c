@@ -105,6 +105,8 @@ struct _ProbePollDecoder {
   guint32 isr_under[PROBE_POLL_MAX_CORES]; /* shared variable: the ISR value running, if any */
   gboolean in_isr[PROBE_POLL_MAX_CORES];
   GArray *pending;            /* Pending: switch-outs the priorities took for preemptions */
+  guint64 halted;             /* bit c: core c is halted (probe_poll_decoder_core_state): its
+                               * channels are ignored */
   gboolean trace;             /* trace mode (see the header) … */
   TraceCore *tc;              /* … its per-core state (PROBE_POLL_MAX_CORES), else NULL */
 };
@@ -541,6 +543,11 @@ channel_entries (ProbePollDecoder *d, guint i, guint64 ts, ProbeEventFunc func, 
 static void
 decode_sample (ProbePollDecoder *d, guint64 ts, ProbeEventFunc func, gpointer user)
 {
+  /* a halted core's variables are stale, not running: nothing of it counts */
+  if (d->halted != 0)
+    for (guint k = 0; k < d->n_channels; k++)
+      if (d->channels[k].core < 64 && (d->halted >> d->channels[k].core) & 1)
+        d->valid[k] = FALSE;
   /* VALID: a core whose gate reads 0 (or was not read) contributes nothing this sample */
   for (guint i = 0; i < d->n_channels; i++) {
     const ProbePollChannel *g = &d->channels[i];
@@ -709,6 +716,38 @@ probe_poll_decoder_gap (ProbePollDecoder *d, guint64 ts, ProbeGapReason reason,
   for (guint c = 0; c < PROBE_POLL_MAX_CORES; c++)
     d->prio_prev[c] = NO_PRIORITY;
   g_byte_array_set_size (d->partial, 0);
+}
+
+void
+probe_poll_decoder_core_state (ProbePollDecoder *d, guint16 core, ProbeTargetState st, guint64 ts,
+                               ProbeEventFunc func, gpointer user)
+{
+  g_return_if_fail (core < 64);
+  guint64 bit = G_GUINT64_CONSTANT (1) << core;
+  if (st == PROBE_TARGET_RUNNING) {
+    d->halted &= ~bit;
+    return;
+  }
+  if (d->halted & bit)
+    return;
+  d->halted |= bit;
+  emit (d, func, user, MAX (ts, d->last_ts), core, PROBE_EVENT_GAP, 0,
+        PROBE_GAP_HALT | PROBE_GAP_CORE_ONLY);
+  for (guint i = 0; i < d->n_channels; i++)
+    if (d->channels[i].core == core)
+      d->known[i] = d->task_known[i] = FALSE;
+  for (guint k = 0; k < d->pending->len;) {
+    if (g_array_index (d->pending, Pending, k).core == core)
+      g_array_remove_index (d->pending, k);
+    else
+      k++;
+  }
+  if (core < PROBE_POLL_MAX_CORES) {
+    d->in_isr[core] = FALSE;
+    d->prio_prev[core] = NO_PRIORITY;
+    if (d->tc != NULL)
+      memset (&d->tc[core], 0, sizeof (TraceCore));
+  }
 }
 
 guint64

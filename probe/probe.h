@@ -85,7 +85,13 @@ typedef enum {
   PROBE_GAP_OVERFLOW = 5,    /* the trace unit reported overflows (SWO bandwidth exceeded) */
 } ProbeGapReason;
 
-/* a of PROBE_EVENT_TARGET_STATE. */
+/* Or-ed into b of PROBE_EVENT_GAP: the gap concerns the Event's core alone (that core was
+ * halted while the others ran on); without it a gap concerns every core. */
+#define PROBE_GAP_CORE_ONLY 0x100u
+#define PROBE_GAP_REASON(b) ((ProbeGapReason) ((b) & 0xffu))
+
+/* a of PROBE_EVENT_TARGET_STATE (b: PROBE_GAP_CORE_ONLY when it is the state of the Event's
+ * core alone, probe_source_core_state). */
 typedef enum {
   PROBE_TARGET_RUNNING = 0,
   PROBE_TARGET_HALTED = 1,
@@ -449,6 +455,12 @@ gboolean probe_poll_decoder_feed (ProbePollDecoder *d, const guint8 *data, gsize
 /* The link was lost: emit GAP(@reason) and forget the state (the next sample re-emits it). */
 void probe_poll_decoder_gap (ProbePollDecoder *d, guint64 ts, ProbeGapReason reason,
                              ProbeEventFunc func, gpointer user);
+/* Core @core (< 64) of a multi-core target halted or was reset (@st, seen at @ts): emit a GAP
+ * of that core alone (PROBE_GAP_HALT | PROBE_GAP_CORE_ONLY), forget its channels' state and
+ * ignore them from now on; PROBE_TARGET_RUNNING: read them again (the next sample re-emits
+ * the core's state). Repeated states are no-ops. */
+void probe_poll_decoder_core_state (ProbePollDecoder *d, guint16 core, ProbeTargetState st,
+                                    guint64 ts, ProbeEventFunc func, gpointer user);
 guint64 probe_poll_decoder_get_samples (ProbePollDecoder *d);
 /* probe_poll_decoder_set_trace: the records are a trace, not samples: each holds one value as
  * it was written, and no change is missed (the SWO mapper). Then ISR2 values nest — a new ISR2
@@ -558,6 +570,11 @@ gboolean probe_poll_sampler_prepare (ProbePollSampler *s, GError **error);
  * the quality messages) and is not an error; FALSE means the link failed (reconnect). */
 gboolean probe_poll_sampler_step (ProbePollSampler *s, GByteArray *out, GError **error);
 /* Explicit target poll (arp_poll + curstate): call every ~100 ms. */
+/* probe_poll_sampler_check_core_targets: with one OpenOCD target per core (at least two),
+ * each core's state by one explicit poll of every target, into @states[0..n) (n ≤ @max);
+ * returns n, or 0 (with @error set when OpenOCD failed) without per-core targets. */
+guint probe_poll_sampler_check_core_targets (ProbePollSampler *s, ProbeTargetState *states,
+                                             guint max, GError **error);
 gboolean probe_poll_sampler_check_target (ProbePollSampler *s, ProbeTargetState *state,
                                           GError **error);
 const ProbePollQuality *probe_poll_sampler_get_quality (ProbePollSampler *s);
@@ -761,6 +778,17 @@ void probe_source_finish (ProbeSource *src, const ProbeSourceSink *sink);
  * OpenOCD's own polling off (poll); TRUE with *state, or FALSE without error when the source
  * relies on OpenOCD's notifications instead. */
 gboolean probe_source_check_target (ProbeSource *src, ProbeTargetState *state, GError **error);
+/* probe_source_check_core_targets: with one OpenOCD target per core (poll with core targets),
+ * each core's state by an explicit poll into @states[0..n), n ≤ @max; 0 when the source has no
+ * per-core targets (or OpenOCD failed: @error). */
+guint probe_source_check_core_targets (ProbeSource *src, ProbeTargetState *states, guint max,
+                                       GError **error);
+/* probe_source_core_state: core @core of several changed state (@st): a TARGET_STATE Event of
+ * that core, and when it stopped a GAP of that core alone (PROBE_GAP_HALT |
+ * PROBE_GAP_CORE_ONLY) — a poll source ignores the core's variables until it runs again —
+ * and a capture STATE record naming the core, which a replay turns into the same Events. */
+void probe_source_core_state (ProbeSource *src, guint16 core, ProbeTargetState st,
+                              const ProbeSourceSink *sink);
 /* probe_source_detach: undoes what attach configured (`poll on`, stops OpenOCD's rtt
  * server, …). Safe to call when not attached. */
 gboolean probe_source_detach (ProbeSource *src, GError **error);

@@ -197,6 +197,21 @@ poll_check_target (ProbeSource *src, ProbeTargetState *state, GError **error)
   return p->sampler && probe_poll_sampler_check_target (p->sampler, state, error);
 }
 
+static guint
+poll_check_core_targets (ProbeSource *src, ProbeTargetState *states, guint max, GError **error)
+{
+  PollSource *p = (PollSource *) src;
+  return p->sampler ? probe_poll_sampler_check_core_targets (p->sampler, states, max, error) : 0;
+}
+
+static void
+poll_core_state (ProbeSource *src, guint64 ts, guint16 core, ProbeTargetState st,
+                 ProbeEventFunc func, gpointer user)
+{
+  PollSource *p = (PollSource *) src;
+  probe_poll_decoder_core_state (p->decoder, core, st, ts, func, user);
+}
+
 static gboolean
 poll_detach (ProbeSource *src, GError **error)
 {
@@ -228,6 +243,8 @@ static const ProbeSourceClass poll_class = {
   .decode = poll_decode,
   .gap = poll_gap,
   .check_target = poll_check_target,
+  .check_core_targets = poll_check_core_targets,
+  .core_state = poll_core_state,
   .update_quality = poll_update_quality,
   .detach = poll_detach,
   .finalize = poll_finalize,

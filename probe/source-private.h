@@ -25,6 +25,13 @@ typedef struct {
                gpointer user);
   /* Optional: explicit target poll (see probe_source_check_target). */
   gboolean (*check_target) (ProbeSource *src, ProbeTargetState *state, GError **error);
+  /* Optional: each core's target state (see probe_source_check_core_targets). */
+  guint (*check_core_targets) (ProbeSource *src, ProbeTargetState *states, guint max,
+                               GError **error);
+  /* Optional: core @core changed state at @ts; emit its GAP (PROBE_GAP_CORE_ONLY) when it
+   * stopped and stop/restart decoding it. NULL: the generic layer emits the GAP itself. */
+  void (*core_state) (ProbeSource *src, guint64 ts, guint16 core, ProbeTargetState st,
+                      ProbeEventFunc func, gpointer user);
   /* Refresh src->quality (optional). */
   void (*update_quality) (ProbeSource *src);
   /* The stream ends (optional): put into @out a last record (on *@channel) whose decoding hands

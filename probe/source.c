@@ -104,6 +104,38 @@ probe_source_gap (ProbeSource *src, ProbeGapReason reason, const ProbeSourceSink
 }
 
 void
+probe_source_core_state (ProbeSource *src, guint16 core, ProbeTargetState st,
+                         const ProbeSourceSink *sink)
+{
+  src->user_func = sink->on_event;
+  src->user_data = sink->user_data;
+  ProbeEvent ev = { .ts = src->last_ts, .kind = PROBE_EVENT_TARGET_STATE, .a = st, .core = core,
+                    .b = PROBE_GAP_CORE_ONLY };
+  track_event (&ev, src);
+  if (src->klass->core_state != NULL) {
+    src->klass->core_state (src, src->last_ts, core, st, track_event, src);
+  } else if (st != PROBE_TARGET_RUNNING) {
+    ProbeEvent gap = { .ts = src->last_ts, .kind = PROBE_EVENT_GAP, .core = core,
+                       .b = PROBE_GAP_HALT | PROBE_GAP_CORE_ONLY };
+    track_event (&gap, src);
+  }
+  if (sink->on_record) {
+    guint8 r[3] = { (guint8) st, (guint8) (core & 0xff), (guint8) (core >> 8) };
+    sink->on_record (PROBE_CAPTURE_STATE, 0, g_get_monotonic_time (), r, sizeof r,
+                     sink->user_data);
+  }
+}
+
+guint
+probe_source_check_core_targets (ProbeSource *src, ProbeTargetState *states, guint max,
+                                 GError **error)
+{
+  if (src->klass->check_core_targets == NULL)
+    return 0;
+  return src->klass->check_core_targets (src, states, max, error);
+}
+
+void
 probe_source_finish (ProbeSource *src, const ProbeSourceSink *sink)
 {
   g_byte_array_set_size (src->buf, 0);
@@ -187,6 +219,11 @@ replay_read (ProbeSource *src, GByteArray *out, guint16 *channel, const ProbeSou
       /* the gap that followed a stop has its own record */
       ProbeEvent ev = { .ts = src->last_ts, .kind = PROBE_EVENT_TARGET_STATE, .a = rec.data[0] };
       sink->on_event (&ev, sink->user_data);
+    } else if (rec.type == PROBE_CAPTURE_STATE && rec.len == 3) {
+      /* one core of several (probe_source_core_state): its event and gap again */
+      probe_source_core_state (src, (guint16) (rec.data[1] | rec.data[2] << 8),
+                               (ProbeTargetState) rec.data[0],
+                               &(ProbeSourceSink) { sink->on_event, NULL, sink->user_data });
     }
   }
 }
@@ -205,6 +242,18 @@ replay_gap (ProbeSource *src, guint64 ts, ProbeGapReason reason, ProbeEventFunc 
 {
   ReplaySource *r = (ReplaySource *) src;
   r->decoder->klass->gap (r->decoder, ts, reason, func, user);
+}
+
+static void
+replay_core_state (ProbeSource *src, guint64 ts, guint16 core, ProbeTargetState st,
+                   ProbeEventFunc func, gpointer user)
+{
+  ReplaySource *r = (ReplaySource *) src;
+  if (r->decoder->klass->core_state != NULL)
+    r->decoder->klass->core_state (r->decoder, ts, core, st, func, user);
+  else if (st != PROBE_TARGET_RUNNING)
+    func (&(ProbeEvent) { .ts = ts, .kind = PROBE_EVENT_GAP, .core = core,
+                          .b = PROBE_GAP_HALT | PROBE_GAP_CORE_ONLY }, user);
 }
 
 static void
@@ -242,6 +291,7 @@ static const ProbeSourceClass replay_class = {
   .read = replay_read,
   .decode = replay_decode,
   .gap = replay_gap,
+  .core_state = replay_core_state,
   .update_quality = replay_update_quality,
   .finish = replay_finish,
   .finalize = replay_finalize,

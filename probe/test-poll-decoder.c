@@ -323,6 +323,54 @@ test_shared_variable_and_valid (void)
   check_events (chs, G_N_ELEMENTS (chs), v, G_N_ELEMENTS (v) / 2, want, G_N_ELEMENTS (want));
 }
 
+/* A core that halts (probe_poll_decoder_core_state): one GAP of that core alone, its channels
+ * ignored while halted (what they read is stale), read again once it runs (its state
+ * re-emitted); the other core's channels go on throughout. */
+static void
+test_core_halted (void)
+{
+  static gint64 none[] = { 0xFF };
+  const ProbePollChannel chs[] = {
+    { .kind = PROBE_POLL_TASK, .core = 0, .name = "RUNNINGTASK[0]", .simple = TRUE,
+      .none_values = none, .n_none_values = 1 },
+    { .kind = PROBE_POLL_TASK, .core = 1, .name = "RUNNINGTASK[1]", .simple = TRUE,
+      .none_values = none, .n_none_values = 1 },
+  };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ProbePollDecoder) d = probe_poll_decoder_new (chs, 2, &error);
+  g_assert_no_error (error);
+  g_autoptr (GArray) ev = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+  guint32 valid = 3;
+  const gint64 v[][2] = { { 1, 2 }, { 1, 3 }, { 4, 5 }, { 4, 5 }, { 6, 5 } };
+  for (guint i = 0; i < G_N_ELEMENTS (v); i++) {
+    if (i == 1) /* core 1 halts before the second sample, resumes before the fourth */
+      probe_poll_decoder_core_state (d, 1, PROBE_TARGET_HALTED, 15, collect, ev);
+    if (i == 3)
+      probe_poll_decoder_core_state (d, 1, PROBE_TARGET_RUNNING, 35, collect, ev);
+    g_autoptr (GByteArray) b = g_byte_array_new ();
+    probe_poll_record_append (b, 2, &valid, 10 * (i + 1), v[i]);
+    g_assert_true (probe_poll_decoder_feed (d, b->data, b->len, collect, ev, &error));
+  }
+  probe_poll_decoder_core_state (d, 0, PROBE_TARGET_RUNNING, 60, collect, ev); /* no-op */
+  const struct { guint64 ts; guint16 core, kind; guint32 a, b; } want[] = {
+    { 10, 0, PROBE_EVENT_TASK_SWITCH, 1, 0 },
+    { 10, 1, PROBE_EVENT_TASK_SWITCH, 2, 0 },
+    { 15, 1, PROBE_EVENT_GAP, 0, PROBE_GAP_HALT | PROBE_GAP_CORE_ONLY },
+    { 30, 0, PROBE_EVENT_TASK_SWITCH, 4, 0 },   /* core 1's 3 and 5 while halted: ignored */
+    { 40, 1, PROBE_EVENT_TASK_SWITCH, 5, 0 },   /* running again: its state re-emitted */
+    { 50, 0, PROBE_EVENT_TASK_SWITCH, 6, 0 },
+  };
+  g_assert_cmpuint (ev->len, ==, G_N_ELEMENTS (want));
+  for (guint i = 0; i < ev->len; i++) {
+    const ProbeEvent *e = &g_array_index (ev, ProbeEvent, i);
+    g_assert_cmpuint (e->ts, ==, want[i].ts);
+    g_assert_cmpuint (e->core, ==, want[i].core);
+    g_assert_cmpuint (e->kind, ==, want[i].kind);
+    g_assert_cmpuint (e->a, ==, want[i].a);
+    g_assert_cmpuint (e->b, ==, want[i].b);
+  }
+}
+
 /* The PC channel: a PC_SAMPLE every sample, after the sample's switch; 0xFFFFFFFF sleeps. */
 static void
 test_pc_channel (void)
@@ -416,5 +464,6 @@ main (int argc, char **argv)
   g_test_add_func ("/probe/poll-decoder/record-formats", test_record_formats);
   g_test_add_func ("/probe/poll-decoder/pc-channel", test_pc_channel);
   g_test_add_func ("/probe/poll-decoder/pc-halted", test_pc_halted);
+  g_test_add_func ("/probe/poll-decoder/core-halted", test_core_halted);
   return g_test_run ();
 }

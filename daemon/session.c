@@ -9,6 +9,7 @@
 
 #include "bounds.h"
 #include "core-merge.h"
+#include "rtt-cores.h"
 #include "session-pcprof.h"
 #include "session-sampler.h"
 #include "session-stats.h"
@@ -113,7 +114,14 @@ session_new (const SessionConfig *cfg, GError **error)
   if (cfg->n_watch > 0 && !session_watch_add_variables (s->w, cfg->watch, cfg->n_watch,
                                                         cfg->core, error))
     return NULL;
-  if (cfg->n_core_targets > s->w->n_cores) {
+  if (cfg->n_rtt_addresses > 0 && cfg->n_core_targets == 0 && !cfg->core_targets_auto) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--rtt-address-per-core gives %u "
+                 "control blocks but no --target-per-core to read them through",
+                 cfg->n_rtt_addresses);
+    return NULL;
+  }
+  /* RTT per core: the streams are the cores (each header names its core), not the ORTI file */
+  if (cfg->source != SESSION_SOURCE_RTT && cfg->n_core_targets > s->w->n_cores) {
     g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--target-per-core names %u "
                  "targets but %s describes %u cores", cfg->n_core_targets, cfg->orti_path,
                  s->w->n_cores);
@@ -614,6 +622,31 @@ poll_config (Session *s)
                              .dither_us = 300 /* break aliasing with the target's periods */ };
 }
 
+/* Live RTT over an AMP target: one control block per core (rtt-cores.h's rule), core c's read
+ * through its --target-per-core target. */
+static ProbeSource *
+make_rtt_per_core (Session *s, GError **error)
+{
+  g_autoptr (GArray) blocks = NULL;
+  if (!rtt_cores_resolve (s->w->elf, s->elf_path, s->cfg.rtt_addresses, s->cfg.n_rtt_addresses,
+                          s->cfg.core_targets_auto ? 0 : s->cfg.n_core_targets, &blocks, error))
+    return NULL;
+  g_autofree ProbeRttConfig *cfgs = g_new0 (ProbeRttConfig, blocks->len);
+  for (guint c = 0; c < blocks->len; c++) {
+    const RttCoreBlock *b = &g_array_index (blocks, RttCoreBlock, c);
+    cfgs[c] = (ProbeRttConfig) { .method = s->cfg.rtt_method, .channel = 0,
+                                 .cb_address = b->cb, .info_address = b->info,
+                                 .target = s->cfg.core_targets_auto ? NULL
+                                           : s->cfg.core_targets[c] };
+    g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "RTT per core: core %u's "
+                      "control block at 0x%08" G_GINT64_MODIFIER "x through %s", c, b->cb,
+                      s->cfg.core_targets_auto ? "OpenOCD's target of its position (auto)"
+                      : s->cfg.core_targets[c] && *s->cfg.core_targets[c]
+                      ? s->cfg.core_targets[c] : "the current target");
+  }
+  return probe_source_new_rtt_per_core (cfgs, blocks->len, s->cfg.core_targets_auto, error);
+}
+
 /* The source for the session's configuration (live kinds; a replay's decoder). */
 static ProbeSource *
 make_source (Session *s, ProbeSourceKind kind, GError **error)
@@ -641,6 +674,8 @@ make_source (Session *s, ProbeSourceKind kind, GError **error)
     }
     return probe_source_new_swo (&sc, error);
   }
+  if (s->replay == NULL && (s->cfg.n_core_targets > 0 || s->cfg.core_targets_auto))
+    return make_rtt_per_core (s, error);
   /* the control block and the library's init status are where the ELF's symbols say (a
    * replay has no target: only the decoder is used) */
   const OrtiSymbol *cb = elf_symbol (s, "orti_trace_rtt");

@@ -64,6 +64,7 @@ struct _Session {
   GArray *merged;               /* ProbeEvent the merge let out, for store + slicer */
   GArray *slices, *calls, *anomalies, *gaps; /* store rows not yet pushed */
   guint64 last_ts;              /* latest event timestamp */
+  guint64 core_last_ts[PROBE_POLL_MAX_CORES]; /* … of each core (0: none yet) */
   guint64 tick_hz;
   guint reported_messages;      /* source quality messages already logged and stored */
   gint64 deadline;              /* monotonic µs when --duration ends (0: none) */
@@ -399,6 +400,18 @@ on_event (const ProbeEvent *ev, gpointer user)
   ProbeEvent named = *ev; /* one ORTI file per core: the session-wide task/ISR2 id */
   session_watch_namespace_event (s->w, &named);
   ev = &named;
+  if (named.kind == PROBE_EVENT_TARGET_STATE) {
+    /* the target's state is no core's event: at the earliest of the cores' latest times, so
+     * it moves no core's clock past its own (each core's stream has its own time; the slicer
+     * takes an event's time as its core's) */
+    for (guint c = 0; c < G_N_ELEMENTS (s->core_last_ts); c++)
+      if (s->core_last_ts[c] != 0 && s->core_last_ts[c] < named.ts) {
+        named.ts = s->core_last_ts[c];
+        named.core = (guint16) c;
+      }
+  } else if (named.core < G_N_ELEMENTS (s->core_last_ts)) {
+    s->core_last_ts[named.core] = MAX (s->core_last_ts[named.core], named.ts);
+  }
   g_array_append_val (s->events, named);
   if (ev->ts > s->last_ts)
     s->last_ts = ev->ts;
@@ -567,6 +580,14 @@ choose_kind (Session *s, ProbeSourceKind *kind, char **why, GError **error)
   if (s->cfg.source == SESSION_SOURCE_SWO) {
     *kind = PROBE_SOURCE_SWO;
     *why = g_strdup ("--source swo");
+    return TRUE;
+  }
+  if (s->cfg.source == SESSION_SOURCE_RTT && s->cfg.n_rtt_addresses > 0) {
+    /* the control blocks are given: the ELF need not hold the library (e.g. one ELF of both
+     * cores' data for the ORTI files, each core's trace image apart) */
+    *kind = PROBE_SOURCE_RTT;
+    *why = g_strdup_printf ("--source rtt: one control block per core (--rtt-address-per-core, "
+                            "%u cores)", s->cfg.n_rtt_addresses);
     return TRUE;
   }
   if (cb != NULL) {

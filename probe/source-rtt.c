@@ -290,8 +290,9 @@ note_stream_ts (const ProbeEvent *events, gsize n, gpointer user)
 
 /* The cores' timestamps must share one time base: a stream whose first timestamp lies more
  * than MAX_START_SKEW_S from another's first is refused (merging them would interleave
- * unrelated instants); within it, the distance is noted in the quality messages. A coarse
- * check: streams joined at different instants (rings holding older bytes) differ by that too. */
+ * unrelated instants); more than a tenth of that is noted in the quality messages. A coarse
+ * check: streams joined at different instants (rings holding older bytes) differ by that too,
+ * and clocks offset by less pass. */
 static gboolean
 check_start_skew (RttSource *r, guint c, GError **error)
 {
@@ -310,9 +311,11 @@ check_start_skew (RttSource *r, guint c, GError **error)
                    b, ABS (s), s > 0 ? "after" : "before", a, r->first_ts[c], r->first_ts[k]);
       return FALSE;
     }
-    g_ptr_array_add (r->parent.quality.messages, g_strdup_printf (
-        "RTT per core: the stream of %s starts %+.6f s from that of %s (first timestamps)", b, s,
-        a));
+    if (ABS (s) > MAX_START_SKEW_S / 10.0)
+      g_ptr_array_add (r->parent.quality.messages, g_strdup_printf (
+          "RTT per core: the stream of %s starts %+.3f s from that of %s (first timestamps; "
+          "accepted up to %d s): check that the cores share one time base", b, s, a,
+          MAX_START_SKEW_S));
   }
   return TRUE;
 }
@@ -366,28 +369,29 @@ check_stream_core (RttSource *r, ProbeDecoder *d, guint16 channel, GError **erro
 }
 
 /* A gap of the link (or a halt). One stream: a GAP at @ts. Several (per-core live streams, or
- * a capture's): one GAP per stream that has spoken, on its core at its own latest timestamp —
- * not at @ts, the latest of all cores: a core whose clock is behind, or whose ring still holds
- * undrained bytes, would be cut in its future. Live and replay place them alike. */
+ * a capture's): one GAP at the earliest of the streams' latest timestamps, on that stream's
+ * core — not at @ts, the latest of all: the slicer closes every core at the later of its own
+ * time and the gap's, so a gap in one core's future would stretch the others' slices past
+ * their last event (a core whose clock is behind, or whose ring still holds undrained bytes).
+ * Live and replay place it alike. */
 static void
 rtt_gap (ProbeSource *src, guint64 ts, ProbeGapReason reason, ProbeEventFunc func, gpointer user)
 {
   RttSource *r = (RttSource *) src;
-  guint n = MAX (r->per_core ? r->streams->len : 1, r->decoders->len);
-  if (n == 1) {
-    ProbeEvent ev = { .ts = ts, .kind = PROBE_EVENT_GAP, .b = reason };
-    func (&ev, user);
-    return;
-  }
-  for (guint c = 0; c < n && c < MAX_STREAMS; c++) {
-    guint16 core = (guint16) c;
-    if (!r->have_first[c])
+  guint n = MIN (MAX (r->per_core ? r->streams->len : 1, r->decoders->len), MAX_STREAMS);
+  ProbeEvent ev = { .ts = ts, .kind = PROBE_EVENT_GAP, .b = reason };
+  gboolean found = FALSE;
+  for (guint c = 0; c < n && n > 1; c++) {
+    if (!r->have_first[c] || (found && r->last_ts[c] >= ev.ts))
       continue;
+    guint16 core = (guint16) c;
     if (c < r->decoders->len)
       probe_decoder_get_stream_info (g_ptr_array_index (r->decoders, c), NULL, &core, NULL);
-    ProbeEvent ev = { .ts = r->last_ts[c], .core = core, .kind = PROBE_EVENT_GAP, .b = reason };
-    func (&ev, user);
+    ev.ts = r->last_ts[c];
+    ev.core = core;
+    found = TRUE;
   }
+  func (&ev, user);
 }
 
 static void

@@ -37,7 +37,7 @@ static guint
 per_core_copies (OrtiElf *elf, const char *name, guint64 *addr, guint max)
 {
   guint n = 0;
-  GPtrArray *all = orti_elf_lookup_symbols (elf, name);
+  GPtrArray *all = orti_elf_lookup_symbols (elf, name); /* owned by @elf */
   for (guint i = 0; i < all->len; i++) {
     const OrtiSymbol *sym = g_ptr_array_index (all, i);
     if (sym->core >= 0 && (guint) sym->core < max && addr[sym->core] == 0) {
@@ -45,7 +45,6 @@ per_core_copies (OrtiElf *elf, const char *name, guint64 *addr, guint max)
       n = MAX (n, (guint) sym->core + 1);
     }
   }
-  g_ptr_array_unref (all);
   return n;
 }
 

@@ -85,6 +85,8 @@ struct _Session {
 
 static gboolean choose_kind (Session *s, ProbeSourceKind *kind, char **why, GError **error);
 
+static ProbeSource *make_rtt_per_core (Session *s, gboolean log, GError **error);
+
 Session *
 session_new (const SessionConfig *cfg, GError **error)
 {
@@ -115,6 +117,12 @@ session_new (const SessionConfig *cfg, GError **error)
   if (cfg->n_watch > 0 && !session_watch_add_variables (s->w, cfg->watch, cfg->n_watch,
                                                         cfg->core, error))
     return NULL;
+  if (cfg->n_rtt_addresses > 0 && cfg->source != SESSION_SOURCE_RTT
+      && cfg->source != SESSION_SOURCE_AUTO) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--rtt-address-per-core gives RTT "
+                 "control blocks, but the source is not RTT (--source rtt)");
+    return NULL;
+  }
   if (cfg->n_rtt_addresses > 0 && cfg->n_core_targets == 0 && !cfg->core_targets_auto) {
     g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--rtt-address-per-core gives %u "
                  "control blocks but no --target-per-core to read them through",
@@ -167,6 +175,12 @@ session_new (const SessionConfig *cfg, GError **error)
     }
   } else if (!choose_kind (s, &s->capture_kind, &s->source_why, error)) {
     return NULL;
+  } else if (s->capture_kind == PROBE_SOURCE_RTT
+             && (cfg->n_core_targets > 0 || cfg->core_targets_auto)) {
+    /* RTT per core: each core's control block is known (or refused) before anything connects */
+    g_autoptr (ProbeSource) check = make_rtt_per_core (s, FALSE, error);
+    if (check == NULL)
+      return NULL;
   }
   /* poll: DWT_PCSR rides in every sample's batch (SWO programs its own PC sampler); RTT: the
    * same channels, read by a sampler beside the stream (session-sampler.h) */
@@ -646,7 +660,7 @@ poll_config (Session *s)
 /* Live RTT over an AMP target: one control block per core (rtt-cores.h's rule), core c's read
  * through its --target-per-core target. */
 static ProbeSource *
-make_rtt_per_core (Session *s, GError **error)
+make_rtt_per_core (Session *s, gboolean log, GError **error)
 {
   g_autoptr (GArray) blocks = NULL;
   if (!rtt_cores_resolve (s->w->elf, s->elf_path, s->cfg.rtt_addresses, s->cfg.n_rtt_addresses,
@@ -659,7 +673,8 @@ make_rtt_per_core (Session *s, GError **error)
                                  .cb_address = b->cb, .info_address = b->info,
                                  .target = s->cfg.core_targets_auto ? NULL
                                            : s->cfg.core_targets[c] };
-    g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "RTT per core: core %u's "
+    if (log)
+      g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "RTT per core: core %u's "
                       "control block at 0x%08" G_GINT64_MODIFIER "x through %s", c, b->cb,
                       s->cfg.core_targets_auto ? "OpenOCD's target of its position (auto)"
                       : s->cfg.core_targets[c] && *s->cfg.core_targets[c]
@@ -696,7 +711,7 @@ make_source (Session *s, ProbeSourceKind kind, GError **error)
     return probe_source_new_swo (&sc, error);
   }
   if (s->replay == NULL && (s->cfg.n_core_targets > 0 || s->cfg.core_targets_auto))
-    return make_rtt_per_core (s, error);
+    return make_rtt_per_core (s, TRUE, error);
   /* the control block and the library's init status are where the ELF's symbols say (a
    * replay has no target: only the decoder is used) */
   const OrtiSymbol *cb = elf_symbol (s, "orti_trace_rtt");

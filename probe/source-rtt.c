@@ -478,7 +478,7 @@ probe_source_new_rtt_per_core (const ProbeRttConfig *cfgs, guint n_cores, gboole
     if (cfgs[c].method == PROBE_RTT_SERVER) {
       g_set_error (error, PROBE_ERROR, PROBE_ERROR_UNSUPPORTED, "RTT per core reads each core's "
                    "control block through its own target with the drain method; OpenOCD's rtt "
-                   "server follows its current target only (use --rtt-method drain)");
+                   "server follows its current target only (use --rtt drain)");
       return NULL;
     }
     if (cfgs[c].cb_address == 0) {

@@ -361,8 +361,8 @@ check_stream_core (RttSource *r, ProbeDecoder *d, guint16 channel, GError **erro
     g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT, "RTT on %s: the control block at "
                  "0x%08" G_GINT64_MODIFIER "x carries the stream of core %u (its header's "
                  "core_id), not core %u: give each core's target and control block in core order",
-                 name, probe_rtt_link_get_control_block (((RttStream *) g_ptr_array_index (
-                   r->streams, channel))->link), core, channel);
+                 name, ((RttStream *) g_ptr_array_index (r->streams, channel))->cfg.cb_address,
+                 core, channel);
     return FALSE;
   }
   return TRUE;

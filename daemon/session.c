@@ -581,6 +581,11 @@ static gboolean
 choose_kind (Session *s, ProbeSourceKind *kind, char **why, GError **error)
 {
   const OrtiSymbol *cb = elf_symbol (s, "orti_trace_rtt");
+  if (cb == NULL && s->w->elf != NULL) {
+    /* per-core copies (one per core's library, .CORE<N>.): the library is linked all the same */
+    GPtrArray *copies = orti_elf_lookup_symbols (s->w->elf, "orti_trace_rtt");
+    cb = copies->len > 0 ? g_ptr_array_index (copies, 0) : NULL;
+  }
   if (s->cfg.source == SESSION_SOURCE_POLL) {
     *kind = PROBE_SOURCE_POLL;
     *why = g_strdup ("--source poll");

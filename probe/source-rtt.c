@@ -351,18 +351,28 @@ rtt_decode (ProbeSource *src, guint16 channel, const guint8 *data, gsize len,
 }
 
 /* A per-core stream's header must name its position's core: refused (naming the target)
- * when it names another — a block read through the wrong target, or two claiming one core. */
+ * when it names another — a block read through the wrong target, or two claiming one core —
+ * or a tick rate other than the session's. */
 static gboolean
 check_stream_core (RttSource *r, ProbeDecoder *d, guint16 channel, GError **error)
 {
   guint16 core = channel;
-  if (r->per_core && probe_decoder_get_stream_info (d, NULL, &core, NULL) && core != channel) {
-    g_autofree char *name = stream_name (r, channel);
+  guint32 hz = 0;
+  if (!r->per_core || !probe_decoder_get_stream_info (d, &hz, &core, NULL))
+    return TRUE;
+  g_autofree char *name = stream_name (r, channel);
+  guint64 cb = ((RttStream *) g_ptr_array_index (r->streams, channel))->cfg.cb_address;
+  if (core != channel) {
     g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT, "RTT on %s: the control block at "
                  "0x%08" G_GINT64_MODIFIER "x carries the stream of core %u (its header's "
                  "core_id), not core %u: give each core's target and control block in core order",
-                 name, ((RttStream *) g_ptr_array_index (r->streams, channel))->cfg.cb_address,
-                 core, channel);
+                 name, cb, core, channel);
+    return FALSE;
+  }
+  if (hz != 0 && r->parent.quality.tick_hz != 0 && hz != r->parent.quality.tick_hz) {
+    g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT, "RTT on %s: its stream header says %u "
+                 "ticks per second, another core's %" G_GUINT64_FORMAT ": the cores' timestamps "
+                 "must share one time base", name, hz, r->parent.quality.tick_hz);
     return FALSE;
   }
   return TRUE;

@@ -75,16 +75,17 @@ test_cores (void)
   g_array_unref (c.events);
 }
 
-/* Feeding @o's streams (see feed) is refused with a message holding @what and @who. */
+/* Feeding @o's streams (see feed) to a source that attached at @hz ticks per second is
+ * refused with a message holding @what and @who. */
 static void
-expect_refused (const RttAmpOptions *o, const guint16 *map, const guint64 *from,
+expect_refused (const RttAmpOptions *o, guint64 hz, const guint16 *map, const guint64 *from,
                 const char *what, const char *who)
 {
   g_autoptr (RttAmpResult) res = rtt_amp_run (o);
   g_autoptr (ProbeSource) src = two_cores ();
   Collect c = { g_array_new (FALSE, FALSE, sizeof (ProbeEvent)) };
   g_autoptr (GError) error = NULL;
-  src->quality.tick_hz = o->tick_hz; /* as attach reads it */
+  src->quality.tick_hz = hz; /* as attach read it */
   g_assert_false (feed (src, res, map, from, &c, &error));
   g_assert_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT);
   g_assert_nonnull (strstr (error->message, what));
@@ -97,7 +98,8 @@ test_swapped (void)
 {
   RttAmpOptions o = { .n_cores = 2, .n_frames = 5, .tick_hz = 25000000 };
   static const guint16 swapped[2] = { 1, 0 };
-  expect_refused (&o, swapped, NULL, "carries the stream of core", "RTT on target cpu");
+  expect_refused (&o, o.tick_hz, swapped, NULL, "carries the stream of core",
+                  "RTT on target cpu");
 }
 
 static void
@@ -107,7 +109,18 @@ test_skew (void)
   RttAmpOptions o = { .n_cores = 2, .n_frames = 200, .tick_hz = 1000 };
   static const guint16 map[2] = { 0, 1 };
   const guint64 from[2] = { 0, 100000 };
-  expect_refused (&o, map, from, "do not share one time base", "target cpu1 (core 1)");
+  expect_refused (&o, o.tick_hz, map, from, "do not share one time base",
+                  "target cpu1 (core 1)");
+}
+
+static void
+test_rates (void)
+{
+  /* core 0's rate came from its orti_trace_info; the headers say another */
+  RttAmpOptions o = { .n_cores = 2, .n_frames = 5, .tick_hz = 25000000 };
+  static const guint16 map[2] = { 0, 1 };
+  expect_refused (&o, 1000000, map, NULL, "says 25000000 ticks per second, another core's "
+                  "1000000", "RTT on target cpu0 (core 0)");
 }
 
 static void
@@ -133,6 +146,7 @@ main (int argc, char **argv)
   g_test_add_func ("/rtt-per-core/cores", test_cores);
   g_test_add_func ("/rtt-per-core/swapped", test_swapped);
   g_test_add_func ("/rtt-per-core/skew", test_skew);
+  g_test_add_func ("/rtt-per-core/rates", test_rates);
   g_test_add_func ("/rtt-per-core/config-errors", test_config_errors);
   return g_test_run ();
 }

@@ -14,6 +14,7 @@
  */
 #include "check-eval.h"
 #include "commands.h"
+#include "rtt-cores.h"
 #include "export-sampled.h"
 #include "session.h"
 #include "web.h"
@@ -33,6 +34,8 @@ typedef struct {
   char *keep_raw;                  /* --keep-raw DURATION|SIZE */
   char *target_per_core;           /* --target-per-core NAME,NAME|auto */
   GStrv core_targets;              /* parsed ("" for an empty entry: the current target) */
+  char *rtt_address_per_core;      /* --rtt-address-per-core ADDR,ADDR */
+  GArray *rtt_addresses;           /* parsed (guint64) */
   char *budgets, *junit, *markdown; /* the verdict at the end (check-eval.h) */
   char **pp_alpha, **variable;     /* --pp-alpha ID=A, --variable ID=NAME[:KIND] (repeated) */
   char **watch;                    /* --watch EXPR[:state|:value] (repeated) */
@@ -68,6 +71,8 @@ run_options_clear (RunOptions *o)
   g_free (o->pc_sample);
   g_free (o->keep_raw);
   g_free (o->target_per_core);
+  g_free (o->rtt_address_per_core);
+  g_clear_pointer (&o->rtt_addresses, g_array_unref);
   g_strfreev (o->core_targets);
   g_free (o->budgets);
   g_free (o->junit);
@@ -101,6 +106,7 @@ load_config (RunOptions *o, const char *path, gboolean must_exist, GError **erro
     { "pc_sample", &o->pc_sample }, { "keep_raw", &o->keep_raw }, { "budgets", &o->budgets },
     { "http", &o->http }, { "http_token", &o->http_token },
     { "target_per_core", &o->target_per_core },
+    { "rtt_address_per_core", &o->rtt_address_per_core },
   };
   g_auto (GStrv) present = g_key_file_get_keys (kf, "orti-profd", NULL, NULL);
   for (char **k = present; k && *k; k++) {
@@ -552,6 +558,12 @@ build_config (RunOptions *o, SessionConfig *cfg, char **host, GError **error)
     return FALSE;
   if (!parse_declarations (o, error) || !parse_core_targets (o, cfg, error))
     return FALSE;
+  if (o->rtt_address_per_core) {
+    if (!rtt_cores_parse_addresses (o->rtt_address_per_core, &o->rtt_addresses, error))
+      return FALSE;
+    cfg->rtt_addresses = (const guint64 *) (gpointer) o->rtt_addresses->data;
+    cfg->n_rtt_addresses = o->rtt_addresses->len;
+  }
   cfg->pp_alphas = (const SessionPointAlpha *) (gpointer) o->alphas->data;
   cfg->n_pp_alphas = o->alphas->len;
   cfg->variables = (const SessionVariable *) (gpointer) o->variables->data;
@@ -685,7 +697,8 @@ cmd_run (int argc, char **argv)
     { "orti", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &orti_given, "ORTI file of the firmware; several (repeated or comma-separated): one file per core, file K describing core K (ERIKA)", "FILE" },
     { "elf", 0, 0, G_OPTION_ARG_FILENAME, &o.elf, "Firmware ELF (with DWARF)", "ELF" },
     { "core", 0, 0, G_OPTION_ARG_INT, &core, "Only this core's copies of per-core symbols", "N" },
-    { "target-per-core", 0, 0, G_OPTION_ARG_STRING, &o.target_per_core, "Poll: read core 0, 1, …'s variables through these OpenOCD targets (an AMP part); auto: OpenOCD's `target names` in order", "NAME,NAME|auto" },
+    { "target-per-core", 0, 0, G_OPTION_ARG_STRING, &o.target_per_core, "Poll and RTT: read core 0, 1, … through these OpenOCD targets (an AMP part; RTT: one control block per core); auto: OpenOCD's `target names` in order", "NAME,NAME|auto" },
+    { "rtt-address-per-core", 0, 0, G_OPTION_ARG_STRING, &o.rtt_address_per_core, "RTT with --target-per-core: each core's control block (orti_trace_rtt of that core's image), in core order; default: the ELF's per-core copies", "ADDR,ADDR" },
     { "openocd", 0, 0, G_OPTION_ARG_STRING, &o.openocd, "OpenOCD TCL RPC address (127.0.0.1:6666)", "HOST:PORT" },
     { "source", 0, 0, G_OPTION_ARG_STRING, &o.source, "poll, rtt, swo or auto (default auto: RTT if the firmware links orti-trace, else SWO if the target and adapter can trace, else poll)", "KIND" },
     { "swo", 0, 0, G_OPTION_ARG_STRING, &o.swo, "SWO: read the stream from a server (orbuculum, an OpenOCD tpiu you configured) or a file (default: OpenOCD's own capture)", ":PORT|HOST:PORT|FILE" },
@@ -749,7 +762,7 @@ cmd_run (int argc, char **argv)
   FILL (orti) FILL (elf) FILL (openocd) FILL (source) FILL (db) FILL (duration) FILL (name)
   FILL (timestamp) FILL (rtt) FILL (http) FILL (http_token) FILL (core_clock)
   FILL (swo) FILL (swo_format) FILL (swo_pin_freq) FILL (swo_protocol) FILL (pc_sample)
-  FILL (keep_raw) FILL (budgets) FILL (target_per_core)
+  FILL (keep_raw) FILL (budgets) FILL (target_per_core) FILL (rtt_address_per_core)
 #undef FILL
   o.core = core >= 0 ? core : file.core;
   run_options_clear (&file);

@@ -9,6 +9,7 @@
 
 #include "bounds.h"
 #include "core-merge.h"
+#include "rtt-cores.h"
 #include "session-pcprof.h"
 #include "session-sampler.h"
 #include "session-stats.h"
@@ -63,6 +64,7 @@ struct _Session {
   GArray *merged;               /* ProbeEvent the merge let out, for store + slicer */
   GArray *slices, *calls, *anomalies, *gaps; /* store rows not yet pushed */
   guint64 last_ts;              /* latest event timestamp */
+  guint64 core_last_ts[PROBE_POLL_MAX_CORES]; /* … of each core (0: none yet) */
   guint64 tick_hz;
   guint reported_messages;      /* source quality messages already logged and stored */
   gint64 deadline;              /* monotonic µs when --duration ends (0: none) */
@@ -87,6 +89,8 @@ struct _Session {
 /* ---- setup ------------------------------------------------------------------------------ */
 
 static gboolean choose_kind (Session *s, ProbeSourceKind *kind, char **why, GError **error);
+
+static ProbeSource *make_rtt_per_core (Session *s, gboolean log, GError **error);
 
 Session *
 session_new (const SessionConfig *cfg, GError **error)
@@ -118,7 +122,20 @@ session_new (const SessionConfig *cfg, GError **error)
   if (cfg->n_watch > 0 && !session_watch_add_variables (s->w, cfg->watch, cfg->n_watch,
                                                         cfg->core, error))
     return NULL;
-  if (cfg->n_core_targets > s->w->n_cores) {
+  if (cfg->n_rtt_addresses > 0 && cfg->source != SESSION_SOURCE_RTT
+      && cfg->source != SESSION_SOURCE_AUTO) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--rtt-address-per-core gives RTT "
+                 "control blocks, but the source is not RTT (--source rtt)");
+    return NULL;
+  }
+  if (cfg->n_rtt_addresses > 0 && cfg->n_core_targets == 0 && !cfg->core_targets_auto) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--rtt-address-per-core gives %u "
+                 "control blocks but no --target-per-core to read them through",
+                 cfg->n_rtt_addresses);
+    return NULL;
+  }
+  /* RTT per core: the streams are the cores (each header names its core), not the ORTI file */
+  if (cfg->source != SESSION_SOURCE_RTT && cfg->n_core_targets > s->w->n_cores) {
     g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--target-per-core names %u "
                  "targets but %s describes %u cores", cfg->n_core_targets, cfg->orti_path,
                  s->w->n_cores);
@@ -163,6 +180,12 @@ session_new (const SessionConfig *cfg, GError **error)
     }
   } else if (!choose_kind (s, &s->capture_kind, &s->source_why, error)) {
     return NULL;
+  } else if (s->capture_kind == PROBE_SOURCE_RTT
+             && (cfg->n_core_targets > 0 || cfg->core_targets_auto)) {
+    /* RTT per core: each core's control block is known (or refused) before anything connects */
+    g_autoptr (ProbeSource) check = make_rtt_per_core (s, FALSE, error);
+    if (check == NULL)
+      return NULL;
   }
   /* poll: DWT_PCSR rides in every sample's batch (SWO programs its own PC sampler); RTT: the
    * same channels, read by a sampler beside the stream (session-sampler.h) */
@@ -433,6 +456,18 @@ on_event (const ProbeEvent *ev, gpointer user)
   ProbeEvent named = *ev; /* one ORTI file per core: the session-wide task/ISR2 id */
   session_watch_namespace_event (s->w, &named);
   ev = &named;
+  if (named.kind == PROBE_EVENT_TARGET_STATE) {
+    /* the target's state is no core's event: at the earliest of the cores' latest times, so
+     * it moves no core's clock past its own (each core's stream has its own time; the slicer
+     * takes an event's time as its core's) */
+    for (guint c = 0; c < G_N_ELEMENTS (s->core_last_ts); c++)
+      if (s->core_last_ts[c] != 0 && s->core_last_ts[c] < named.ts) {
+        named.ts = s->core_last_ts[c];
+        named.core = (guint16) c;
+      }
+  } else if (named.core < G_N_ELEMENTS (s->core_last_ts)) {
+    s->core_last_ts[named.core] = MAX (s->core_last_ts[named.core], named.ts);
+  }
   g_array_append_val (s->events, named);
   if (ev->ts > s->last_ts)
     s->last_ts = ev->ts;
@@ -606,6 +641,11 @@ static gboolean
 choose_kind (Session *s, ProbeSourceKind *kind, char **why, GError **error)
 {
   const OrtiSymbol *cb = elf_symbol (s, "orti_trace_rtt");
+  if (cb == NULL && s->w->elf != NULL) {
+    /* per-core copies (one per core's library, .CORE<N>.): the library is linked all the same */
+    GPtrArray *copies = orti_elf_lookup_symbols (s->w->elf, "orti_trace_rtt");
+    cb = copies->len > 0 ? g_ptr_array_index (copies, 0) : NULL;
+  }
   if (s->cfg.source == SESSION_SOURCE_POLL) {
     *kind = PROBE_SOURCE_POLL;
     *why = g_strdup ("--source poll");
@@ -619,6 +659,14 @@ choose_kind (Session *s, ProbeSourceKind *kind, char **why, GError **error)
   if (s->cfg.source == SESSION_SOURCE_SWO) {
     *kind = PROBE_SOURCE_SWO;
     *why = g_strdup ("--source swo");
+    return TRUE;
+  }
+  if (s->cfg.source == SESSION_SOURCE_RTT && s->cfg.n_rtt_addresses > 0) {
+    /* the control blocks are given: the ELF need not hold the library (e.g. one ELF of both
+     * cores' data for the ORTI files, each core's trace image apart) */
+    *kind = PROBE_SOURCE_RTT;
+    *why = g_strdup_printf ("--source rtt: one control block per core (--rtt-address-per-core, "
+                            "%u cores)", s->cfg.n_rtt_addresses);
     return TRUE;
   }
   if (cb != NULL) {
@@ -674,6 +722,32 @@ poll_config (Session *s)
                              .dither_us = 300 /* break aliasing with the target's periods */ };
 }
 
+/* Live RTT over an AMP target: one control block per core (rtt-cores.h's rule), core c's read
+ * through its --target-per-core target. */
+static ProbeSource *
+make_rtt_per_core (Session *s, gboolean log, GError **error)
+{
+  g_autoptr (GArray) blocks = NULL;
+  if (!rtt_cores_resolve (s->w->elf, s->elf_path, s->cfg.rtt_addresses, s->cfg.n_rtt_addresses,
+                          s->cfg.core_targets_auto ? 0 : s->cfg.n_core_targets, &blocks, error))
+    return NULL;
+  g_autofree ProbeRttConfig *cfgs = g_new0 (ProbeRttConfig, blocks->len);
+  for (guint c = 0; c < blocks->len; c++) {
+    const RttCoreBlock *b = &g_array_index (blocks, RttCoreBlock, c);
+    cfgs[c] = (ProbeRttConfig) { .method = s->cfg.rtt_method, .channel = 0,
+                                 .cb_address = b->cb, .info_address = b->info,
+                                 .target = s->cfg.core_targets_auto ? NULL
+                                           : s->cfg.core_targets[c] };
+    if (log)
+      g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "RTT per core: core %u's "
+                      "control block at 0x%08" G_GINT64_MODIFIER "x through %s", c, b->cb,
+                      s->cfg.core_targets_auto ? "OpenOCD's target of its position (auto)"
+                      : s->cfg.core_targets[c] && *s->cfg.core_targets[c]
+                      ? s->cfg.core_targets[c] : "the current target");
+  }
+  return probe_source_new_rtt_per_core (cfgs, blocks->len, s->cfg.core_targets_auto, error);
+}
+
 /* The source for the session's configuration (live kinds; a replay's decoder). */
 static ProbeSource *
 make_source (Session *s, ProbeSourceKind kind, GError **error)
@@ -701,6 +775,8 @@ make_source (Session *s, ProbeSourceKind kind, GError **error)
     }
     return probe_source_new_swo (&sc, error);
   }
+  if (s->replay == NULL && (s->cfg.n_core_targets > 0 || s->cfg.core_targets_auto))
+    return make_rtt_per_core (s, TRUE, error);
   /* the control block and the library's init status are where the ELF's symbols say (a
    * replay has no target: only the decoder is used) */
   const OrtiSymbol *cb = elf_symbol (s, "orti_trace_rtt");

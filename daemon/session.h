@@ -75,10 +75,14 @@ typedef struct {
   guint n_variables;
   const char *const *watch;      /* poll/SWO: variables to watch, "EXPR[:state|:value]" */
   guint n_watch;
-  const char *const *core_targets; /* poll: OpenOCD target per core (AMP part; NULL entries:
-                                  * the current target), at most the ORTI file's cores */
+  const char *const *core_targets; /* poll, RTT: OpenOCD target per core (AMP part; NULL
+                                  * entries: the current target); poll: at most the ORTI
+                                  * file's cores; RTT: one control block per core */
   guint n_core_targets;
   gboolean core_targets_auto;    /* poll: core c → OpenOCD's c-th `target names` */
+  const guint64 *rtt_addresses;  /* RTT per core (with core_targets): core c's control block
+                                  * (NULL: the ELF's per-core copies; rtt-cores.h) */
+  guint n_rtt_addresses;
 } SessionConfig;
 
 typedef enum {

@@ -752,6 +752,16 @@ ProbeSource *probe_source_new_poll (const ProbePollConfig *cfg, const ProbePollC
  * locates the control block (retrying up to 5 s while the firmware has not made it) and reads
  * until the stream header tells the tick rate (up to 3 s; the bytes are decoded first). */
 ProbeSource *probe_source_new_rtt (const ProbeRttConfig *cfg);
+/* probe_source_new_rtt_per_core: an AMP target with one orti-trace stream per core: core c's
+ * control block is @cfgs[c].cb_address (required, distinct), read through OpenOCD target
+ * @cfgs[c].target — or, with @targets_auto, OpenOCD's c-th `target names`, resolved at attach —
+ * with the drain method (one round trip per core in turn); its Events are core c's and its
+ * bytes capture channel c. A stream whose header names another core than c is refused (naming
+ * the target), as are differing tick rates. The streams must share one time base (the session
+ * merges them in time order). FALSE/NULL with @error for 0 or too many cores, a missing or
+ * shared address, or the server method. */
+ProbeSource *probe_source_new_rtt_per_core (const ProbeRttConfig *cfgs, guint n_cores,
+                                            gboolean targets_auto, GError **error);
 /* probe_source_new_replay: plays back the capture @reader (taken over) through @decoder, a
  * source of the kind the capture was recorded with (taken over; never attached: only its
  * decoder is used). */

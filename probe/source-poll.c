@@ -61,39 +61,13 @@ resolve_core_targets (PollSource *p, ProbeOpenocd *oc, GError **error)
   g_clear_pointer (&p->attached_targets, g_strfreev);
   if (!p->cfg.core_targets_auto && p->core_targets == NULL)
     return TRUE;
-  g_auto (GStrv) names = probe_openocd_target_names (oc, error);
-  if (names == NULL) {
-    g_prefix_error (error, "per-core targets: ");
-    return FALSE;
-  }
-  g_autofree char *list = g_strjoinv (" ", names);
-  if (p->cfg.core_targets_auto) {
-    guint cores = 0;
-    for (guint i = 0; i < p->channels->len; i++)
-      cores = MAX (cores, g_array_index (p->channels, ProbePollChannel, i).core + 1u);
-    if (g_strv_length (names) < cores) {
-      g_set_error (error, PROBE_ERROR, PROBE_ERROR_NOT_FOUND,
-                   "per-core targets (auto): the ORTI file describes %u cores but OpenOCD has "
-                   "%u targets (%s); name them with --target-per-core", cores,
-                   g_strv_length (names), list);
-      return FALSE;
-    }
-    p->attached_targets = g_new0 (char *, cores + 1);
-    for (guint c = 0; c < cores; c++)
-      p->attached_targets[c] = g_strdup (names[c]);
-    return TRUE;
-  }
-  for (guint c = 0; p->core_targets[c]; c++) {
-    if (p->core_targets[c][0] != '\0' && !g_strv_contains ((const char *const *) names,
-                                                           p->core_targets[c])) {
-      g_set_error (error, PROBE_ERROR, PROBE_ERROR_NOT_FOUND,
-                   "per-core targets: OpenOCD has no target \"%s\" for core %u (its targets: %s)",
-                   p->core_targets[c], c, list);
-      return FALSE;
-    }
-  }
-  p->attached_targets = g_strdupv (p->core_targets);
-  return TRUE;
+  guint cores = 0;
+  for (guint i = 0; i < p->channels->len; i++)
+    cores = MAX (cores, g_array_index (p->channels, ProbePollChannel, i).core + 1u);
+  p->attached_targets = probe_source_resolve_targets (
+      oc, p->cfg.core_targets_auto ? NULL : (const char *const *) p->core_targets, cores,
+      "the ORTI file describes", error);
+  return p->attached_targets != NULL;
 }
 
 static gboolean

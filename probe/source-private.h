@@ -66,3 +66,12 @@ void probe_source_init (ProbeSource *src, const ProbeSourceClass *klass, const c
 /* probe_source_decode: runs the class's decode with last_ts tracking (used by replay). */
 gboolean probe_source_decode (ProbeSource *src, guint16 channel, const guint8 *data, gsize len,
                               ProbeEventFunc func, gpointer user, GError **error);
+
+/* probe_source_resolve_targets: the per-core OpenOCD targets checked against OpenOCD's `target
+ * names`, as a newly allocated NULL-terminated list: with @given (NULL-terminated; "" for
+ * OpenOCD's current target) each named target must exist; without, core c gets the c-th of
+ * OpenOCD's targets for the @n_auto cores @what describes (e.g. "the ORTI file describes").
+ * FALSE (NULL) with an error naming the missing target or the counts and listing OpenOCD's
+ * targets. */
+GStrv probe_source_resolve_targets (ProbeOpenocd *oc, const char *const *given, guint n_auto,
+                                    const char *what, GError **error);

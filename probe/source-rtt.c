@@ -11,12 +11,16 @@
  * waited out) and the tick rate, which a session joining a running target needs because the
  * stream header was overwritten long ago.
  *
- * Streams: a live session reads one up channel, stream 0. A capture may hold several streams,
- * one per record channel — one per core, each with its own stream header naming its core
- * (an AMP target with a tracer per core, issue 19): each channel has its own decoder, so each
- * keeps its own timestamp base and sync state. The records' order across channels is the
- * order the session sees the Events in, so a capture for cross-core statistics interleaves
- * its streams in time.
+ * Streams: one per core, stream c = record channel c = core c. A live session on one core reads
+ * one up channel, stream 0, through OpenOCD's current target (or the one named). A live
+ * session over an AMP target (probe_source_new_rtt_per_core) reads one control block per core,
+ * core c's through its own OpenOCD target (drain only: OpenOCD's rtt server follows the current
+ * target), one drain of each core in turn. A capture may hold several streams too. Each stream
+ * has its own decoder, so each keeps its own timestamp base and sync state; its Events are
+ * stamped core c until its stream header names a core, and a live per-core stream whose
+ * header names another core than its target's position is refused, naming the target. The
+ * records' order across channels is the order the session sees the Events in; the session
+ * merges the cores into one time order (daemon/core-merge.h).
  */
 #include "source-private.h"
 
@@ -26,14 +30,59 @@
 #define SERVER_WAIT_MS 10           /* server method: wait this long for bytes per read */
 #define MAX_STREAMS PROBE_POLL_MAX_CORES /* streams (capture channels) one source decodes */
 
+/* One core's stream as read live: its control block through its target. */
+typedef struct {
+  ProbeRttConfig cfg;
+  char *target, *host;        /* cfg copies (target: resolved at attach when per-core auto) */
+  ProbeRttLink *link;         /* NULL before attach */
+  GByteArray *head;           /* bytes read by attach, handed out by the next read */
+} RttStream;
+
 typedef struct {
   ProbeSource parent;
-  ProbeRttConfig cfg;
-  char *target, *host;        /* cfg copies */
-  ProbeRttLink *link;         /* NULL before attach */
+  GPtrArray *streams;         /* RttStream* by core: live links; [0] always */
+  gboolean per_core;          /* one stream per core, each through its own target */
+  gboolean targets_auto;      /* per_core: core c's target is OpenOCD's c-th `target names` */
+  guint next;                 /* the stream the next read starts with (round robin) */
+  guint64 first_ts[MAX_STREAMS]; /* each stream's first Event timestamp … */
+  gboolean have_first[MAX_STREAMS]; /* … once it has one */
+  guint64 last_ts[MAX_STREAMS];  /* each stream's latest Event timestamp (gaps) */
   GPtrArray *decoders;        /* ProbeDecoder* by stream (capture channel); [0] always */
-  GByteArray *head;           /* bytes read by attach, handed out by the next read */
 } RttSource;
+
+static void
+rtt_stream_free (RttStream *st)
+{
+  g_clear_pointer (&st->link, probe_rtt_link_free);
+  g_byte_array_unref (st->head);
+  g_free (st->target);
+  g_free (st->host);
+  g_free (st);
+}
+
+static RttStream *
+rtt_stream_new (const ProbeRttConfig *cfg)
+{
+  RttStream *st = g_new0 (RttStream, 1);
+  st->cfg = *cfg;
+  st->target = g_strdup (cfg->target);
+  st->host = g_strdup (cfg->host);
+  st->cfg.target = st->target;
+  st->cfg.host = st->host;
+  st->head = g_byte_array_new ();
+  return st;
+}
+
+/* "sim.cpu1 (core 1)" or "the current target": for messages. */
+static char *
+stream_name (RttSource *r, guint core)
+{
+  RttStream *st = g_ptr_array_index (r->streams, core);
+  if (!r->per_core)
+    return g_strdup (st->target ? st->target : "the current target");
+  return g_strdup_printf ("target %s (core %u)", st->target && *st->target ? st->target
+                          : "(current)", core);
+}
 
 static void
 discard_events (const ProbeEvent *events, gsize n, gpointer user_data)
@@ -41,25 +90,25 @@ discard_events (const ProbeEvent *events, gsize n, gpointer user_data)
   (void) events, (void) n, (void) user_data;
 }
 
-/* Read (up to HEADER_WAIT_US) until a scratch decoder has seen the stream header's tick rate;
- * keep the bytes in r->head. Without a header in time the rate stays unknown (0). */
+/* Read @st (up to HEADER_WAIT_US) until a scratch decoder has seen the stream header's tick
+ * rate; keep the bytes in st->head. Without a header in time the rate stays unknown (0). */
 static gboolean
-read_header (RttSource *r, GError **error)
+read_header (RttSource *r, RttStream *st, GError **error)
 {
   g_autoptr (ProbeDecoder) scratch = probe_decoder_new (NULL);
   gint64 until = g_get_monotonic_time () + HEADER_WAIT_US;
   while (g_get_monotonic_time () < until) {
-    guint old = r->head->len;
-    if (!probe_rtt_link_step (r->link, r->head, SERVER_WAIT_MS, error)) {
+    guint old = st->head->len;
+    if (!probe_rtt_link_step (st->link, st->head, SERVER_WAIT_MS, error)) {
       g_prefix_error (error, "reading the RTT stream header: ");
       return FALSE;
     }
-    if (r->head->len == old) {
+    if (st->head->len == old) {
       g_usleep (1000);
       continue;
     }
     guint32 hz = 0;
-    if (!probe_decoder_feed (scratch, r->head->data + old, r->head->len - old, discard_events,
+    if (!probe_decoder_feed (scratch, st->head->data + old, st->head->len - old, discard_events,
                              NULL, NULL))
       return TRUE; /* the real decode reports the stream error */
     if (probe_decoder_get_stream_info (scratch, &hz, NULL, NULL) && hz) {
@@ -75,7 +124,7 @@ read_header (RttSource *r, GError **error)
 /* Reads orti_trace_info: FALSE with PROBE_ERROR_NOT_FOUND while orti_trace_init() has not run,
  * PROBE_ERROR_FORMAT when it failed (the reason named); else the tick rate in @tick_hz. */
 static gboolean
-read_info (RttSource *r, ProbeOpenocd *oc, guint32 *tick_hz, GError **error)
+read_info (RttStream *r, ProbeOpenocd *oc, guint32 *tick_hz, GError **error)
 {
   guint64 w[4];
   if (!probe_openocd_read_memory (oc, r->cfg.target, r->cfg.info_address, 32, 4, w, error))
@@ -102,16 +151,18 @@ read_info (RttSource *r, ProbeOpenocd *oc, guint32 *tick_hz, GError **error)
   return TRUE;
 }
 
+/* Locates @st's control block through its target (retrying while the firmware has not made
+ * it) and starts its link; the tick rate from orti_trace_info when known. */
 static gboolean
-rtt_attach (ProbeSource *src, ProbeOpenocd *oc, GError **error)
+attach_stream (RttSource *r, RttStream *st, ProbeOpenocd *oc, GError **error)
 {
-  RttSource *r = (RttSource *) src;
-  g_clear_pointer (&r->link, probe_rtt_link_free);
-  r->link = probe_rtt_link_new (oc, &r->cfg);
+  ProbeSource *src = &r->parent;
+  g_clear_pointer (&st->link, probe_rtt_link_free);
+  st->link = probe_rtt_link_new (oc, &st->cfg);
   for (int i = 0;; i++) {
     g_autoptr (GError) local = NULL;
     guint32 hz = 0;
-    if (r->cfg.info_address && !read_info (r, oc, &hz, &local)) {
+    if (st->cfg.info_address && !read_info (st, oc, &hz, &local)) {
       if (!g_error_matches (local, PROBE_ERROR, PROBE_ERROR_NOT_FOUND) || i >= LOCATE_TRIES) {
         g_propagate_error (error, g_steal_pointer (&local));
         return FALSE;
@@ -119,9 +170,15 @@ rtt_attach (ProbeSource *src, ProbeOpenocd *oc, GError **error)
       g_usleep (LOCATE_PAUSE_US);
       continue;
     }
+    if (hz && src->quality.tick_hz && hz != src->quality.tick_hz) {
+      g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT, "the cores' tick rates differ "
+                   "(%" G_GUINT64_FORMAT " Hz before, %u Hz here): the streams must share one "
+                   "time base", src->quality.tick_hz, hz);
+      return FALSE;
+    }
     if (hz)
       src->quality.tick_hz = hz;
-    if (probe_rtt_link_start (r->link, &local))
+    if (probe_rtt_link_start (st->link, &local))
       break;
     if (!g_error_matches (local, PROBE_ERROR, PROBE_ERROR_NOT_FOUND) || i >= LOCATE_TRIES) {
       g_propagate_error (error, g_steal_pointer (&local));
@@ -129,10 +186,47 @@ rtt_attach (ProbeSource *src, ProbeOpenocd *oc, GError **error)
     }
     g_usleep (LOCATE_PAUSE_US);
   }
-  src->quality.label = probe_rtt_link_get_method (r->link) == PROBE_RTT_SERVER ? "rtt-server"
-                                                                              : "rtt-drain";
-  if (src->quality.tick_hz == 0)
-    return read_header (r, error);
+  src->quality.label = probe_rtt_link_get_method (st->link) == PROBE_RTT_SERVER ? "rtt-server"
+                                                                               : "rtt-drain";
+  return TRUE;
+}
+
+static gboolean
+rtt_attach (ProbeSource *src, ProbeOpenocd *oc, GError **error)
+{
+  RttSource *r = (RttSource *) src;
+  if (r->per_core) {
+    g_autoptr (GPtrArray) given = g_ptr_array_new ();
+    for (guint c = 0; c < r->streams->len; c++) {
+      RttStream *st = g_ptr_array_index (r->streams, c);
+      g_ptr_array_add (given, st->target ? st->target : "");
+    }
+    g_ptr_array_add (given, NULL);
+    g_auto (GStrv) targets = probe_source_resolve_targets (
+        oc, r->targets_auto ? NULL : (const char *const *) given->pdata, r->streams->len,
+        "the RTT control blocks per core are", error);
+    if (targets == NULL)
+      return FALSE;
+    for (guint c = 0; c < r->streams->len; c++) {
+      RttStream *st = g_ptr_array_index (r->streams, c);
+      g_free (st->target);
+      st->target = targets[c][0] ? g_strdup (targets[c]) : NULL;
+      st->cfg.target = st->target;
+    }
+  }
+  for (guint c = 0; c < r->streams->len; c++) {
+    RttStream *st = g_ptr_array_index (r->streams, c);
+    if (!attach_stream (r, st, oc, error)) {
+      if (r->per_core) {
+        g_autofree char *name = stream_name (r, c);
+        g_prefix_error (error, "RTT on %s: ", name);
+      }
+      return FALSE;
+    }
+  }
+  for (guint c = 0; c < r->streams->len && src->quality.tick_hz == 0; c++)
+    if (!read_header (r, g_ptr_array_index (r->streams, c), error))
+      return FALSE;
   return TRUE;
 }
 
@@ -141,15 +235,89 @@ rtt_read (ProbeSource *src, GByteArray *out, guint16 *channel, const ProbeSource
           GError **error)
 {
   RttSource *r = (RttSource *) src;
-  *channel = 0;
-  if (r->head->len > 0) {
-    g_byte_array_append (out, r->head->data, r->head->len);
-    g_byte_array_set_size (r->head, 0);
-    return PROBE_SOURCE_OK;
+  guint n = r->streams->len;
+  /* one stream per call, the next one with bytes after the last served (round robin) */
+  for (guint k = 0; k < n; k++) {
+    guint c = (r->next + k) % n;
+    RttStream *st = g_ptr_array_index (r->streams, c);
+    *channel = (guint16) c;
+    if (st->head->len > 0) {
+      g_byte_array_append (out, st->head->data, st->head->len);
+      g_byte_array_set_size (st->head, 0);
+      r->next = c + 1;
+      return PROBE_SOURCE_OK;
+    }
+    if (!probe_rtt_link_step (st->link, out, n > 1 ? 0 : SERVER_WAIT_MS, error)) {
+      if (r->per_core) {
+        g_autofree char *name = stream_name (r, c);
+        g_prefix_error (error, "RTT on %s: ", name);
+      }
+      return PROBE_SOURCE_ERROR;
+    }
+    if (out->len) {
+      r->next = c + 1;
+      return PROBE_SOURCE_OK;
+    }
   }
-  if (!probe_rtt_link_step (r->link, out, SERVER_WAIT_MS, error))
-    return PROBE_SOURCE_ERROR;
-  return out->len ? PROBE_SOURCE_OK : PROBE_SOURCE_IDLE;
+  return PROBE_SOURCE_IDLE;
+}
+
+static gboolean check_stream_core (RttSource *r, ProbeDecoder *d, guint16 channel,
+                                   GError **error);
+
+#define MAX_START_SKEW_S 1 /* per_core: first timestamps further apart are not one time base */
+
+/* Event trampoline of a per-core stream: notes its first and latest timestamps, then the
+ * caller's sink. */
+typedef struct {
+  ProbeSourceEachEvent e;
+  gboolean *have;
+  guint64 *first, *last;
+} StreamTs;
+
+static void
+note_stream_ts (const ProbeEvent *events, gsize n, gpointer user)
+{
+  StreamTs *f = user;
+  if (n > 0 && !*f->have) {
+    *f->have = TRUE;
+    *f->first = events[0].ts;
+  }
+  for (gsize i = 0; i < n; i++)
+    *f->last = MAX (*f->last, events[i].ts);
+  probe_source_each_event (events, n, &f->e);
+}
+
+/* The cores' timestamps must share one time base: a stream whose first timestamp lies more
+ * than MAX_START_SKEW_S from another's first is refused (merging them would interleave
+ * unrelated instants); more than a tenth of that is noted in the quality messages. A coarse
+ * check: streams joined at different instants (rings holding older bytes) differ by that too,
+ * and clocks offset by less pass. */
+static gboolean
+check_start_skew (RttSource *r, guint c, GError **error)
+{
+  guint64 hz = r->parent.quality.tick_hz;
+  for (guint k = 0; k < r->streams->len && hz; k++) {
+    if (k == c || !r->have_first[k])
+      continue;
+    gint64 d = (gint64) (r->first_ts[c] - r->first_ts[k]);
+    double s = (double) d / (double) hz;
+    g_autofree char *a = stream_name (r, k), *b = stream_name (r, c);
+    if (ABS (s) > MAX_START_SKEW_S) {
+      g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT, "RTT per core: the stream of %s "
+                   "starts %.3f s %s that of %s (first timestamps %" G_GUINT64_FORMAT " and %"
+                   G_GUINT64_FORMAT "): the cores' timestamps do not share one time base, and "
+                   "merging them would mis-order the cores (docs/integration.md, \"Multi-core\")",
+                   b, ABS (s), s > 0 ? "after" : "before", a, r->first_ts[c], r->first_ts[k]);
+      return FALSE;
+    }
+    if (ABS (s) > MAX_START_SKEW_S / 10.0)
+      g_ptr_array_add (r->parent.quality.messages, g_strdup_printf (
+          "RTT per core: the stream of %s starts %+.3f s from that of %s (first timestamps; "
+          "accepted up to %d s): check that the cores share one time base", b, s, a,
+          MAX_START_SKEW_S));
+  }
+  return TRUE;
 }
 
 static gboolean
@@ -164,16 +332,75 @@ rtt_decode (ProbeSource *src, guint16 channel, const guint8 *data, gsize len,
                  MAX_STREAMS);
     return FALSE;
   }
-  while (r->decoders->len <= channel)
-    g_ptr_array_add (r->decoders, probe_decoder_new (NULL));
-  return probe_decoder_feed (g_ptr_array_index (r->decoders, channel), data, len,
-                             probe_source_each_event, &e, error);
+  while (r->decoders->len <= channel) {
+    /* stream c is core c until its header names one */
+    ProbeDecoderOptions opt = PROBE_DECODER_OPTIONS_INIT;
+    opt.core = (guint16) r->decoders->len;
+    g_ptr_array_add (r->decoders, probe_decoder_new (&opt));
+  }
+  ProbeDecoder *d = g_ptr_array_index (r->decoders, channel);
+  gboolean had_first = r->have_first[channel];
+  StreamTs f = { e, &r->have_first[channel], &r->first_ts[channel], &r->last_ts[channel] };
+  if (!probe_decoder_feed (d, data, len, note_stream_ts, &f, error))
+    return FALSE;
+  if (!r->per_core)
+    return TRUE;
+  if (!check_stream_core (r, d, channel, error))
+    return FALSE;
+  return had_first || !r->have_first[channel] || check_start_skew (r, channel, error);
 }
 
+/* A per-core stream's header must name its position's core: refused (naming the target)
+ * when it names another — a block read through the wrong target, or two claiming one core —
+ * or a tick rate other than the session's. */
+static gboolean
+check_stream_core (RttSource *r, ProbeDecoder *d, guint16 channel, GError **error)
+{
+  guint16 core = channel;
+  guint32 hz = 0;
+  if (!r->per_core || !probe_decoder_get_stream_info (d, &hz, &core, NULL))
+    return TRUE;
+  g_autofree char *name = stream_name (r, channel);
+  guint64 cb = ((RttStream *) g_ptr_array_index (r->streams, channel))->cfg.cb_address;
+  if (core != channel) {
+    g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT, "RTT on %s: the control block at "
+                 "0x%08" G_GINT64_MODIFIER "x carries the stream of core %u (its header's "
+                 "core_id), not core %u: give each core's target and control block in core order",
+                 name, cb, core, channel);
+    return FALSE;
+  }
+  if (hz != 0 && r->parent.quality.tick_hz != 0 && hz != r->parent.quality.tick_hz) {
+    g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT, "RTT on %s: its stream header says %u "
+                 "ticks per second, another core's %" G_GUINT64_FORMAT ": the cores' timestamps "
+                 "must share one time base", name, hz, r->parent.quality.tick_hz);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* A gap of the link (or a halt). One stream: a GAP at @ts. Several (per-core live streams, or
+ * a capture's): one GAP at the earliest of the streams' latest timestamps, on that stream's
+ * core — not at @ts, the latest of all: the slicer closes every core at the later of its own
+ * time and the gap's, so a gap in one core's future would stretch the others' slices past
+ * their last event (a core whose clock is behind, or whose ring still holds undrained bytes).
+ * Live and replay place it alike. */
 static void
 rtt_gap (ProbeSource *src, guint64 ts, ProbeGapReason reason, ProbeEventFunc func, gpointer user)
 {
+  RttSource *r = (RttSource *) src;
+  guint n = MIN (MAX (r->per_core ? r->streams->len : 1, r->decoders->len), MAX_STREAMS);
   ProbeEvent ev = { .ts = ts, .kind = PROBE_EVENT_GAP, .b = reason };
+  gboolean found = FALSE;
+  for (guint c = 0; c < n && n > 1; c++) {
+    if (!r->have_first[c] || (found && r->last_ts[c] >= ev.ts))
+      continue;
+    guint16 core = (guint16) c;
+    if (c < r->decoders->len)
+      probe_decoder_get_stream_info (g_ptr_array_index (r->decoders, c), NULL, &core, NULL);
+    ev.ts = r->last_ts[c];
+    ev.core = core;
+    found = TRUE;
+  }
   func (&ev, user);
 }
 
@@ -195,18 +422,21 @@ static gboolean
 rtt_detach (ProbeSource *src, GError **error)
 {
   RttSource *r = (RttSource *) src;
-  return r->link == NULL || probe_rtt_link_stop (r->link, error);
+  gboolean ok = TRUE;
+  for (guint c = 0; c < r->streams->len; c++) {
+    RttStream *st = g_ptr_array_index (r->streams, c);
+    if (st->link != NULL && !probe_rtt_link_stop (st->link, ok ? error : NULL))
+      ok = FALSE;
+  }
+  return ok;
 }
 
 static void
 rtt_finalize (ProbeSource *src)
 {
   RttSource *r = (RttSource *) src;
-  g_clear_pointer (&r->link, probe_rtt_link_free);
+  g_ptr_array_unref (r->streams);
   g_ptr_array_unref (r->decoders);
-  g_byte_array_unref (r->head);
-  g_free (r->target);
-  g_free (r->host);
 }
 
 static const ProbeSourceClass rtt_class = {
@@ -220,24 +450,68 @@ static const ProbeSourceClass rtt_class = {
   .finalize = rtt_finalize,
 };
 
-ProbeSource *
-probe_source_new_rtt (const ProbeRttConfig *cfg)
+static RttSource *
+rtt_source_new (void)
 {
   RttSource *r = g_new0 (RttSource, 1);
   probe_source_init (&r->parent, &rtt_class, "rtt");
-  r->cfg = *cfg;
-  r->target = g_strdup (cfg->target);
-  r->host = g_strdup (cfg->host);
-  r->cfg.target = r->target;
-  r->cfg.host = r->host;
+  r->streams = g_ptr_array_new_with_free_func ((GDestroyNotify) rtt_stream_free);
   r->decoders = g_ptr_array_new_with_free_func ((GDestroyNotify) probe_decoder_free);
   g_ptr_array_add (r->decoders, probe_decoder_new (NULL));
-  r->head = g_byte_array_new ();
   ProbeSourceQuality *q = &r->parent.quality;
   q->clock = "stream";
   q->exact = TRUE;
   q->sees_calls = TRUE;
   q->sees_activations = TRUE;
   q->inference = "trace events";
+  return r;
+}
+
+ProbeSource *
+probe_source_new_rtt (const ProbeRttConfig *cfg)
+{
+  RttSource *r = rtt_source_new ();
+  g_ptr_array_add (r->streams, rtt_stream_new (cfg));
+  return &r->parent;
+}
+
+ProbeSource *
+probe_source_new_rtt_per_core (const ProbeRttConfig *cfgs, guint n_cores, gboolean targets_auto,
+                               GError **error)
+{
+  if (n_cores < 1 || n_cores > MAX_STREAMS) {
+    g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT, "RTT per core: %u cores given; 1 to %u "
+                 "are read", n_cores, MAX_STREAMS);
+    return NULL;
+  }
+  for (guint c = 0; c < n_cores; c++) {
+    if (cfgs[c].method == PROBE_RTT_SERVER) {
+      g_set_error (error, PROBE_ERROR, PROBE_ERROR_UNSUPPORTED, "RTT per core reads each core's "
+                   "control block through its own target with the drain method; OpenOCD's rtt "
+                   "server follows its current target only (use --rtt drain)");
+      return NULL;
+    }
+    if (cfgs[c].cb_address == 0) {
+      g_set_error (error, PROBE_ERROR, PROBE_ERROR_NOT_FOUND, "RTT per core: no control block "
+                   "address for core %u (the cores share memory: a search would find every "
+                   "core's block)", c);
+      return NULL;
+    }
+    for (guint k = 0; k < c; k++)
+      if (cfgs[k].cb_address == cfgs[c].cb_address) {
+        g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT, "RTT per core: cores %u and %u "
+                     "name one control block (0x%08" G_GINT64_MODIFIER "x); each core has its "
+                     "own", k, c, cfgs[c].cb_address);
+        return NULL;
+      }
+  }
+  RttSource *r = rtt_source_new ();
+  r->per_core = TRUE;
+  r->targets_auto = targets_auto;
+  for (guint c = 0; c < n_cores; c++) {
+    ProbeRttConfig cfg = cfgs[c];
+    cfg.method = PROBE_RTT_DRAIN;
+    g_ptr_array_add (r->streams, rtt_stream_new (&cfg));
+  }
   return &r->parent;
 }

@@ -186,6 +186,39 @@ probe_source_get_last_ts (ProbeSource *src)
   return src->last_ts;
 }
 
+GStrv
+probe_source_resolve_targets (ProbeOpenocd *oc, const char *const *given, guint n_auto,
+                              const char *what, GError **error)
+{
+  g_auto (GStrv) names = probe_openocd_target_names (oc, error);
+  if (names == NULL) {
+    g_prefix_error (error, "per-core targets: ");
+    return NULL;
+  }
+  g_autofree char *list = g_strjoinv (" ", names);
+  if (given == NULL) {
+    if (g_strv_length (names) < n_auto) {
+      g_set_error (error, PROBE_ERROR, PROBE_ERROR_NOT_FOUND,
+                   "per-core targets (auto): %s %u cores but OpenOCD has %u targets (%s); name "
+                   "them with --target-per-core", what, n_auto, g_strv_length (names), list);
+      return NULL;
+    }
+    GStrv out = g_new0 (char *, n_auto + 1);
+    for (guint c = 0; c < n_auto; c++)
+      out[c] = g_strdup (names[c]);
+    return out;
+  }
+  for (guint c = 0; given[c]; c++) {
+    if (given[c][0] != '\0' && !g_strv_contains ((const char *const *) names, given[c])) {
+      g_set_error (error, PROBE_ERROR, PROBE_ERROR_NOT_FOUND,
+                   "per-core targets: OpenOCD has no target \"%s\" for core %u (its targets: %s)",
+                   given[c], c, list);
+      return NULL;
+    }
+  }
+  return g_strdupv ((GStrv) given);
+}
+
 /* ---- replay -------------------------------------------------------------------------------- */
 
 typedef struct {

@@ -24,35 +24,14 @@ core 1's copy of os_task_state. Before orti-watch read it, core 1's tasks were j
 """
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.environ["ORTI_SOURCE_DIR"], "tests/rig"))
 import rig_session  # noqa: E402
 from rig_session import BOARD_HZ, Session, poll_args  # noqa: E402
-from trace_ref import Tcl, check  # noqa: E402
+from trace_ref import check  # noqa: E402
 
 CORE_TASKS = ({"Task0", "Task1"}, {"SplitA", "SplitB", "SplitC", "SplitD"})
-TARGETS = ("sim.cpu", "sim.cpu1")
-
-
-def both(tcl, cmd):
-    """`cmd` (halt or resume) on each core's target, core 0 current again after."""
-    for t in TARGETS:
-        tcl(f"targets {t}; {cmd}")
-    tcl(f"targets {TARGETS[0]}")
-    want = "halted" if cmd == "halt" else "running"
-    for t in TARGETS:
-        check(tcl(f"{t} curstate") == want, f"{t} is not {want} after {cmd}")
-
-
-def truths():
-    out = []
-    for core in (0, 1):
-        os.environ["ORTI_RIG_CORE"] = str(core)
-        out.append(rig_session.fw_truth())
-    del os.environ["ORTI_RIG_CORE"]
-    return out
 
 
 def main(seconds, tmp):
@@ -60,17 +39,8 @@ def main(seconds, tmp):
     os.environ["ORTI_RIG_ORTI"] = os.path.join(os.environ["ORTI_SOURCE_DIR"],
                                                "tests/rig/firmware/demo-2core.ort")
     os.environ["ORTI_RIG_ELF"] = os.path.join(build, "tests/rig/firmware/demo-2core.elf")
-    tcl = Tcl()
-    both(tcl, "halt")
-    f0 = truths()
-    s = Session(tmp, poll_args(), ["--target-per-core", ",".join(TARGETS)])
-    both(tcl, "resume")
-    time.sleep(seconds)
-    both(tcl, "halt")
-    s.settle()
-    f1 = truths()
-    s.stop()
-    both(tcl, "resume")
+    s, f0, f1 = rig_session.both_cores_window(seconds, lambda f0: Session(
+        tmp, poll_args(), ["--target-per-core", ",".join(rig_session.CORE_TARGETS)]))
     got = s.tasks()
     q = s.sql("SELECT sample_rate_hz, samples, samples_stalled FROM sessions WHERE id = 1")[0]
     starved = (q[2] or 0) > 0.2

@@ -36,6 +36,48 @@ def fw_truth():
     return json.loads(out)
 
 
+CORE_TARGETS = ("sim.cpu", "sim.cpu1")  # the two-core rig's OpenOCD targets, in core order
+
+
+def both_cores(tcl, cmd):
+    """`cmd` (halt or resume) on each core's target of the two-core rig, core 0 current
+    again after (OpenOCD 0.12 has no per-target halt/resume)."""
+    for t in CORE_TARGETS:
+        tcl(f"targets {t}; {cmd}")
+    tcl(f"targets {CORE_TARGETS[0]}")
+    want = "halted" if cmd == "halt" else "running"
+    for t in CORE_TARGETS:
+        check(tcl(f"{t} curstate") == want, f"{t} is not {want} after {cmd}")
+
+
+def core_truths():
+    """Both cores' firmware truths (rig-truth --core N), in core order."""
+    out = []
+    for core in (0, 1):
+        os.environ["ORTI_RIG_CORE"] = str(core)
+        out.append(fw_truth())
+    del os.environ["ORTI_RIG_CORE"]
+    return out
+
+
+def both_cores_window(seconds, start):
+    """The two-core rig's exact window: both cores halted, both truths, the session
+    start(truths) attaches, both run @seconds, both halted, settle, truths, the session stops,
+    both run on. Returns (session, truths before, truths after)."""
+    tcl = Tcl()
+    both_cores(tcl, "halt")
+    f0 = core_truths()
+    s = start(f0)
+    both_cores(tcl, "resume")
+    time.sleep(seconds)
+    both_cores(tcl, "halt")
+    s.settle()
+    f1 = core_truths()
+    s.stop()
+    both_cores(tcl, "resume")
+    return s, f0, f1
+
+
 def delta_tasks(a, b):
     """{name: {jobs, preemptions, run_us, waits}} between two firmware truths."""
     out = {}

@@ -6,7 +6,9 @@
 #  3. OpenOCD not listening: the message says how to start it;
 #  4. --source auto on the plain firmware: polls, and says why (no orti_trace_rtt);
 #  5. firmware whose orti_trace_init() failed (tick_hz 0): the session fails at once naming the
-#     target's own reason, read from orti_trace_info.
+#     target's own reason, read from orti_trace_info;
+#  6. live RTT per core (--target-per-core) where the cores' control blocks are not known apart
+#     (an ELF with one orti_trace_rtt), or given twice: refused before anything connects.
 source "$(dirname "$0")/e2e-common.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -53,3 +55,16 @@ if [[ -e $ORTI_BUILD_DIR/tests/rig/firmware/demo-trace-notick.elf ]]; then
     die "5: $(cat "$tmp/e5")"
   echo "5. $(cat "$tmp/e5")"
 fi
+
+trace_elf=$ORTI_BUILD_DIR/tests/rig/firmware/demo-trace-long.elf
+if "$PROFD" --orti "$orti" --elf "$trace_elf" --source rtt --target-per-core auto \
+     --openocd 127.0.0.1:$port --db "$db" --http none --quiet 2>"$tmp/e6"; then
+  die "6: RTT per core with one control block succeeded"
+fi
+grep -q "no per-core copies of orti_trace_rtt" "$tmp/e6" && grep -q -- "--rtt-address-per-core" \
+  "$tmp/e6" && ! grep -q "cannot connect" "$tmp/e6" || die "6: $(cat "$tmp/e6")"
+if "$PROFD" --orti "$orti" --elf "$trace_elf" --source rtt --target-per-core auto \
+     --rtt-address-per-core 0x21004890,0x21004890 --openocd 127.0.0.1:$port --db "$db" \
+     --http none --quiet 2>"$tmp/e6b"; then die "6: one control block for two cores succeeded"; fi
+grep -q "cores 0 and 1 name one control block (0x21004890)" "$tmp/e6b" || die "6: $(cat "$tmp/e6b")"
+echo "6. $(cat "$tmp/e6") / $(cat "$tmp/e6b")"

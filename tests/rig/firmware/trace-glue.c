@@ -46,6 +46,11 @@
 #ifndef RIG_TRACE_CLOSE_IDLE
 #define RIG_TRACE_CLOSE_IDLE 1
 #endif
+/* The core this image traces for (OrtiTraceConfig.core_id, carried by the stream header):
+ * 0, or 1 in core 1's twin of the two-core rig (demo-trace-core1.elf). */
+#ifndef RIG_TRACE_CORE_ID
+#define RIG_TRACE_CORE_ID 0u
+#endif
 
 enum { RIG_TRACE_ON = 0, RIG_TRACE_CLOSING = 1, RIG_TRACE_DONE = 2 };
 
@@ -169,14 +174,15 @@ void NOINSTR __wrap_StartOS(AppModeType mode)
 #ifdef RIG_TRACE_VIEWS
   /* the views truth needs each record's timestamp: the (slower) callback */
   rig_views_truth.task = RIG_VIEWS_IDLE;
-  OrtiTraceConfig cfg = { .timestamp = views_timestamp, .tick_hz = RIG_TRACE_TICK_HZ };
+  OrtiTraceConfig cfg = { .timestamp = views_timestamp, .tick_hz = RIG_TRACE_TICK_HZ,
+                          .core_id = RIG_TRACE_CORE_ID };
   rig_trace_window.init_status = (uint32_t)orti_trace_init(&cfg);
   rig_views_truth.last_ts = rig_views_truth.first_ts;
   if (rig_trace_window.init_status == ORTI_TRACE_OK && mode == RIG_WORKLOAD_VIEWS)
     views_calibrate();
 #else
   OrtiTraceConfig cfg = { .counter = (const volatile uint32_t *)0x40028018u,
-                          .tick_hz = RIG_TRACE_TICK_HZ };
+                          .tick_hz = RIG_TRACE_TICK_HZ, .core_id = RIG_TRACE_CORE_ID };
   rig_trace_window.init_status = (uint32_t)orti_trace_init(&cfg);
 #endif
   __real_StartOS(mode);

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# test-rtt-2core.sh — one live RTT session over both cores of the two-core rig (run-rig --cores
+# 2 --firmware trace-long: core 0 pfp on demo-trace-long.elf, core 1 split on its twin
+# demo-trace-core1.elf), each core's control block read through its own OpenOCD target: per-core
+# rows, each task on its own core only, each core's loads within 1 point of that core's truth
+# over an exact halted window, and the recorded capture replays to the same statistics
+# (rtt-2core-cases.py). Under --icount (as the other RTT load tests): the rig's trace
+# timestamps and the firmware's accounting then read one deterministic clock.
+# Then, on a fresh rig (the stream headers are read once), the control blocks given in the
+# wrong order: refused, naming the target whose block carries another core's stream.
+source "$(dirname "$0")/e2e-common.sh"
+export ORTI_SOURCE_DIR
+"$RUN_RIG" --icount --cores 2 --firmware trace-long --workload pfp --workload1 split -- \
+  python3 "$ORTI_SOURCE_DIR/tests/e2e/rtt-2core-cases.py" "${RTT_SECONDS:-5}" ||
+  die "one RTT session over both cores"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$RUN_RIG" --icount --cores 2 --firmware trace-long --workload pfp --workload1 split -- \
+  bash -c '
+  cb() { arm-none-eabi-nm "$1" | awk "\$3 == \"orti_trace_rtt\" { print \"0x\" \$1 }"; }
+  "$0" --orti "$ORTI_RIG_ORTI" --elf "$ORTI_RIG_ELF" --openocd 127.0.0.1:$ORTI_RIG_TCL_PORT \
+       --source rtt --target-per-core auto \
+       --rtt-address-per-core "$(cb "$ORTI_RIG_ELF1"),$(cb "$ORTI_RIG_ELF")" \
+       --duration 5s --db "$1/swapped.db" --http none --quiet 2>"$1/swapped.err" && exit 1
+  exit 0' "$PROFD" "$tmp" || die "blocks in the wrong core order were not refused"
+grep -q "target sim.cpu (core 0): the control block at 0x21804890 carries the stream of core 1" \
+  "$tmp/swapped.err" || die "the refusal does not name the target and the cores: $(cat "$tmp/swapped.err")"
+echo "swapped blocks refused: $(grep -o 'RTT on target.*' "$tmp/swapped.err" | head -n1)"

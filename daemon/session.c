@@ -439,7 +439,9 @@ track_gaps (Session *s, const ProbeEvent *ev, guint64 known_good)
   } else {
     if (s->gap_open)
       close_gap (s, ev->ts);
-    if (s->core_gap_open & bit)
+    /* the core's own data again (a state change of it is no data: its resume carries the
+     * time it halted at) */
+    if ((s->core_gap_open & bit) && ev->kind != PROBE_EVENT_TARGET_STATE)
       close_core_gap (s, core, ev->ts);
   }
 }
@@ -456,7 +458,7 @@ on_event (const ProbeEvent *ev, gpointer user)
   ProbeEvent named = *ev; /* one ORTI file per core: the session-wide task/ISR2 id */
   session_watch_namespace_event (s->w, &named);
   ev = &named;
-  if (named.kind == PROBE_EVENT_TARGET_STATE) {
+  if (named.kind == PROBE_EVENT_TARGET_STATE && !(named.b & PROBE_GAP_CORE_ONLY)) {
     /* the target's state is no core's event: at the earliest of the cores' latest times, so
      * it moves no core's clock past its own (each core's stream has its own time; the slicer
      * takes an event's time as its core's) */

@@ -725,12 +725,17 @@ probe_poll_decoder_core_state (ProbePollDecoder *d, guint16 core, ProbeTargetSta
   g_return_if_fail (core < 64);
   guint64 bit = G_GUINT64_CONSTANT (1) << core;
   if (st == PROBE_TARGET_RUNNING) {
+    if (d->halted & bit)
+      emit (d, func, user, MAX (ts, d->last_ts), core, PROBE_EVENT_TARGET_STATE, st,
+            PROBE_GAP_CORE_ONLY);
     d->halted &= ~bit;
     return;
   }
   if (d->halted & bit)
     return;
   d->halted |= bit;
+  emit (d, func, user, MAX (ts, d->last_ts), core, PROBE_EVENT_TARGET_STATE, st,
+        PROBE_GAP_CORE_ONLY);
   emit (d, func, user, MAX (ts, d->last_ts), core, PROBE_EVENT_GAP, 0,
         PROBE_GAP_HALT | PROBE_GAP_CORE_ONLY);
   for (guint i = 0; i < d->n_channels; i++)

@@ -770,16 +770,6 @@ probe_poll_sampler_step (ProbePollSampler *s, GByteArray *out, GError **error)
   return eval_complex (s, out, error);
 }
 
-static ProbeTargetState
-target_state_parse (const char *st)
-{
-  if (g_str_equal (st, "halted") || g_str_equal (st, "debug-running"))
-    return PROBE_TARGET_HALTED;
-  if (g_str_has_prefix (st, "reset"))
-    return PROBE_TARGET_RESET;
-  return PROBE_TARGET_RUNNING;
-}
-
 guint
 probe_poll_sampler_check_core_targets (ProbePollSampler *s, ProbeTargetState *states, guint max,
                                        GError **error)
@@ -787,26 +777,10 @@ probe_poll_sampler_check_core_targets (ProbePollSampler *s, ProbeTargetState *st
   guint n = s->core_targets ? MIN (g_strv_length (s->core_targets), max) : 0;
   if (n < 2)
     return 0;
-  g_autoptr (GString) script = g_string_new (NULL);
+  g_autofree const char **targets = g_new0 (const char *, n);
   for (guint c = 0; c < n; c++)
-    g_string_append_printf (script, "%s arp_poll; ", core_target (s, c) ? core_target (s, c)
-                                                                         : "[target current]");
-  g_string_append (script, "list");
-  for (guint c = 0; c < n; c++)
-    g_string_append_printf (script, " [%s curstate]", core_target (s, c) ? core_target (s, c)
-                                                                         : "[target current]");
-  g_autofree char *out = probe_openocd_call (s->oc, script->str, error);
-  if (out == NULL)
-    return 0;
-  g_auto (GStrv) words = g_strsplit_set (g_strstrip (out), " \t", -1);
-  if (g_strv_length (words) != n) {
-    g_set_error (error, PROBE_ERROR, PROBE_ERROR_PROTOCOL, "the states of %u core targets "
-                 "came back as \"%s\"", n, out);
-    return 0;
-  }
-  for (guint c = 0; c < n; c++)
-    states[c] = target_state_parse (words[c]);
-  return n;
+    targets[c] = core_target (s, c);
+  return probe_openocd_target_states (s->oc, targets, n, states, error) ? n : 0;
 }
 
 gboolean
@@ -818,7 +792,7 @@ probe_poll_sampler_check_target (ProbePollSampler *s, ProbeTargetState *state, G
   g_autofree char *st = probe_openocd_call (s->oc, script, error);
   if (st == NULL)
     return FALSE;
-  *state = target_state_parse (st);
+  *state = probe_target_state_parse (st);
   return TRUE;
 }
 

@@ -455,10 +455,11 @@ gboolean probe_poll_decoder_feed (ProbePollDecoder *d, const guint8 *data, gsize
 /* The link was lost: emit GAP(@reason) and forget the state (the next sample re-emits it). */
 void probe_poll_decoder_gap (ProbePollDecoder *d, guint64 ts, ProbeGapReason reason,
                              ProbeEventFunc func, gpointer user);
-/* Core @core (< 64) of a multi-core target halted or was reset (@st, seen at @ts): emit a GAP
- * of that core alone (PROBE_GAP_HALT | PROBE_GAP_CORE_ONLY), forget its channels' state and
- * ignore them from now on; PROBE_TARGET_RUNNING: read them again (the next sample re-emits
- * the core's state). Repeated states are no-ops. */
+/* Core @core (< 64) of a multi-core target halted or was reset (@st, seen at @ts): emit its
+ * TARGET_STATE and a GAP of that core alone (both flagged PROBE_GAP_CORE_ONLY, at the latest
+ * sample's time or later), forget its channels' state and ignore them from now on;
+ * PROBE_TARGET_RUNNING: its TARGET_STATE, and its channels are read again (the next sample
+ * re-emits the core's state). Repeated states are no-ops. */
 void probe_poll_decoder_core_state (ProbePollDecoder *d, guint16 core, ProbeTargetState st,
                                     guint64 ts, ProbeEventFunc func, gpointer user);
 guint64 probe_poll_decoder_get_samples (ProbePollDecoder *d);
@@ -788,6 +789,14 @@ void probe_source_finish (ProbeSource *src, const ProbeSourceSink *sink);
  * OpenOCD's own polling off (poll); TRUE with *state, or FALSE without error when the source
  * relies on OpenOCD's notifications instead. */
 gboolean probe_source_check_target (ProbeSource *src, ProbeTargetState *state, GError **error);
+/* probe_target_state_parse: OpenOCD's `curstate` word as a ProbeTargetState (halted and
+ * debug-running: halted; reset…: reset; anything else: running). */
+ProbeTargetState probe_target_state_parse (const char *st);
+/* probe_openocd_target_states: the states of OpenOCD targets @targets[0..n) (NULL: the current
+ * one) by one explicit poll of each (`T arp_poll`, `T curstate`) into @states. FALSE with
+ * @error when OpenOCD failed or answered otherwise. */
+gboolean probe_openocd_target_states (ProbeOpenocd *oc, const char *const *targets, guint n,
+                                      ProbeTargetState *states, GError **error);
 /* probe_source_check_core_targets: with one OpenOCD target per core (poll with core targets),
  * each core's state by an explicit poll into @states[0..n), n ≤ @max; 0 when the source has no
  * per-core targets (or OpenOCD failed: @error). */

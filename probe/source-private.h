@@ -28,8 +28,9 @@ typedef struct {
   /* Optional: each core's target state (see probe_source_check_core_targets). */
   guint (*check_core_targets) (ProbeSource *src, ProbeTargetState *states, guint max,
                                GError **error);
-  /* Optional: core @core changed state at @ts; emit its GAP (PROBE_GAP_CORE_ONLY) when it
-   * stopped and stop/restart decoding it. NULL: the generic layer emits the GAP itself. */
+  /* Optional: core @core changed state, seen at @ts (the core's latest Event time): emit its
+   * TARGET_STATE and, when it stopped, its GAP (probe_event_core_state) and stop/restart
+   * decoding it. NULL: the generic layer emits both at @ts. */
   void (*core_state) (ProbeSource *src, guint64 ts, guint16 core, ProbeTargetState st,
                       ProbeEventFunc func, gpointer user);
   /* Refresh src->quality (optional). */
@@ -48,6 +49,7 @@ struct _ProbeSource {
   ProbeSourceKind kind;         /* what the bytes are (klass->kind; a replay: its decoder's) */
   ProbeSourceQuality quality;   /* filled by the implementation; messages owned here */
   guint64 last_ts;              /* latest Event timestamp produced */
+  guint64 core_ts[PROBE_POLL_MAX_CORES]; /* … of each core (0: none yet) */
   GByteArray *buf;              /* scratch for read */
   ProbeEventFunc user_func;     /* during step: the sink's on_event … */
   gpointer user_data;           /* … and its user data */
@@ -60,6 +62,10 @@ typedef struct {
   gpointer user;
 } ProbeSourceEachEvent;
 void probe_source_each_event (const ProbeEvent *events, gsize n, gpointer user);
+/* probe_event_core_state: core @core's TARGET_STATE(@st) at @ts and, unless running, its GAP
+ * (PROBE_GAP_HALT | PROBE_GAP_CORE_ONLY), both flagged as the core's alone. */
+void probe_event_core_state (guint64 ts, guint16 core, ProbeTargetState st, ProbeEventFunc func,
+                             gpointer user);
 
 /* probe_source_init: initialises the generic part of a newly allocated source. */
 void probe_source_init (ProbeSource *src, const ProbeSourceClass *klass, const char *label);

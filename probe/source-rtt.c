@@ -48,6 +48,7 @@ typedef struct {
   gboolean have_first[MAX_STREAMS]; /* … once it has one */
   guint64 last_ts[MAX_STREAMS];  /* each stream's latest Event timestamp (gaps) */
   GPtrArray *decoders;        /* ProbeDecoder* by stream (capture channel); [0] always */
+  ProbeOpenocd *oc;           /* per_core: the link attach was given (borrowed until detach) */
 } RttSource;
 
 static void
@@ -196,6 +197,7 @@ rtt_attach (ProbeSource *src, ProbeOpenocd *oc, GError **error)
 {
   RttSource *r = (RttSource *) src;
   if (r->per_core) {
+    r->oc = oc;
     g_autoptr (GPtrArray) given = g_ptr_array_new ();
     for (guint c = 0; c < r->streams->len; c++) {
       RttStream *st = g_ptr_array_index (r->streams, c);
@@ -404,6 +406,30 @@ rtt_gap (ProbeSource *src, guint64 ts, ProbeGapReason reason, ProbeEventFunc fun
   func (&ev, user);
 }
 
+/* Per core: each core's target state (a core halted alone is a gap of that core alone). */
+static guint
+rtt_check_core_targets (ProbeSource *src, ProbeTargetState *states, guint max, GError **error)
+{
+  RttSource *r = (RttSource *) src;
+  guint n = MIN (r->streams->len, max);
+  if (!r->per_core || r->oc == NULL || n < 2)
+    return 0;
+  g_autofree const char **targets = g_new0 (const char *, n);
+  for (guint c = 0; c < n; c++)
+    targets[c] = ((RttStream *) g_ptr_array_index (r->streams, c))->target;
+  return probe_openocd_target_states (r->oc, targets, n, states, error) ? n : 0;
+}
+
+/* Core @core stopped: a gap of that core alone (at its own latest time; its stream just
+ * pauses: the records after it resumes decode as before). */
+static void
+rtt_core_state (ProbeSource *src, guint64 ts, guint16 core, ProbeTargetState st,
+                ProbeEventFunc func, gpointer user)
+{
+  (void) src;
+  probe_event_core_state (ts, core, st, func, user);
+}
+
 static void
 rtt_update_quality (ProbeSource *src)
 {
@@ -423,6 +449,7 @@ rtt_detach (ProbeSource *src, GError **error)
 {
   RttSource *r = (RttSource *) src;
   gboolean ok = TRUE;
+  r->oc = NULL;
   for (guint c = 0; c < r->streams->len; c++) {
     RttStream *st = g_ptr_array_index (r->streams, c);
     if (st->link != NULL && !probe_rtt_link_stop (st->link, ok ? error : NULL))
@@ -445,6 +472,8 @@ static const ProbeSourceClass rtt_class = {
   .read = rtt_read,
   .decode = rtt_decode,
   .gap = rtt_gap,
+  .check_core_targets = rtt_check_core_targets,
+  .core_state = rtt_core_state,
   .update_quality = rtt_update_quality,
   .detach = rtt_detach,
   .finalize = rtt_finalize,

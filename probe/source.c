@@ -45,6 +45,8 @@ track_event (const ProbeEvent *ev, gpointer user)
   ProbeSource *src = user;
   if (ev->ts > src->last_ts)
     src->last_ts = ev->ts;
+  if (ev->core < PROBE_POLL_MAX_CORES && ev->ts > src->core_ts[ev->core])
+    src->core_ts[ev->core] = ev->ts;
   src->user_func (ev, src->user_data);
 }
 
@@ -109,21 +111,64 @@ probe_source_core_state (ProbeSource *src, guint16 core, ProbeTargetState st,
 {
   src->user_func = sink->on_event;
   src->user_data = sink->user_data;
-  ProbeEvent ev = { .ts = src->last_ts, .kind = PROBE_EVENT_TARGET_STATE, .a = st, .core = core,
-                    .b = PROBE_GAP_CORE_ONLY };
-  track_event (&ev, src);
+  /* at the core's own latest time: each core of a per-core stream has its own */
+  guint64 ts = core < PROBE_POLL_MAX_CORES && src->core_ts[core] ? src->core_ts[core]
+                                                                 : src->last_ts;
   if (src->klass->core_state != NULL) {
-    src->klass->core_state (src, src->last_ts, core, st, track_event, src);
-  } else if (st != PROBE_TARGET_RUNNING) {
-    ProbeEvent gap = { .ts = src->last_ts, .kind = PROBE_EVENT_GAP, .core = core,
-                       .b = PROBE_GAP_HALT | PROBE_GAP_CORE_ONLY };
-    track_event (&gap, src);
+    src->klass->core_state (src, ts, core, st, track_event, src);
+  } else {
+    probe_event_core_state (ts, core, st, track_event, src);
   }
   if (sink->on_record) {
     guint8 r[3] = { (guint8) st, (guint8) (core & 0xff), (guint8) (core >> 8) };
     sink->on_record (PROBE_CAPTURE_STATE, 0, g_get_monotonic_time (), r, sizeof r,
                      sink->user_data);
   }
+}
+
+void
+probe_event_core_state (guint64 ts, guint16 core, ProbeTargetState st, ProbeEventFunc func,
+                        gpointer user)
+{
+  func (&(ProbeEvent) { .ts = ts, .kind = PROBE_EVENT_TARGET_STATE, .a = st, .core = core,
+                        .b = PROBE_GAP_CORE_ONLY }, user);
+  if (st != PROBE_TARGET_RUNNING)
+    func (&(ProbeEvent) { .ts = ts, .kind = PROBE_EVENT_GAP, .core = core,
+                          .b = PROBE_GAP_HALT | PROBE_GAP_CORE_ONLY }, user);
+}
+
+ProbeTargetState
+probe_target_state_parse (const char *st)
+{
+  if (g_str_equal (st, "halted") || g_str_equal (st, "debug-running"))
+    return PROBE_TARGET_HALTED;
+  if (g_str_has_prefix (st, "reset"))
+    return PROBE_TARGET_RESET;
+  return PROBE_TARGET_RUNNING;
+}
+
+gboolean
+probe_openocd_target_states (ProbeOpenocd *oc, const char *const *targets, guint n,
+                             ProbeTargetState *states, GError **error)
+{
+  g_autoptr (GString) script = g_string_new (NULL);
+  for (guint c = 0; c < n; c++)
+    g_string_append_printf (script, "%s arp_poll; ", targets[c] ? targets[c] : "[target current]");
+  g_string_append (script, "list");
+  for (guint c = 0; c < n; c++)
+    g_string_append_printf (script, " [%s curstate]", targets[c] ? targets[c] : "[target current]");
+  g_autofree char *out = probe_openocd_call (oc, script->str, error);
+  if (out == NULL)
+    return FALSE;
+  g_auto (GStrv) words = g_strsplit_set (g_strstrip (out), " \t", -1);
+  if (g_strv_length (words) != n) {
+    g_set_error (error, PROBE_ERROR, PROBE_ERROR_PROTOCOL, "the states of %u targets came back "
+                 "as \"%s\"", n, out);
+    return FALSE;
+  }
+  for (guint c = 0; c < n; c++)
+    states[c] = probe_target_state_parse (words[c]);
+  return TRUE;
 }
 
 guint
@@ -284,9 +329,8 @@ replay_core_state (ProbeSource *src, guint64 ts, guint16 core, ProbeTargetState 
   ReplaySource *r = (ReplaySource *) src;
   if (r->decoder->klass->core_state != NULL)
     r->decoder->klass->core_state (r->decoder, ts, core, st, func, user);
-  else if (st != PROBE_TARGET_RUNNING)
-    func (&(ProbeEvent) { .ts = ts, .kind = PROBE_EVENT_GAP, .core = core,
-                          .b = PROBE_GAP_HALT | PROBE_GAP_CORE_ONLY }, user);
+  else
+    probe_event_core_state (ts, core, st, func, user);
 }
 
 static void

@@ -323,7 +323,8 @@ test_shared_variable_and_valid (void)
   check_events (chs, G_N_ELEMENTS (chs), v, G_N_ELEMENTS (v) / 2, want, G_N_ELEMENTS (want));
 }
 
-/* A core that halts (probe_poll_decoder_core_state): one GAP of that core alone, its channels
+/* A core that halts (probe_poll_decoder_core_state): its state and one GAP of that core alone,
+ * its channels
  * ignored while halted (what they read is stale), read again once it runs (its state
  * re-emitted); the other core's channels go on throughout. */
 static void
@@ -355,8 +356,10 @@ test_core_halted (void)
   const struct { guint64 ts; guint16 core, kind; guint32 a, b; } want[] = {
     { 10, 0, PROBE_EVENT_TASK_SWITCH, 1, 0 },
     { 10, 1, PROBE_EVENT_TASK_SWITCH, 2, 0 },
+    { 15, 1, PROBE_EVENT_TARGET_STATE, PROBE_TARGET_HALTED, PROBE_GAP_CORE_ONLY },
     { 15, 1, PROBE_EVENT_GAP, 0, PROBE_GAP_HALT | PROBE_GAP_CORE_ONLY },
     { 30, 0, PROBE_EVENT_TASK_SWITCH, 4, 0 },   /* core 1's 3 and 5 while halted: ignored */
+    { 35, 1, PROBE_EVENT_TARGET_STATE, PROBE_TARGET_RUNNING, PROBE_GAP_CORE_ONLY },
     { 40, 1, PROBE_EVENT_TASK_SWITCH, 5, 0 },   /* running again: its state re-emitted */
     { 50, 0, PROBE_EVENT_TASK_SWITCH, 6, 0 },
   };

@@ -24,12 +24,13 @@ core 1's copy of os_task_state. Before orti-watch read it, core 1's tasks were j
 """
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.environ["ORTI_SOURCE_DIR"], "tests/rig"))
 import rig_session  # noqa: E402
 from rig_session import BOARD_HZ, Session, poll_args  # noqa: E402
-from trace_ref import check  # noqa: E402
+from trace_ref import Tcl, check  # noqa: E402
 
 CORE_TASKS = ({"Task0", "Task1"}, {"SplitA", "SplitB", "SplitC", "SplitD"})
 
@@ -91,13 +92,14 @@ def halt_one_core(tmp, halt_s=1.0):
     (reason 4, halt), as long as the halt within the daemon's target check (every 0.1 s) and
     one sample interval; core 0 runs on through it (no time unknown there, slices during it)."""
     tcl = Tcl()
-    s = Session(tmp, poll_args(), ["--target-per-core", ",".join(TARGETS)])
+    targets = rig_session.CORE_TARGETS
+    s = Session(tmp, poll_args(), ["--target-per-core", ",".join(targets)])
     time.sleep(1.0)
-    tcl(f"targets {TARGETS[1]}; halt; targets {TARGETS[0]}")
-    check(tcl(f"{TARGETS[1]} curstate") == "halted", "core 1 did not halt")
-    check(tcl(f"{TARGETS[0]} curstate") == "running", "halting core 1 stopped core 0")
+    tcl(f"targets {targets[1]}; halt; targets {targets[0]}")
+    check(tcl(f"{targets[1]} curstate") == "halted", "core 1 did not halt")
+    check(tcl(f"{targets[0]} curstate") == "running", "halting core 1 stopped core 0")
     time.sleep(halt_s)
-    tcl(f"targets {TARGETS[1]}; resume; targets {TARGETS[0]}")
+    tcl(f"targets {targets[1]}; resume; targets {targets[0]}")
     time.sleep(1.0)
     s.stop()
     hz = s.sql("SELECT tick_rate_hz FROM sessions WHERE id = 1")[0][0]

@@ -86,8 +86,11 @@ static void truth_print_xcore(const RigXcoreTruth *x, const RigXcoreShared *sh)
   if (x->lat_count > 0)
     printf(", \"min\": %" PRId32 ", \"max\": %" PRId32 ", \"sum\": %" PRId64,
            x->lat_min, x->lat_max, x->lat_sum);
-  printf(", \"negative\": %" PRIu32 ", \"hist_ticks\": %u, \"hist\": [", x->lat_negative,
-         RIG_XCORE_HIST_TICKS);
+  printf(", \"negative\": %" PRIu32 ", \"late\": %" PRIu32 ", \"gap_max\": %" PRIu32,
+         x->lat_negative, x->lat_late, x->gap_max);
+  if (x->lat_count > x->lat_late)
+    printf(", \"timely_max\": %" PRId32, x->lat_timely_max);
+  printf(",\n      \"hist_ticks\": %u, \"hist\": [", RIG_XCORE_HIST_TICKS);
   for (guint i = 0; i < RIG_XCORE_HIST; i++)
     printf("%s%" PRIu32, i ? ", " : "", x->lat_hist[i]);
   printf("],\n      \"last\": [");

@@ -127,10 +127,14 @@ _Static_assert(sizeof(RigTruth) == 48 + 2 * 784 + 48, "RigTruth layout");
 #define RIG_XCORE_HIST        40u         /* latency histogram buckets, the last = overflow */
 #define RIG_XCORE_HIST_TICKS  1250u       /* bucket width: 50 µs */
 #define RIG_XCORE_LAST        16u         /* latest latencies kept */
+#define RIG_XCORE_LATE        2500u       /* 100 µs: tick jitter still "on time" (lat_late) */
+#define RIG_XCORE_REQ_SLOW    0x100u      /* RigXcoreReq.task flag: posted late */
 
 typedef struct {
   uint32_t seq;            /* request number (1, 2, ...): written last */
-  uint32_t task;           /* core 1's task id to activate */
+  uint32_t task;           /* core 1's task id to activate; | RIG_XCORE_REQ_SLOW when core 0
+                              took longer than RIG_XCORE_LATE from `ts` to posting it (its
+                              QEMU stalled: the request is older than it looks) */
   uint32_t ts;             /* rig_sys_now() when core 0 posted it */
 } RigXcoreReq;
 
@@ -190,11 +194,19 @@ typedef struct {
   uint32_t lock_violations; /* found the other core inside (never, if the lock works) */
   uint32_t lock_spin_max;  /* longest wait, ticks */
   uint64_t lock_spin_ticks; /* total wait */
+  /* the latency's design bound (rig_xcore_tick) holds when core 1's ticks come on time;
+   * without -icount QEMU delivers a tick late when the host stalls it */
+  uint32_t lat_late;       /* core 1: jobs served more than a tick period + RIG_XCORE_LATE
+                              after the previous tick's serve pass (a late or lost tick), or
+                              whose request was posted late (RIG_XCORE_REQ_SLOW) */
+  int32_t lat_timely_max;  /* core 1: the largest latency of the other jobs */
+  uint32_t gap_max;        /* core 1: the largest such gap at a serve, ticks */
+  uint32_t reserved;
 } RigXcoreTruth;
 
 _Static_assert(sizeof(RigXcoreReq) == 12, "RigXcoreReq layout");
 _Static_assert(sizeof(RigXcoreShared) == 160, "RigXcoreShared layout");
-_Static_assert(sizeof(RigXcoreTruth) == 96 + 4 * RIG_XCORE_HIST + 4 * RIG_XCORE_LAST + 24,
+_Static_assert(sizeof(RigXcoreTruth) == 96 + 4 * RIG_XCORE_HIST + 4 * RIG_XCORE_LAST + 40,
                "RigXcoreTruth layout");
 _Static_assert(RIG_TRUTH_ADDR + sizeof(RigTruth) <= RIG_XTRUTH_ADDR,
                "RigXcoreTruth after RigTruth");

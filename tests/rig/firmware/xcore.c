@@ -8,8 +8,10 @@
  * t2) / 2, bound = (t2 - t1) / 2 + 1 (t0 lies between t1 and t2 in host time, and both QEMU
  * clocks follow host time at one rate; +1 for the reads' 40 ns granularity). A burst is due
  * every XCORE_SYNC_PERIOD system ticks; its best sample is adopted when it is at least as good
- * as the current estimate, when the current one is older than XCORE_SYNC_MAX_AGE, or when the
- * two disagree by more than their bounds (the offset moved: a halted QEMU's clock stops).
+ * as the current estimate or when the two disagree by more than their bounds (the offset
+ * moved: a halted QEMU's clock stops). A good estimate does not age: both QEMU clocks are the
+ * host's monotonic clock, so the offset only moves when a core is halted (measured: ±1 tick
+ * over seconds), and a host stall delays a core's work, not its clock.
  * Core 1's tick also compares core 0's published time with rig_sys_now(): when core 0's runs
  * ahead by more than the bound, core 1 was halted; it takes the coarse offset at once (bound
  * one tick period) and a burst becomes due.
@@ -20,6 +22,12 @@
  * serves it in its system tick ISR and its idle loop (with WFI, the idle loop runs after each
  * interrupt, so in practice the tick: latency up to one tick period plus the dispatch; with a
  * spinning idle, µs). The latency is taken in the dispatcher at the job's first switch-in.
+ * A request waits at most the gap between the tick pass before it was posted and the pass that
+ * takes it: one tick period when QEMU delivers the ticks on time (without -icount it does not
+ * when the host stalls it); jobs served after a longer gap, or whose request core 0 posted late
+ * (its QEMU stalled between taking the time and posting), count as late (lat_late), the others'
+ * largest latency is lat_timely_max: at most a tick period + RIG_XCORE_LATE + the dispatch +
+ * twice the clock's bound.
  */
 #include "os.h"
 #include "rig-truth.h"
@@ -32,7 +40,6 @@
 #define XCORE_GOOD_RTT      RIG_US(2)            /* a round trip this short ends the burst */
 #define XCORE_PING_TIMEOUT  RIG_US(1200)         /* > one of core 0's tick periods */
 #define XCORE_SYNC_PERIOD   100u                 /* system ticks (ms) between syncs */
-#define XCORE_SYNC_MAX_AGE  (RIG_TICK_HZ / 2u)   /* an estimate older than 0.5 s is replaced */
 #define XCORE_UNSYNCED      0xFFFFFFFFu          /* offset_bound before the first sync */
 #define XCORE_READY_BOUND   RIG_US(50)           /* core 1 serves once its bound is this small */
 #define XCORE_READY_SYNCS   10u                  /* … or after this many estimates anyway */
@@ -48,7 +55,9 @@ static volatile uint8_t xcore_sync_due; /* core 1: a burst is due */
 static uint32_t xcore_ping_seq;         /* core 1: last ping sent */
 static uint32_t xcore_last_answered;    /* core 0: last ping answered */
 static uint32_t xcore_pend_ts[OS_N_TASKS][2]; /* core 1: request times of queued activations */
+static uint8_t xcore_pend_late[OS_N_TASKS][2]; /* … 1: served late (RigXcoreTruth.lat_late) */
 static uint8_t xcore_pend_n[OS_N_TASKS];
+static uint32_t xcore_tick_ts;          /* core 1: board time of the last tick's serve pass */
 
 /* A full barrier between the two QEMU processes (xcore.h): DMB, then a board-register read. */
 static inline void NOINSTR rig_xcore_fence(void)
@@ -81,6 +90,8 @@ void NOINSTR rig_xcore_init(uint8_t mode)
   rig_xcore_truth.core = core;
   rig_xcore_truth.lat_min = INT32_MAX;
   rig_xcore_truth.lat_max = INT32_MIN;
+  rig_xcore_truth.lat_timely_max = INT32_MIN;
+  xcore_tick_ts = FPGAIO_COUNTER;
   rig_xcore_truth.rtt_min = UINT32_MAX;
   rig_xcore_truth.offset_bound = core == 0 ? 0 : XCORE_UNSYNCED;
   /* the file starts zeroed and each core writes only its own words: nothing to reset but
@@ -166,9 +177,7 @@ static void NOINSTR xcore_sync(void)
   int32_t diff = best_off - xcore_offset;
   uint32_t adiff = diff < 0 ? (uint32_t)-diff : (uint32_t)diff;
   int moved = cur_bound != XCORE_UNSYNCED && adiff > cur_bound + bound;
-  int old = FPGAIO_COUNTER + (uint32_t)xcore_offset - rig_xcore_truth.sync_ts >
-            XCORE_SYNC_MAX_AGE;
-  if (cur_bound == XCORE_UNSYNCED || moved || old || bound <= cur_bound) {
+  if (cur_bound == XCORE_UNSYNCED || moved || bound <= cur_bound) {
     if (moved)
       rig_xcore_truth.moves++;
     xcore_offset = best_off;
@@ -218,28 +227,39 @@ uint8_t NOINSTR rig_xcore_request(uint8_t task)
     return E_OS_LIMIT;
   }
   volatile RigXcoreReq *r = &XSH->req[head % RIG_XCORE_MBOX];
-  r->task = task;
-  r->ts = rig_sys_now();
+  uint32_t ts = rig_sys_now();
+  r->ts = ts;
   r->seq = head + 1u;
+  /* the task word last but one: flags a post that took long (this QEMU stalled in between) */
+  r->task = task | (rig_sys_now() - ts > RIG_XCORE_LATE ? RIG_XCORE_REQ_SLOW : 0u);
   XSH->req_head = head + 1u;  /* after the slot: stores stay in order */
   rig_xcore_truth.act_requested++;
   os_irq_restore(pm);
   return E_OK;
 }
 
-/* Core 1: activates every posted request. @idle: called from the idle loop. */
+/* Core 1: activates every posted request. @idle: called from the idle loop. Each request was
+ * posted after the previous tick's pass took the mailbox: it waited at most the gap since. */
 static void NOINSTR xcore_serve(int idle)
 {
   uint32_t pm = os_irq_save();
+  uint32_t now = FPGAIO_COUNTER;
+  uint32_t gap = now - xcore_tick_ts;
+  uint8_t late = gap > RIG_TICK_HZ / 1000u + RIG_XCORE_LATE;
   uint32_t tail = XSH->req_tail;
   while (tail != XSH->req_head) {
     volatile RigXcoreReq *r = &XSH->req[tail % RIG_XCORE_MBOX];
-    uint8_t task = (uint8_t)r->task;
+    uint32_t word = r->task;
+    uint8_t task = (uint8_t)word;
     uint32_t ts = r->ts;
     XSH->req_tail = ++tail;
     if (task < OS_N_TASKS && ActivateTask(task) == E_OK) {
-      if (xcore_pend_n[task] < 2)
+      if (xcore_pend_n[task] < 2) {
+        xcore_pend_late[task][xcore_pend_n[task]] = late || (word & RIG_XCORE_REQ_SLOW);
         xcore_pend_ts[task][xcore_pend_n[task]++] = ts;
+      }
+      if (gap > rig_xcore_truth.gap_max)
+        rig_xcore_truth.gap_max = gap;
       rig_xcore_truth.act_served++;
       if (idle)
         rig_xcore_truth.act_served_idle++;
@@ -247,6 +267,8 @@ static void NOINSTR xcore_serve(int idle)
       rig_xcore_truth.act_lost++;
     }
   }
+  if (!idle)
+    xcore_tick_ts = now;
   os_irq_restore(pm);
 }
 
@@ -255,9 +277,15 @@ void NOINSTR rig_xcore_job_start(uint8_t task)
   if (xcore_mode != RIG_WORKLOAD_XCORE1 || task >= OS_N_TASKS || xcore_pend_n[task] == 0)
     return;
   int32_t lat = (int32_t)(rig_sys_now() - xcore_pend_ts[task][0]);
+  uint8_t late = xcore_pend_late[task][0];
   xcore_pend_ts[task][0] = xcore_pend_ts[task][1];
+  xcore_pend_late[task][0] = xcore_pend_late[task][1];
   xcore_pend_n[task]--;
   volatile RigXcoreTruth *x = &rig_xcore_truth;
+  if (late)
+    x->lat_late++;
+  else if (lat > x->lat_timely_max)
+    x->lat_timely_max = lat;
   x->lat_count++;
   x->lat_sum += lat;
   if (lat < x->lat_min)

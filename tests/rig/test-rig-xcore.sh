@@ -19,7 +19,14 @@ on() { tcl "targets $1" "$2" 'targets sim.cpu' | sed '/^$/d'; }
 truth() { "$RIG_TRUTH" --core "$1"; }
 
 "$RIG_TRUTH" --core 1 --wait-sync 20 >/dev/null || die "core 1 never synced its clock to core 0"
-sleep 3
+# run until 200 requests were served (2 s at 100 Hz; longer when the host starves QEMU)
+served() {
+  truth 1 | python3 -c 'import json, sys; print(json.load(sys.stdin)["xcore"]["act_served"])'
+}
+for ((i = 0; i < 100; i++)); do
+  (($(served) >= 200)) && break
+  sleep 0.2
+done
 
 # 1. time base, mailbox and latency, read while both cores run (core 1 first: requests posted
 # on core 0 can only be ahead of what core 1 served)
@@ -43,12 +50,15 @@ print(f"clock: core 1 offset {x1['offset']} ticks, bound ±{bound} ticks ({bound
       f" best round trip {x1['rtt_min']} ticks")
 assert x1["syncs"] > 0 and x0["pings"] > 0
 assert bound <= 250, f"offset bound {bound} ticks > 10 µs"
-# mailbox: every request posted is served or still in the mailbox
-req, srv = x0["act_requested"], x1["act_served"]
+# mailbox: every request posted is served (activated, or refused by OSEK's activation limit:
+# SplitA queues one activation, so a pass that takes three requests at once, after a host stall
+# of 20 ms, loses one) or still in the mailbox
+req, srv, lost = x0["act_requested"], x1["act_served"], x1["act_lost"]
 print(f"mailbox: {req} requested on core 0, {srv} served on core 1 ({x1['act_served_idle']}"
-      f" by its idle loop), {x0['act_refused']} refused, {x1['act_lost']} lost")
-assert req > 100 and 0 <= req - srv <= 8 + 2, (req, srv)
-assert x1["act_lost"] == 0 and a1[2] == srv, (x1["act_lost"], a1[2], srv)
+      f" by its idle loop), {x0['act_refused']} refused (mailbox full or core 1 not serving"
+      f" yet), {lost} lost to the activation limit")
+assert srv >= 200 and 0 <= req - srv - lost <= 8 + 2, (req, srv, lost)
+assert a1[2] == srv and lost <= max(2, srv // 10), (a1[2], srv, lost)
 # latency: core 1 serves the mailbox at its 1 kHz tick (and in its idle loop after any
 # interrupt), and SplitA is its most urgent task: a request waits at most one tick period, then
 # the rest of the tick ISR and the dispatch (well under 100 µs), on a time base good to ±bound

@@ -79,8 +79,8 @@ static void truth_print_xcore(const RigXcoreTruth *x, const RigXcoreShared *sh)
          ", \"sync_ts\": %" PRIu32 ", \"rtt_min\": %" PRIu32 ", \"rtt_last\": %" PRIu32 ",\n",
          x->core, x->offset, x->offset_bound, x->syncs, x->pings, x->timeouts, x->moves,
          x->jumps, x->sync_ts, x->rtt_min, x->rtt_last);
-  printf("    \"act_requested\": %" PRIu32 ", \"act_refused\": %" PRIu32 ", \"act_served\": %" PRIu32
-         ", \"act_served_idle\": %" PRIu32 ", \"act_lost\": %" PRIu32 ",\n",
+  printf("    \"act_requested\": %" PRIu32 ", \"act_refused\": %" PRIu32
+         ", \"act_served\": %" PRIu32 ", \"act_served_idle\": %" PRIu32 ", \"act_lost\": %" PRIu32 ",\n",
          x->act_requested, x->act_refused, x->act_served, x->act_served_idle, x->act_lost);
   printf("    \"latency\": {\"count\": %" PRIu32, x->lat_count);
   if (x->lat_count > 0)
@@ -102,11 +102,13 @@ static void truth_print_xcore(const RigXcoreTruth *x, const RigXcoreShared *sh)
          ", \"violations\": %" PRIu32 ", \"spin_ticks\": %" PRIu64 ", \"spin_max\": %" PRIu32
          "}}", x->lock_acq, x->lock_contended, x->lock_violations, x->lock_spin_ticks,
          x->lock_spin_max);
-  printf(",\n  \"shared\": {\"magic_ok\": %s, \"req_head\": %" PRIu32 ", \"req_tail\": %" PRIu32
+  printf(",\n  \"shared\": {\"magic_ok\": %s, \"mbox\": [{\"head\": %" PRIu32
+         ", \"tail\": %" PRIu32 "}, {\"head\": %" PRIu32 ", \"tail\": %" PRIu32 "}]"
          ", \"ping_seq\": %" PRIu32 ", \"pong_seq\": %" PRIu32 ", \"c0_now\": %" PRIu32
          ", \"lock_counter\": %" PRIu32 ", \"lock_inside\": %" PRIu32
          ", \"c1_ready\": %s}",
-         sh->magic == RIG_XCORE_SHARED_MAGIC ? "true" : "false", sh->req_head, sh->req_tail,
+         sh->magic == RIG_XCORE_SHARED_MAGIC ? "true" : "false", sh->mbox[0].head,
+         sh->mbox[0].tail, sh->mbox[1].head, sh->mbox[1].tail,
          sh->ping_seq, sh->pong_seq, sh->c0_now, sh->lock_counter, sh->lock_inside,
          sh->c1_ready == RIG_XCORE_SHARED_MAGIC ? "true" : "false");
 }

@@ -114,8 +114,9 @@ _Static_assert(sizeof(RigTruth) == 48 + 2 * 784 + 48, "RigTruth layout");
  * Core 0 is the time master: core 1 estimates offset = core 0's board timer - its own from
  * ping/pong exchanges through RigXcoreShared (offset = t0 - (t1 + t2) / 2, bound = (t2 - t1) / 2
  * + 1, the best of a burst) so rig_sys_now() is one time base on both cores. Core 0's Task0
- * asks core 1 to activate XcoreRecv (SplitA, id 2) through a mailbox; core 1 records the
- * latency from the request to the job's first switch-in. Task1 (core 0) and SplitB (core 1)
+ * asks core 1 to activate SplitA (id 2) through a mailbox, core 1's SplitC asks core 0 to
+ * activate SplitD (id 5) through another; the serving core records the latency from the
+ * request to the job's first switch-in. Task1 (core 0) and SplitB (core 1)
  * take a Peterson spinlock in the shared region around a read-delay-write of a shared counter.
  * Each core keeps its own RigXcoreTruth; the shared counter is in RigXcoreShared. */
 #define RIG_XTRUTH_ADDR       0x21000800u /* core 0's RigXcoreTruth */
@@ -132,11 +133,18 @@ _Static_assert(sizeof(RigTruth) == 48 + 2 * 784 + 48, "RigTruth layout");
 
 typedef struct {
   uint32_t seq;            /* request number (1, 2, ...): written last */
-  uint32_t task;           /* core 1's task id to activate; | RIG_XCORE_REQ_SLOW when core 0
-                              took longer than RIG_XCORE_LATE from `ts` to posting it (its
-                              QEMU stalled: the request is older than it looks) */
-  uint32_t ts;             /* rig_sys_now() when core 0 posted it */
+  uint32_t task;           /* the serving core's task id to activate; | RIG_XCORE_REQ_SLOW
+                              when the posting core took longer than RIG_XCORE_LATE from `ts`
+                              to posting it (its QEMU stalled: the request is older than it
+                              looks) */
+  uint32_t ts;             /* rig_sys_now() when it was posted */
 } RigXcoreReq;
+
+typedef struct {
+  uint32_t head;           /* posting core: requests posted (slot = head % RIG_XCORE_MBOX) */
+  uint32_t tail;           /* serving core: requests taken */
+  RigXcoreReq req[RIG_XCORE_MBOX];
+} RigXcoreMbox;            /* 104 bytes */
 
 /* Each word has one writer, except lock_turn (both, Peterson) and lock_counter (the holder). */
 typedef struct {
@@ -146,17 +154,14 @@ typedef struct {
   uint32_t pong_seq;       /* core 0: the ping it answered (written after pong_t0) */
   uint32_t pong_t0;        /* core 0: its board timer when it answered */
   uint32_t c0_now;         /* core 0: its board timer, refreshed by its idle loop and tick */
-  uint32_t req_head;       /* core 0: requests posted (slot = head % RIG_XCORE_MBOX) */
-  uint32_t req_tail;       /* core 1: requests taken */
-  RigXcoreReq req[RIG_XCORE_MBOX];
+  RigXcoreMbox mbox[2];    /* [N]: posted by core N, served by the other */
   uint32_t lock_flag[2];   /* Peterson: core N wants the lock */
   uint32_t lock_turn;      /* Peterson: the core that yields */
   uint32_t lock_inside;    /* core + 1 while a core is inside the critical section, else 0 */
   uint32_t lock_counter;   /* incremented (read, delay, write) inside the critical section */
   uint32_t c1_ready;       /* core 1: RIG_XCORE_SHARED_MAGIC once it has a clock estimate and
-                              serves the mailbox (core 0 posts no request before) */
-  uint32_t reserved[2];
-} RigXcoreShared;          /* 160 bytes */
+                              serves its mailbox (no request is posted either way before) */
+} RigXcoreShared;          /* 256 bytes */
 
 typedef struct {
   uint32_t magic;          /* RIG_XTRUTH_MAGIC once the xcore workload started here */
@@ -173,14 +178,14 @@ typedef struct {
   uint32_t sync_ts;        /* rig_sys_now() of the last adopted estimate */
   uint32_t rtt_min;        /* smallest round trip seen, ticks */
   uint32_t rtt_last;       /* round trip of the adopted estimate */
-  /* cross-core activation: core 0 posts, core 1 serves */
-  uint32_t act_requested;  /* core 0: requests posted */
-  uint32_t act_refused;    /* core 0: requests not posted: mailbox full (core 1 halted or
-                              slow) or core 1 not serving yet */
-  uint32_t act_served;     /* core 1: requests taken and activated locally */
-  uint32_t act_served_idle; /* core 1: of them, taken by the idle loop (else the tick ISR) */
-  uint32_t act_lost;       /* core 1: local ActivateTask refused (E_OS_LIMIT) */
-  uint32_t lat_count;      /* core 1: jobs started with a request time */
+  /* cross-core activation: this core's requests to the other, and the other's served here */
+  uint32_t act_requested;  /* requests posted */
+  uint32_t act_refused;    /* requests not posted: mailbox full (the other core halted or
+                              slow) or core 1 not synced yet */
+  uint32_t act_served;     /* the other core's requests taken and activated here */
+  uint32_t act_served_idle; /* of them, taken by the idle loop (else the tick ISR) */
+  uint32_t act_lost;       /* of the requests taken, refused by ActivateTask (E_OS_LIMIT) */
+  uint32_t lat_count;      /* jobs started here with a request time */
   int32_t lat_min;         /* latency request -> first switch-in, rig_sys_now() ticks */
   int32_t lat_max;
   int64_t lat_sum;
@@ -194,18 +199,20 @@ typedef struct {
   uint32_t lock_violations; /* found the other core inside (never, if the lock works) */
   uint32_t lock_spin_max;  /* longest wait, ticks */
   uint64_t lock_spin_ticks; /* total wait */
-  /* the latency's design bound (rig_xcore_tick) holds when core 1's ticks come on time;
+  /* the latency's design bound (xcore.c) holds when the serving core's ticks come on time;
    * without -icount QEMU delivers a tick late when the host stalls it */
-  uint32_t lat_late;       /* core 1: jobs served more than a tick period + RIG_XCORE_LATE
-                              after the previous tick's serve pass (a late or lost tick), or
-                              whose request was posted late (RIG_XCORE_REQ_SLOW) */
-  int32_t lat_timely_max;  /* core 1: the largest latency of the other jobs */
-  uint32_t gap_max;        /* core 1: the largest such gap at a serve, ticks */
+  uint32_t lat_late;       /* jobs served more than a tick period + RIG_XCORE_LATE after the
+                              previous tick's serve pass (a late or lost tick), whose request
+                              was posted late (RIG_XCORE_REQ_SLOW), or switched in more than
+                              RIG_XCORE_LATE after being served */
+  int32_t lat_timely_max;  /* the largest latency of the other jobs */
+  uint32_t gap_max;        /* the largest such gap at a serve, ticks */
   uint32_t reserved;
 } RigXcoreTruth;
 
 _Static_assert(sizeof(RigXcoreReq) == 12, "RigXcoreReq layout");
-_Static_assert(sizeof(RigXcoreShared) == 160, "RigXcoreShared layout");
+_Static_assert(sizeof(RigXcoreMbox) == 104, "RigXcoreMbox layout");
+_Static_assert(sizeof(RigXcoreShared) == 256, "RigXcoreShared layout");
 _Static_assert(sizeof(RigXcoreTruth) == 96 + 4 * RIG_XCORE_HIST + 4 * RIG_XCORE_LAST + 40,
                "RigXcoreTruth layout");
 _Static_assert(RIG_TRUTH_ADDR + sizeof(RigTruth) <= RIG_XTRUTH_ADDR,

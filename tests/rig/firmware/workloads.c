@@ -35,13 +35,15 @@
  *   xcore  (modes 6 and 7, run-rig --cores 2 --workload xcore --workload1 xcore) cross-core
  *          behaviour (xcore.h), each core its own side; task ids distinct across the cores.
  *          Core 0 (mode 6): Task0 every 10 ms runs 0.3 ms, asks core 1 to activate SplitA
- *          through the mailbox, runs 0.2 ms; Task1 (more urgent) every 2 ms (Timer1Isr,
- *          free-running) takes the shared spinlock 8 times around a 20 µs read-delay-write of
- *          the shared counter, 10 µs apart. Core 1 (mode 7): SplitA (id 2, its most urgent
- *          task) is activated only by core 0's requests and runs 0.1 ms; SplitB every 10 ms
- *          takes the spinlock 20 times the same way; SplitC every 20 ms runs 2 ms. Core 1
- *          serves the mailbox in its system tick and idle loop; it keeps the latency from the
- *          request to SplitA's first switch-in on the common time base (rig_sys_now).
+ *          through the mailbox, runs 0.2 ms; Task1 (more urgent) every 1.99 ms (Timer1Isr,
+ *          free-running: its phase slides against core 1's ticks) takes the shared spinlock 8
+ *          times around a 20 µs read-delay-write of the shared counter, 10 µs apart; SplitD
+ *          (id 5, its most urgent task) is activated only by core 1's requests, 0.1 ms. Core 1
+ *          (mode 7): SplitA (id 2, its most urgent task) is activated only by core 0's requests
+ *          and runs 0.1 ms; SplitB every 10 ms takes the spinlock 20 times the same way; SplitC
+ *          every 20 ms asks core 0 to activate SplitD, then runs 2 ms. Each core serves the
+ *          other's mailbox in its system tick and idle loop and keeps the latency from the
+ *          request to the job's first switch-in on the common time base (rig_sys_now).
  *
  * This file is compiled with -finstrument-functions so a trace library can see every
  * workload function; the kernel provides weak no-op __cyg_profile_func_enter/exit.
@@ -276,10 +278,19 @@ void task_SplitB(void)
 
 void task_SplitC(void)
 {
-  split_load(os_app_mode == RIG_WORKLOAD_XCORE1 ? 2000 : 4800);
+  if (os_app_mode == RIG_WORKLOAD_XCORE1) {
+    (void)rig_xcore_request(SplitD);  /* core 0's SplitD */
+    split_load(2000);
+  } else {
+    split_load(4800);
+  }
   TerminateTask();
 }
-void task_SplitD(void) { split_load(12800); TerminateTask(); }
+void task_SplitD(void)
+{
+  split_load(os_app_mode == RIG_WORKLOAD_XCORE ? 100 : 12800);  /* xcore: core 0, on request */
+  TerminateTask();
+}
 
 /* ---- stress ---- */
 
@@ -430,11 +441,12 @@ const OsResourceCfg os_resource_cfg[OS_N_RESOURCES] = {
 /* TIMER1: pfp fires it once 0.5 ms after system counter 11, 21, 31, … so Task1 runs 1.5 ms
  * after each Task0 activation (counter 10, 20, …); stress runs Timer1Isr free at 1 kHz,
  * 0.5 ms off the system ticks; views fires it 10 µs after every system counter tick, inside
- * the SystemTimerIsr's 40 µs; xcore (core 0) runs it free every 2 ms (Task1's period). */
+ * the SystemTimerIsr's 40 µs; xcore (core 0) runs it free every 1.99 ms (Task1's period, not
+ * a divisor of core 1's 10 ms: the lock users' phases slide, so they meet). */
 const OsAppModeCfg os_appmode_cfg[8] = {
   [1] = { RIG_US(500), 0, 11, 10 },
   [2] = { 0, 0, 0, 0 },
   [3] = { RIG_US(1500), RIG_US(1000), 0, 0 },
   [5] = { RIG_US(10), 0, 1, 1 },
-  [6] = { RIG_US(2700), RIG_US(2000), 0, 0 },
+  [6] = { RIG_US(2700), RIG_US(1990), 0, 0 },
 };

@@ -12,22 +12,24 @@
  * moved: a halted QEMU's clock stops). A good estimate does not age: both QEMU clocks are the
  * host's monotonic clock, so the offset only moves when a core is halted (measured: ±1 tick
  * over seconds), and a host stall delays a core's work, not its clock.
- * Core 1's tick also compares core 0's published time with rig_sys_now(): when core 0's runs
- * ahead by more than the bound, core 1 was halted; it takes the coarse offset at once (bound
- * one tick period) and a burst becomes due.
+ * Core 1's tick also compares core 0's published time (c0_now, refreshed by core 0's tick and
+ * answers) with rig_sys_now(): when core 0's runs ahead by more than the bound, core 1 was
+ * halted; it takes the coarse offset at once (bound one tick period) and a burst becomes due.
  *
- * Mailbox: a ring of RIG_XCORE_MBOX requests, head written by core 0, tail by core 1, open
- * once core 1 has a clock estimate within XCORE_READY_BOUND (or XCORE_READY_SYNCS of them;
- * c1_ready: no request queues up before core 1 runs, none is timed on a coarse clock); core 1
- * serves it in its system tick ISR and its idle loop (with WFI, the idle loop runs after each
+ * Mailboxes: one per direction, a ring of RIG_XCORE_MBOX requests, head written by the
+ * posting core, tail by the serving one, open once core 1 has a clock estimate within
+ * XCORE_READY_BOUND (or XCORE_READY_SYNCS of them; c1_ready: no request queues up before core
+ * 1 runs, none is timed on a coarse clock); the serving core takes it in its system tick ISR
+ * and its idle loop (with WFI, the idle loop runs after each
  * interrupt, so in practice the tick: latency up to one tick period plus the dispatch; with a
  * spinning idle, µs). The latency is taken in the dispatcher at the job's first switch-in.
  * A request waits at most the gap between the tick pass before it was posted and the pass that
  * takes it: one tick period when QEMU delivers the ticks on time (without -icount it does not
- * when the host stalls it); jobs served after a longer gap, or whose request core 0 posted late
- * (its QEMU stalled between taking the time and posting), count as late (lat_late), the others'
- * largest latency is lat_timely_max: at most a tick period + RIG_XCORE_LATE + the dispatch +
- * twice the clock's bound.
+ * when the host stalls it). Jobs served after a gap longer than a tick period + RIG_XCORE_LATE,
+ * posted more than RIG_XCORE_LATE after their time stamp, or switched in more than
+ * RIG_XCORE_LATE after being served (a QEMU stalled) count as late (lat_late); the others'
+ * largest latency is lat_timely_max: at most a tick period + 3 RIG_XCORE_LATE + twice the
+ * clock's bound.
  */
 #include "os.h"
 #include "rig-truth.h"
@@ -56,6 +58,7 @@ static uint32_t xcore_ping_seq;         /* core 1: last ping sent */
 static uint32_t xcore_last_answered;    /* core 0: last ping answered */
 static uint32_t xcore_pend_ts[OS_N_TASKS][2]; /* core 1: request times of queued activations */
 static uint8_t xcore_pend_late[OS_N_TASKS][2]; /* … 1: served late (RigXcoreTruth.lat_late) */
+static uint32_t xcore_pend_served[OS_N_TASKS][2]; /* … board time they were served */
 static uint8_t xcore_pend_n[OS_N_TASKS];
 static uint32_t xcore_tick_ts;          /* core 1: board time of the last tick's serve pass */
 
@@ -112,8 +115,10 @@ void NOINSTR rig_xcore_init(uint8_t mode)
 
 /* ---- time base ---- */
 
-/* Core 0: answers core 1's latest ping, if new, and publishes its time. Any context. */
-static void NOINSTR xcore_answer(void)
+/* Core 0: answers core 1's latest ping, if new, and publishes its time (@tick: always, else
+ * only with an answer). Any context. The idle loop calls it at every pass: it reads the board
+ * timer only when it has something to do (see rig_xcore_lock). */
+static void NOINSTR xcore_answer(int tick)
 {
   uint32_t pm = os_irq_save();
   uint32_t seq = XSH->ping_seq;
@@ -123,8 +128,10 @@ static void NOINSTR xcore_answer(void)
     XSH->pong_seq = seq;             /* after pong_t0: stores stay in order */
     xcore_last_answered = seq;
     rig_xcore_truth.pings++;
+    XSH->c0_now = t0;
   }
-  XSH->c0_now = FPGAIO_COUNTER;
+  if (tick)
+    XSH->c0_now = FPGAIO_COUNTER;
   os_irq_restore(pm);
 }
 
@@ -220,42 +227,49 @@ static void NOINSTR xcore_check_jump(void)
 uint8_t NOINSTR rig_xcore_request(uint8_t task)
 {
   uint32_t pm = os_irq_save();
-  uint32_t head = XSH->req_head;
-  if (XSH->c1_ready != RIG_XCORE_SHARED_MAGIC || head - XSH->req_tail >= RIG_XCORE_MBOX) {
+  volatile RigXcoreMbox *m = &XSH->mbox[rig_xcore_core()];
+  uint32_t head = m->head;
+  if (XSH->c1_ready != RIG_XCORE_SHARED_MAGIC || XSH->magic != RIG_XCORE_SHARED_MAGIC ||
+      head - m->tail >= RIG_XCORE_MBOX) {
     rig_xcore_truth.act_refused++;
     os_irq_restore(pm);
     return E_OS_LIMIT;
   }
-  volatile RigXcoreReq *r = &XSH->req[head % RIG_XCORE_MBOX];
+  volatile RigXcoreReq *r = &m->req[head % RIG_XCORE_MBOX];
   uint32_t ts = rig_sys_now();
   r->ts = ts;
   r->seq = head + 1u;
   /* the task word last but one: flags a post that took long (this QEMU stalled in between) */
   r->task = task | (rig_sys_now() - ts > RIG_XCORE_LATE ? RIG_XCORE_REQ_SLOW : 0u);
-  XSH->req_head = head + 1u;  /* after the slot: stores stay in order */
+  m->head = head + 1u;  /* after the slot: stores stay in order */
   rig_xcore_truth.act_requested++;
   os_irq_restore(pm);
   return E_OK;
 }
 
-/* Core 1: activates every posted request. @idle: called from the idle loop. Each request was
- * posted after the previous tick's pass took the mailbox: it waited at most the gap since. */
+/* Activates every request the other core posted. @idle: called from the idle loop. Each
+ * request was posted after the previous tick's pass took the mailbox: it waited at most the
+ * gap since. */
 static void NOINSTR xcore_serve(int idle)
 {
+  volatile RigXcoreMbox *m = &XSH->mbox[1u - rig_xcore_core()];
+  if (idle && m->tail == m->head)
+    return;  /* the idle loop's common case, without a board-timer read (see xcore_answer) */
   uint32_t pm = os_irq_save();
   uint32_t now = FPGAIO_COUNTER;
   uint32_t gap = now - xcore_tick_ts;
   uint8_t late = gap > RIG_TICK_HZ / 1000u + RIG_XCORE_LATE;
-  uint32_t tail = XSH->req_tail;
-  while (tail != XSH->req_head) {
-    volatile RigXcoreReq *r = &XSH->req[tail % RIG_XCORE_MBOX];
+  uint32_t tail = m->tail;
+  while (tail != m->head) {
+    volatile RigXcoreReq *r = &m->req[tail % RIG_XCORE_MBOX];
     uint32_t word = r->task;
     uint8_t task = (uint8_t)word;
     uint32_t ts = r->ts;
-    XSH->req_tail = ++tail;
+    m->tail = ++tail;
     if (task < OS_N_TASKS && ActivateTask(task) == E_OK) {
       if (xcore_pend_n[task] < 2) {
         xcore_pend_late[task][xcore_pend_n[task]] = late || (word & RIG_XCORE_REQ_SLOW);
+        xcore_pend_served[task][xcore_pend_n[task]] = now;
         xcore_pend_ts[task][xcore_pend_n[task]++] = ts;
       }
       if (gap > rig_xcore_truth.gap_max)
@@ -274,12 +288,16 @@ static void NOINSTR xcore_serve(int idle)
 
 void NOINSTR rig_xcore_job_start(uint8_t task)
 {
-  if (xcore_mode != RIG_WORKLOAD_XCORE1 || task >= OS_N_TASKS || xcore_pend_n[task] == 0)
+  if (xcore_mode == 0 || task >= OS_N_TASKS || xcore_pend_n[task] == 0)
     return;
   int32_t lat = (int32_t)(rig_sys_now() - xcore_pend_ts[task][0]);
-  uint8_t late = xcore_pend_late[task][0];
+  /* the target is this core's most urgent task: from serve to switch-in only the rest of the
+   * ISR and the dispatch, unless this QEMU stalled (or a queued job ran first) */
+  uint8_t late = xcore_pend_late[task][0] ||
+                 FPGAIO_COUNTER - xcore_pend_served[task][0] > RIG_XCORE_LATE;
   xcore_pend_ts[task][0] = xcore_pend_ts[task][1];
   xcore_pend_late[task][0] = xcore_pend_late[task][1];
+  xcore_pend_served[task][0] = xcore_pend_served[task][1];
   xcore_pend_n[task]--;
   volatile RigXcoreTruth *x = &rig_xcore_truth;
   if (late)
@@ -307,7 +325,8 @@ void NOINSTR rig_xcore_job_start(uint8_t task)
 void NOINSTR rig_xcore_idle(void)
 {
   if (xcore_mode == RIG_WORKLOAD_XCORE) {
-    xcore_answer();
+    xcore_answer(0);
+    xcore_serve(1);
   } else if (xcore_mode == RIG_WORKLOAD_XCORE1) {
     xcore_serve(1);
     if (xcore_sync_due && XSH->magic == RIG_XCORE_SHARED_MAGIC)
@@ -318,7 +337,8 @@ void NOINSTR rig_xcore_idle(void)
 void NOINSTR rig_xcore_tick(void)
 {
   if (xcore_mode == RIG_WORKLOAD_XCORE) {
-    xcore_answer();
+    xcore_answer(1);
+    xcore_serve(0);
   } else if (xcore_mode == RIG_WORKLOAD_XCORE1) {
     xcore_check_jump();
     xcore_serve(0);

@@ -37,8 +37,9 @@ void rig_xcore_idle(void);
 void rig_xcore_job_start(uint8_t task);
 
 /* Application calls (workloads.c). rig_xcore_tick: from the system tick's ISR body.
- * rig_xcore_request: core 0, task level: asks core 1 to activate its @task; 0 when posted,
- * E_OS_LIMIT when the mailbox is full (core 1 not serving). rig_xcore_lock/unlock: the shared
+ * rig_xcore_request: task level: asks the other core to activate its @task; 0 when
+ * posted, E_OS_LIMIT when the mailbox is full (the other core not serving) or core 1 is not
+ * synced yet. rig_xcore_lock/unlock: the shared
  * spinlock, task level, by at most one task per core (the wait spins with interrupts on);
  * rig_xcore_locked_increment: the critical section's work, a read, @delay board ticks of wall
  * time, a write of the shared counter + 1, checking that the other core is not inside. */

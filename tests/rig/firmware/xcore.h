@@ -22,7 +22,10 @@
  * master), this core's board timer + the estimated offset on core 1 (error at most the
  * published offset_bound, once synced; before the first sync, and on any core outside the
  * xcore workload, the offset is 0). Cheap (one MMIO read, one load), not instrumented, callable
- * from any context including ISRs and hooks with interrupts off: a trace timestamp source. */
+ * from any context including ISRs and hooks with interrupts off: a trace timestamp source.
+ * Not monotonic across a resync on core 1: a better estimate moves it by up to both bounds
+ * (under a µs here) either way; after core 1 was halted it jumps forward, after core 0 was
+ * halted back, by the halt's length (RigXcoreTruth.syncs/moves/jumps count the changes). */
 uint32_t rig_sys_now(void);
 
 /* 0 on core 0 (demo.elf), 1 on core 1 (demo-core1.elf). */

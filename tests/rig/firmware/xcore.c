@@ -56,14 +56,14 @@ static uint8_t xcore_mode;              /* 0 idle, else RIG_WORKLOAD_XCORE or _X
 static volatile uint8_t xcore_sync_due; /* core 1: a burst is due */
 static uint32_t xcore_ping_seq;         /* core 1: last ping sent */
 static uint32_t xcore_last_answered;    /* core 0: last ping answered */
-static uint32_t xcore_pend_ts[OS_N_TASKS][2]; /* core 1: request times of queued activations */
+static uint32_t xcore_pend_ts[OS_N_TASKS][2]; /* request times of activations served here */
 static uint8_t xcore_pend_late[OS_N_TASKS][2]; /* … 1: served late (RigXcoreTruth.lat_late) */
 static uint32_t xcore_pend_served[OS_N_TASKS][2]; /* … board time they were served */
 static uint8_t xcore_pend_n[OS_N_TASKS];
-static uint32_t xcore_tick_ts;          /* core 1: board time of the last tick's serve pass */
+static uint32_t xcore_tick_ts;          /* board time of the last tick's serve pass */
 
 /* A full barrier between the two QEMU processes (xcore.h): DMB, then a board-register read. */
-static inline void NOINSTR rig_xcore_fence(void)
+static inline void NOINSTR xcore_fence(void)
 {
   __asm volatile ("dmb" ::: "memory");
   (void)FPGAIO_COUNTER;
@@ -103,7 +103,7 @@ void NOINSTR rig_xcore_init(uint8_t mode)
   if (core == 0) {
     xcore_last_answered = XSH->ping_seq;
     XSH->c0_now = FPGAIO_COUNTER;
-    rig_xcore_fence();
+    xcore_fence();
     XSH->magic = RIG_XCORE_SHARED_MAGIC;
   } else {
     XSH->c1_ready = 0;
@@ -142,7 +142,7 @@ static int NOINSTR xcore_ping(uint32_t *t1, uint32_t *t0, uint32_t *t2)
   uint32_t sent = FPGAIO_COUNTER;
   XSH->ping_t1 = sent;
   XSH->ping_seq = seq;
-  rig_xcore_fence();
+  xcore_fence();
   rig_xcore_truth.pings++;
   for (uint32_t n = 1;; n++) {
     if (XSH->pong_seq == seq) {
@@ -356,12 +356,12 @@ void NOINSTR rig_xcore_lock(void)
   int contended = 0;
   XSH->lock_flag[me] = 1;
   XSH->lock_turn = other;
-  rig_xcore_fence();  /* our flag and turn visible before we read theirs */
+  xcore_fence();  /* our flag and turn visible before we read theirs */
   /* plain loads while waiting: a board-register read per pass would take QEMU's global lock
    * in a tight loop and starve the QEMU thread that delivers this core's timer interrupts */
   while (XSH->lock_flag[other] && XSH->lock_turn == other)
     contended = 1;
-  rig_xcore_fence();
+  xcore_fence();
   uint32_t spin = FPGAIO_COUNTER - start;
   volatile RigXcoreTruth *x = &rig_xcore_truth;
   x->lock_acq++;
@@ -374,7 +374,7 @@ void NOINSTR rig_xcore_lock(void)
 
 void NOINSTR rig_xcore_unlock(void)
 {
-  rig_xcore_fence();  /* the critical section's stores before the release */
+  xcore_fence();  /* the critical section's stores before the release */
   XSH->lock_flag[rig_xcore_core()] = 0;
 }
 

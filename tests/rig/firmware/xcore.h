@@ -6,7 +6,7 @@
  * plain loads and stores reach the shared file in program order (TCG does not reorder guest
  * memory accesses, the x86 host keeps store order and load order), but a store followed by a
  * load of another word may be reordered by the host (its store buffer), and QEMU emits no host
- * barrier for a DMB on a one-CPU machine, nor atomics for LDREX/STREX. rig_xcore_fence() is
+ * barrier for a DMB on a one-CPU machine, nor atomics for LDREX/STREX. The fence (xcore.c) is
  * therefore a DMB plus a read of a board register: QEMU serves MMIO under its global lock,
  * whose atomic instructions are full host barriers. Peterson's lock needs that fence.
  *

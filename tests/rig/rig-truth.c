@@ -4,9 +4,12 @@
  *
  * Usage: rig-truth [--wait-ready S] [--wait-snapshot S] [RAMFILE]   (default $ORTI_RIG_RAM)
  * --wait-snapshot waits until the firmware froze `snap` (system counter == RIG_SNAP_TICK),
- * which is bit-identical between two runs under QEMU -icount. Exit status 1 when the file
- * cannot be read, holds no ground truth (bad magic: not started, or the firmware faulted),
- * or the wait timed out.
+ * which is bit-identical between two runs under QEMU -icount. --core 1 prints core 1's truth
+ * (two-core rig). When the core runs the xcore workload, "xcore" holds its cross-core truth
+ * (RigXcoreTruth: time base, mailbox latency, spinlock) and "shared" the words both cores
+ * share (RigXcoreShared); --wait-sync S waits until the core has a clock estimate. Exit
+ * status 1 when the file cannot be read, holds no ground truth (bad magic: not started, or
+ * the firmware faulted), or the wait timed out.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,8 +25,9 @@ static const char *const truth_isr_names[] = RIG_ISR_NAMES;
 G_STATIC_ASSERT(G_N_ELEMENTS(truth_task_names) == RIG_MAX_TASKS);
 G_STATIC_ASSERT(G_N_ELEMENTS(truth_isr_names) == RIG_MAX_ISRS);
 
-/* Reads the truth block at `addr` from the RAM file; FALSE with `error` set on I/O failure. */
-static gboolean truth_read(const char *path, guint32 addr, RigTruth *t, GError **error)
+/* Reads `size` bytes at `addr` from the RAM file into `t`; FALSE with `error` set on I/O
+ * failure. */
+static gboolean truth_read(const char *path, guint32 addr, void *t, gsize size, GError **error)
 {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -31,9 +35,9 @@ static gboolean truth_read(const char *path, guint32 addr, RigTruth *t, GError *
                 g_strerror(errno));
     return FALSE;
   }
-  ssize_t n = pread(fd, t, sizeof *t, addr - RIG_PSRAM_BASE);
+  ssize_t n = pread(fd, t, size, addr - RIG_PSRAM_BASE);
   close(fd);
-  if (n != (ssize_t)sizeof *t) {
+  if (n != (ssize_t)size) {
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                 "%s: too short for the ground truth at offset 0x%x", path,
                 addr - RIG_PSRAM_BASE);
@@ -66,9 +70,52 @@ static void truth_print_stats(const char *key, const RigStats *s, guint n_tasks,
   printf("    ]\n  }");
 }
 
+/* Prints the xcore workload's truth of one core and the shared words, as JSON members. */
+static void truth_print_xcore(const RigXcoreTruth *x, const RigXcoreShared *sh)
+{
+  printf(",\n  \"xcore\": {\"core\": %" PRIu32 ", \"offset\": %" PRId32
+         ", \"offset_bound\": %" PRIu32 ", \"syncs\": %" PRIu32 ", \"pings\": %" PRIu32
+         ", \"timeouts\": %" PRIu32 ", \"moves\": %" PRIu32 ", \"jumps\": %" PRIu32
+         ", \"sync_ts\": %" PRIu32 ", \"rtt_min\": %" PRIu32 ", \"rtt_last\": %" PRIu32 ",\n",
+         x->core, x->offset, x->offset_bound, x->syncs, x->pings, x->timeouts, x->moves,
+         x->jumps, x->sync_ts, x->rtt_min, x->rtt_last);
+  printf("    \"act_requested\": %" PRIu32 ", \"act_refused\": %" PRIu32
+         ", \"act_served\": %" PRIu32 ", \"act_served_idle\": %" PRIu32 ", \"act_lost\": %" PRIu32 ",\n",
+         x->act_requested, x->act_refused, x->act_served, x->act_served_idle, x->act_lost);
+  printf("    \"latency\": {\"count\": %" PRIu32, x->lat_count);
+  if (x->lat_count > 0)
+    printf(", \"min\": %" PRId32 ", \"max\": %" PRId32 ", \"sum\": %" PRId64,
+           x->lat_min, x->lat_max, x->lat_sum);
+  printf(", \"negative\": %" PRIu32 ", \"late\": %" PRIu32 ", \"gap_max\": %" PRIu32,
+         x->lat_negative, x->lat_late, x->gap_max);
+  if (x->lat_count > x->lat_late)
+    printf(", \"timely_max\": %" PRId32, x->lat_timely_max);
+  printf(",\n      \"hist_ticks\": %u, \"hist\": [", RIG_XCORE_HIST_TICKS);
+  for (guint i = 0; i < RIG_XCORE_HIST; i++)
+    printf("%s%" PRIu32, i ? ", " : "", x->lat_hist[i]);
+  printf("],\n      \"last\": [");
+  guint n = MIN(x->lat_last_idx, RIG_XCORE_LAST);
+  for (guint i = 0; i < n; i++)  /* oldest first */
+    printf("%s%" PRId32, i ? ", " : "",
+           x->lat_last[(x->lat_last_idx - n + i) % RIG_XCORE_LAST]);
+  printf("]},\n    \"lock\": {\"acquisitions\": %" PRIu32 ", \"contended\": %" PRIu32
+         ", \"violations\": %" PRIu32 ", \"spin_ticks\": %" PRIu64 ", \"spin_max\": %" PRIu32
+         "}}", x->lock_acq, x->lock_contended, x->lock_violations, x->lock_spin_ticks,
+         x->lock_spin_max);
+  printf(",\n  \"shared\": {\"magic_ok\": %s, \"mbox\": [{\"head\": %" PRIu32
+         ", \"tail\": %" PRIu32 "}, {\"head\": %" PRIu32 ", \"tail\": %" PRIu32 "}]"
+         ", \"ping_seq\": %" PRIu32 ", \"pong_seq\": %" PRIu32 ", \"c0_now\": %" PRIu32
+         ", \"lock_counter\": %" PRIu32 ", \"lock_inside\": %" PRIu32
+         ", \"c1_ready\": %s}",
+         sh->magic == RIG_XCORE_SHARED_MAGIC ? "true" : "false", sh->mbox[0].head,
+         sh->mbox[0].tail, sh->mbox[1].head, sh->mbox[1].tail,
+         sh->ping_seq, sh->pong_seq, sh->c0_now, sh->lock_counter, sh->lock_inside,
+         sh->c1_ready == RIG_XCORE_SHARED_MAGIC ? "true" : "false");
+}
+
 int main(int argc, char **argv)
 {
-  double wait_ready = 0, wait_snapshot = 0;
+  double wait_ready = 0, wait_snapshot = 0, wait_sync = 0;
   int core = 0;
   GOptionEntry entries[] = {
     { "core", 0, 0, G_OPTION_ARG_INT, &core,
@@ -77,6 +124,8 @@ int main(int argc, char **argv)
       "wait up to S seconds for the ready marker", "S" },
     { "wait-snapshot", 0, 0, G_OPTION_ARG_DOUBLE, &wait_snapshot,
       "wait up to S seconds for the frozen snapshot", "S" },
+    { "wait-sync", 0, 0, G_OPTION_ARG_DOUBLE, &wait_sync,
+      "xcore: wait up to S seconds until the core has a clock estimate (syncs > 0)", "S" },
     { NULL },
   };
   g_autoptr(GOptionContext) ctx = g_option_context_new("[RAMFILE] - print the ground truth");
@@ -96,20 +145,27 @@ int main(int argc, char **argv)
     return 2;
   }
   guint32 addr = core == 0 ? RIG_TRUTH_ADDR : RIG_TRUTH_ADDR1;
-  gint64 deadline = g_get_monotonic_time() + (gint64)(MAX(wait_ready, wait_snapshot) * 1e6);
+  guint32 xaddr = core == 0 ? RIG_XTRUTH_ADDR : RIG_XTRUTH_ADDR1;
+  gint64 deadline = g_get_monotonic_time() +
+                    (gint64)(MAX(MAX(wait_ready, wait_snapshot), wait_sync) * 1e6);
   RigTruth t;
+  RigXcoreTruth x;
+  RigXcoreShared sh;
   for (;;) {
-    if (!truth_read(path, addr, &t, &error)) {
+    if (!truth_read(path, addr, &t, sizeof t, &error) ||
+        !truth_read(path, xaddr, &x, sizeof x, &error) ||
+        !truth_read(path, RIG_XCORE_SHARED_ADDR, &sh, sizeof sh, &error)) {
       g_printerr("rig-truth: %s\n", error->message);
       return 1;
     }
     gboolean ok = t.magic == RIG_TRUTH_MAGIC && (wait_ready <= 0 || t.ready == 1) &&
-                  (wait_snapshot <= 0 || t.snap_valid == 1);
-    if (ok || (wait_ready <= 0 && wait_snapshot <= 0))
+                  (wait_snapshot <= 0 || t.snap_valid == 1) &&
+                  (wait_sync <= 0 || (x.magic == RIG_XTRUTH_MAGIC && x.syncs > 0));
+    if (ok || (wait_ready <= 0 && wait_snapshot <= 0 && wait_sync <= 0))
       break;
     if (g_get_monotonic_time() >= deadline) {
-      g_printerr("rig-truth: %s: timed out (magic 0x%08x, ready %u, snap_valid %u)\n", path,
-                 t.magic, t.ready, t.snap_valid);
+      g_printerr("rig-truth: %s: timed out (magic 0x%08x, ready %u, snap_valid %u, xcore magic"
+                 " 0x%08x, syncs %u)\n", path, t.magic, t.ready, t.snap_valid, x.magic, x.syncs);
       return 1;
     }
     g_usleep(10000);
@@ -122,11 +178,12 @@ int main(int argc, char **argv)
     return 1;
   }
   static const char *const workloads[] = { "none", "pfp", "split", "stress", "harmonic",
-                                                 "views" };
+                                           "views", "xcore", "xcore1" };
   printf("{\n  \"magic_ok\": true, \"version\": %u, \"ready\": %u, \"workload\": \"%s\",\n"
          "  \"tick_hz\": %u, \"snap_tick\": %u, \"snap_valid\": %u, \"timestamp\": %u,"
          " \"start_ts\": %u,\n",
-         t.version, t.ready, t.workload < 6 ? workloads[t.workload] : "unknown", t.tick_hz,
+         t.version, t.ready,
+         t.workload < G_N_ELEMENTS(workloads) ? workloads[t.workload] : "unknown", t.tick_hz,
          t.snap_tick, t.snap_valid, t.timestamp, t.start_ts);
   truth_print_stats("live", &t.live, t.n_tasks, t.n_isrs);
   printf(",\n");
@@ -136,6 +193,8 @@ int main(int argc, char **argv)
          ", %" PRIu64 "]}",
          t.light_changes, t.light_state, t.light_since, t.light_stays[0], t.light_stays[1],
          t.light_stays[2], t.light_ticks[0], t.light_ticks[1], t.light_ticks[2]);
+  if (x.magic == RIG_XTRUTH_MAGIC)
+    truth_print_xcore(&x, &sh);
   printf("\n}\n");
   return 0;
 }

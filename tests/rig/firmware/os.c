@@ -17,6 +17,7 @@
 #include "os.h"
 #include "rig-truth.h"
 #include "layout.h"
+#include "xcore.h"
 
 #define REG32(a) (*(volatile uint32_t *)(a))
 #define SCB_ICSR       REG32(0xE000ED04u)
@@ -111,18 +112,6 @@ static inline void NOINSTR os_set_service(uint8_t v)
 }
 
 /* ---- small runtime pieces ---- */
-
-static inline uint32_t NOINSTR os_irq_save(void)
-{
-  uint32_t primask;
-  __asm volatile ("mrs %0, primask\n cpsid i" : "=r" (primask) :: "memory");
-  return primask;
-}
-
-static inline void NOINSTR os_irq_restore(uint32_t primask)
-{
-  __asm volatile ("msr primask, %0" :: "r" (primask) : "memory");
-}
 
 uint32_t NOINSTR rig_now(void)
 {
@@ -457,6 +446,7 @@ uint32_t * NOINSTR os_switch_context(uint32_t *sp)
     frame[15] = 0x01000000u;                                /* xPSR: Thumb */
     os_task_sp[next] = frame;
     os_task_fresh[next] = 0;
+    rig_xcore_job_start(next);  /* a job's first switch-in: cross-core latency truth */
   }
   if (os_task_waited[next]) {
     rig_truth.live.task[next].wait_ticks += rig_now() - os_task_wait_ts[next];
@@ -589,6 +579,7 @@ void NOINSTR StartOS(AppModeType mode)
   for (uint8_t r = 0; r < OS_N_RESOURCES; r++)
     os_resource_locker[r] = OS_NO_TASK;
   rig_layout_start();
+  rig_xcore_init(mode);
   for (uint8_t a = 0; a < OS_N_ALARMS; a++) {
     if (os_alarm_cfg[a].appmodes & (1u << mode)) {
       os_alarm_state[a] = 1;
@@ -637,20 +628,25 @@ void NOINSTR StartOS(AppModeType mode)
 
 void os_idle_loop(void) __attribute__((noreturn, used));
 
-/* The idle context: keeps the published timestamp fresh. It sleeps in WFI only when the
- * boot word allows it (run-rig does without -icount, sparing the host a spinning CPU):
- * under QEMU -icount sleep=off, WFI warps virtual time past timer deadlines (measured: 1 ms
- * TIMER0 periods became 1.24 ms of board time), which would break the ground truth. */
+/* The idle context: keeps the published timestamp fresh and does the xcore workload's idle
+ * work (rig_xcore_idle: answering or sending clock pings, serving the mailbox). It sleeps in
+ * WFI only when the boot word allows it (run-rig does without -icount, sparing the host a
+ * spinning CPU): under QEMU -icount sleep=off, WFI warps virtual time past timer deadlines
+ * (measured: 1 ms TIMER0 periods became 1.24 ms of board time), which would break the ground
+ * truth. */
 void NOINSTR os_idle_loop(void)
 {
   if (rig_boot_workload & RIG_BOOT_WFI) {
     for (;;) {
       (void)rig_now();
+      rig_xcore_idle();
       __asm volatile ("wfi");
     }
   }
-  for (;;)
+  for (;;) {
     (void)rig_now();
+    rig_xcore_idle();
+  }
 }
 
 /* ---- workload support ---- */

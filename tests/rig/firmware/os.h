@@ -164,6 +164,19 @@ void AppValue(uint32_t var, uint32_t value);
  * about 1 s; workloads.c), for a trace library to run before StartOS. */
 void views_calibrate(void);
 
+/* Interrupts off; returns the previous PRIMASK for os_irq_restore (kernel and xcore.c). */
+static inline uint32_t __attribute__((no_instrument_function)) os_irq_save(void)
+{
+  uint32_t primask;
+  __asm volatile ("mrs %0, primask\n cpsid i" : "=r" (primask) :: "memory");
+  return primask;
+}
+
+static inline void __attribute__((no_instrument_function)) os_irq_restore(uint32_t primask)
+{
+  __asm volatile ("msr primask, %0" :: "r" (primask) : "memory");
+}
+
 /* Board timer (25 MHz up-counter); also publishes the value in the ground truth. */
 uint32_t rig_now(void);
 /* Busy-waits until the calling task consumed `ticks` board ticks of its own net run time

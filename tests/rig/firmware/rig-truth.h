@@ -10,12 +10,17 @@
  * Layout of the PSRAM start (section .rig, not zeroed by the C runtime):
  *   0x21000000  uint32 boot word (written by QEMU `-device loader` before reset):
  *               bits 0-7 workload, 1 = pfp, 2 = split, 3 = stress, 4 = harmonic,
- *               5 = views, anything else = pfp;
+ *               5 = views, 6 = xcore (core 0's side; core 1 runs its side, mode 7 =
+ *               xcore1, when booted with 6 or 7), anything else = pfp;
  *               bit 8 (RIG_BOOT_WFI) = the idle loop may sleep in WFI (only without -icount)
  *               bit 9 (RIG_BOOT_SLOW) = "a slower build": pfp's inner load takes 6 ms, not 4
  *   0x21000040  RigTruth
+ *   0x21000800  RigXcoreTruth (xcore workload's cross-core truth; section .rig_xtruth)
  * Core 1 of the two-core rig (run-rig --cores 2, demo-core1.elf) has the same layout in the
- * upper half of PSRAM: boot word 0x21800000, RigTruth 0x21800040.
+ * upper half of PSRAM: boot word 0x21800000, RigTruth 0x21800040, RigXcoreTruth 0x21800800.
+ * The top 4 KiB of PSRAM, 0x21FFF000, is shared by both cores (RigXcoreShared: clock sync,
+ * mailbox, spinlock); demo-core1.ld ends core 1's RAM below it, and neither image has a
+ * symbol there (both reach it by RIG_XCORE_SHARED_ADDR).
  */
 #ifndef RIG_TRUTH_H
 #define RIG_TRUTH_H
@@ -43,6 +48,8 @@ enum {
   RIG_WORKLOAD_STRESS = 3,
   RIG_WORKLOAD_HARMONIC = 4,
   RIG_WORKLOAD_VIEWS = 5,
+  RIG_WORKLOAD_XCORE = 6,   /* two-core: core 0's side (xcore.h) */
+  RIG_WORKLOAD_XCORE1 = 7,  /* two-core: core 1's side */
 };
 
 typedef struct {
@@ -102,6 +109,116 @@ _Static_assert(sizeof(RigTaskTruth) == 56, "RigTaskTruth layout");
 _Static_assert(sizeof(RigIsrTruth) == 16, "RigIsrTruth layout");
 _Static_assert(sizeof(RigStats) == 784, "RigStats layout");
 _Static_assert(sizeof(RigTruth) == 48 + 2 * 784 + 48, "RigTruth layout");
+
+/* ---- xcore (two cores, run-rig --cores 2 --workload xcore --workload1 xcore) ----
+ * Core 0 is the time master: core 1 estimates offset = core 0's board timer - its own from
+ * ping/pong exchanges through RigXcoreShared (offset = t0 - (t1 + t2) / 2, bound = (t2 - t1) / 2
+ * + 1, the best of a burst) so rig_sys_now() is one time base on both cores. Core 0's Task0
+ * asks core 1 to activate SplitA (id 2) through a mailbox, core 1's SplitC asks core 0 to
+ * activate SplitD (id 5) through another; the serving core records the latency from the
+ * request to the job's first switch-in. Task1 (core 0) and SplitB (core 1)
+ * take a Peterson spinlock in the shared region around a read-delay-write of a shared counter.
+ * Each core keeps its own RigXcoreTruth; the shared counter is in RigXcoreShared. */
+#define RIG_XTRUTH_ADDR       0x21000800u /* core 0's RigXcoreTruth */
+#define RIG_XTRUTH_ADDR1      0x21800800u /* core 1's */
+#define RIG_XTRUTH_MAGIC      0x58474952u /* "RIGX": the xcore workload runs on this core */
+#define RIG_XCORE_SHARED_ADDR 0x21FFF000u /* RigXcoreShared, 4 KiB, both cores */
+#define RIG_XCORE_SHARED_MAGIC 0x53474952u /* "RIGS": core 0 initialised its fields */
+#define RIG_XCORE_MBOX        8u          /* mailbox slots (requests in flight at most) */
+#define RIG_XCORE_HIST        40u         /* latency histogram buckets, the last = overflow */
+#define RIG_XCORE_HIST_TICKS  1250u       /* bucket width: 50 µs */
+#define RIG_XCORE_LAST        16u         /* latest latencies kept */
+#define RIG_XCORE_LATE        2500u       /* 100 µs: tick jitter still "on time" (lat_late) */
+#define RIG_XCORE_REQ_SLOW    0x100u      /* RigXcoreReq.task flag: posted late */
+
+typedef struct {
+  uint32_t seq;            /* request number (1, 2, ...): written last */
+  uint32_t task;           /* the serving core's task id to activate; | RIG_XCORE_REQ_SLOW
+                              when the posting core took longer than RIG_XCORE_LATE from `ts`
+                              to posting it (its QEMU stalled: the request is older than it
+                              looks) */
+  uint32_t ts;             /* rig_sys_now() when it was posted */
+} RigXcoreReq;
+
+typedef struct {
+  uint32_t head;           /* posting core: requests posted (slot = head % RIG_XCORE_MBOX) */
+  uint32_t tail;           /* serving core: requests taken */
+  RigXcoreReq req[RIG_XCORE_MBOX];
+} RigXcoreMbox;            /* 104 bytes */
+
+/* Each word has one writer, except lock_turn (both, Peterson) and lock_counter (the holder). */
+typedef struct {
+  uint32_t magic;          /* core 0: RIG_XCORE_SHARED_MAGIC once its fields are initialised */
+  uint32_t ping_seq;       /* core 1: number of its latest ping (written after ping_t1) */
+  uint32_t ping_t1;        /* core 1: its board timer when it sent the ping */
+  uint32_t pong_seq;       /* core 0: the ping it answered (written after pong_t0) */
+  uint32_t pong_t0;        /* core 0: its board timer when it answered */
+  uint32_t c0_now;         /* core 0: its board timer, refreshed by its idle loop and tick */
+  RigXcoreMbox mbox[2];    /* [N]: posted by core N, served by the other */
+  uint32_t lock_flag[2];   /* Peterson: core N wants the lock */
+  uint32_t lock_turn;      /* Peterson: the core that yields */
+  uint32_t lock_inside;    /* core + 1 while a core is inside the critical section, else 0 */
+  uint32_t lock_counter;   /* incremented (read, delay, write) inside the critical section */
+  uint32_t c1_ready;       /* core 1: RIG_XCORE_SHARED_MAGIC once it has a clock estimate and
+                              serves its mailbox (no request is posted either way before) */
+} RigXcoreShared;          /* 256 bytes */
+
+typedef struct {
+  uint32_t magic;          /* RIG_XTRUTH_MAGIC once the xcore workload started here */
+  uint32_t core;           /* 0 or 1 */
+  /* common time base (core 1's estimate; core 0 is the master: offset 0, bound 0) */
+  int32_t offset;          /* core 0's board timer - this core's, ticks */
+  uint32_t offset_bound;   /* |error| of offset, ticks: half the round trip of its sample + 1 */
+  uint32_t syncs;          /* estimates taken (bursts whose best sample was adopted) */
+  uint32_t pings;          /* core 1: pings sent; core 0: pings answered */
+  uint32_t timeouts;       /* core 1: pings not answered within the timeout */
+  uint32_t moves;          /* core 1: estimates outside the previous one's bound (a halt) */
+  uint32_t jumps;          /* core 1: core 0's published time ran ahead of rig_sys_now() by more
+                              than the bound (this core was halted): immediate resync */
+  uint32_t sync_ts;        /* rig_sys_now() of the last adopted estimate */
+  uint32_t rtt_min;        /* smallest round trip seen, ticks */
+  uint32_t rtt_last;       /* round trip of the adopted estimate */
+  /* cross-core activation: this core's requests to the other, and the other's served here */
+  uint32_t act_requested;  /* requests posted */
+  uint32_t act_refused;    /* requests not posted: mailbox full (the other core halted or
+                              slow) or core 1 not synced yet */
+  uint32_t act_served;     /* the other core's requests taken and activated here */
+  uint32_t act_served_idle; /* of them, taken by the idle loop (else the tick ISR) */
+  uint32_t act_lost;       /* of the requests taken, refused by ActivateTask (E_OS_LIMIT) */
+  uint32_t lat_count;      /* jobs started here with a request time */
+  int32_t lat_min;         /* latency request -> first switch-in, rig_sys_now() ticks */
+  int32_t lat_max;
+  int64_t lat_sum;
+  uint32_t lat_negative;   /* latencies below 0 (offset error; counted as 0 in the histogram) */
+  uint32_t lat_last_idx;   /* next slot of lat_last */
+  uint32_t lat_hist[RIG_XCORE_HIST]; /* bucket k: [k, k+1) * RIG_XCORE_HIST_TICKS; last: above */
+  int32_t lat_last[RIG_XCORE_LAST];  /* latest latencies, ring (lat_last_idx % RIG_XCORE_LAST) */
+  /* shared spinlock */
+  uint32_t lock_acq;       /* acquisitions */
+  uint32_t lock_contended; /* of them, had to wait for the other core */
+  uint32_t lock_violations; /* found the other core inside (never, if the lock works) */
+  uint32_t lock_spin_max;  /* longest wait, ticks */
+  uint64_t lock_spin_ticks; /* total wait */
+  /* the latency's design bound (xcore.c) holds when the serving core's ticks come on time;
+   * without -icount QEMU delivers a tick late when the host stalls it */
+  uint32_t lat_late;       /* jobs served more than a tick period + RIG_XCORE_LATE after the
+                              previous tick's serve pass (a late or lost tick), whose request
+                              was posted late (RIG_XCORE_REQ_SLOW), or switched in more than
+                              RIG_XCORE_LATE after being served */
+  int32_t lat_timely_max;  /* the largest latency of the other jobs */
+  uint32_t gap_max;        /* the largest such gap at a serve, ticks */
+  uint32_t reserved;
+} RigXcoreTruth;
+
+_Static_assert(sizeof(RigXcoreReq) == 12, "RigXcoreReq layout");
+_Static_assert(sizeof(RigXcoreMbox) == 104, "RigXcoreMbox layout");
+_Static_assert(sizeof(RigXcoreShared) == 256, "RigXcoreShared layout");
+_Static_assert(sizeof(RigXcoreTruth) == 96 + 4 * RIG_XCORE_HIST + 4 * RIG_XCORE_LAST + 40,
+               "RigXcoreTruth layout");
+_Static_assert(RIG_TRUTH_ADDR + sizeof(RigTruth) <= RIG_XTRUTH_ADDR,
+               "RigXcoreTruth after RigTruth");
+_Static_assert(RIG_XTRUTH_ADDR + sizeof(RigXcoreTruth) <= RIG_PSRAM_BASE + 0x1000u,
+               "RigXcoreTruth inside .rig");
 
 /* Task and ISR2 names by id, as in demo.ort. */
 #define RIG_TASK_NAMES { "Task0", "Task1", "SplitA", "SplitB", "SplitC", "SplitD", \

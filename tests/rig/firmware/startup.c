@@ -3,12 +3,14 @@
  * Vector table at 0x0 (the board's code memory), Reset_Handler copies .data from its load
  * address in code memory to PSRAM and zeroes .bss, then main() reads the boot word QEMU's
  * `-device loader` placed at RIG_BOOT_ADDR and starts the OS in that workload's
- * application mode. PendSV_Handler is the context switch (see os.c).
+ * application mode (xcore: the side of the core the image was linked for). PendSV_Handler
+ * is the context switch (see os.c).
  */
 #include <stddef.h>
 #include <stdint.h>
 #include "os.h"
 #include "rig-truth.h"
+#include "xcore.h"
 
 #define NOINSTR __attribute__((no_instrument_function))
 
@@ -75,7 +77,9 @@ __attribute__((section(".vectors"), used)) void (*const rig_vectors[16 + 32])(vo
 int NOINSTR main(void)
 {
   uint32_t w = rig_boot_workload & 0xFFu;
-  if (w != RIG_WORKLOAD_SPLIT && w != RIG_WORKLOAD_STRESS && w != RIG_WORKLOAD_HARMONIC &&
+  if (w == RIG_WORKLOAD_XCORE || w == RIG_WORKLOAD_XCORE1)  /* each core runs its own side */
+    w = rig_xcore_core() ? RIG_WORKLOAD_XCORE1 : RIG_WORKLOAD_XCORE;
+  else if (w != RIG_WORKLOAD_SPLIT && w != RIG_WORKLOAD_STRESS && w != RIG_WORKLOAD_HARMONIC &&
       w != RIG_WORKLOAD_VIEWS)
     w = RIG_WORKLOAD_PFP;
   StartOS((AppModeType)w);

@@ -32,6 +32,18 @@
  *          50 + 37k mod 100 in job k: it changes every job, 50..149. ISR2s: the system tick
  *          (SystemTimerIsr) runs 40 µs of its own, and Timer1Isr, a one-shot armed 10 µs into
  *          every tick, nests in it for 15 µs: depth 2, every Timer1Isr nested.
+ *   xcore  (modes 6 and 7, run-rig --cores 2 --workload xcore --workload1 xcore) cross-core
+ *          behaviour (xcore.h), each core its own side; task ids distinct across the cores.
+ *          Core 0 (mode 6): Task0 every 10 ms runs 0.3 ms, asks core 1 to activate SplitA
+ *          through the mailbox, runs 0.2 ms; Task1 (more urgent) every 1.99 ms (Timer1Isr,
+ *          free-running: its phase slides against core 1's ticks) takes the shared spinlock 8
+ *          times around a 20 µs read-delay-write of the shared counter, 10 µs apart; SplitD
+ *          (id 5, its most urgent task) is activated only by core 1's requests, 0.1 ms. Core 1
+ *          (mode 7): SplitA (id 2, its most urgent task) is activated only by core 0's requests
+ *          and runs 0.1 ms; SplitB every 10 ms takes the spinlock 20 times the same way; SplitC
+ *          every 20 ms asks core 0 to activate SplitD, then runs 2 ms. Each core serves the
+ *          other's mailbox in its system tick and idle loop and keeps the latency from the
+ *          request to the job's first switch-in on the common time base (rig_sys_now).
  *
  * This file is compiled with -finstrument-functions so a trace library can see every
  * workload function; the kernel provides weak no-op __cyg_profile_func_enter/exit.
@@ -39,6 +51,7 @@
  */
 #include "os.h"
 #include "rig-truth.h"
+#include "xcore.h"
 
 extern volatile RigTruth rig_truth;  /* os.c */
 
@@ -189,10 +202,36 @@ void views_task1(void)
   }
 }
 
+/* ---- xcore (modes 6 and 7) ---- */
+
+void xcore_request_task(void);
+void xcore_lock_rounds(uint32_t n);
+
+/* Core 0's Task0: one cross-core activation request per job. */
+__attribute__((noinline)) void xcore_request_task(void)
+{
+  rig_load(RIG_US(300));
+  (void)rig_xcore_request(SplitA);
+  rig_load(RIG_US(200));
+}
+
+/* n rounds of: the shared spinlock around a 20 µs read-delay-write, then 10 µs of own load. */
+__attribute__((noinline)) void xcore_lock_rounds(uint32_t n)
+{
+  for (uint32_t i = 0; i < n; i++) {
+    rig_xcore_lock();
+    rig_xcore_locked_increment(RIG_US(20));
+    rig_xcore_unlock();
+    rig_load(RIG_US(10));
+  }
+}
+
 void task_Task0(void)
 {
   if (os_app_mode == RIG_WORKLOAD_VIEWS)
     views_task0();
+  else if (os_app_mode == RIG_WORKLOAD_XCORE)
+    xcore_request_task();
   else
     pfp_outer_load();
   TerminateTask();
@@ -202,6 +241,8 @@ void task_Task1(void)
 {
   if (os_app_mode == RIG_WORKLOAD_VIEWS)
     views_task1();
+  else if (os_app_mode == RIG_WORKLOAD_XCORE)
+    xcore_lock_rounds(8);
   else
     pfp_task1_load();
   TerminateTask();
@@ -220,10 +261,36 @@ __attribute__((noinline)) void split_load(uint32_t us)
   rig_load(RIG_US(us));
 }
 
-void task_SplitA(void) { split_load(400); TerminateTask(); }
-void task_SplitB(void) { split_load(1600); TerminateTask(); }
-void task_SplitC(void) { split_load(4800); TerminateTask(); }
-void task_SplitD(void) { split_load(12800); TerminateTask(); }
+void task_SplitA(void)
+{
+  split_load(os_app_mode == RIG_WORKLOAD_XCORE1 ? 100 : 400);
+  TerminateTask();
+}
+
+void task_SplitB(void)
+{
+  if (os_app_mode == RIG_WORKLOAD_XCORE1)
+    xcore_lock_rounds(20);
+  else
+    split_load(1600);
+  TerminateTask();
+}
+
+void task_SplitC(void)
+{
+  if (os_app_mode == RIG_WORKLOAD_XCORE1) {
+    (void)rig_xcore_request(SplitD);  /* core 0's SplitD */
+    split_load(2000);
+  } else {
+    split_load(4800);
+  }
+  TerminateTask();
+}
+void task_SplitD(void)
+{
+  split_load(os_app_mode == RIG_WORKLOAD_XCORE ? 100 : 12800);  /* xcore: core 0, on request */
+  TerminateTask();
+}
 
 /* ---- stress ---- */
 
@@ -329,6 +396,8 @@ void app_system_tick_body(void)
 {
   if (os_app_mode == RIG_WORKLOAD_VIEWS)
     rig_isr_load(RIG_US(40));
+  else if (os_app_mode == RIG_WORKLOAD_XCORE || os_app_mode == RIG_WORKLOAD_XCORE1)
+    rig_xcore_tick();
 }
 
 /* ---- static OS configuration (what an OIL generator would emit) ---- */
@@ -350,11 +419,11 @@ const OsTaskCfg os_task_cfg[OS_N_TASKS] = {
 };
 
 const OsAlarmCfg os_alarm_cfg[OS_N_ALARMS] = {
-  { OS_COUNTER_SYSTEM, Task0, MODE(1) | MODE(5), 10, 10 }, /* AlarmTask0: 10 ms, phase 0 */
-  { OS_COUNTER_TIMER1, Task1, MODE(1), 1, 1 },      /* AlarmTask1: every TIMER1 tick */
-  { OS_COUNTER_SYSTEM, SplitA, MODE(2), 5, 5 },
-  { OS_COUNTER_SYSTEM, SplitB, MODE(2), 10, 10 },
-  { OS_COUNTER_SYSTEM, SplitC, MODE(2), 20, 20 },
+  { OS_COUNTER_SYSTEM, Task0, MODE(1) | MODE(5) | MODE(6), 10, 10 }, /* AlarmTask0: 10 ms */
+  { OS_COUNTER_TIMER1, Task1, MODE(1) | MODE(6), 1, 1 }, /* AlarmTask1: every TIMER1 tick */
+  { OS_COUNTER_SYSTEM, SplitA, MODE(2), 5, 5 },     /* xcore1: activated by core 0 only */
+  { OS_COUNTER_SYSTEM, SplitB, MODE(2) | MODE(7), 10, 10 },
+  { OS_COUNTER_SYSTEM, SplitC, MODE(2) | MODE(7), 20, 20 },
   { OS_COUNTER_SYSTEM, SplitD, MODE(2), 40, 40 },
   { OS_COUNTER_SYSTEM, StressLo, MODE(3), 5, 5 },
   { OS_COUNTER_SYSTEM, StressMid, MODE(3), 2, 2 },
@@ -372,10 +441,12 @@ const OsResourceCfg os_resource_cfg[OS_N_RESOURCES] = {
 /* TIMER1: pfp fires it once 0.5 ms after system counter 11, 21, 31, … so Task1 runs 1.5 ms
  * after each Task0 activation (counter 10, 20, …); stress runs Timer1Isr free at 1 kHz,
  * 0.5 ms off the system ticks; views fires it 10 µs after every system counter tick, inside
- * the SystemTimerIsr's 40 µs. */
+ * the SystemTimerIsr's 40 µs; xcore (core 0) runs it free every 1.99 ms (Task1's period, not
+ * a divisor of core 1's 10 ms: the lock users' phases slide, so they meet). */
 const OsAppModeCfg os_appmode_cfg[8] = {
   [1] = { RIG_US(500), 0, 11, 10 },
   [2] = { 0, 0, 0, 0 },
   [3] = { RIG_US(1500), RIG_US(1000), 0, 0 },
   [5] = { RIG_US(10), 0, 1, 1 },
+  [6] = { RIG_US(2700), RIG_US(1990), 0, 0 },
 };

@@ -69,6 +69,28 @@ session_watch_namespace (const SessionWatch *w, guint core, guint32 value)
   return value | ((guint32) core << SESSION_WATCH_NS_SHIFT);
 }
 
+/* session_watch_namespace_activated: the session-wide id of task @value activated on @core. An
+ * ActivateTask may name another core's task (a cross-core activation): when @core's file has no
+ * task @value and exactly one other core's file has, it is that core's task. */
+static inline guint32
+session_watch_namespace_activated (const SessionWatch *w, guint core, guint32 value)
+{
+  guint32 own = session_watch_namespace (w, core, value);
+  if (w->n_files < 2 || value >= SESSION_WATCH_NS_LIMIT ||
+      g_hash_table_contains (w->task_names, GUINT_TO_POINTER (own)))
+    return own;
+  guint32 other = own;
+  guint n = 0;
+  for (guint c = 0; c < w->n_files; c++) {
+    guint32 v = session_watch_namespace (w, c, value);
+    if (c != core && g_hash_table_contains (w->task_names, GUINT_TO_POINTER (v))) {
+      other = v;
+      n++;
+    }
+  }
+  return n == 1 ? other : own;
+}
+
 /* session_watch_namespace_event: rewrites @ev's task or ISR2 id (TASK_SWITCH, _ACTIVATE,
  * _TERMINATE, _WAIT, ISR_ENTER, ISR_EXIT) into its session-wide id for @ev->core. Sources
  * emit the files' own values (the poll decoder matches them against its channels' tables);
@@ -79,8 +101,10 @@ session_watch_namespace_event (const SessionWatch *w, ProbeEvent *ev)
   if (w->n_files < 2)
     return;
   switch (ev->kind) {
-  case PROBE_EVENT_TASK_SWITCH:
   case PROBE_EVENT_TASK_ACTIVATE:
+    ev->a = session_watch_namespace_activated (w, ev->core, ev->a);
+    break;
+  case PROBE_EVENT_TASK_SWITCH:
   case PROBE_EVENT_TASK_TERMINATE:
   case PROBE_EVENT_TASK_WAIT:
   case PROBE_EVENT_ISR_ENTER:

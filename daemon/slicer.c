@@ -26,6 +26,10 @@ typedef enum { CAT_TASK, CAT_ISR, CAT_IDLE, CAT_UNKNOWN } CoreCategory;
 
 typedef enum { OUT_SWITCH, OUT_MIGRATE, OUT_GAP, OUT_END } SwitchOutReason;
 
+/* Queued activations of one task that cross-core latency pairs with its job starts (OSEK
+ * allows several; beyond this many the newest go unpaired). */
+#define XQ_MAX 8
+
 typedef struct {
   guint64 id;        /* call id */
   guint64 start;     /* entry ts */
@@ -115,9 +119,11 @@ typedef struct {
   guint64 activated_at;
   gboolean pending_activation;
   guint64 job_in;                   /* first switch-in of the current job (no ACTIVATE events) */
-  gboolean xcore_pending;           /* an ACTIVATE awaits the switch-in that starts its job … */
-  guint64 xcore_ts;                 /* … its time … */
-  guint16 xcore_from;               /* … and the core it ran on (cross-core latency) */
+  guint8 xq_head, xq_n;             /* ACTIVATEs awaiting the switch-ins that start their jobs,
+                                     * oldest first (a ring of XQ_MAX): … */
+  guint64 xq_ts[XQ_MAX];            /* … their times … */
+  guint16 xq_from[XQ_MAX];          /* … and the cores they ran on (cross-core latency) */
+  gboolean xq_restarted;            /* dispatched again since its TERMINATE, no switch-out */
   SlicerTaskCoreStats *on_core;     /* per core it ran on, indexed by core (on_core_len) */
   guint16 on_core_len;
   gboolean job_core_set;            /* the current job has switched in, first on … */
@@ -867,6 +873,21 @@ cross_core_add (Slicer *s, guint16 from, guint16 to, guint64 latency)
   slicer_hist_add (&x->hist, latency);
 }
 
+/* A job of @t starts on @coreno at @ts: the oldest queued activation is the one it serves
+ * (a cross-core latency sample when it ran on another core). */
+static void
+xq_job_starts (Slicer *s, Ctx *t, guint16 coreno, guint64 ts)
+{
+  if (t->xq_n == 0)
+    return;
+  guint64 xts = t->xq_ts[t->xq_head];
+  guint16 from = t->xq_from[t->xq_head];
+  t->xq_head = (guint8) ((t->xq_head + 1) % XQ_MAX);
+  t->xq_n--;
+  if (from != coreno && ts >= xts)
+    cross_core_add (s, from, coreno, ts - xts);
+}
+
 static void
 task_switch_in (Slicer *s, guint16 coreno, Ctx *t, guint64 ts, gboolean after_task)
 {
@@ -885,11 +906,8 @@ task_switch_in (Slicer *s, guint16 coreno, Ctx *t, guint64 ts, gboolean after_ta
     t->job_core = coreno;
     t->job_core_set = TRUE;
   }
-  if (fresh && t->xcore_pending) {
-    t->xcore_pending = FALSE;
-    if (t->xcore_from != coreno && ts >= t->xcore_ts)
-      cross_core_add (s, t->xcore_from, coreno, ts - t->xcore_ts);
-  }
+  if (fresh)
+    xq_job_starts (s, t, coreno, ts);
   if (fresh && (!t->activated_ever || (!t->pending_activation && !t->in_job))) {
     /* a job begins here: no activation events, or (a sampled source) its activation went
      * unseen: the job is counted from this first switch-in */
@@ -957,6 +975,12 @@ task_switch (Slicer *s, Core *core, guint16 coreno, guint64 ts, guint32 task)
     }
   }
   if (next == core->base) {
+    /* a task that terminated and is dispatched again at once (a queued activation): its next
+     * job starts here, without a switch-out between */
+    if (next->kind == SLICER_CONTEXT_TASK && next->terminated && !next->xq_restarted) {
+      next->xq_restarted = TRUE;
+      xq_job_starts (s, next, coreno, ts);
+    }
     if (next == core->idle && !core->known) {
       gboolean base_runs = core->isr_depth == 0;
       if (base_runs)
@@ -1001,6 +1025,7 @@ task_terminate (Slicer *s, guint64 ts, guint32 task)
   t->ended_by_svc = t->svcs.depth ? t->svcs.v[t->svcs.depth - 1].func + 1 : 0;
   ctx_close_all (s, t, ts, SLICER_FLAG_UNWOUND);
   t->terminated = TRUE;
+  t->xq_restarted = FALSE;
   suspend_close (s, t, ts, 0);
 }
 
@@ -1018,10 +1043,10 @@ task_activate (Slicer *s, guint16 coreno, guint64 ts, guint32 task)
 {
   Ctx *t = task_ctx (s, task);
   t->activations++;
-  if (!t->xcore_pending) { /* queued activations: the oldest is the one the next job serves */
-    t->xcore_pending = TRUE;
-    t->xcore_ts = ts;
-    t->xcore_from = coreno;
+  if (t->xq_n < XQ_MAX) { /* queued activations: the next job serves the oldest */
+    guint k = (t->xq_head + t->xq_n++) % XQ_MAX;
+    t->xq_ts[k] = ts;
+    t->xq_from[k] = coreno;
   }
   s->seen_activate = TRUE;
   if (!t->activated_ever) {
@@ -1353,7 +1378,7 @@ static void
 task_forget_job (Ctx *t)
 {
   t->job_open = t->in_job = t->pending_activation = t->has_job = FALSE;
-  t->xcore_pending = FALSE; /* the start it awaited may be lost in the gap */
+  t->xq_n = 0; /* the starts they awaited may be lost in the gap */
   t->waiting = t->out_waiting = FALSE;
 }
 

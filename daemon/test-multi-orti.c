@@ -22,17 +22,24 @@ static char *shared_elf;   /* the TC29x merged ELF, or NULL */
 
 /* A one-core ORTI file: tasks @t0 = 0 and @t1 = 1, NO_TASK 0xFF, RUNNINGTASK a byte at @addr. */
 static char *
-write_orti (const char *dir, const char *file, const char *t0, const char *t1, guint32 addr)
+write_orti_values (const char *dir, const char *file, const char *t0, guint v0, const char *t1,
+                   guint v1, guint32 addr)
 {
   g_autofree char *text = g_strdup_printf (
     "VERSION { KOIL = \"2.3\"; OSSEMANTICS = \"ORTI\", \"2.3\"; };\n"
     "IMPLEMENTATION PerCore {\n  OS {\n    TOTRACE ENUM \"unsigned char\" [\n"
-    "      \"NO_TASK\" = 0xFF, \"%s\" = 0, \"%s\" = 1\n    ] RUNNINGTASK, \"Running task\";\n"
+    "      \"NO_TASK\" = 0xFF, \"%s\" = %u, \"%s\" = %u\n    ] RUNNINGTASK, \"Running task\";\n"
     "  }, \"OS\";\n};\nOS os {\n  RUNNINGTASK = \"*(unsigned char *)0x%08x\";\n};\n",
-    t0, t1, addr);
+    t0, v0, t1, v1, addr);
   char *path = g_build_filename (dir, file, NULL);
   g_assert_true (g_file_set_contents (path, text, -1, NULL));
   return path;
+}
+
+static char *
+write_orti (const char *dir, const char *file, const char *t0, const char *t1, guint32 addr)
+{
+  return write_orti_values (dir, file, t0, 0, t1, 1, addr);
 }
 
 /* What runs on @core at tick @t (0xFF: nothing). Core 0: task 0 on [0, 100) and [400, 450),
@@ -271,6 +278,31 @@ test_errors (void)
   ev.a = 1;
   session_watch_namespace_event (w, &ev);
   g_assert_cmphex (ev.a, ==, 0x10001);
+  /* an activation of a task the activating core's file has is that core's */
+  ev = (ProbeEvent) { .kind = PROBE_EVENT_TASK_ACTIVATE, .core = 0, .a = 1 };
+  session_watch_namespace_event (w, &ev);
+  g_assert_cmphex (ev.a, ==, 1);
+  session_watch_free (w);
+
+  /* distinct ids per core (core 0: 0, 1; core 1: 2, 3): core 0 activating task 2 activates
+   * core 1's (a cross-core ActivateTask); an id no file has stays the activating core's */
+  g_autofree char *c0 = write_orti_values (dir, "x0.ort", "A", 0, "B", 1, 0x20000000);
+  g_autofree char *c1 = write_orti_values (dir, "x1.ort", "C", 2, "D", 3, 0x20000100);
+  g_autofree char *xpair = g_strconcat (c0, ",", c1, NULL);
+  w = session_watch_new_from_option (xpair, NULL, -1, &error);
+  g_assert_no_error (error);
+  ev = (ProbeEvent) { .kind = PROBE_EVENT_TASK_ACTIVATE, .core = 0, .a = 2 };
+  session_watch_namespace_event (w, &ev);
+  g_assert_cmphex (ev.a, ==, 0x10002);
+  ev = (ProbeEvent) { .kind = PROBE_EVENT_TASK_ACTIVATE, .core = 1, .a = 0 };
+  session_watch_namespace_event (w, &ev);
+  g_assert_cmphex (ev.a, ==, 0);
+  ev = (ProbeEvent) { .kind = PROBE_EVENT_TASK_ACTIVATE, .core = 1, .a = 7 };
+  session_watch_namespace_event (w, &ev);
+  g_assert_cmphex (ev.a, ==, 0x10007);
+  ev = (ProbeEvent) { .kind = PROBE_EVENT_TASK_SWITCH, .core = 0, .a = 2 }; /* a switch: own */
+  session_watch_namespace_event (w, &ev);
+  g_assert_cmphex (ev.a, ==, 2);
   rm_dir (dir);
 }
 

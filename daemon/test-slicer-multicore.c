@@ -230,14 +230,25 @@ test_cross_core_latency (void)
   g_assert_cmpuint (slicer_n_cross_core (r->slicer), ==, 0);
   rec_free (r);
 
-  /* two activations before the job starts: the oldest is the one it serves */
+  /* two activations before the job starts (OSEK queues them): the first job serves the
+   * oldest, the next job the other */
+  r = rec_new (NULL);
+  rec_feed (r, "10 @0 ACTIVATE: X\n12 @0 ACTIVATE: X\n20 @1 TASK: X\n25 @1 TERMINATE: X\n"
+               "25 @1 TASK: idle\n27 @1 TASK: X\n30 @1 TERMINATE: X\n30 @1 TASK: idle\n");
+  g_assert_cmpuint (slicer_n_cross_core (r->slicer), ==, 1);
+  g_assert_true (slicer_get_cross_core_stats (r->slicer, 0, &x));
+  g_assert_cmpuint (x.latency.count, ==, 2);
+  g_assert_cmpuint (x.latency.min, ==, 10);
+  g_assert_cmpuint (x.latency.max, ==, 15);
+  rec_free (r);
+
+  /* … also when the next job follows without a switch-out (dispatched again at its TERMINATE) */
   r = rec_new (NULL);
   rec_feed (r, "10 @0 ACTIVATE: X\n12 @0 ACTIVATE: X\n20 @1 TASK: X\n25 @1 TERMINATE: X\n"
                "25 @1 TASK: X\n30 @1 TERMINATE: X\n30 @1 TASK: idle\n");
-  g_assert_cmpuint (slicer_n_cross_core (r->slicer), ==, 1);
   g_assert_true (slicer_get_cross_core_stats (r->slicer, 0, &x));
-  g_assert_cmpuint (x.latency.count, ==, 1);
-  g_assert_cmpuint (x.latency.min, ==, 10);
+  g_assert_cmpuint (x.latency.count, ==, 2);
+  g_assert_cmpuint (x.latency.max, ==, 13);
   rec_free (r);
 }
 

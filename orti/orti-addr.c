@@ -249,7 +249,45 @@ load_functions (Builder *b)
 
 /* ---- DWARF: line tables and scopes ------------------------------------------------------- */
 
-/* Rows of one unit, sorted by libdw: row i covers [addr_i, next higher address). */
+/* TRUE when @addr lies inside a function symbol (map->functions: sorted by start). */
+static gboolean
+in_function (const OrtiAddrMap *map, guint64 addr)
+{
+  guint lo = 0, hi = map->functions->len;
+  while (lo < hi) { /* the first function starting above addr */
+    guint mid = lo + (hi - lo) / 2;
+    if (g_array_index (map->functions, OrtiAddrFunction, mid).start <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == 0)
+    return FALSE;
+  const OrtiAddrFunction *f = &g_array_index (map->functions, OrtiAddrFunction, lo - 1);
+  return addr < f->start + f->size;
+}
+
+/* TRUE when a row at @addr next to row @i (libdw sorts rows by address, an end_sequence among
+ * equal addresses in either order) ends its sequence. */
+static gboolean
+sequence_ends_at (Dwarf_Lines *lines, size_t n, size_t i, Dwarf_Addr addr)
+{
+  for (int dir = -1; dir <= 1; dir += 2)
+    for (size_t j = i + dir; j < n; j += dir) { /* size_t wraps below 0: j < n stops it */
+      Dwarf_Line *r = dwarf_onesrcline (lines, j);
+      Dwarf_Addr a = 0;
+      bool ends = false;
+      if (r == NULL || dwarf_lineaddr (r, &a) != 0 || a != addr)
+        break;
+      if (dwarf_lineendsequence (r, &ends) == 0 && ends)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Rows of one unit, sorted by libdw: row i covers [addr_i, next higher address). A row where
+ * its sequence also ends, outside every function, covers nothing: it is the padding after a
+ * function (addr2line answers ?? there). */
 static void
 load_lines (Builder *b, Dwarf_Lines *lines, size_t n)
 {
@@ -260,6 +298,8 @@ load_lines (Builder *b, Dwarf_Lines *lines, size_t n)
     int lineno = 0;
     if (row == NULL || dwarf_lineaddr (row, &addr) != 0 || dwarf_lineendsequence (row, &end_seq) != 0 ||
         end_seq || dwarf_lineno (row, &lineno) != 0 || lineno <= 0 || !in_text (b->map, addr))
+      continue;
+    if (!in_function (b->map, addr) && sequence_ends_at (lines, n, i, addr))
       continue;
     Dwarf_Addr next = addr;
     for (size_t j = i + 1; j < n && next == addr; j++) {

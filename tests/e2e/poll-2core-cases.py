@@ -24,13 +24,12 @@ core 1's copy of os_task_state. Before orti-watch read it, core 1's tasks were j
 """
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.environ["ORTI_SOURCE_DIR"], "tests/rig"))
 import rig_session  # noqa: E402
 from rig_session import BOARD_HZ, Session, poll_args  # noqa: E402
-from trace_ref import Tcl, check  # noqa: E402
+from trace_ref import check  # noqa: E402
 
 CORE_TASKS = ({"Task0", "Task1"}, {"SplitA", "SplitB", "SplitC", "SplitD"})
 
@@ -87,41 +86,9 @@ def main(seconds, tmp):
     check(not bad, "truth outside the stated bound: " + ", ".join(bad))
 
 
-def halt_one_core(tmp, halt_s=1.0):
-    """Core 1 halted alone for @halt_s inside a running two-core session: a gap on core 1 only
-    (reason 4, halt), as long as the halt within the daemon's target check (every 0.1 s) and
-    one sample interval; core 0 runs on through it (no time unknown there, slices during it)."""
-    tcl = Tcl()
-    targets = rig_session.CORE_TARGETS
-    s = Session(tmp, poll_args(), ["--target-per-core", ",".join(targets)])
-    time.sleep(1.0)
-    tcl(f"targets {targets[1]}; halt; targets {targets[0]}")
-    check(tcl(f"{targets[1]} curstate") == "halted", "core 1 did not halt")
-    check(tcl(f"{targets[0]} curstate") == "running", "halting core 1 stopped core 0")
-    time.sleep(halt_s)
-    tcl(f"targets {targets[1]}; resume; targets {targets[0]}")
-    time.sleep(1.0)
-    s.stop()
-    hz = s.sql("SELECT tick_rate_hz FROM sessions WHERE id = 1")[0][0]
-    gaps = s.sql("SELECT core, reason, (\"end\" - start) / ?, start / ? FROM gaps "
-                 "WHERE session_id = 1", hz, hz)
-    print(f"halting core 1 for {halt_s:.1f} s: gaps (core, reason, s, at) {gaps}")
-    check(gaps and all(g[0] == 1 and g[1] == 4 for g in gaps),
-          f"gaps not of core 1 alone (halt): {gaps}")
-    lost = sum(g[2] for g in gaps)
-    check(halt_s - 0.3 <= lost <= halt_s + 0.5, f"core 1's gap {lost:.3f} s for a {halt_s} s halt")
-    unk = dict(s.sql("SELECT core, unknown_us / 1e6 FROM core_stats WHERE session_id = 1"))
-    print(f"  unknown time per core (s): {unk}")
-    check(unk.get(0, 1) < 0.1, f"core 0 has {unk.get(0)} s unknown: it ran through")
-    g0, g1 = gaps[0][3], gaps[0][3] + gaps[0][2]
-    during = s.sql("SELECT count(*) FROM slices WHERE session_id = 1 AND core = 0 AND "
-                   "start >= ? AND start < ?", g0 * hz, g1 * hz)[0][0]
-    check(during > 0, "no slice on core 0 while core 1 was halted")
-
-
 if __name__ == "__main__":
     import tempfile
     with tempfile.TemporaryDirectory() as d:
         main(float(sys.argv[1]), d)
     with tempfile.TemporaryDirectory() as d:
-        halt_one_core(d)
+        rig_session.halt_one_core(d, poll_args())

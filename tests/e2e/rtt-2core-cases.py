@@ -33,16 +33,6 @@ from trace_ref import check  # noqa: E402
 CORE_TASKS = ({"Task0", "Task1"}, {"SplitA", "SplitB", "SplitC", "SplitD"})
 
 
-def symbol(elf, name):
-    out = subprocess.run(["arm-none-eabi-nm", elf], check=True, capture_output=True,
-                         text=True).stdout
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) == 3 and f[2] == name:
-            return int(f[0], 16)
-    raise SystemExit(f"FAIL: no {name} in {elf}")
-
-
 def clock_offset(f):
     """Core 1's board timer minus core 0's (s) from truths @f read at one halt of both: each
     core's last timer read before its halt, the halts milliseconds apart (the precision)."""
@@ -83,7 +73,7 @@ def window_loads(s, core, t0, t1):
 
 def main(seconds, tmp):
     elf0, elf1 = os.environ["ORTI_RIG_ELF"], os.environ["ORTI_RIG_ELF1"]
-    blocks = ",".join(f"{symbol(e, 'orti_trace_rtt'):#x}" for e in (elf0, elf1))
+    blocks = ",".join(f"{rig_session.symbol(e, 'orti_trace_rtt'):#x}" for e in (elf0, elf1))
     # one ORTI file per core (the cores run one kernel: the same task and ISR2 ids, which the
     # session keeps apart per core), resolved on demo-2core.elf's per-core copies
     build = os.environ["ORTI_RIG_BUILD_DIR"]

@@ -435,6 +435,7 @@ uint32_t * NOINSTR os_switch_context(uint32_t *sp)
     os_irq_restore(pm);
     return os_idle_sp;
   }
+  uint8_t job_starts = os_task_fresh[next];
   if (os_task_fresh[next]) {
     uint32_t *frame = os_task_cfg[next].stack + OS_STACK_WORDS - 16;
     for (unsigned i = 0; i < 8; i++)
@@ -446,7 +447,6 @@ uint32_t * NOINSTR os_switch_context(uint32_t *sp)
     frame[15] = 0x01000000u;                                /* xPSR: Thumb */
     os_task_sp[next] = frame;
     os_task_fresh[next] = 0;
-    rig_xcore_job_start(next);  /* a job's first switch-in: cross-core latency truth */
   }
   if (os_task_waited[next]) {
     rig_truth.live.task[next].wait_ticks += rig_now() - os_task_wait_ts[next];
@@ -455,6 +455,9 @@ uint32_t * NOINSTR os_switch_context(uint32_t *sp)
   os_set_state(next, OS_RUNNING);
   os_set_running(next, os_task_prio[next]);
   PreTaskHook();
+  if (job_starts)  /* a job's first switch-in: cross-core latency truth, after the hook (the
+                    * instant a tracer in it records the switch, not a few µs before it) */
+    rig_xcore_job_start(next);
   os_account(rig_now());
   os_in_dispatcher = 0;
   rig_layout_dispatch(0);

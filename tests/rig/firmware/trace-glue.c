@@ -28,6 +28,7 @@
 #include <stdint.h>
 #include "os.h"
 #include "rig-truth.h"
+#include "xcore.h"
 #include "orti-trace.h"
 
 #define NOINSTR __attribute__((no_instrument_function))
@@ -167,6 +168,31 @@ static uint32_t NOINSTR rig_trace_ticks(void)
   return *(volatile uint32_t *)0x40028018u;  /* FPGAIO COUNTER, 25 MHz */
 }
 
+#ifdef RIG_TRACE_XCORE_STAMP
+/* The tick source of trace-long and its core-1 twin: rig_sys_now (the xcore workload's common
+ * time base; this core's own board timer otherwise), never backwards — a resync may step the
+ * common time back (by under a µs for a better estimate; by the halt when core 0 alone was
+ * halted) and the tracer's deltas must not wrap: the time holds still until it caught up. The
+ * last value taken is the timestamp of the record just written (RigXcoreStamp). */
+static volatile uint32_t trace_last_ts;
+static uint8_t xcore_traced;  /* the tracer stamps through trace_sys_now */
+
+static uint32_t NOINSTR trace_sys_now(void)
+{
+  uint32_t t = rig_sys_now();
+  if ((int32_t)(t - trace_last_ts) < 0)
+    t = trace_last_ts;
+  trace_last_ts = t;
+  return t;
+}
+
+/* xcore.h: the cross-core truth's instants are the records' (tracing on), else its own. */
+uint32_t NOINSTR RigXcoreStamp(void)
+{
+  return rig_trace_window.state == RIG_TRACE_ON && xcore_traced ? trace_last_ts : rig_sys_now();
+}
+#endif
+
 void NOINSTR __wrap_StartOS(AppModeType mode)
 {
   /* the tracer reads the counter register itself: the fastest tick source (a callback
@@ -180,6 +206,18 @@ void NOINSTR __wrap_StartOS(AppModeType mode)
   rig_views_truth.last_ts = rig_views_truth.first_ts;
   if (rig_trace_window.init_status == ORTI_TRACE_OK && mode == RIG_WORKLOAD_VIEWS)
     views_calibrate();
+#elif defined RIG_TRACE_XCORE_STAMP
+  /* the xcore workload: the firmware's common time base (core 0's board timer, xcore.h), so
+   * both cores' streams share one clock, through a callback that keeps each record's time
+   * (RigXcoreStamp); else the board timer itself (the fastest tick source) */
+  OrtiTraceConfig cfg = { .counter = (const volatile uint32_t *)0x40028018u,
+                          .tick_hz = RIG_TRACE_TICK_HZ, .core_id = RIG_TRACE_CORE_ID };
+  if (mode == RIG_WORKLOAD_XCORE || mode == RIG_WORKLOAD_XCORE1) {
+    cfg.counter = 0;
+    cfg.timestamp = trace_sys_now;
+    xcore_traced = 1;
+  }
+  rig_trace_window.init_status = (uint32_t)orti_trace_init(&cfg);
 #else
   OrtiTraceConfig cfg = { .counter = (const volatile uint32_t *)0x40028018u,
                           .tick_hz = RIG_TRACE_TICK_HZ, .core_id = RIG_TRACE_CORE_ID };
@@ -254,6 +292,13 @@ void NOINSTR PostTaskHook(void)
 }
 
 void NOINSTR OsActivateHook(TaskType task)
+{
+  if (rig_trace_window.state == RIG_TRACE_ON && !rig_xcore_serving)
+    orti_trace_task_activate(task);
+}
+
+/* A cross-core ActivateTask, traced on the core that called it (xcore.h). */
+void NOINSTR RigXcoreActivateHook(uint8_t task)
 {
   if (rig_trace_window.state == RIG_TRACE_ON)
     orti_trace_task_activate(task);

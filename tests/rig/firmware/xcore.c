@@ -54,6 +54,8 @@ extern volatile uint32_t rig_boot_workload;  /* os.c: at the start of this core'
 static volatile int32_t xcore_offset;   /* core 1: core 0's time - ours; 0 on core 0 */
 static uint8_t xcore_mode;              /* 0 idle, else RIG_WORKLOAD_XCORE or _XCORE1 */
 static volatile uint8_t xcore_sync_due; /* core 1: a burst is due */
+static volatile uint8_t xcore_ready_pending; /* core 1: ready once the time passes … */
+static volatile uint32_t xcore_ready_at;     /* … this common time (see xcore_sync) */
 static uint32_t xcore_ping_seq;         /* core 1: last ping sent */
 static uint32_t xcore_last_answered;    /* core 0: last ping answered */
 static uint32_t xcore_pend_ts[OS_N_TASKS][2]; /* request times of activations served here */
@@ -193,8 +195,14 @@ static void NOINSTR xcore_sync(void)
     rig_xcore_truth.rtt_last = best_rtt;
     rig_xcore_truth.sync_ts = rig_sys_now();
     rig_xcore_truth.syncs++;
-    if (bound <= XCORE_READY_BOUND || rig_xcore_truth.syncs >= XCORE_READY_SYNCS)
-      XSH->c1_ready = RIG_XCORE_SHARED_MAGIC;  /* from a good estimate on: serving */
+    if ((bound <= XCORE_READY_BOUND || rig_xcore_truth.syncs >= XCORE_READY_SYNCS) &&
+        XSH->c1_ready != RIG_XCORE_SHARED_MAGIC && !xcore_ready_pending) {
+      /* from a good estimate on: serving — once the time has passed where it stood before
+       * this step (a trace image's clock holds still while the common time steps back: a
+       * request or job start stamped meanwhile would read out of order across the cores) */
+      xcore_ready_at = rig_sys_now() + (diff < 0 ? (uint32_t)-diff : 0u) + RIG_TICK_HZ / 100u;
+      xcore_ready_pending = 1;
+    }
   }
   if (best_rtt < rig_xcore_truth.rtt_min)
     rig_xcore_truth.rtt_min = best_rtt;
@@ -224,6 +232,18 @@ static void NOINSTR xcore_check_jump(void)
 
 /* ---- mailbox ---- */
 
+volatile uint8_t rig_xcore_serving;
+
+__attribute__((weak)) void NOINSTR RigXcoreActivateHook(uint8_t task)
+{
+  (void)task;
+}
+
+__attribute__((weak)) uint32_t NOINSTR RigXcoreStamp(void)
+{
+  return rig_sys_now();
+}
+
 uint8_t NOINSTR rig_xcore_request(uint8_t task)
 {
   uint32_t pm = os_irq_save();
@@ -236,7 +256,8 @@ uint8_t NOINSTR rig_xcore_request(uint8_t task)
     return E_OS_LIMIT;
   }
   volatile RigXcoreReq *r = &m->req[head % RIG_XCORE_MBOX];
-  uint32_t ts = rig_sys_now();
+  RigXcoreActivateHook(task);
+  uint32_t ts = RigXcoreStamp();
   r->ts = ts;
   r->seq = head + 1u;
   /* the task word last but one: flags a post that took long (this QEMU stalled in between) */
@@ -265,8 +286,15 @@ static void NOINSTR xcore_serve(int idle)
     uint32_t word = r->task;
     uint8_t task = (uint8_t)word;
     uint32_t ts = r->ts;
+    if (task < OS_N_TASKS && os_task_state[task] != OS_SUSPENDED && os_task_act[task] >= 2)
+      break;  /* at OSEK's activation limit: the request waits in the mailbox (it was traced
+               * as an ActivateTask where it was made; losing it here would leave the trace an
+               * activation no job serves) until a job of the task ends */
     m->tail = ++tail;
-    if (task < OS_N_TASKS && ActivateTask(task) == E_OK) {
+    rig_xcore_serving = 1;
+    StatusType st = task < OS_N_TASKS ? ActivateTask(task) : E_OS_ID;
+    rig_xcore_serving = 0;
+    if (st == E_OK) {
       if (xcore_pend_n[task] < 2) {
         xcore_pend_late[task][xcore_pend_n[task]] = late || (word & RIG_XCORE_REQ_SLOW);
         xcore_pend_served[task][xcore_pend_n[task]] = now;
@@ -290,7 +318,7 @@ void NOINSTR rig_xcore_job_start(uint8_t task)
 {
   if (xcore_mode == 0 || task >= OS_N_TASKS || xcore_pend_n[task] == 0)
     return;
-  int32_t lat = (int32_t)(rig_sys_now() - xcore_pend_ts[task][0]);
+  int32_t lat = (int32_t)(RigXcoreStamp() - xcore_pend_ts[task][0]);
   /* the target is this core's most urgent task: from serve to switch-in only the rest of the
    * ISR and the dispatch, unless this QEMU stalled (or a queued job ran first) */
   uint8_t late = xcore_pend_late[task][0] ||
@@ -340,6 +368,10 @@ void NOINSTR rig_xcore_tick(void)
     xcore_answer(1);
     xcore_serve(0);
   } else if (xcore_mode == RIG_WORKLOAD_XCORE1) {
+    if (xcore_ready_pending && (int32_t)(rig_sys_now() - xcore_ready_at) >= 0) {
+      xcore_ready_pending = 0;
+      XSH->c1_ready = RIG_XCORE_SHARED_MAGIC;
+    }
     xcore_check_jump();
     xcore_serve(0);
     if (os_counter_value[OS_COUNTER_SYSTEM] % XCORE_SYNC_PERIOD == 0)

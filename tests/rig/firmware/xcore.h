@@ -34,7 +34,7 @@ uint32_t rig_xcore_core(void);
 /* Kernel calls. rig_xcore_init: from StartOS before the timers start (@mode the application
  * mode; anything but the xcore modes leaves the module idle). rig_xcore_idle: at each pass of
  * the idle loop (interrupts on). rig_xcore_job_start: in the dispatcher, interrupts off, when
- * @task is dispatched for the first time in a job (its first switch-in). */
+ * @task is dispatched for the first time in a job (its first switch-in), after PreTaskHook. */
 void rig_xcore_init(uint8_t mode);
 void rig_xcore_idle(void);
 void rig_xcore_job_start(uint8_t task);
@@ -48,6 +48,19 @@ void rig_xcore_job_start(uint8_t task);
  * time, a write of the shared counter + 1, checking that the other core is not inside. */
 void rig_xcore_tick(void);
 uint8_t rig_xcore_request(uint8_t task);
+
+/* Tracing a cross-core activation (trace images, trace-glue.c): RigXcoreActivateHook(@task)
+ * runs on the requesting core just before the request's time is taken (weak, empty by
+ * default): the ActivateTask is traced there, where it was called. rig_xcore_serving is 1
+ * while the other core's ActivateTask serves a request: that local activation is the same
+ * one, not traced again. */
+void RigXcoreActivateHook(uint8_t task);
+/* RigXcoreStamp: the time of a cross-core request and of a job's first switch-in, taken right
+ * after RigXcoreActivateHook and PreTaskHook (weak: rig_sys_now()). A trace image returns the
+ * timestamp of the record the hook just took, so the truth and the stream carry one instant
+ * (a host stall between two clock reads would otherwise part them). */
+uint32_t RigXcoreStamp(void);
+extern volatile uint8_t rig_xcore_serving;
 void rig_xcore_lock(void);
 void rig_xcore_unlock(void);
 void rig_xcore_locked_increment(uint32_t delay);

@@ -14,6 +14,7 @@ struct _CoreMerge {
   gsize held;       /* Events held in all queues */
   gsize max_hold;
   guint n_seen;     /* cores that have pushed */
+  guint n_expected; /* cores 0 … n_expected − 1 hold the others back before they push */
   guint64 forced;
 };
 
@@ -96,11 +97,17 @@ compact (CoreQueue *c)
   }
 }
 
+void
+core_merge_expect (CoreMerge *m, guint n_cores)
+{
+  m->n_expected = n_cores;
+}
+
 gsize
 core_merge_pop (CoreMerge *m, GArray *out, gboolean all)
 {
   gsize n = 0;
-  if (m->n_seen <= 1) { /* one core: its order is the order */
+  if (m->n_seen <= 1 && m->n_expected <= 1) { /* one core: its order is the order */
     for (guint i = 0; i < m->cores->len; i++) {
       CoreQueue *c = g_ptr_array_index (m->cores, i);
       if (c == NULL || c->head >= c->q->len)
@@ -115,10 +122,12 @@ core_merge_pop (CoreMerge *m, GArray *out, gboolean all)
     return n;
   }
   guint64 watermark = G_MAXUINT64;
-  for (guint i = 0; i < m->cores->len; i++) {
-    CoreQueue *c = g_ptr_array_index (m->cores, i);
+  for (guint i = 0; i < MAX (m->cores->len, m->n_expected); i++) {
+    CoreQueue *c = i < m->cores->len ? g_ptr_array_index (m->cores, i) : NULL;
     if (c != NULL)
       watermark = MIN (watermark, c->last_ts);
+    else if (i < m->n_expected)
+      watermark = 0; /* an expected core has not spoken: its first Events may be the oldest */
   }
   CoreQueue *c;
   while ((c = first_head (m)) != NULL) {

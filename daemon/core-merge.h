@@ -27,6 +27,11 @@ CoreMerge *core_merge_new (gsize max_hold);
 void core_merge_free (CoreMerge *m);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CoreMerge, core_merge_free)
 
+/* core_merge_expect: cores 0 … @n_cores − 1 all have streams (live RTT per core): until a
+ * core has pushed, nothing is handed out (its first Events may be older than every other
+ * core's), within max_hold. Without it only the cores that have pushed count. */
+void core_merge_expect (CoreMerge *m, guint n_cores);
+
 /* core_merge_push: takes @n Events (each core's in time order; an Event earlier than its
  * core's previous one is taken as it comes — the slicer repairs it). */
 void core_merge_push (CoreMerge *m, const ProbeEvent *events, gsize n);

@@ -61,6 +61,7 @@ struct _Session {
                                  * (ProbePollConfig.link_shared: the sampler's waits for it) */
   GArray *events;               /* ProbeEvent not yet handed to store + slicer */
   CoreMerge *merge;             /* … through this: the cores' streams in one time order */
+  guint expect_cores;           /* live RTT per core: the streams the merge waits for */
   GArray *merged;               /* ProbeEvent the merge let out, for store + slicer */
   GArray *slices, *calls, *anomalies, *gaps; /* store rows not yet pushed */
   guint64 last_ts;              /* latest event timestamp */
@@ -747,6 +748,8 @@ make_rtt_per_core (Session *s, gboolean log, GError **error)
                       : s->cfg.core_targets[c] && *s->cfg.core_targets[c]
                       ? s->cfg.core_targets[c] : "the current target");
   }
+  if (log) /* the live source: every core's stream is due, the first drains in any order */
+    s->expect_cores = blocks->len;
   return probe_source_new_rtt_per_core (cfgs, blocks->len, s->cfg.core_targets_auto, error);
 }
 
@@ -1303,6 +1306,7 @@ session_start (Session *s, StoreWriter *writer, GError **error)
   s->events = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
   s->merged = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
   s->merge = core_merge_new (MERGE_MAX_HOLD);
+  core_merge_expect (s->merge, s->expect_cores);
   s->slices = g_array_new (FALSE, FALSE, sizeof (StoreSlice));
   s->calls = g_array_new (FALSE, FALSE, sizeof (StoreCall));
   s->anomalies = g_array_new (FALSE, FALSE, sizeof (StoreAnomaly));

@@ -1,6 +1,7 @@
 /* test-core-merge.c — the time merge of the cores' streams (core-merge.h): chunks of two cores
  * come out in (timestamp, core) order up to the watermark and the rest waits; one core passes
- * straight through; a silent core holds the others only up to max_hold, counted as forced. */
+ * straight through; a silent core holds the others only up to max_hold, counted as forced;
+ * an expected core holds the others before it first speaks. */
 #include "core-merge.h"
 
 static GArray *
@@ -66,11 +67,35 @@ test_max_hold (void)
   g_assert_cmpuint (g_array_index (out, ProbeEvent, 2).ts, ==, 3);
 }
 
+/* With both cores expected (live RTT per core), core 0's first drain waits for core 1's: its
+ * Events from boot are older; then the two come out in order. */
+static void
+test_expect (void)
+{
+  g_autoptr (CoreMerge) m = core_merge_new (1000);
+  core_merge_expect (m, 2);
+  g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+  static const guint64 c0[][2] = { { 10, 0 }, { 20, 0 }, { 30, 0 } };
+  static const guint64 c1[][2] = { { 5, 1 }, { 15, 1 }, { 40, 1 } };
+  g_autoptr (GArray) a = events (c0, 3);
+  g_autoptr (GArray) b = events (c1, 3);
+  core_merge_push (m, (ProbeEvent *) a->data, a->len);
+  g_assert_cmpuint (core_merge_pop (m, out, FALSE), ==, 0); /* core 1 has not spoken */
+  core_merge_push (m, (ProbeEvent *) b->data, b->len);
+  g_assert_cmpuint (core_merge_pop (m, out, FALSE), ==, 5); /* up to 30; 40@1 waits */
+  static const guint64 want[] = { 5, 10, 15, 20, 30 };
+  for (guint i = 0; i < 5; i++)
+    g_assert_cmpuint (g_array_index (out, ProbeEvent, i).ts, ==, want[i]);
+  g_assert_cmpuint (core_merge_pop (m, out, TRUE), ==, 1);
+  g_assert_cmpuint (core_merge_get_forced (m), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/core-merge/two-cores", test_two_cores);
   g_test_add_func ("/core-merge/max-hold", test_max_hold);
+  g_test_add_func ("/core-merge/expect", test_expect);
   return g_test_run ();
 }

@@ -124,17 +124,27 @@ off_a=$(truth 1 | field offset) resyncs_a=$(truth 1 | python3 -c \
 on sim.cpu1 halt >/dev/null
 sleep 0.5
 on sim.cpu1 resume >/dev/null
-sleep 1
-t1=$(truth 1)
-python3 - "$t1" "$off_a" "$resyncs_a" <<'PY' || die "resync after halting core 1"
+# the bound comes back as the bursts (every 100 ms) find a round trip as short as before: on a
+# quiet host within a second, on a busy one (the QEMUs descheduled between ping and answer)
+# later — wait for it up to 20 s and say how long it took
+t_resume=$(date +%s.%N)
+for _ in $(seq 40); do
+  sleep 0.5
+  t1=$(truth 1)
+  (( $(field offset_bound <<<"$t1") <= 250 )) && break
+done
+back_s=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" \
+  "$t_resume" "$(date +%s.%N)")
+python3 - "$t1" "$off_a" "$resyncs_a" "$back_s" <<'PY' || die "resync after halting core 1"
 import json, sys
 x = json.loads(sys.argv[1])["xcore"]
 off_a, resyncs_a = int(sys.argv[2]), int(sys.argv[3])
 moved = (x["offset"] - off_a) & 0xFFFFFFFF
 print(f"halt 0.5 s: offset {off_a} -> {x['offset']} (moved {moved / 25e3:.1f} ms),"
-      f" bound ±{x['offset_bound']} ticks, moves+jumps {resyncs_a} -> {x['moves'] + x['jumps']}")
+      f" bound ±{x['offset_bound']} ticks {sys.argv[4]} s after the resume,"
+      f" moves+jumps {resyncs_a} -> {x['moves'] + x['jumps']}")
 assert x["moves"] + x["jumps"] > resyncs_a, "the halt was not noticed"
 assert 0.4 * 25e6 <= moved <= 5 * 25e6, "the offset did not move by the halt"
-assert x["offset_bound"] <= 250, "the bound did not come back after the halt"
+assert x["offset_bound"] <= 250, "the bound did not come back within 20 s of the halt"
 PY
 echo "xcore: time base, cross-core activation, spinlock and resync as designed"

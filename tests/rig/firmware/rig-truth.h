@@ -203,8 +203,9 @@ typedef struct {
    * without -icount QEMU delivers a tick late when the host stalls it */
   uint32_t lat_late;       /* jobs served more than a tick period + RIG_XCORE_LATE after the
                               previous tick's serve pass (a late or lost tick), whose request
-                              was posted late (RIG_XCORE_REQ_SLOW), or switched in more than
-                              RIG_XCORE_LATE after being served */
+                              was posted late (RIG_XCORE_REQ_SLOW), held in the mailbox at the
+                              target's activation limit (or behind one held), or switched in
+                              more than RIG_XCORE_LATE after being served */
   int32_t lat_timely_max;  /* the largest latency of the other jobs */
   uint32_t gap_max;        /* the largest such gap at a serve, ticks */
   uint32_t reserved;

@@ -26,7 +26,8 @@
  * A request waits at most the gap between the tick pass before it was posted and the pass that
  * takes it: one tick period when QEMU delivers the ticks on time (without -icount it does not
  * when the host stalls it). Jobs served after a gap longer than a tick period + RIG_XCORE_LATE,
- * posted more than RIG_XCORE_LATE after their time stamp, or switched in more than
+ * posted more than RIG_XCORE_LATE after their time stamp, held in the mailbox (or queued behind
+ * one held) because the target was at its activation limit, or switched in more than
  * RIG_XCORE_LATE after being served (a QEMU stalled) count as late (lat_late); the others'
  * largest latency is lat_timely_max: at most a tick period + 3 RIG_XCORE_LATE + twice the
  * clock's bound.
@@ -63,6 +64,8 @@ static uint8_t xcore_pend_late[OS_N_TASKS][2]; /* … 1: served late (RigXcoreTr
 static uint32_t xcore_pend_served[OS_N_TASKS][2]; /* … board time they were served */
 static uint8_t xcore_pend_n[OS_N_TASKS];
 static uint32_t xcore_tick_ts;          /* board time of the last tick's serve pass */
+static uint32_t xcore_held_upto;        /* mailbox index: the requests before it waited behind
+                                         * one held at the activation limit (late) */
 
 /* A full barrier between the two QEMU processes (xcore.h): DMB, then a board-register read. */
 static inline void NOINSTR xcore_fence(void)
@@ -286,17 +289,22 @@ static void NOINSTR xcore_serve(int idle)
     uint32_t word = r->task;
     uint8_t task = (uint8_t)word;
     uint32_t ts = r->ts;
-    if (task < OS_N_TASKS && os_task_state[task] != OS_SUSPENDED && os_task_act[task] >= 2)
-      break;  /* at OSEK's activation limit: the request waits in the mailbox (it was traced
-               * as an ActivateTask where it was made; losing it here would leave the trace an
-               * activation no job serves) until a job of the task ends */
+    if (task < OS_N_TASKS && os_task_state[task] != OS_SUSPENDED && os_task_act[task] >= 2) {
+      /* at OSEK's activation limit: the request waits in the mailbox (it was traced as an
+       * ActivateTask where it was made; losing it here would leave the trace an activation no
+       * job serves) until a job of the task ends; it and those behind it wait longer than a
+       * tick period for a reason of their own, so they count as late */
+      xcore_held_upto = m->head;
+      break;
+    }
+    uint8_t held = (int32_t)(tail - xcore_held_upto) < 0;
     m->tail = ++tail;
     rig_xcore_serving = 1;
     StatusType st = task < OS_N_TASKS ? ActivateTask(task) : E_OS_ID;
     rig_xcore_serving = 0;
     if (st == E_OK) {
       if (xcore_pend_n[task] < 2) {
-        xcore_pend_late[task][xcore_pend_n[task]] = late || (word & RIG_XCORE_REQ_SLOW);
+        xcore_pend_late[task][xcore_pend_n[task]] = late || held || (word & RIG_XCORE_REQ_SLOW);
         xcore_pend_served[task][xcore_pend_n[task]] = now;
         xcore_pend_ts[task][xcore_pend_n[task]++] = ts;
       }

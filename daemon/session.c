@@ -61,7 +61,8 @@ struct _Session {
                                  * (ProbePollConfig.link_shared: the sampler's waits for it) */
   GArray *events;               /* ProbeEvent not yet handed to store + slicer */
   CoreMerge *merge;             /* … through this: the cores' streams in one time order */
-  guint expect_cores;           /* live RTT per core: the streams the merge waits for */
+  guint expect_cores;           /* RTT per core, live or replayed: the streams the merge waits
+                                 * for (0: none named) */
   GArray *merged;               /* ProbeEvent the merge let out, for store + slicer */
   GArray *slices, *calls, *anomalies, *gaps; /* store rows not yet pushed */
   guint64 last_ts;              /* latest event timestamp */
@@ -166,6 +167,20 @@ session_new (const SessionConfig *cfg, GError **error)
                    "%s: captures of source kind %u cannot be replayed", cfg->replay_path,
                    info->source);
       return NULL;
+    }
+    /* a per-core RTT recording names its streams: the merge waits for each core's first
+     * record, as the live session did (core_merge_expect) */
+    const char *streams = info->metadata ? g_hash_table_lookup (info->metadata, "rtt.streams")
+                                         : NULL;
+    if (info->source == PROBE_SOURCE_RTT && streams != NULL) {
+      guint64 n = 0;
+      if (!g_ascii_string_to_unsigned (streams, 10, 1, PROBE_POLL_MAX_CORES, &n, NULL)) {
+        g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "%s: metadata rtt.streams "
+                     "\"%s\" is not a number of streams (1 to %u)", cfg->replay_path, streams,
+                     PROBE_POLL_MAX_CORES);
+        return NULL;
+      }
+      s->expect_cores = (guint) n;
     }
     if (info->source == PROBE_SOURCE_SWO && s->w->n_files > 1) {
       g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "%s: SWO traces one core; one "
@@ -1241,6 +1256,8 @@ session_start (Session *s, StoreWriter *writer, GError **error)
     if (sq->config && strpbrk (sq->config, "=\n") == NULL) /* metadata cannot hold them */
       g_hash_table_insert (meta, "source_config", g_strdup (sq->config));
     session_watch_capture_metadata (s->w, meta);
+    if (s->capture_kind == PROBE_SOURCE_RTT && s->expect_cores > 1) /* one channel per core */
+      g_hash_table_insert (meta, "rtt.streams", g_strdup_printf ("%u", s->expect_cores));
     if (s->capture_kind == PROBE_SOURCE_POLL && s->cfg.pc_sample_hz) /* its records' channels */
       g_hash_table_insert (meta, "poll.pc_sample", g_strdup ("1"));
     if (s->swo != NULL) {

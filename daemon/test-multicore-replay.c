@@ -4,7 +4,8 @@
  * every Event stored, each task's run time, jobs and preemptions, each core's task time and
  * timeline (slices), the task that migrates between cores 0 and 1, the cross-core activation
  * latency per pair of cores, and the live view's per-core state beyond the 8 cores it once
- * held. The ORTI file is written here: one OS object with `RUNNINGTASK[]` per core (ORTI 2.3
+ * held; and a capture whose other cores' first drains came late (the replay waits for every
+ * core's first record). The ORTI file is written here: one OS object with `RUNNINGTASK[]` per core (ORTI 2.3
  * style) naming the tasks; a replay needs no ELF. */
 #include <glib/gstdio.h>
 #include <math.h>
@@ -75,8 +76,57 @@ assert_percentile (gint64 got, GArray *sorted, double pct)
 }
 
 /* @data: cores | DRAIN (the capture as per-core drains of 1 ms each: core 0's bytes of a window,
- * then core 1's, …, so the session must put the cores back in time order itself). */
+ * then core 1's, …, so the session must put the cores back in time order itself) | LATE (and
+ * core 0's first LATE_RECORDS drains recorded before any other core's, as a live session whose
+ * first drains of the other cores came late records them: its "rtt.streams" metadata makes the
+ * replay wait for every core's first record). */
 #define DRAIN 0x100u
+#define LATE 0x200u
+#define LATE_RECORDS 190 /* of FRAMES: more Events than the session feeds the merge at once */
+
+/* Rewrites the capture at @path: channel 0's first @n records first, the rest as they were;
+ * metadata rtt.streams = @streams, as a live per-core RTT session records it. */
+static void
+start_others_late (const char *path, guint n, guint streams)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ProbeCaptureReader) r = probe_capture_reader_open (path, &error);
+  g_assert_no_error (error);
+  g_autoptr (GHashTable) meta = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  g_hash_table_insert (meta, "rtt.streams", g_strdup_printf ("%u", streams));
+  ProbeCaptureInfo info = *probe_capture_reader_get_info (r);
+  info.metadata = meta;
+  g_autoptr (GPtrArray) first = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  g_autoptr (GPtrArray) rest = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  g_autoptr (GArray) rest_channel = g_array_new (FALSE, FALSE, sizeof (guint16));
+  ProbeCaptureRecord rec;
+  while (probe_capture_reader_next (r, &rec, &error) == PROBE_CAPTURE_RECORD) {
+    g_assert_cmpint (rec.type, ==, PROBE_CAPTURE_DATA);
+    GBytes *b = g_bytes_new (rec.data, rec.len);
+    if (rec.channel == 0 && first->len < n) {
+      g_ptr_array_add (first, b);
+    } else {
+      g_ptr_array_add (rest, b);
+      g_array_append_val (rest_channel, rec.channel);
+    }
+  }
+  g_assert_no_error (error);
+  g_autofree char *tmp = g_strconcat (path, ".late", NULL);
+  ProbeCaptureWriter *w = probe_capture_writer_new (tmp, &info, &error);
+  g_assert_no_error (error);
+  gint64 t = 0;
+  for (guint i = 0; i < first->len + rest->len; i++) {
+    gboolean early = i < first->len;
+    GBytes *b = g_ptr_array_index (early ? first : rest, early ? i : i - first->len);
+    guint16 ch = early ? 0 : g_array_index (rest_channel, guint16, i - first->len);
+    gsize len;
+    const guint8 *data = g_bytes_get_data (b, &len);
+    g_assert_true (probe_capture_writer_add (w, PROBE_CAPTURE_DATA, ch, t++, data, len, &error));
+  }
+  g_assert_true (probe_capture_writer_close (w, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_rename (tmp, path), ==, 0);
+}
 
 static void
 test_replay (gconstpointer data)
@@ -91,6 +141,8 @@ test_replay (gconstpointer data)
   g_autofree char *capture = g_build_filename (dir, "amp.ocap", NULL);
   g_assert_true (rtt_amp_write_capture (gen, capture, TICK_HZ, 4096, drain, &error));
   g_assert_no_error (error);
+  if (GPOINTER_TO_UINT (data) & LATE)
+    start_others_late (capture, LATE_RECORDS, n);
   g_autofree char *orti = write_orti (dir, n);
   g_autofree char *db_path = g_build_filename (dir, "profile.db", NULL);
 
@@ -291,17 +343,52 @@ test_target_per_core_config (void)
   g_rmdir (dir);
 }
 
+/* A capture whose rtt.streams is not a stream count is refused, naming the file and the value. */
+static void
+test_bad_streams_metadata (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("orti-amp-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *orti = write_orti (dir, 2);
+  g_autofree char *capture = g_build_filename (dir, "bad.ocap", NULL);
+  static const char *const bad[] = { "x", "0", "65", "2x" };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    g_autoptr (GHashTable) meta = g_hash_table_new (g_str_hash, g_str_equal);
+    g_hash_table_insert (meta, (gpointer) "rtt.streams", (gpointer) bad[i]);
+    ProbeCaptureInfo info = { .source = PROBE_SOURCE_RTT, .tick_hz = TICK_HZ, .metadata = meta };
+    ProbeCaptureWriter *w = probe_capture_writer_new (capture, &info, &error);
+    g_assert_no_error (error);
+    g_assert_true (probe_capture_writer_close (w, &error));
+    SessionConfig cfg = { .orti_path = orti, .core = -1, .source = SESSION_SOURCE_REPLAY,
+                          .replay_path = capture };
+    g_autoptr (Session) s = session_new (&cfg, &error);
+    g_assert_null (s);
+    g_assert_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG);
+    g_autofree char *value = g_strdup_printf ("rtt.streams \"%s\"", bad[i]);
+    g_assert_nonnull (strstr (error->message, capture));
+    g_assert_nonnull (strstr (error->message, value));
+    g_clear_error (&error);
+  }
+  g_unlink (capture);
+  g_unlink (orti);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   profd = argc > 1 ? argv[1] : NULL;
   g_test_add_func ("/multicore/target-per-core-config", test_target_per_core_config);
+  g_test_add_func ("/multicore/replay/bad-streams-metadata", test_bad_streams_metadata);
   g_test_add_data_func ("/multicore/replay/6-cores", GUINT_TO_POINTER (6), test_replay);
   g_test_add_data_func ("/multicore/replay/16-cores", GUINT_TO_POINTER (16), test_replay);
   g_test_add_data_func ("/multicore/replay/6-cores-drained", GUINT_TO_POINTER (6 | DRAIN),
                         test_replay);
   g_test_add_data_func ("/multicore/replay/16-cores-drained", GUINT_TO_POINTER (16 | DRAIN),
                         test_replay);
+  g_test_add_data_func ("/multicore/replay/6-cores-drained-late-start",
+                        GUINT_TO_POINTER (6 | DRAIN | LATE), test_replay);
   return g_test_run ();
 }

@@ -3,7 +3,7 @@
  * through a real Session into a real store, checked against the generator's truth (issue 19):
  * every Event stored, each task's run time, jobs and preemptions, each core's task time and
  * timeline (slices), the task that migrates between cores 0 and 1, the cross-core activation
- * latency per pair of cores, and the live view's per-core state beyond the 8 cores it once
+ * latency per pair of cores and the bounds it puts on their clocks' offsets, and the live view's per-core state beyond the 8 cores it once
  * held; and a capture whose other cores' first drains came late (the replay waits for every
  * core's first record). The ORTI file is written here: one OS object with `RUNNINGTASK[]` per core (ORTI 2.3
  * style) naming the tasks; a replay needs no ELF. */
@@ -278,6 +278,22 @@ test_replay (gconstpointer data)
     assert_percentile (db_int (db, p50, id, c, to), lat, 50);
     assert_percentile (db_int (db, p99, id, c, to), lat, 99);
 #pragma GCC diagnostic pop
+  }
+  /* the clock offsets the latencies bound (core_skew, pairs by lower core): c → c + 1 only, so
+   * core c + 1's clock − core c's is at most the smallest latency c → c + 1, with no lower
+   * bound; the pair (0, n − 1) has only n − 1 → 0: a lower bound, minus its smallest latency */
+  g_assert_cmpint (db_int (db, "SELECT count(*) FROM core_skew WHERE session_id = %"
+                           G_GINT64_FORMAT, id), ==, n);
+  for (guint c = 0; c < n; c++) {
+    guint to = (c + 1) % n, lo = MIN (c, to), hi = MAX (c, to);
+    gint64 smallest = (gint64) g_array_index (gen->latency[c][to], guint64, 0); /* sorted */
+    g_assert_cmpint (db_int (db, "SELECT CAST(round(%s) AS INTEGER) FROM core_skew WHERE "
+                             "session_id = %" G_GINT64_FORMAT " AND core = %u AND other_core = %u",
+                             c < to ? "offset_max_us" : "offset_min_us", id, lo, hi),
+                     ==, c < to ? smallest : -smallest);
+    g_assert_cmpint (db_int (db, "SELECT %s FROM core_skew WHERE session_id = %" G_GINT64_FORMAT
+                             " AND core = %u AND other_core = %u",
+                             c < to ? "offset_min_us" : "offset_max_us", id, lo, hi), ==, -1);
   }
   store_db_close (g_steal_pointer (&db));
   g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);

@@ -48,6 +48,8 @@
  *      per task beside its PC-sampled share and interval (docs/pc-sampling.md).
  *  11  task_core_stat (issue 19): per task and core it ran on, slices, jobs begun there and
  *      run time; view task_core_stats in µs with the share of that core's observed time.
+ *  12  view core_skew (issue 19): per pair of cores, the bounds the cross-core activation
+ *      latencies put on the offset between their clocks (other core's − this core's, µs).
  *
  * Workload facts that shaped it: events dominate (millions per session) so they are packed
  * per core into ~1 KB chunks (store-private.h) — about 8 bytes an event instead of ~30 for a
@@ -818,6 +820,36 @@ migrate_10_to_11 (sqlite3 *db, GError **error)
     "LEFT JOIN core_stat k ON k.session_id = s.session_id AND k.core = s.core;\n", error);
 }
 
+/* migrate_11_to_12: what the cross-core latencies say about the cores' clocks. A job cannot
+ * start before the ActivateTask that caused it, so each latency from core a to core b, as the
+ * two cores' clocks stamped it, is at least (b's clock − a's clock); the smallest one in each
+ * direction bounds that offset from above and from below (NULL: no activation that way). The
+ * slicer pairs in time order and keeps no negative latency, so the interval always holds 0: it
+ * says how far apart the clocks can be, never that they are. A view over cross_core_stat only:
+ * sessions measured before have their rows too. */
+static gboolean
+migrate_11_to_12 (sqlite3 *db, GError **error)
+{
+  return store__exec (db,
+    "CREATE VIEW core_skew AS\n"
+    "SELECT p.session_id, p.core, COALESCE(c.name, printf('core %d', p.core)) AS name,\n"
+    "  p.other_core, COALESCE(o.name, printf('core %d', p.other_core)) AS other_name,\n"
+    "  -ba.min * 1e6 / x.tick_rate_hz AS offset_min_us,\n"
+    "  ab.min * 1e6 / x.tick_rate_hz AS offset_max_us,\n"
+    "  COALESCE(ab.count, 0) AS activations_to_other,\n"
+    "  COALESCE(ba.count, 0) AS activations_from_other\n"
+    "FROM (SELECT DISTINCT session_id, min(from_core, core) AS core,\n"
+    "        max(from_core, core) AS other_core\n"
+    "      FROM cross_core_stat WHERE from_core <> core) p\n"
+    "JOIN sessions x ON x.id = p.session_id\n"
+    "LEFT JOIN cross_core_stat ab ON ab.session_id = p.session_id AND ab.from_core = p.core\n"
+    "  AND ab.core = p.other_core\n"
+    "LEFT JOIN cross_core_stat ba ON ba.session_id = p.session_id AND ba.from_core = p.other_core\n"
+    "  AND ba.core = p.core\n"
+    "LEFT JOIN cores c ON c.session_id = p.session_id AND c.core = p.core\n"
+    "LEFT JOIN cores o ON o.session_id = p.session_id AND o.core = p.other_core;\n", error);
+}
+
 typedef gboolean (*StoreMigration) (sqlite3 *db, GError **error);
 
 /* migrations[v] upgrades version v to v + 1. */
@@ -833,6 +865,7 @@ static const StoreMigration migrations[STORE_SCHEMA_VERSION] = {
   migrate_8_to_9,
   migrate_9_to_10,
   migrate_10_to_11,
+  migrate_11_to_12,
 };
 
 gboolean

@@ -52,7 +52,7 @@ typedef enum {
 } StoreError;
 
 /* Schema version this build reads and writes (store-schema.c keeps the history). */
-#define STORE_SCHEMA_VERSION 11
+#define STORE_SCHEMA_VERSION 12
 
 /* --- rows -------------------------------------------------------------------------------- */
 

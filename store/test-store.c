@@ -78,7 +78,7 @@ test_new (Fixture *f, gconstpointer data)
                           "sessions_overview", "events", "isr_stats", "task_isr_stats",
                           "service_stats", "task_service_stats", "point_stats", "data_stats",
                           "data_state_stats", "data_series", "core_stats",
-                          "cross_core_latency" };
+                          "cross_core_latency", "core_skew" };
   for (guint i = 0; i < G_N_ELEMENTS (views); i++) {
     g_autofree char *sql = g_strdup_printf ("SELECT count(*) FROM %s", views[i]);
     g_assert_cmpint (query_int (db, sql), ==, 0);
@@ -542,9 +542,13 @@ write_session (const char *path, Written *out, guint n_events, guint32 seed)
   g_assert_true (store_writer_push_data_values (w, id, dv, 3, &error));
   StoreCoreStat cs = { 0, 0, 100000, 60000, 5000, 30000, 5000 };
   g_assert_true (store_writer_put_core_stats (w, id, &cs, 1, &error));
-  StoreCrossCoreStat xs = { .from_core = 1, .core = 0, .count = 4, .min = 200, .max = 900,
-                            .avg = 450.5, .p50 = 300, .p90 = 900, .p99 = 900 };
-  g_assert_true (store_writer_put_cross_core_stats (w, id, &xs, 1, &error));
+  StoreCrossCoreStat xs[3] = { { .from_core = 1, .core = 0, .count = 4, .min = 200, .max = 900,
+                                 .avg = 450.5, .p50 = 300, .p90 = 900, .p99 = 900 },
+                               { .from_core = 0, .core = 2, .count = 1, .min = 50, .max = 50,
+                                 .avg = 50, .p50 = 50, .p90 = 50, .p99 = 50 },
+                               { .from_core = 2, .core = 0, .count = 2, .min = 30, .max = 40,
+                                 .avg = 35, .p50 = 30, .p90 = 40, .p99 = 40 } };
+  g_assert_true (store_writer_put_cross_core_stats (w, id, xs, 3, &error));
   StoreSessionNotes notes = { .clock_source = "stream", .inference = "trace events" };
   g_assert_true (store_writer_set_notes (w, id, &notes, &error));
   StoreSessionNotes more = { .clock_warning = "host clock runs 3 % slow", .source_config = "{}" };
@@ -660,6 +664,17 @@ test_roundtrip (Fixture *f, gconstpointer data)
                                   "from_name = 'core 1' AND name = 'core0' AND count = 4 AND "
                                   "min_us = 200 AND max_us = 900 AND avg_us = 450.5 AND p50_us = 300 AND "
                                   "p99_us = 900"), ==, 1);
+  /* core 1's clock − core 0's is at least −200 µs (1 → 0 took 200 at least), with no upper
+   * bound (no 0 → 1); core 2's − core 0's lies in [−30, 50] (2 → 0 at least 30, 0 → 2 50) */
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM core_skew"), ==, 2);
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM core_skew WHERE core = 0 AND "
+                                  "name = 'core0' AND other_core = 1 AND other_name = 'core 1' AND "
+                                  "offset_min_us = -200 AND offset_max_us IS NULL AND "
+                                  "activations_to_other = 0 AND activations_from_other = 4"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM core_skew WHERE core = 0 AND "
+                                  "other_core = 2 AND offset_min_us = -30 AND offset_max_us = 50 "
+                                  "AND activations_to_other = 1 AND activations_from_other = 2"),
+                   ==, 1);
   g_assert_cmpint (query_int (db, "SELECT count(*) FROM sessions_overview WHERE clock_source = 'stream' "
                                   "AND inference = 'trace events' AND clock_warning IS NOT NULL AND "
                                   "source_config = '{}' AND samples IS NULL AND functions = 1"), ==, 1);

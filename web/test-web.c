@@ -406,6 +406,7 @@ test_routes (Fx *fx, gconstpointer data)
   JsonObject *paths = json_object_get_object_member (json_node_get_object (apin), "paths");
   const char *routes[] = { "tasks", "functions", "isrs", "isrs/tasks", "services", "services/tasks",
                            "points", "data", "data/states", "data/values", "cores", "task-cores", "cross-core",
+                           "core-skew",
                            "timeline",
                            "callstack", "log", "flame", "anomalies", "gaps", "export", "stop" };
   for (guint i = 0; i < G_N_ELEMENTS (routes); i++) {
@@ -495,6 +496,14 @@ test_v3_routes (Fx *fx, gconstpointer data)
   g_assert_cmpint (json_object_get_int_member (x0, "count"), ==, 3);
   g_assert_cmpfloat (json_object_get_double_member (x0, "p50_us"), ==, 7);
   g_assert_cmpfloat (json_object_get_double_member (x0, "avg_us"), ==, 7);
+  /* core 1's clock − core 0's: at least −5 µs (1 → 0 took 5 at least), no upper bound */
+  g_autoptr (JsonNode) skew = get_rows (fx, "core-skew", 1);
+  JsonObject *k0 = json_array_get_object_element (json_node_get_array (skew), 0);
+  g_assert_cmpint (json_object_get_int_member (k0, "core"), ==, 0);
+  g_assert_cmpint (json_object_get_int_member (k0, "other_core"), ==, 1);
+  g_assert_cmpfloat (json_object_get_double_member (k0, "offset_min_us"), ==, -5);
+  g_assert_true (json_object_get_null_member (k0, "offset_max_us"));
+  g_assert_cmpint (json_object_get_int_member (k0, "activations_from_other"), ==, 3);
   g_autoptr (JsonNode) tcores = get_rows (fx, "task-cores", 1);
   JsonObject *tc0 = json_array_get_object_element (json_node_get_array (tcores), 0);
   g_assert_cmpstr (json_object_get_string_member (tc0, "task"), ==, "Task_A");

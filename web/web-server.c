@@ -836,6 +836,9 @@ route_session (Job *j, StoreDb *db, gint64 id, const char *what, const char *sub
   else if (strcmp (what, "cross-core") == 0)
     answer_rows (j, db, "SELECT * FROM cross_core_latency WHERE session_id = %lld "
                  "ORDER BY core, from_core", (long long) id);
+  else if (strcmp (what, "core-skew") == 0)
+    answer_rows (j, db, "SELECT * FROM core_skew WHERE session_id = %lld "
+                 "ORDER BY core, other_core", (long long) id);
   else if (strcmp (what, "data") == 0 && sub == NULL)
     answer_rows (j, db, "SELECT * FROM data_stats WHERE session_id = %lld ORDER BY variable_value",
                  (long long) id);

@@ -119,6 +119,19 @@ def main(seconds, tmp):
         if abs(avg / t_avg - 1) > 0.01:
             bad.append(f"{frm}→{to} avg {avg:.2f} vs {t_avg:.2f}")
     check(not bad, "cross-core latency off the firmware's: " + ", ".join(bad))
+    # the bounds those latencies put on the offset between the cores' clocks (core_skew: core
+    # 1's − core 0's in [−min 1→0, min 0→1]); the rig's true offset is within the firmware's
+    # stated bound of 0 (its common time base)
+    (lo, hi), = s.sql("SELECT offset_min_us, offset_max_us FROM core_skew WHERE session_id = 1 "
+                      "AND core = 0 AND other_core = 1")
+    mins = {(r[0], r[1]): r[3] for r in rows}
+    fw = truth[1]["xcore"]["offset_bound"] / BOARD_HZ * 1e6
+    print(f"BENCH rtt_xcore_clock_offset_bound_us {hi - lo:.2f} (core 1's clock − core 0's in "
+          f"[{lo:.2f}, {hi:.2f}] µs from the latencies; the firmware states ±{fw:.2f})")
+    check(abs(lo + mins[(1, 0)]) < 1e-6 and abs(hi - mins[(0, 1)]) < 1e-6,
+          f"core_skew [{lo}, {hi}] is not [−min 1→0, min 0→1] of {mins}")
+    check(lo <= fw and hi >= -fw, f"the firmware's offset (0 ± {fw:.2f} µs) lies outside the "
+          f"bound [{lo:.2f}, {hi:.2f}] µs")
 
 
 if __name__ == "__main__":

@@ -57,6 +57,9 @@ static uint8_t xcore_mode;              /* 0 idle, else RIG_WORKLOAD_XCORE or _X
 static volatile uint8_t xcore_sync_due; /* core 1: a burst is due */
 static volatile uint8_t xcore_ready_pending; /* core 1: ready once the time passes … */
 static volatile uint32_t xcore_ready_at;     /* … this common time (see xcore_sync) */
+static uint32_t xcore_high;             /* core 1: the latest common time it reached before a
+                                         * step (a trace clock holds there until it is passed) */
+static uint8_t xcore_high_set;
 static uint32_t xcore_ping_seq;         /* core 1: last ping sent */
 static uint32_t xcore_last_answered;    /* core 0: last ping answered */
 static uint32_t xcore_pend_ts[OS_N_TASKS][2]; /* request times of activations served here */
@@ -89,6 +92,7 @@ void NOINSTR rig_xcore_init(uint8_t mode)
 {
   xcore_mode = 0;
   xcore_offset = 0;
+  xcore_high_set = 0;
   if (mode != RIG_WORKLOAD_XCORE && mode != RIG_WORKLOAD_XCORE1)
     return;
   volatile uint32_t *w = (volatile uint32_t *)&rig_xcore_truth;
@@ -192,6 +196,11 @@ static void NOINSTR xcore_sync(void)
   if (cur_bound == XCORE_UNSYNCED || moved || bound <= cur_bound) {
     if (moved)
       rig_xcore_truth.moves++;
+    uint32_t before = rig_sys_now();
+    if (!xcore_high_set || (int32_t)(before - xcore_high) > 0) {
+      xcore_high = before;
+      xcore_high_set = 1;
+    }
     xcore_offset = best_off;
     rig_xcore_truth.offset = best_off;
     rig_xcore_truth.offset_bound = bound;
@@ -200,10 +209,13 @@ static void NOINSTR xcore_sync(void)
     rig_xcore_truth.syncs++;
     if ((bound <= XCORE_READY_BOUND || rig_xcore_truth.syncs >= XCORE_READY_SYNCS) &&
         XSH->c1_ready != RIG_XCORE_SHARED_MAGIC && !xcore_ready_pending) {
-      /* from a good estimate on: serving — once the time has passed where it stood before
-       * this step (a trace image's clock holds still while the common time steps back: a
-       * request or job start stamped meanwhile would read out of order across the cores) */
-      xcore_ready_at = rig_sys_now() + (diff < 0 ? (uint32_t)-diff : 0u) + RIG_TICK_HZ / 100u;
+      /* from a good estimate on: serving — once the time has passed the latest it reached
+       * before any step so far (a trace image's clock holds still while the common time
+       * steps back: a request or job start stamped meanwhile would read out of order across
+       * the cores). Not only this step's: an earlier estimate with a poor bound may have
+       * stepped back further, and its hold may not be over yet. */
+      uint32_t now = rig_sys_now();
+      xcore_ready_at = ((int32_t)(xcore_high - now) > 0 ? xcore_high : now) + RIG_TICK_HZ / 100u;
       xcore_ready_pending = 1;
     }
   }

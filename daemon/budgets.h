@@ -5,9 +5,10 @@
  * A budgets file is a GKeyFile with one group per object — `[task Task0]`, `[isr Can_Isr]`,
  * `[function foo]`, `[point 3]`, `[core 0]`, `[session]` — and keys naming limits:
  * load_max (percent), net_p99_max, net_max, response_p99_max, response_max, period_min,
- * period_max, deadline (µs), preemptions_per_job_max, gaps_max. A task's `deadline` bounds its
- * worst response time; its value may be `period` (or empty: the default), the task's own
- * measured period, so the limit is then itself a statistic with a bound. Which keys an object kind takes is
+ * period_max, deadline and deadline_p99 (µs), preemptions_per_job_max, gaps_max. A task's
+ * `deadline` bounds its worst response time, `deadline_p99` its 99th percentile (a soft
+ * deadline); their value may be `period` (or empty: the default), the task's own measured
+ * period, so the limit is then itself a statistic with a bound. Which keys an object kind takes is
  * fixed by what the views of docs/schema.md store (budget_statistic_find); a key whose
  * statistic has no column for that kind is refused, never approximated.
  *

@@ -365,7 +365,8 @@ derive__session (DeriveFile *f, const CheckDeriveSources *src, gboolean loads_on
     for (guint i = 0; i < info->n_stats; i++) {
       const BudgetStatistic *st = &info->stats[i];
       if (st->period_sql != NULL)
-        continue; /* deadline: response_max's statistic; its limit comes from the ORTI */
+        continue; /* deadline, deadline_p99: response statistics; their limit comes from the
+                   * ORTI */
       if (loads_only && strcmp (st->key, "load_max") != 0 && strcmp (st->key, "gaps_max") != 0)
         continue;
       if (loads_only && kind != BUDGET_KIND_TASK && kind != BUDGET_KIND_CORE

@@ -118,6 +118,18 @@ test_parse_deadline (void)
   parse_error ("[isr I]\ndeadline = 10\n", BUDGET_ERROR_KEY,
                "b.ini:2: deadline: the views store no such statistic for a isr");
   parse_error ("[function f]\ndeadline = period\n", BUDGET_ERROR_KEY, "b.ini:2: deadline: ");
+  /* deadline_p99: the same for the 99th percentile response */
+  g_autoptr (BudgetSet) p99 = parse_ok ("[task A]\ndeadline_p99 = period\n[task B]\n"
+                                        "deadline_p99 = 900\n");
+  b = g_ptr_array_index (p99->budgets, 0);
+  g_assert_cmpstr (b->stat->key, ==, "deadline_p99");
+  g_assert_cmpstr (b->stat->value_sql, ==, "response_p99_us");
+  g_assert_true (b->limit_is_period);
+  b = g_ptr_array_index (p99->budgets, 1);
+  g_assert_false (b->limit_is_period);
+  g_assert_cmpfloat (b->limit, ==, 900);
+  parse_error ("[isr I]\ndeadline_p99 = 10\n", BUDGET_ERROR_KEY,
+               "b.ini:2: deadline_p99: the views store no such statistic for a isr");
 }
 
 static void

@@ -361,6 +361,7 @@ write_deadline_db (void)
                             .samples_effective = 9000 };
   g_assert_true (store_writer_set_quality (w, id, &q, &error));
   double response_max[4] = { 9500, 10050, 10500, 9000 };
+  double response_p99[4] = { 9000, 9980, 10300, 8700 };
   double period[4] = { 10000, 10000, 10000, NAN };
   StoreTaskStat ts[4];
   for (guint i = 0; i < 4; i++) {
@@ -376,7 +377,7 @@ write_deadline_db (void)
       .period_min = isnan (period[i]) ? -1 : (gint64) period[i] - 500,
       .period_max = isnan (period[i]) ? -1 : (gint64) period[i] + 500, .period_avg = period[i],
       .response_min = 500, .response_max = (gint64) response_max[i], .response_avg = 800,
-      .response_p50 = 800, .response_p90 = 900, .response_p99 = 950 };
+      .response_p50 = 800, .response_p90 = 900, .response_p99 = (gint64) response_p99[i] };
   }
   g_assert_true (store_writer_put_task_stats (w, id, ts, 4, &error));
   g_assert_true (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error));
@@ -435,6 +436,28 @@ test_check_deadline (void)
   g_assert_cmpint (run (NULL, NULL, "check", "--db", db_path, "--session", "1", "--budgets", b4,
                         NULL), ==, 0);
   assert_bad ("[task Task0]\n\ndeadline = soon\n", "3: deadline = 'soon'");
+
+  /* deadline_p99, a soft deadline: the 99th percentile response (± its bound) against the
+   * same limits; Task2's worst response misses its period, its p99 does too (10300 − 100 >
+   * 10000 + 100), Task1's p99 9980 ± 100 straddles it, Task0's 9000 + 100 fits */
+  g_autofree char *b5 = write_budgets ("deadline5.ini",
+    "[task Task0]\ndeadline_p99 = period\n[task Task1]\ndeadline_p99 =\n"
+    "[task Task2]\ndeadline_p99 = period\n[task Task3]\ndeadline_p99 = 8900\n");
+  g_autofree char *out5 = NULL;
+  g_assert_cmpint (run (&out5, NULL, "check", "--db", ddb, "--budgets", b5, "--json", NULL), ==, 1);
+  g_autoptr (JsonNode) root5 = parse_json (out5);
+  JsonArray *r5 = json_object_get_array_member (json_node_get_object (root5), "results");
+  g_assert_cmpuint (json_array_get_length (r5), ==, 4);
+  static const char *const want5[] = { "pass", "undecided", "violation", "pass" };
+  static const double value5[] = { 9000, 9980, 10300, 8700 };
+  for (guint i = 0; i < 4; i++) {
+    JsonObject *x = json_array_get_object_element (r5, i);
+    g_assert_cmpstr (json_object_get_string_member (x, "key"), ==, "deadline_p99");
+    g_assert_cmpstr (json_object_get_string_member (x, "verdict"), ==, want5[i]);
+    g_assert_cmpfloat_with_epsilon (json_object_get_double_member (x, "value"), value5[i], 1e-9);
+  }
+  g_autofree char *b6 = write_budgets ("deadline6.ini", "[task Task3]\ndeadline_p99 = 8500\n");
+  g_assert_cmpint (run (NULL, NULL, "check", "--db", ddb, "--budgets", b6, NULL), ==, 1);
 }
 
 /* assert_bad: check with @text as budgets exits 2 naming @where on stderr. */

@@ -570,12 +570,14 @@ gboolean probe_poll_sampler_prepare (ProbePollSampler *s, GError **error);
 /* One round trip: appends sample records to @out. A faulting read disables its channel (see
  * the quality messages) and is not an error; FALSE means the link failed (reconnect). */
 gboolean probe_poll_sampler_step (ProbePollSampler *s, GByteArray *out, GError **error);
-/* Explicit target poll (arp_poll + curstate): call every ~100 ms. */
 /* probe_poll_sampler_check_core_targets: with one OpenOCD target per core (at least two),
  * each core's state by one explicit poll of every target, into @states[0..n) (n ≤ @max);
  * returns n, or 0 (with @error set when OpenOCD failed) without per-core targets. */
 guint probe_poll_sampler_check_core_targets (ProbePollSampler *s, ProbeTargetState *states,
                                              guint max, GError **error);
+/* probe_poll_sampler_check_target: the sampler's target's state by an explicit poll (arp_poll
+ * + curstate, probe_openocd_target_states of that one target): call every ~100 ms. FALSE with
+ * @error as probe_openocd_target_states. */
 gboolean probe_poll_sampler_check_target (ProbePollSampler *s, ProbeTargetState *state,
                                           GError **error);
 const ProbePollQuality *probe_poll_sampler_get_quality (ProbePollSampler *s);

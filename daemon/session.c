@@ -66,7 +66,6 @@ struct _Session {
   GArray *merged;               /* ProbeEvent the merge let out, for store + slicer */
   GArray *slices, *calls, *anomalies, *gaps; /* store rows not yet pushed */
   guint64 last_ts;              /* latest event timestamp */
-  guint64 core_last_ts[PROBE_POLL_MAX_CORES]; /* … of each core (0: none yet) */
   guint64 tick_hz;
   guint reported_messages;      /* source quality messages already logged and stored */
   gint64 deadline;              /* monotonic µs when --duration ends (0: none) */
@@ -474,18 +473,6 @@ on_event (const ProbeEvent *ev, gpointer user)
   ProbeEvent named = *ev; /* one ORTI file per core: the session-wide task/ISR2 id */
   session_watch_namespace_event (s->w, &named);
   ev = &named;
-  if (named.kind == PROBE_EVENT_TARGET_STATE && !(named.b & PROBE_GAP_CORE_ONLY)) {
-    /* the target's state is no core's event: at the earliest of the cores' latest times, so
-     * it moves no core's clock past its own (each core's stream has its own time; the slicer
-     * takes an event's time as its core's) */
-    for (guint c = 0; c < G_N_ELEMENTS (s->core_last_ts); c++)
-      if (s->core_last_ts[c] != 0 && s->core_last_ts[c] < named.ts) {
-        named.ts = s->core_last_ts[c];
-        named.core = (guint16) c;
-      }
-  } else if (named.core < G_N_ELEMENTS (s->core_last_ts)) {
-    s->core_last_ts[named.core] = MAX (s->core_last_ts[named.core], named.ts);
-  }
   g_array_append_val (s->events, named);
   if (ev->ts > s->last_ts)
     s->last_ts = ev->ts;
@@ -578,8 +565,8 @@ note_target_state (Session *s, ProbeTargetState st)
   if (st == s->target_state)
     return;
   s->target_state = st;
-  ProbeEvent ev = { .ts = s->last_ts, .kind = PROBE_EVENT_TARGET_STATE, .a = st };
-  on_event (&ev, s);
+  /* placed by the source, which keeps each core's latest time */
+  probe_source_target_state (s->source, st, &s->sink);
   if (s->record) {
     guint8 b = (guint8) st;
     probe_capture_writer_add (s->record, PROBE_CAPTURE_STATE, 0, g_get_monotonic_time (), &b, 1,

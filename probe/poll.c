@@ -786,14 +786,8 @@ probe_poll_sampler_check_core_targets (ProbePollSampler *s, ProbeTargetState *st
 gboolean
 probe_poll_sampler_check_target (ProbePollSampler *s, ProbeTargetState *state, GError **error)
 {
-  g_autofree char *script = g_strdup_printf ("%s arp_poll; %s curstate",
-                                             s->target ? s->target : "[target current]",
-                                             s->target ? s->target : "[target current]");
-  g_autofree char *st = probe_openocd_call (s->oc, script, error);
-  if (st == NULL)
-    return FALSE;
-  *state = probe_target_state_parse (st);
-  return TRUE;
+  const char *targets[] = { s->target };
+  return probe_openocd_target_states (s->oc, targets, 1, state, error);
 }
 
 const ProbePollQuality *

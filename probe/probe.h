@@ -91,7 +91,7 @@ typedef enum {
 #define PROBE_GAP_REASON(b) ((ProbeGapReason) ((b) & 0xffu))
 
 /* a of PROBE_EVENT_TARGET_STATE (b: PROBE_GAP_CORE_ONLY when it is the state of the Event's
- * core alone, probe_source_core_state). */
+ * core alone, probe_source_core_state; 0: the whole target's, probe_source_target_state). */
 typedef enum {
   PROBE_TARGET_RUNNING = 0,
   PROBE_TARGET_HALTED = 1,
@@ -570,12 +570,14 @@ gboolean probe_poll_sampler_prepare (ProbePollSampler *s, GError **error);
 /* One round trip: appends sample records to @out. A faulting read disables its channel (see
  * the quality messages) and is not an error; FALSE means the link failed (reconnect). */
 gboolean probe_poll_sampler_step (ProbePollSampler *s, GByteArray *out, GError **error);
-/* Explicit target poll (arp_poll + curstate): call every ~100 ms. */
 /* probe_poll_sampler_check_core_targets: with one OpenOCD target per core (at least two),
  * each core's state by one explicit poll of every target, into @states[0..n) (n ≤ @max);
  * returns n, or 0 (with @error set when OpenOCD failed) without per-core targets. */
 guint probe_poll_sampler_check_core_targets (ProbePollSampler *s, ProbeTargetState *states,
                                              guint max, GError **error);
+/* probe_poll_sampler_check_target: the sampler's target's state by an explicit poll (arp_poll
+ * + curstate, probe_openocd_target_states of that one target): call every ~100 ms. FALSE with
+ * @error as probe_openocd_target_states. */
 gboolean probe_poll_sampler_check_target (ProbePollSampler *s, ProbeTargetState *state,
                                           GError **error);
 const ProbePollQuality *probe_poll_sampler_get_quality (ProbePollSampler *s);
@@ -808,6 +810,13 @@ guint probe_source_check_core_targets (ProbeSource *src, ProbeTargetState *state
  * and a capture STATE record naming the core, which a replay turns into the same Events. */
 void probe_source_core_state (ProbeSource *src, guint16 core, ProbeTargetState st,
                               const ProbeSourceSink *sink);
+/* probe_source_target_state: the whole target changed state (@st): its TARGET_STATE Event into
+ * @sink->on_event, at the earliest of the cores' latest Event times and on that core (the
+ * source's latest time, core 0, before any core has one), so that it moves no core's clock
+ * past its own: each core's stream has its own time, and the slicer takes an Event's time as
+ * its core's. Only the Event: the caller records the state and emits the gap of a stop. */
+void probe_source_target_state (ProbeSource *src, ProbeTargetState st,
+                                const ProbeSourceSink *sink);
 /* probe_source_detach: undoes what attach configured (`poll on`, stops OpenOCD's rtt
  * server, …). Safe to call when not attached. */
 gboolean probe_source_detach (ProbeSource *src, GError **error);

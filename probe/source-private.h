@@ -49,7 +49,8 @@ struct _ProbeSource {
   ProbeSourceKind kind;         /* what the bytes are (klass->kind; a replay: its decoder's) */
   ProbeSourceQuality quality;   /* filled by the implementation; messages owned here */
   guint64 last_ts;              /* latest Event timestamp produced */
-  guint64 core_ts[PROBE_POLL_MAX_CORES]; /* … of each core (0: none yet) */
+  guint64 core_ts[PROBE_POLL_MAX_CORES]; /* … of each core (0: none yet): where its state
+                                          * changes are placed, and the whole target's */
   GByteArray *buf;              /* scratch for read */
   ProbeEventFunc user_func;     /* during step: the sink's on_event … */
   gpointer user_data;           /* … and its user data */

@@ -420,16 +420,6 @@ rtt_check_core_targets (ProbeSource *src, ProbeTargetState *states, guint max, G
   return probe_openocd_target_states (r->oc, targets, n, states, error) ? n : 0;
 }
 
-/* Core @core stopped: a gap of that core alone (at its own latest time; its stream just
- * pauses: the records after it resumes decode as before). */
-static void
-rtt_core_state (ProbeSource *src, guint64 ts, guint16 core, ProbeTargetState st,
-                ProbeEventFunc func, gpointer user)
-{
-  (void) src;
-  probe_event_core_state (ts, core, st, func, user);
-}
-
 static void
 rtt_update_quality (ProbeSource *src)
 {
@@ -473,7 +463,9 @@ static const ProbeSourceClass rtt_class = {
   .decode = rtt_decode,
   .gap = rtt_gap,
   .check_core_targets = rtt_check_core_targets,
-  .core_state = rtt_core_state,
+  /* no core_state: a core that stops is the generic TARGET_STATE and GAP of that core alone
+   * (probe_event_core_state); its stream just pauses, the records after it resumes decode as
+   * before */
   .update_quality = rtt_update_quality,
   .detach = rtt_detach,
   .finalize = rtt_finalize,

@@ -127,6 +127,20 @@ probe_source_core_state (ProbeSource *src, guint16 core, ProbeTargetState st,
 }
 
 void
+probe_source_target_state (ProbeSource *src, ProbeTargetState st, const ProbeSourceSink *sink)
+{
+  ProbeEvent ev = { .ts = src->last_ts, .kind = PROBE_EVENT_TARGET_STATE, .a = st };
+  for (guint c = 0; c < G_N_ELEMENTS (src->core_ts); c++)
+    if (src->core_ts[c] != 0 && src->core_ts[c] < ev.ts) {
+      ev.ts = src->core_ts[c];
+      ev.core = (guint16) c;
+    }
+  /* to the sink directly, not through track_event: it is no core's data, and no core's latest
+   * time */
+  sink->on_event (&ev, sink->user_data);
+}
+
+void
 probe_event_core_state (guint64 ts, guint16 core, ProbeTargetState st, ProbeEventFunc func,
                         gpointer user)
 {
@@ -294,9 +308,8 @@ replay_read (ProbeSource *src, GByteArray *out, guint16 *channel, const ProbeSou
       probe_source_gap (src, rec.len ? rec.data[0] : PROBE_GAP_LINK,
                         &(ProbeSourceSink) { sink->on_event, NULL, sink->user_data });
     } else if (rec.type == PROBE_CAPTURE_STATE && rec.len == 1) {
-      /* the gap that followed a stop has its own record */
-      ProbeEvent ev = { .ts = src->last_ts, .kind = PROBE_EVENT_TARGET_STATE, .a = rec.data[0] };
-      sink->on_event (&ev, sink->user_data);
+      /* the whole target's (the gap that followed a stop has its own record) */
+      probe_source_target_state (src, (ProbeTargetState) rec.data[0], sink);
     } else if (rec.type == PROBE_CAPTURE_STATE && rec.len == 3) {
       /* one core of several (probe_source_core_state): its event and gap again */
       probe_source_core_state (src, (guint16) (rec.data[1] | rec.data[2] << 8),

@@ -2,8 +2,8 @@
  * (probe_source_new_rtt_per_core): what it checks and decides once bytes arrive, without a
  * target — the per-core streams of rtt-test-amp fed to its decoder as its reads would: each
  * core's Events stamped with its core; a block whose header names another core refused naming
- * the target; streams starting far apart refused; a gap placed at the earliest core's latest
- * time; the construction errors. (Reading through OpenOCD: tests/e2e/test-rtt-2core.sh.) */
+ * the target; streams starting far apart refused; a gap and the whole target's state placed at
+ * the earliest core's latest time; the construction errors. (Reading through OpenOCD: tests/e2e/test-rtt-2core.sh.) */
 #include "rtt-test-amp.h"
 #include "source-private.h"
 
@@ -72,6 +72,16 @@ test_cores (void)
   g_assert_cmpint (gap->kind, ==, PROBE_EVENT_GAP);
   g_assert_cmpuint (gap->ts, ==, MIN (last[0], last[1]));
   g_assert_cmpuint (gap->core, ==, last[0] <= last[1] ? 0 : 1);
+  /* the whole target's state: there too, so it moves neither core's clock */
+  g_array_set_size (c.events, 0);
+  probe_source_target_state (src, PROBE_TARGET_HALTED, &(ProbeSourceSink) { collect, NULL, &c });
+  g_assert_cmpuint (c.events->len, ==, 1);
+  const ProbeEvent *st = &g_array_index (c.events, ProbeEvent, 0);
+  g_assert_cmpint (st->kind, ==, PROBE_EVENT_TARGET_STATE);
+  g_assert_cmpuint (st->a, ==, PROBE_TARGET_HALTED);
+  g_assert_cmpuint (st->b, ==, 0);
+  g_assert_cmpuint (st->ts, ==, MIN (last[0], last[1]));
+  g_assert_cmpuint (st->core, ==, last[0] <= last[1] ? 0 : 1);
   g_array_unref (c.events);
 }
 

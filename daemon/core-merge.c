@@ -1,7 +1,14 @@
 /* core-merge.c — the time merge of core-merge.h: one queue per core, a k-way selection of the
  * smallest (timestamp, core) head up to the watermark. Cores are few (≤ 64), so the selection
- * scans them; a single core (the common case) is passed through without selection. */
+ * scans them: the heads' timestamps kept side by side in a short array, the Events written
+ * straight into the output (a pass per Event over every core's queue and an append per Event
+ * made a 6-core replay cost 6 % more per Event than a 1-core one); a single core (the common
+ * case) is passed through without selection. */
 #include "core-merge.h"
+
+#include <string.h>
+
+#define POP_STEP 4096 /* Events @out grows by at a time in a merging pop */
 
 typedef struct {
   GArray *q;        /* ProbeEvent held, from head on */
@@ -16,6 +23,9 @@ struct _CoreMerge {
   guint n_seen;     /* cores that have pushed */
   guint n_expected; /* cores 0 … n_expected − 1 hold the others back before they push */
   guint64 forced;
+  CoreQueue **act;  /* pop's selection: the cores holding Events, in core order … */
+  guint64 *head_ts; /* … and their heads' timestamps; room for act_cap */
+  guint act_cap;
 };
 
 static void
@@ -43,46 +53,32 @@ core_merge_free (CoreMerge *m)
   if (m == NULL)
     return;
   g_ptr_array_unref (m->cores);
+  g_free (m->act);
+  g_free (m->head_ts);
   g_free (m);
 }
 
 void
 core_merge_push (CoreMerge *m, const ProbeEvent *events, gsize n)
 {
-  for (gsize i = 0; i < n; i++) {
-    const ProbeEvent *ev = &events[i];
-    if (ev->core >= m->cores->len)
-      g_ptr_array_set_size (m->cores, ev->core + 1);
-    CoreQueue *c = g_ptr_array_index (m->cores, ev->core);
+  for (gsize i = 0; i < n;) {
+    guint16 core = events[i].core;
+    if (core >= m->cores->len)
+      g_ptr_array_set_size (m->cores, core + 1);
+    CoreQueue *c = g_ptr_array_index (m->cores, core);
     if (c == NULL) {
       c = g_new0 (CoreQueue, 1);
       c->q = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
-      g_ptr_array_index (m->cores, ev->core) = c;
+      g_ptr_array_index (m->cores, core) = c;
       m->n_seen++;
     }
-    g_array_append_val (c->q, *ev);
-    c->last_ts = MAX (c->last_ts, ev->ts);
-    m->held++;
+    gsize j = i; /* this core's run of Events, taken in one append */
+    for (; j < n && events[j].core == core; j++)
+      c->last_ts = MAX (c->last_ts, events[j].ts);
+    g_array_append_vals (c->q, &events[i], (guint) (j - i));
+    m->held += j - i;
+    i = j;
   }
-}
-
-/* The core whose head comes first ((ts, core) order), or NULL when nothing is held. */
-static CoreQueue *
-first_head (CoreMerge *m)
-{
-  CoreQueue *best = NULL;
-  guint64 best_ts = 0;
-  for (guint i = 0; i < m->cores->len; i++) {
-    CoreQueue *c = g_ptr_array_index (m->cores, i);
-    if (c == NULL || c->head >= c->q->len)
-      continue;
-    guint64 ts = g_array_index (c->q, ProbeEvent, c->head).ts;
-    if (best == NULL || ts < best_ts) {
-      best = c;
-      best_ts = ts;
-    }
-  }
-  return best;
 }
 
 static void
@@ -129,19 +125,55 @@ core_merge_pop (CoreMerge *m, GArray *out, gboolean all)
     else if (i < m->n_expected)
       watermark = 0; /* an expected core has not spoken: its first Events may be the oldest */
   }
+  /* The cores that hold Events, in core order, with their heads' timestamps side by side:
+   * each step selects the smallest (the first of equals: the lower core) from this short
+   * array, and the Events are written straight into @out, grown a step at a time. */
+  if (m->act_cap < m->cores->len) {
+    m->act_cap = m->cores->len;
+    m->act = g_renew (CoreQueue *, m->act, m->act_cap);
+    m->head_ts = g_renew (guint64, m->head_ts, m->act_cap);
+  }
+  CoreQueue **act = m->act;
+  guint64 *head_ts = m->head_ts;
+  guint n_act = 0;
   CoreQueue *c;
-  while ((c = first_head (m)) != NULL) {
+  for (guint i = 0; i < m->cores->len; i++)
+    if ((c = g_ptr_array_index (m->cores, i)) != NULL && c->head < c->q->len) {
+      act[n_act] = c;
+      head_ts[n_act++] = g_array_index (c->q, ProbeEvent, c->head).ts;
+    }
+  guint base = out->len;
+  gsize room = 0;
+  ProbeEvent *dst = NULL;
+  while (n_act > 0) {
+    guint k = 0;
+    for (guint j = 1; j < n_act; j++)
+      if (head_ts[j] < head_ts[k])
+        k = j;
+    c = act[k];
     const ProbeEvent *ev = &g_array_index (c->q, ProbeEvent, c->head);
     gboolean over = m->held > m->max_hold;
     if (!all && ev->ts > watermark && !over)
       break;
     if (!all && ev->ts > watermark)
       m->forced++;
-    g_array_append_val (out, *ev);
+    if (n == room) {
+      room += MIN (m->held, POP_STEP);
+      g_array_set_size (out, base + (guint) room);
+      dst = &g_array_index (out, ProbeEvent, base);
+    }
+    dst[n++] = *ev;
     c->head++;
     m->held--;
-    n++;
+    if (c->head < c->q->len) {
+      head_ts[k] = g_array_index (c->q, ProbeEvent, c->head).ts;
+    } else { /* emptied: out of the selection, the others keep their order */
+      n_act--;
+      memmove (&act[k], &act[k + 1], (n_act - k) * sizeof act[0]);
+      memmove (&head_ts[k], &head_ts[k + 1], (n_act - k) * sizeof head_ts[0]);
+    }
   }
+  g_array_set_size (out, base + (guint) n);
   for (guint i = 0; i < m->cores->len; i++)
     if ((c = g_ptr_array_index (m->cores, i)) != NULL)
       compact (c);

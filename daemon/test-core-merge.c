@@ -1,7 +1,8 @@
 /* test-core-merge.c — the time merge of the cores' streams (core-merge.h): chunks of two cores
  * come out in (timestamp, core) order up to the watermark and the rest waits; one core passes
  * straight through; a silent core holds the others only up to max_hold, counted as forced;
- * an expected core holds the others before it first speaks. */
+ * an expected core holds the others before it first speaks; and random streams come out
+ * exactly as a plain model hands them out (one Event at a time, the smallest head first). */
 #include "core-merge.h"
 
 static GArray *
@@ -90,6 +91,114 @@ test_expect (void)
   g_assert_cmpuint (core_merge_get_forced (m), ==, 0);
 }
 
+/* The model: the merge as core-merge.h states it, one Event at a time — the smallest
+ * (timestamp, core) head, ready at or before the watermark or beyond max_hold. */
+typedef struct {
+  GArray *q[8];       /* ProbeEvent by core, from head[] on */
+  guint head[8];
+  guint64 last[8];
+  gboolean seen[8];
+  gsize held, max_hold;
+  guint expected;
+  guint64 forced;
+} Model;
+
+static gsize
+model_pop (Model *md, GArray *out, gboolean all)
+{
+  gsize n = 0;
+  guint64 watermark = G_MAXUINT64;
+  guint n_seen = 0;
+  for (guint i = 0; i < 8; i++) {
+    n_seen += md->seen[i];
+    if (md->seen[i])
+      watermark = MIN (watermark, md->last[i]);
+    else if (i < md->expected)
+      watermark = 0;
+  }
+  if (n_seen <= 1 && md->expected <= 1)
+    watermark = G_MAXUINT64; /* one core: nothing is held */
+  for (;;) {
+    gint best = -1;
+    for (guint i = 0; i < 8; i++)
+      if (md->head[i] < md->q[i]->len &&
+          (best < 0 || g_array_index (md->q[i], ProbeEvent, md->head[i]).ts <
+                         g_array_index (md->q[best], ProbeEvent, md->head[best]).ts))
+        best = (gint) i;
+    if (best < 0)
+      break;
+    const ProbeEvent *ev = &g_array_index (md->q[best], ProbeEvent, md->head[best]);
+    if (!all && ev->ts > watermark && md->held <= md->max_hold)
+      break;
+    if (!all && ev->ts > watermark)
+      md->forced++;
+    g_array_append_val (out, *ev);
+    md->head[best]++;
+    md->held--;
+    n++;
+  }
+  return n;
+}
+
+/* Random pushes (runs of one core, chunks of several, now and then an Event earlier than its
+ * core's last) and pops, some with all, on 1 to 8 cores, small max_hold: the merge and the
+ * model hand out the same Events in the same order and count the same forced ones. */
+static void
+test_random (void)
+{
+  for (guint round = 0; round < 300; round++) {
+    GRand *r = g_rand_new_with_seed (round);
+    guint n_cores = (guint) g_rand_int_range (r, 1, 9);
+    Model md = { .max_hold = (gsize) g_rand_int_range (r, 1, 200) };
+    if (g_rand_boolean (r))
+      md.expected = (guint) g_rand_int_range (r, 0, (gint) n_cores + 1);
+    for (guint i = 0; i < 8; i++)
+      md.q[i] = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+    g_autoptr (CoreMerge) m = core_merge_new (md.max_hold);
+    core_merge_expect (m, md.expected);
+    g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+    g_autoptr (GArray) want = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+    g_autoptr (GArray) chunk = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+    guint64 ts[8] = { 0 };
+    guint32 serial = 0;
+    for (guint step = 0; step < 60; step++) {
+      g_array_set_size (chunk, 0);
+      guint runs = (guint) g_rand_int_range (r, 1, 5);
+      for (guint k = 0; k < runs; k++) {
+        guint core = (guint) g_rand_int_range (r, 0, (gint) n_cores);
+        guint len = (guint) g_rand_int_range (r, 1, 12);
+        for (guint e = 0; e < len; e++) {
+          if (g_rand_int_range (r, 0, 20) == 0 && ts[core] > 3)
+            ts[core] -= 3; /* backwards: taken as it comes */
+          else
+            ts[core] += (guint64) g_rand_int_range (r, 0, 4); /* equal times are common */
+          ProbeEvent ev = { .ts = ts[core], .core = (guint16) core,
+                            .kind = PROBE_EVENT_TASK_SWITCH, .a = serial++ };
+          g_array_append_val (chunk, ev);
+          g_array_append_val (md.q[core], ev);
+          md.last[core] = MAX (md.last[core], ev.ts);
+          md.seen[core] = TRUE;
+          md.held++;
+        }
+      }
+      core_merge_push (m, (const ProbeEvent *) chunk->data, chunk->len);
+      gboolean all = g_rand_int_range (r, 0, 10) == 0;
+      gsize want_n = model_pop (&md, want, all);
+      g_assert_cmpuint (core_merge_pop (m, out, all), ==, want_n);
+    }
+    g_assert_cmpuint (core_merge_pop (m, out, TRUE), ==, model_pop (&md, want, TRUE));
+    g_assert_cmpuint (out->len, ==, want->len);
+    g_assert_cmpuint (out->len, ==, serial);
+    for (guint i = 0; i < out->len; i++)
+      g_assert_cmpuint (g_array_index (out, ProbeEvent, i).a, ==,
+                        g_array_index (want, ProbeEvent, i).a);
+    g_assert_cmpuint (core_merge_get_forced (m), ==, md.forced);
+    for (guint i = 0; i < 8; i++)
+      g_array_unref (md.q[i]);
+    g_rand_free (r);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -97,5 +206,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core-merge/two-cores", test_two_cores);
   g_test_add_func ("/core-merge/max-hold", test_max_hold);
   g_test_add_func ("/core-merge/expect", test_expect);
+  g_test_add_func ("/core-merge/random", test_random);
   return g_test_run ();
 }

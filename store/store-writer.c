@@ -125,6 +125,7 @@ typedef struct {
 typedef struct {
   gint64 id;
   GPtrArray *cores;     /* CoreState, few */
+  CoreState *by_core[16]; /* cores[] by core number, for the low ones (NULL: not yet) */
   gint64 txn_events;    /* events written in the open transaction */
   gint64 txn_first;     /* smallest / largest ts written in it (txn_events > 0) */
   gint64 txn_last;
@@ -419,6 +420,9 @@ session_new (gint64 id)
 static CoreState *
 core_state (Session *s, guint32 core)
 {
+  /* merged multi-core Events change core at nearly every Event: the direct look-up */
+  if (core < G_N_ELEMENTS (s->by_core) && s->by_core[core] != NULL)
+    return s->by_core[core];
   for (guint i = 0; i < s->cores->len; i++) {
     CoreState *c = g_ptr_array_index (s->cores, i);
     if (c->core == core)
@@ -431,6 +435,8 @@ core_state (Session *s, guint32 core)
     c->levels[l].acc = g_array_new (FALSE, FALSE, sizeof (BucketAcc));
   }
   g_ptr_array_add (s->cores, c);
+  if (core < G_N_ELEMENTS (s->by_core))
+    s->by_core[core] = c;
   return c;
 }
 

@@ -7,6 +7,9 @@
  * 7-bit continuation bytes; overflow `0x70`; synchronisation five 0x00 and 0x80. Formatter
  * frames (CoreSight TPIU): bytes 0,2,..,14 are data with bit 0 in the auxiliary byte 15, or a
  * source ID change (bit 0 set, aux bit 1 = after the next data byte); odd bytes are data.
+ * Global timestamps (D4.2.5): GTS1 `94` + 1..4 bytes of TS[25:0] (7 bits each, LSB first,
+ * bit 7 = continue; the 4th byte holds TS[25:21], ClkCh in bit 5 and Wrap in bit 6), GTS2
+ * `B4` + 4 bytes of TS[47:26] (48-bit global clock).
  * Bandwidth arithmetic is in cycles x 15 so the formatter's 16/15 stays exact.
  */
 #include "trace-itm.h"
@@ -133,6 +136,7 @@ static int itm_push(RigItm *itm, uint64_t cycle, const uint8_t *pkt, size_t n)
   if (itm_queued(itm, cycle) + need > RIG_ITM_FIFO) {
     itm->dropped++;
     itm->overflow_pending = 1;
+    itm->gts_full = 1;  /* a decoder may have lost a GTS: the next one restates all bits */
     return 0;
   }
   uint64_t start = itm->wire_free > cycle * ITM_SCALE ? itm->wire_free : cycle * ITM_SCALE;
@@ -150,12 +154,60 @@ static int itm_push(RigItm *itm, uint64_t cycle, const uint8_t *pkt, size_t n)
   return 1;
 }
 
-/* Emits the LTS that closes the open group (cycles since the previous LTS, prescaled). */
+static void itm_lts(RigItm *itm);
+
+/* The global timestamp of the group that just closed at `cycle` (global time `gts`), if
+ * GTSFREQ says one is due: GTS1, and GTS2 after a GTS1 with Wrap. */
+static void itm_gts(RigItm *itm, uint64_t cycle, uint64_t gts)
+{
+  static const uint64_t period[4] = { 0, 128, 8192, 0 };
+  unsigned f = itm->cfg.gtsfreq & 3u;
+  if (f == 0)
+    return;
+  int due = itm->gts_full || (f == 3 ? itm_queued(itm, itm->last_cycle) == 0
+                                     : cycle - itm->last_gts_cycle >= period[f]);
+  if (!due)
+    return;
+  uint64_t lo = gts & 0x3FFFFFFu, hi = (gts >> 26) & 0x3FFFFFu;
+  int wrap = itm->gts_full || hi != itm->last_gts2;
+  uint64_t diff = lo ^ itm->last_gts1;
+  unsigned n = wrap || (diff >> 21) != 0 ? 4u : (diff >> 14) != 0 ? 3u : (diff >> 7) != 0 ? 2u : 1u;
+  uint8_t pkt[5] = { 0x94 };
+  for (unsigned i = 0; i < n; i++)
+    pkt[1 + i] = (uint8_t)(((lo >> (7 * i)) & 0x7Fu) | (i + 1 < n ? 0x80u : 0u));
+  if (n == 4)
+    pkt[4] = (uint8_t)(((lo >> 21) & 0x1Fu) | (wrap ? 0x40u : 0u));  /* ClkCh 0: one rate */
+  if (!itm_push(itm, cycle, pkt, 1 + n))
+    return;
+  itm->gts_packets++;
+  itm->last_gts1 = lo;
+  itm->last_gts_cycle = cycle;
+  if (!wrap)
+    return;
+  uint8_t pkt2[5] = { 0xB4, (uint8_t)((hi & 0x7Fu) | 0x80u), (uint8_t)(((hi >> 7) & 0x7Fu) | 0x80u),
+                      (uint8_t)(((hi >> 14) & 0x7Fu) | 0x80u), (uint8_t)((hi >> 21) & 0x01u) };
+  if (!itm_push(itm, cycle, pkt2, sizeof pkt2))
+    return;  /* dropped: gts_full stays set, the next GTS is full again */
+  itm->gts_packets++;
+  itm->last_gts2 = hi;
+  itm->gts_full = 0;
+}
+
+/* Emits the LTS that closes the open group (cycles since the previous LTS, prescaled), then
+ * the group's GTS if one is due. */
 void rig_itm_close_group(RigItm *itm)
 {
   if (!itm->group_open)
     return;
   itm->group_open = 0;
+  if (itm->cfg.tsena)
+    itm_lts(itm);
+  itm_gts(itm, itm->group_cycle, itm->group_gts);
+}
+
+/* The LTS of the group that is closing. */
+static void itm_lts(RigItm *itm)
+{
   uint64_t ts = itm->group_cycle >> itm->cfg.ts_shift;
   uint64_t delta = ts - itm->last_ts;
   uint8_t pkt[5];
@@ -183,6 +235,12 @@ void rig_itm_close_group(RigItm *itm)
   }
   if (itm_push(itm, itm->group_cycle, pkt, n))
     itm->last_ts = ts;
+}
+
+void rig_itm_set_global_clock(RigItm *itm, RigItmGlobalClock clock, void *user)
+{
+  itm->gclock = clock;
+  itm->gclock_user = user;
 }
 
 void rig_itm_init(RigItm *itm, RigItmSink sink, void *user)
@@ -225,6 +283,10 @@ void rig_itm_configure(RigItm *itm, const RigItmConfig *cfg, uint64_t cycle)
     itm->last_ts = cycle >> cfg->ts_shift;
     itm->group_open = 0;
   }
+  if (cfg->enabled && cfg->gtsfreq != 0 && (!old.enabled || old.gtsfreq == 0)) {
+    itm->gts_full = 1;  /* the first GTS after enable: GTS1 with Wrap, then GTS2 */
+    itm->last_gts_cycle = cycle;
+  }
   if (cfg->enabled && cfg->formatter && (!old.formatter || !old.enabled))
     rig_itm_sync(itm, cycle, 0);
 }
@@ -238,7 +300,9 @@ int rig_itm_packet(RigItm *itm, uint64_t cycle, const uint8_t *pkt, size_t n, in
     rig_itm_close_group(itm);
   if (!itm_push(itm, cycle, pkt, n))
     return 0;
-  if (stamp && itm->cfg.tsena) {
+  if (stamp && (itm->cfg.tsena || itm->cfg.gtsfreq != 0)) {
+    if (!itm->group_open && itm->cfg.gtsfreq != 0)
+      itm->group_gts = itm->gclock != NULL ? itm->gclock(itm->gclock_user) : 0;
     itm->group_open = 1;
     itm->group_cycle = cycle;
   }
@@ -333,4 +397,19 @@ uint64_t rig_itm_deadline(const RigItm *itm)
   if (itm->cfg.formatter && itm->fpos > 0)
     d = itm_min(d, itm->last_byte_cycle + RIG_ITM_FRAME_FLUSH);
   return d;
+}
+
+void rig_itm_frame_bytes(RigItm *itm, unsigned id, const uint8_t *bytes, size_t n,
+                         uint64_t cycle)
+{
+  unsigned own = itm->cfg.trace_id;
+  itm->cfg.trace_id = id;
+  for (size_t i = 0; i < n; i++)
+    itm_frame_byte(itm, bytes[i], cycle);
+  itm->cfg.trace_id = own;
+}
+
+void rig_itm_frame_flush(RigItm *itm)
+{
+  itm_frame_pad(itm);
 }

@@ -269,6 +269,14 @@ static void tu_sink(void *user, const uint8_t *bytes, size_t n)
   atomic_store_explicit(&tu.head, h + n, memory_order_release);
 }
 
+/* The ITM's global timestamp source: host time (rig_trace_gts_now), read when a timestamp
+ * group opens, i.e. while its first packet's block executes. */
+static uint64_t tu_gts_clock(void *user)
+{
+  (void)user;
+  return rig_trace_gts_now();
+}
+
 static void tu_publish_stats(void)
 {
   RigTraceShm *s = tu.s;
@@ -276,6 +284,7 @@ static void tu_publish_stats(void)
   s->itm_packets = tu.itm.packets;
   s->dropped_packets = tu.itm.dropped;
   s->overflow_packets = tu.itm.overflows;
+  s->gts_packets = tu.itm.gts_packets;
 }
 
 /* Emits the pending PC samples taken at cycles up to `cycle`. */
@@ -387,6 +396,7 @@ static void tu_reload(uint64_t clock)
     .formatter = (s->tpiu_ffcr & 2u) != 0,
     .protocol = s->tpiu_sppr & 3u,
     .bit_cycles = (s->tpiu_acpr & 0x1FFFu) + 1,
+    .gtsfreq = (tcr >> 10) & 3u,
   };
   int was_enabled = tu.itm.cfg.enabled;
   rig_itm_configure(&tu.itm, &ic, clock);
@@ -1044,6 +1054,7 @@ static gboolean tu_setup(int argc, char **argv, GError **error)
   for (int i = 0; i < TU_MAX_CLIENTS; i++)
     tu.clients[i].fd = -1;
   rig_itm_init(&tu.itm, tu_sink, NULL);
+  rig_itm_set_global_clock(&tu.itm, tu_gts_clock, NULL);
   tu_reload(0);
   if (port != NULL && !tu_listen(port, error))
     return FALSE;

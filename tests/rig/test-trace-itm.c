@@ -306,9 +306,10 @@ static void test_thumb_objdump(void)
 
 static uint64_t fake_gts;
 
-static uint64_t fake_clock(void *user)
+static uint64_t fake_clock(void *user, uint64_t cycle)
 {
   (void)user;
+  (void)cycle;
   return fake_gts;
 }
 
@@ -363,9 +364,21 @@ static void test_frame_sources(void)
   rig_itm_frame_bytes(&itm, 1, (const uint8_t *)"A", 1, 0);
   rig_itm_frame_bytes(&itm, 2, (const uint8_t *)"B", 1, 0);
   rig_itm_frame_flush(&itm);
+  /* a switch when the next slot is odd: 'B' moves into it, the change to ID 2 takes its even
+   * slot with the aux bit "after the next data byte"; the flush does the same with ID 0 */
+  rig_itm_frame_bytes(&itm, 1, (const uint8_t *)"AB", 2, 0);
+  rig_itm_frame_bytes(&itm, 2, (const uint8_t *)"C", 1, 0);
+  rig_itm_frame_flush(&itm);
+  /* a switch in slot 14 ends the frame; the new source's byte opens the next one */
+  rig_itm_frame_bytes(&itm, 1, (const uint8_t *)"ABCDEFGHIJKLM", 13, 0);
+  rig_itm_frame_bytes(&itm, 2, (const uint8_t *)"X", 1, 0);
+  rig_itm_frame_flush(&itm);
   static const uint8_t want[] = {
     0xFF, 0xFF, 0xFF, 0x7F,
     0x03, 0x41, 0x05, 0x42, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x00,
+    0x03, 0x41, 0x05, 0x42, 0x01, 0x43, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x06,
+    0x03, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4A, 0x4B, 0x4C, 0x4D, 0x05, 0x00,
+    0x01, 0x58, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01,
   };
   assert_bytes(out, want, sizeof want);
 }

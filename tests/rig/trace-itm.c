@@ -49,11 +49,34 @@ static void itm_frame_done(RigItm *itm)
   itm->fpos = 0;
 }
 
-/* Puts a source ID change into the next slot (an even one; the caller ensures it). */
+/* Puts a source ID change into the next slot (an even one; the caller ensures it). A change
+ * in slot 14 ends the frame: its data goes into the next one (slot 15 is the aux byte). */
 static void itm_frame_id(RigItm *itm, unsigned id)
 {
   itm->frame[itm->fpos] = (uint8_t)((id << 1) | 1u);
   itm->fpos++;
+  itm->cur_id = id;
+  itm_frame_done(itm);
+}
+
+/* A source ID change when the next slot is odd (IDs go in even slots only): the last data
+ * byte moves from its even slot into the odd one and the change takes the even slot with the
+ * "after the next data byte" flag, so that byte stays the old source's; an ID change with no
+ * data after it yet is simply replaced. The next slot is then even, or odd after a replaced
+ * change (data of the new source either way). */
+static void itm_frame_switch_odd(RigItm *itm, unsigned id)
+{
+  unsigned slot = itm->fpos - 1;
+  uint8_t abit = (uint8_t)(1u << (slot / 2));
+  if (itm->frame[slot] & 1u) {  /* an ID change with no data yet */
+    itm->frame[slot] = (uint8_t)((id << 1) | 1u);
+    itm->frame[15] &= (uint8_t)~abit;
+  } else {
+    uint8_t b = (uint8_t)(itm->frame[slot] | ((itm->frame[15] & abit) ? 1u : 0u));
+    itm->frame[slot] = (uint8_t)((id << 1) | 1u);  /* the new ID ... */
+    itm->frame[15] |= abit;                        /* ... after the next data byte */
+    itm->frame[itm->fpos++] = b;
+  }
   itm->cur_id = id;
 }
 
@@ -61,11 +84,10 @@ static void itm_frame_id(RigItm *itm, unsigned id)
 static void itm_frame_byte(RigItm *itm, uint8_t b, uint64_t cycle)
 {
   if (itm->cur_id != itm->cfg.trace_id) {
-    if (itm->fpos & 1u) {
-      itm->frame[itm->fpos++] = 0;  /* odd slot: null data of the old source */
-      itm_frame_done(itm);
-    }
-    itm_frame_id(itm, itm->cfg.trace_id);
+    if (itm->fpos & 1u)
+      itm_frame_switch_odd(itm, itm->cfg.trace_id);
+    else
+      itm_frame_id(itm, itm->cfg.trace_id);
   }
   if ((itm->fpos & 1u) == 0) {
     itm->frame[itm->fpos] = b & 0xFEu;
@@ -85,22 +107,12 @@ static void itm_frame_pad(RigItm *itm)
 {
   if (itm->fpos == 0)
     return;
-  if (itm->fpos & 1u) {
-    unsigned slot = itm->fpos - 1;
-    if (itm->frame[slot] & 1u) {  /* an ID change with no data yet: make it ID 0 */
-      itm->frame[slot] = 0x01;
-      itm->frame[15] &= (uint8_t)~(1u << (slot / 2));
-      itm->frame[itm->fpos++] = 0;
-    } else {
-      uint8_t b = (uint8_t)(itm->frame[slot] | ((itm->frame[15] >> (slot / 2)) & 1u));
-      itm->frame[slot] = 0x01;                       /* ID 0 ... */
-      itm->frame[15] |= (uint8_t)(1u << (slot / 2)); /* ... after the next data byte */
-      itm->frame[itm->fpos++] = b;
-    }
-    itm->cur_id = 0;
-  } else {
-    itm_frame_id(itm, 0);
-  }
+  if (itm->fpos & 1u)
+    itm_frame_switch_odd(itm, 0);
+  else
+    itm_frame_id(itm, 0);  /* in slot 14 it sent the frame: nothing left to pad */
+  if (itm->fpos == 0)
+    return;
   while (itm->fpos < 15) {
     if ((itm->fpos & 1u) == 0)
       itm->frame[15] &= (uint8_t)~(1u << (itm->fpos / 2));
@@ -302,7 +314,7 @@ int rig_itm_packet(RigItm *itm, uint64_t cycle, const uint8_t *pkt, size_t n, in
     return 0;
   if (stamp && (itm->cfg.tsena || itm->cfg.gtsfreq != 0)) {
     if (!itm->group_open && itm->cfg.gtsfreq != 0)
-      itm->group_gts = itm->gclock != NULL ? itm->gclock(itm->gclock_user) : 0;
+      itm->group_gts = itm->gclock != NULL ? itm->gclock(itm->gclock_user, cycle) : 0;
     itm->group_open = 1;
     itm->group_cycle = cycle;
   }

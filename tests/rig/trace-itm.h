@@ -14,7 +14,7 @@
  *
  * Global timestamps (ARMv7-M ARM D4.2.5, ITM_TCR.GTSFREQ): the global clock is the caller's
  * (rig_itm_set_global_clock: on the rig the host's CLOCK_MONOTONIC, shared by all cores). A
- * group's global time is read when the group opens, i.e. at the instant of its first packet,
+ * group's global time is read when the group opens, for the cycle of its first packet,
  * and the GTS goes out right after the LTS that closes the group: LTS and GTS stamp the same
  * instant, so a decoder that pairs them errs by at most what the LTS itself does. GTSFREQ 1/2:
  * beside the first LTS at least 128/8192 cycles after the previous GTS; 3: beside every LTS
@@ -50,7 +50,9 @@ typedef struct {
                             * with the FIFO empty */
 } RigItmConfig;
 
-typedef uint64_t (*RigItmGlobalClock)(void *user);
+/* The global time at local cycle `cycle` (the caller's mapping; the rig's plugin maps the
+ * cycle exactly when the local clock is host time, else returns the host time now). */
+typedef uint64_t (*RigItmGlobalClock)(void *user, uint64_t cycle);
 
 typedef struct {
   RigItmConfig cfg;

@@ -269,12 +269,19 @@ static void tu_sink(void *user, const uint8_t *bytes, size_t n)
   atomic_store_explicit(&tu.head, h + n, memory_order_release);
 }
 
-/* The ITM's global timestamp source: host time (rig_trace_gts_now), read when a timestamp
- * group opens, i.e. while its first packet's block executes. */
-static uint64_t tu_gts_clock(void *user)
+/* The ITM's global timestamp source, asked when a timestamp group opens for the cycle of its
+ * first packet: the host time of that cycle. Without -icount the trace clock is host time
+ * minus the halts, so the cycle maps back exactly (the GTS and the LTS beside it stamp the
+ * same instant to the µs; the target runs, so no halt is in progress); under -icount cycles
+ * are instructions, unrelated to host time: the host time now, while the block runs. */
+static uint64_t tu_gts_clock(void *user, uint64_t cycle)
 {
   (void)user;
-  return rig_trace_gts_now();
+  RigTraceShm *s = tu.s;
+  if (tu.icount || s->halted_ns != 0)
+    return rig_trace_gts_now();
+  int64_t ns = s->epoch_ns + s->paused_ns + (int64_t)cycle * (1000000000 / RIG_TRACE_WALL_HZ);
+  return (uint64_t)ns / (1000000000u / RIG_TRACE_GTS_HZ);
 }
 
 static void tu_publish_stats(void)
@@ -307,6 +314,9 @@ static void tu_publish(void)
   tu_attribute_inflight();
   tu_flush_samples(UINT64_MAX);
   rig_itm_close_group(&tu.itm);
+  /* on silicon the trace clock runs on while the core is halted, so the formatter's idle
+   * flush sends the partial frame; here the clock stops with the core: pad it now */
+  rig_itm_frame_flush(&tu.itm);
   tu_publish_stats();
 }
 

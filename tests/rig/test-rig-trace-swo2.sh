@@ -14,3 +14,6 @@ done
   { echo "SKIP: the trace unit or rig-swo-merge is not built"; exit 77; }
 cases=$ORTI_SOURCE_DIR/tests/rig/trace-cases.py
 "$RUN_RIG" --cores 2 --swo -- python3 "$cases" swo2 || die "two-core SWO"
+# under --icount each core's LTS count instructions, its GTS still host time: the same checks
+# but GTS against LTS (printed only)
+"$RUN_RIG" --cores 2 --swo --icount -- python3 "$cases" swo2 || die "two-core SWO under --icount"

@@ -443,7 +443,8 @@ def case_swo2():
     window between halts together with each core's own port. Per core: the merged stream's
     bytes under its ID equal that core's own stream's; exceptions and the running-task values
     equal its plugin truth; global timestamps increase, lie inside the host-time window, and
-    agree with its local timestamps. Across cores: both cores' first GTS within GTS_AGREE_US.
+    agree with its local timestamps (without --icount: under it only printed). Across cores:
+    both cores' first GTS within GTS_AGREE_US.
     The same checks with the IDs swapped must fail."""
     GTS_AGREE_US = 20_000
     check(os.environ.get("ORTI_RIG_CORES") == "2", "needs run-rig --cores 2 --swo")
@@ -524,8 +525,11 @@ def case_swo2():
               f"{len(gts)} GTS over {span:.3f} s (one per {span / len(gts) * 1e6:.0f} µs, "
               f"largest gap {gap} µs), GTS vs LTS intervals within {dev:.1f} µs; "
               f"GTS packets {swo['gts_packets']}")
-        # the plugin maps each group's cycle to host time: equal but for the µs quantisation
-        check(dev <= 2, f"core {k}: a GTS interval differs from its LTS interval by {dev:.1f} µs")
+        # without --icount the plugin maps each group's cycle to host time: equal but for the
+        # µs quantisation; under --icount cycles are instructions, and QEMU's virtual time does
+        # not keep pace with the host's (printed only)
+        if os.environ.get("ORTI_RIG_ICOUNT", "0") == "0":
+            check(dev <= 2, f"core {k}: a GTS interval differs from its LTS interval by {dev:.1f} µs")
         firsts.append(gts[0]["value"])
         c["pkts"] = pkts
     agree = abs(firsts[0] - firsts[1])

@@ -29,11 +29,15 @@
  * With --elf1 (run-rig --cores 2) a second core sits behind AP 1 (DP SELECT.APSEL picks the
  * core): its own code memory, debug registers, CSW/TAR and QMP (--qmp1), the same PSRAM file;
  * OpenOCD attaches two cortex_m targets to the one DAP (-ap-num 0 and 1), as on a dual-core
- * part. The trace unit belongs to core 0. With one core AP 1 does not exist (IDR 0), as before.
+ * part. With one core AP 1 does not exist (IDR 0), as before. Each core has its own trace unit
+ * (--trace-shm for core 0, --trace-shm1 for core 1: each QEMU loads the plugin with its own
+ * page): DWT/ITM/TPIU accesses through AP n reach core n's page, and halting core n stops core
+ * n's trace clock and waits for core n's plugin only.
  *
  * Facts measured against the real OpenOCD: ../shared/notes/openocd.md (remote_bitbang).
  * Usage: jtag-sim --ram FILE --elf FILE [--qmp SOCKET] [--elf1 FILE [--qmp1 SOCKET]]
  *                 [--port N] [--port-file FILE] [--unix PATH] [--trace-shm FILE]
+ *                 [--trace-shm1 FILE]
  * --unix listens on a Unix-domain socket instead of TCP (OpenOCD: `remote_bitbang port 0`,
  * `remote_bitbang host PATH`): the same protocol with less kernel work per round trip.
  */
@@ -283,17 +287,23 @@ static void sim_set_halted(Sim *sim, gboolean halt)
 {
   if (halt == sim->c->halted)
     return;
+  /* the trace clock runs again before QEMU does: packets of the first blocks after a resume
+   * are never stamped with the frozen time (a jump of the QMP round trip, or of a host stall,
+   * between a core's local and global timestamps) */
+  if (!halt && sim->c->trace != NULL)
+    sim_trace_clock_halt(sim, FALSE);
   g_autofree char *reply = sim_qmp(sim, halt ? "{\"execute\":\"stop\"}\n"
                                              : "{\"execute\":\"cont\"}\n");
   if (reply == NULL || strstr(reply, "\"error\"") != NULL) {
     g_printerr("jtag-sim: QMP %s failed: %s\n", halt ? "stop" : "cont",
                reply != NULL ? reply : "no QMP connection");
+    if (!halt && sim->c->trace != NULL)
+      sim_trace_clock_halt(sim, TRUE);  /* still stopped */
     return;
   }
-  if (sim->c->trace != NULL) {
-    sim_trace_clock_halt(sim, halt);
-    if (halt)
-      sim_trace_sync_halt(sim);
+  if (halt && sim->c->trace != NULL) {
+    sim_trace_clock_halt(sim, TRUE);
+    sim_trace_sync_halt(sim);
   }
   sim->c->halted = halt;
   sim->c->regs_valid = FALSE;
@@ -924,6 +934,7 @@ int main(int argc, char **argv)
   g_autofree char *port_file = NULL;
   g_autofree char *unix_path = NULL;
   g_autofree char *trace_path = NULL;
+  g_autofree char *trace1_path = NULL;
   g_autofree char *elf1_path = NULL;
   g_autofree char *qmp1_path = NULL;
   int port = 0;
@@ -939,6 +950,8 @@ int main(int argc, char **argv)
       "listen on this Unix-domain socket instead of TCP", "PATH" },
     { "trace-shm", 0, 0, G_OPTION_ARG_FILENAME, &trace_path,
       "the trace unit's shared page (DWT, ITM, TPIU registers)", "FILE" },
+    { "trace-shm1", 0, 0, G_OPTION_ARG_FILENAME, &trace1_path,
+      "the second core's trace unit page (with --elf1)", "FILE" },
     { "elf1", 0, 0, G_OPTION_ARG_FILENAME, &elf1_path,
       "a second core behind AP 1: its firmware ELF (its own code memory)", "FILE" },
     { "qmp1", 0, 0, G_OPTION_ARG_FILENAME, &qmp1_path,
@@ -956,8 +969,8 @@ int main(int argc, char **argv)
     g_printerr("jtag-sim: --ram and --elf are required, --port must be 0..65535\n");
     return 2;
   }
-  if (qmp1_path != NULL && elf1_path == NULL) {
-    g_printerr("jtag-sim: --qmp1 needs --elf1\n");
+  if ((qmp1_path != NULL || trace1_path != NULL) && elf1_path == NULL) {
+    g_printerr("jtag-sim: --qmp1 and --trace-shm1 need --elf1\n");
     return 2;
   }
 
@@ -968,6 +981,7 @@ int main(int argc, char **argv)
   Sim sim = { .state = TAP_TLR, .ir = IR_IDCODE, .n_cores = elf1_path != NULL ? 2u : 1u };
   const char *elfs[SIM_MAX_CORES] = { elf_path, elf1_path };
   const char *qmps[SIM_MAX_CORES] = { qmp_path, qmp1_path };
+  const char *traces[SIM_MAX_CORES] = { trace_path, trace1_path };
   for (guint i = 0; i < sim.n_cores; i++) {
     sim.c = &sim.cores[i];
     sim.c->qmp_fd = -1;
@@ -976,7 +990,7 @@ int main(int argc, char **argv)
     sim.c->qmp_buf = g_string_new(NULL);
     if (!sim_load_elf(&sim, elfs[i], &error) ||
         (qmps[i] != NULL && !sim_qmp_connect(&sim, qmps[i], &error)) ||
-        (i == 0 && trace_path != NULL && !sim_map_trace(&sim, trace_path, &error))) {
+        (traces[i] != NULL && !sim_map_trace(&sim, traces[i], &error))) {
       g_printerr("jtag-sim: core %u: %s\n", i, error->message);
       return 1;
     }

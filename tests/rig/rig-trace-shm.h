@@ -33,6 +33,8 @@
 #define RIG_TRACE_SHM_MAGIC    0x54545452u /* "RTTT" */
 #define RIG_TRACE_SHM_VERSION  2u
 #define RIG_TRACE_WALL_HZ      25000000u   /* cycles/s without -icount (the mps2 CPU clock) */
+#define RIG_TRACE_GTS_HZ       1000000u    /* the global timestamp clock: host CLOCK_MONOTONIC
+                                            * in µs, shared by every core, never stopped */
 #define RIG_TRACE_NUMCOMP      4u
 #define RIG_TRACE_MAX_FUNCS    2048u       /* ELF function symbols kept (sorted by address) */
 #define RIG_TRACE_FUNC_NAME    56u
@@ -144,7 +146,8 @@ typedef struct {
   volatile uint64_t stim_writes;     /* firmware writes to ITM stimulus ports seen */
   volatile uint64_t value_unknown;   /* data-trace matches whose value the plugin cannot see */
   volatile uint64_t pc_samples;      /* periodic PC samples taken */
-  uint64_t reserved2[9];
+  volatile uint64_t gts_packets;     /* global timestamp packets (GTS1 + GTS2) emitted */
+  uint64_t reserved2[8];
   /* ---- ground truth (plugin) ---- */
   volatile uint64_t exc_entries[RIG_TRACE_MAX_EXC]; /* exception entries by number */
   volatile uint64_t exc_exits[RIG_TRACE_MAX_EXC];   /* exception exits by number */
@@ -195,6 +198,14 @@ static inline uint64_t rig_trace_clock(const RigTraceShm *s)
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
   } while ((seq & 1u) != 0 || seq != __atomic_load_n(&s->clock_seq, __ATOMIC_RELAXED));
   return ns > 0 ? (uint64_t)ns / (1000000000u / RIG_TRACE_WALL_HZ) : 0;
+}
+
+/* The global timestamp clock now: host CLOCK_MONOTONIC at RIG_TRACE_GTS_HZ, the same in every
+ * process and QEMU of the rig, running while any core is halted (the timestamp generator a
+ * multi-core part shares between its cores). */
+static inline uint64_t rig_trace_gts_now(void)
+{
+  return (uint64_t)rig_trace_mono_ns() / (1000000000u / RIG_TRACE_GTS_HZ);
 }
 
 /* DWT_CYCCNT at clock value `clock`: counts while DEMCR.TRCENA and DWT_CTRL.CYCCNTENA. */

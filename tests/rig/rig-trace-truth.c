@@ -65,9 +65,9 @@ int main(int argc, char **argv)
          s->cyccnt_hz, s->insns, s->resets);
   printf("  \"swo\": {\"bytes\": %" PRIu64 ", \"packets\": %" PRIu64 ", \"dropped\": %" PRIu64
          ", \"overflows\": %" PRIu64 ", \"stim_writes\": %" PRIu64 ", \"value_unknown\": %"
-         PRIu64 ", \"pc_samples\": %" PRIu64 "},\n", s->swo_bytes, s->itm_packets,
-         s->dropped_packets, s->overflow_packets, s->stim_writes, s->value_unknown,
-         s->pc_samples);
+         PRIu64 ", \"pc_samples\": %" PRIu64 ", \"gts_packets\": %" PRIu64 "},\n",
+         s->swo_bytes, s->itm_packets, s->dropped_packets, s->overflow_packets, s->stim_writes,
+         s->value_unknown, s->pc_samples, s->gts_packets);
   printf("  \"exceptions\": [");
   const char *sep = "";
   for (unsigned n = 0; n < RIG_TRACE_MAX_EXC; n++) {

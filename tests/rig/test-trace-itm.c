@@ -304,6 +304,85 @@ static void test_thumb_objdump(void)
   g_assert_cmpuint(bad, ==, 0);
 }
 
+static uint64_t fake_gts;
+
+static uint64_t fake_clock(void *user, uint64_t cycle)
+{
+  (void)user;
+  (void)cycle;
+  return fake_gts;
+}
+
+/* GTSFREQ 1 (every 128 cycles): the GTS goes right after the LTS of the group it stamps; the
+ * first after enable is a full GTS1 with Wrap and a GTS2; later ones send only the bytes that
+ * changed; a change of TS[47:26] is a full GTS1 with Wrap and a GTS2 again (D4.2.5). */
+static void test_global_timestamps(void)
+{
+  g_autoptr(GByteArray) out = g_byte_array_new();
+  RigItm itm;
+  rig_itm_init(&itm, sink, out);
+  rig_itm_set_global_clock(&itm, fake_clock, NULL);
+  RigItmConfig cfg = { .enabled = 1, .tsena = 1, .trace_id = 1, .formatter = 0, .protocol = 0,
+                       .bit_cycles = 1, .gtsfreq = 1 };
+  rig_itm_configure(&itm, &cfg, 1000);
+  /* TS[47:26] = 5, TS[25:21] = 0x15, [20:14] = 0x33, [13:7] = 0x22, [6:0] = 0x11 */
+  uint64_t g = (5ull << 26) | (0x15u << 21) | (0x33u << 14) | (0x22u << 7) | 0x11u;
+  fake_gts = g;
+  rig_itm_stimulus(&itm, 1003, 1, 0x41, 1);
+  fake_gts = g + 99;                 /* read at the group's first packet, not at its close */
+  rig_itm_advance(&itm, 1004);
+  fake_gts = g + 1;
+  rig_itm_stimulus(&itm, 1203, 1, 0x42, 1);  /* 200 cycles later: a 1-byte GTS1 */
+  rig_itm_advance(&itm, 1204);
+  fake_gts = g + 0x80;
+  rig_itm_stimulus(&itm, 1213, 1, 0x43, 1);  /* 10 cycles: no GTS */
+  rig_itm_advance(&itm, 1214);
+  rig_itm_stimulus(&itm, 1343, 1, 0x44, 1);  /* 130 cycles: TS[13:7] changed, 2 bytes */
+  rig_itm_advance(&itm, 1344);
+  fake_gts = (6ull << 26) | ((g + 0x80) & 0x3FFFFFFu);
+  rig_itm_stimulus(&itm, 1543, 1, 0x45, 1);  /* TS[47:26] changed: Wrap, GTS2 */
+  rig_itm_advance(&itm, 1544);
+  static const uint8_t want[] = {
+    0x09, 0x41, 0x30, 0x94, 0x91, 0xA2, 0xB3, 0x55, 0xB4, 0x85, 0x80, 0x80, 0x00,
+    0x09, 0x42, 0xC0, 0xC8, 0x01, 0x94, 0x12,
+    0x09, 0x43, 0xC0, 0x0A,
+    0x09, 0x44, 0xC0, 0x82, 0x01, 0x94, 0x91, 0x23,
+    0x09, 0x45, 0xC0, 0xC8, 0x01, 0x94, 0x91, 0xA3, 0xB3, 0x55, 0xB4, 0x86, 0x80, 0x80, 0x00,
+  };
+  assert_bytes(out, want, sizeof want);
+  g_assert_cmpuint(itm.gts_packets, ==, 6);
+}
+
+/* The funnel's use of the formatter: bytes of two sources in one frame, each under its ID. */
+static void test_frame_sources(void)
+{
+  g_autoptr(GByteArray) out = g_byte_array_new();
+  RigItm itm;
+  rig_itm_init(&itm, sink, out);
+  RigItmConfig cfg = { .enabled = 1, .formatter = 1, .protocol = 0, .bit_cycles = 1 };
+  rig_itm_configure(&itm, &cfg, 0);
+  rig_itm_frame_bytes(&itm, 1, (const uint8_t *)"A", 1, 0);
+  rig_itm_frame_bytes(&itm, 2, (const uint8_t *)"B", 1, 0);
+  rig_itm_frame_flush(&itm);
+  /* a switch when the next slot is odd: 'B' moves into it, the change to ID 2 takes its even
+   * slot with the aux bit "after the next data byte"; the flush does the same with ID 0 */
+  rig_itm_frame_bytes(&itm, 1, (const uint8_t *)"AB", 2, 0);
+  rig_itm_frame_bytes(&itm, 2, (const uint8_t *)"C", 1, 0);
+  rig_itm_frame_flush(&itm);
+  /* a switch in slot 14 ends the frame; the new source's byte opens the next one */
+  rig_itm_frame_bytes(&itm, 1, (const uint8_t *)"ABCDEFGHIJKLM", 13, 0);
+  rig_itm_frame_bytes(&itm, 2, (const uint8_t *)"X", 1, 0);
+  rig_itm_frame_flush(&itm);
+  static const uint8_t want[] = {
+    0xFF, 0xFF, 0xFF, 0x7F,
+    0x03, 0x41, 0x05, 0x42, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x00,
+    0x03, 0x41, 0x05, 0x42, 0x01, 0x43, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x06,
+    0x03, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4A, 0x4B, 0x4C, 0x4D, 0x05, 0x00,
+    0x01, 0x58, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01,
+  };
+  assert_bytes(out, want, sizeof want);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -311,6 +390,8 @@ int main(int argc, char **argv)
   g_test_add_func("/trace-itm/timestamps", test_timestamps);
   g_test_add_func("/trace-itm/bandwidth", test_bandwidth);
   g_test_add_func("/trace-itm/formatter", test_formatter);
+  g_test_add_func("/trace-itm/global-timestamps", test_global_timestamps);
+  g_test_add_func("/trace-itm/frame-sources", test_frame_sources);
   g_test_add_func("/trace-itm/thumb", test_thumb);
   g_test_add_func("/trace-itm/thumb-objdump", test_thumb_objdump);
   return g_test_run();

@@ -7,6 +7,9 @@
  * 7-bit continuation bytes; overflow `0x70`; synchronisation five 0x00 and 0x80. Formatter
  * frames (CoreSight TPIU): bytes 0,2,..,14 are data with bit 0 in the auxiliary byte 15, or a
  * source ID change (bit 0 set, aux bit 1 = after the next data byte); odd bytes are data.
+ * Global timestamps (D4.2.5): GTS1 `94` + 1..4 bytes of TS[25:0] (7 bits each, LSB first,
+ * bit 7 = continue; the 4th byte holds TS[25:21], ClkCh in bit 5 and Wrap in bit 6), GTS2
+ * `B4` + 4 bytes of TS[47:26] (48-bit global clock).
  * Bandwidth arithmetic is in cycles x 15 so the formatter's 16/15 stays exact.
  */
 #include "trace-itm.h"
@@ -46,11 +49,34 @@ static void itm_frame_done(RigItm *itm)
   itm->fpos = 0;
 }
 
-/* Puts a source ID change into the next slot (an even one; the caller ensures it). */
+/* Puts a source ID change into the next slot (an even one; the caller ensures it). A change
+ * in slot 14 ends the frame: its data goes into the next one (slot 15 is the aux byte). */
 static void itm_frame_id(RigItm *itm, unsigned id)
 {
   itm->frame[itm->fpos] = (uint8_t)((id << 1) | 1u);
   itm->fpos++;
+  itm->cur_id = id;
+  itm_frame_done(itm);
+}
+
+/* A source ID change when the next slot is odd (IDs go in even slots only): the last data
+ * byte moves from its even slot into the odd one and the change takes the even slot with the
+ * "after the next data byte" flag, so that byte stays the old source's; an ID change with no
+ * data after it yet is simply replaced. The next slot is then even, or odd after a replaced
+ * change (data of the new source either way). */
+static void itm_frame_switch_odd(RigItm *itm, unsigned id)
+{
+  unsigned slot = itm->fpos - 1;
+  uint8_t abit = (uint8_t)(1u << (slot / 2));
+  if (itm->frame[slot] & 1u) {  /* an ID change with no data yet */
+    itm->frame[slot] = (uint8_t)((id << 1) | 1u);
+    itm->frame[15] &= (uint8_t)~abit;
+  } else {
+    uint8_t b = (uint8_t)(itm->frame[slot] | ((itm->frame[15] & abit) ? 1u : 0u));
+    itm->frame[slot] = (uint8_t)((id << 1) | 1u);  /* the new ID ... */
+    itm->frame[15] |= abit;                        /* ... after the next data byte */
+    itm->frame[itm->fpos++] = b;
+  }
   itm->cur_id = id;
 }
 
@@ -58,11 +84,10 @@ static void itm_frame_id(RigItm *itm, unsigned id)
 static void itm_frame_byte(RigItm *itm, uint8_t b, uint64_t cycle)
 {
   if (itm->cur_id != itm->cfg.trace_id) {
-    if (itm->fpos & 1u) {
-      itm->frame[itm->fpos++] = 0;  /* odd slot: null data of the old source */
-      itm_frame_done(itm);
-    }
-    itm_frame_id(itm, itm->cfg.trace_id);
+    if (itm->fpos & 1u)
+      itm_frame_switch_odd(itm, itm->cfg.trace_id);
+    else
+      itm_frame_id(itm, itm->cfg.trace_id);
   }
   if ((itm->fpos & 1u) == 0) {
     itm->frame[itm->fpos] = b & 0xFEu;
@@ -82,22 +107,12 @@ static void itm_frame_pad(RigItm *itm)
 {
   if (itm->fpos == 0)
     return;
-  if (itm->fpos & 1u) {
-    unsigned slot = itm->fpos - 1;
-    if (itm->frame[slot] & 1u) {  /* an ID change with no data yet: make it ID 0 */
-      itm->frame[slot] = 0x01;
-      itm->frame[15] &= (uint8_t)~(1u << (slot / 2));
-      itm->frame[itm->fpos++] = 0;
-    } else {
-      uint8_t b = (uint8_t)(itm->frame[slot] | ((itm->frame[15] >> (slot / 2)) & 1u));
-      itm->frame[slot] = 0x01;                       /* ID 0 ... */
-      itm->frame[15] |= (uint8_t)(1u << (slot / 2)); /* ... after the next data byte */
-      itm->frame[itm->fpos++] = b;
-    }
-    itm->cur_id = 0;
-  } else {
-    itm_frame_id(itm, 0);
-  }
+  if (itm->fpos & 1u)
+    itm_frame_switch_odd(itm, 0);
+  else
+    itm_frame_id(itm, 0);  /* in slot 14 it sent the frame: nothing left to pad */
+  if (itm->fpos == 0)
+    return;
   while (itm->fpos < 15) {
     if ((itm->fpos & 1u) == 0)
       itm->frame[15] &= (uint8_t)~(1u << (itm->fpos / 2));
@@ -133,6 +148,7 @@ static int itm_push(RigItm *itm, uint64_t cycle, const uint8_t *pkt, size_t n)
   if (itm_queued(itm, cycle) + need > RIG_ITM_FIFO) {
     itm->dropped++;
     itm->overflow_pending = 1;
+    itm->gts_full = 1;  /* a decoder may have lost a GTS: the next one restates all bits */
     return 0;
   }
   uint64_t start = itm->wire_free > cycle * ITM_SCALE ? itm->wire_free : cycle * ITM_SCALE;
@@ -150,12 +166,60 @@ static int itm_push(RigItm *itm, uint64_t cycle, const uint8_t *pkt, size_t n)
   return 1;
 }
 
-/* Emits the LTS that closes the open group (cycles since the previous LTS, prescaled). */
+static void itm_lts(RigItm *itm);
+
+/* The global timestamp of the group that just closed at `cycle` (global time `gts`), if
+ * GTSFREQ says one is due: GTS1, and GTS2 after a GTS1 with Wrap. */
+static void itm_gts(RigItm *itm, uint64_t cycle, uint64_t gts)
+{
+  static const uint64_t period[4] = { 0, 128, 8192, 0 };
+  unsigned f = itm->cfg.gtsfreq & 3u;
+  if (f == 0)
+    return;
+  int due = itm->gts_full || (f == 3 ? itm_queued(itm, itm->last_cycle) == 0
+                                     : cycle - itm->last_gts_cycle >= period[f]);
+  if (!due)
+    return;
+  uint64_t lo = gts & 0x3FFFFFFu, hi = (gts >> 26) & 0x3FFFFFu;
+  int wrap = itm->gts_full || hi != itm->last_gts2;
+  uint64_t diff = lo ^ itm->last_gts1;
+  unsigned n = wrap || (diff >> 21) != 0 ? 4u : (diff >> 14) != 0 ? 3u : (diff >> 7) != 0 ? 2u : 1u;
+  uint8_t pkt[5] = { 0x94 };
+  for (unsigned i = 0; i < n; i++)
+    pkt[1 + i] = (uint8_t)(((lo >> (7 * i)) & 0x7Fu) | (i + 1 < n ? 0x80u : 0u));
+  if (n == 4)
+    pkt[4] = (uint8_t)(((lo >> 21) & 0x1Fu) | (wrap ? 0x40u : 0u));  /* ClkCh 0: one rate */
+  if (!itm_push(itm, cycle, pkt, 1 + n))
+    return;
+  itm->gts_packets++;
+  itm->last_gts1 = lo;
+  itm->last_gts_cycle = cycle;
+  if (!wrap)
+    return;
+  uint8_t pkt2[5] = { 0xB4, (uint8_t)((hi & 0x7Fu) | 0x80u), (uint8_t)(((hi >> 7) & 0x7Fu) | 0x80u),
+                      (uint8_t)(((hi >> 14) & 0x7Fu) | 0x80u), (uint8_t)((hi >> 21) & 0x01u) };
+  if (!itm_push(itm, cycle, pkt2, sizeof pkt2))
+    return;  /* dropped: gts_full stays set, the next GTS is full again */
+  itm->gts_packets++;
+  itm->last_gts2 = hi;
+  itm->gts_full = 0;
+}
+
+/* Emits the LTS that closes the open group (cycles since the previous LTS, prescaled), then
+ * the group's GTS if one is due. */
 void rig_itm_close_group(RigItm *itm)
 {
   if (!itm->group_open)
     return;
   itm->group_open = 0;
+  if (itm->cfg.tsena)
+    itm_lts(itm);
+  itm_gts(itm, itm->group_cycle, itm->group_gts);
+}
+
+/* The LTS of the group that is closing. */
+static void itm_lts(RigItm *itm)
+{
   uint64_t ts = itm->group_cycle >> itm->cfg.ts_shift;
   uint64_t delta = ts - itm->last_ts;
   uint8_t pkt[5];
@@ -183,6 +247,12 @@ void rig_itm_close_group(RigItm *itm)
   }
   if (itm_push(itm, itm->group_cycle, pkt, n))
     itm->last_ts = ts;
+}
+
+void rig_itm_set_global_clock(RigItm *itm, RigItmGlobalClock clock, void *user)
+{
+  itm->gclock = clock;
+  itm->gclock_user = user;
 }
 
 void rig_itm_init(RigItm *itm, RigItmSink sink, void *user)
@@ -225,6 +295,10 @@ void rig_itm_configure(RigItm *itm, const RigItmConfig *cfg, uint64_t cycle)
     itm->last_ts = cycle >> cfg->ts_shift;
     itm->group_open = 0;
   }
+  if (cfg->enabled && cfg->gtsfreq != 0 && (!old.enabled || old.gtsfreq == 0)) {
+    itm->gts_full = 1;  /* the first GTS after enable: GTS1 with Wrap, then GTS2 */
+    itm->last_gts_cycle = cycle;
+  }
   if (cfg->enabled && cfg->formatter && (!old.formatter || !old.enabled))
     rig_itm_sync(itm, cycle, 0);
 }
@@ -238,7 +312,9 @@ int rig_itm_packet(RigItm *itm, uint64_t cycle, const uint8_t *pkt, size_t n, in
     rig_itm_close_group(itm);
   if (!itm_push(itm, cycle, pkt, n))
     return 0;
-  if (stamp && itm->cfg.tsena) {
+  if (stamp && (itm->cfg.tsena || itm->cfg.gtsfreq != 0)) {
+    if (!itm->group_open && itm->cfg.gtsfreq != 0)
+      itm->group_gts = itm->gclock != NULL ? itm->gclock(itm->gclock_user, cycle) : 0;
     itm->group_open = 1;
     itm->group_cycle = cycle;
   }
@@ -333,4 +409,19 @@ uint64_t rig_itm_deadline(const RigItm *itm)
   if (itm->cfg.formatter && itm->fpos > 0)
     d = itm_min(d, itm->last_byte_cycle + RIG_ITM_FRAME_FLUSH);
   return d;
+}
+
+void rig_itm_frame_bytes(RigItm *itm, unsigned id, const uint8_t *bytes, size_t n,
+                         uint64_t cycle)
+{
+  unsigned own = itm->cfg.trace_id;
+  itm->cfg.trace_id = id;
+  for (size_t i = 0; i < n; i++)
+    itm_frame_byte(itm, bytes[i], cycle);
+  itm->cfg.trace_id = own;
+}
+
+void rig_itm_frame_flush(RigItm *itm)
+{
+  itm_frame_pad(itm);
 }

@@ -269,6 +269,21 @@ static void tu_sink(void *user, const uint8_t *bytes, size_t n)
   atomic_store_explicit(&tu.head, h + n, memory_order_release);
 }
 
+/* The ITM's global timestamp source, asked when a timestamp group opens for the cycle of its
+ * first packet: the host time of that cycle. Without -icount the trace clock is host time
+ * minus the halts, so the cycle maps back exactly (the GTS and the LTS beside it stamp the
+ * same instant to the µs; the target runs, so no halt is in progress); under -icount cycles
+ * are instructions, unrelated to host time: the host time now, while the block runs. */
+static uint64_t tu_gts_clock(void *user, uint64_t cycle)
+{
+  (void)user;
+  RigTraceShm *s = tu.s;
+  if (tu.icount || s->halted_ns != 0)
+    return rig_trace_gts_now();
+  int64_t ns = s->epoch_ns + s->paused_ns + (int64_t)cycle * (1000000000 / RIG_TRACE_WALL_HZ);
+  return (uint64_t)ns / (1000000000u / RIG_TRACE_GTS_HZ);
+}
+
 static void tu_publish_stats(void)
 {
   RigTraceShm *s = tu.s;
@@ -276,6 +291,7 @@ static void tu_publish_stats(void)
   s->itm_packets = tu.itm.packets;
   s->dropped_packets = tu.itm.dropped;
   s->overflow_packets = tu.itm.overflows;
+  s->gts_packets = tu.itm.gts_packets;
 }
 
 /* Emits the pending PC samples taken at cycles up to `cycle`. */
@@ -298,6 +314,9 @@ static void tu_publish(void)
   tu_attribute_inflight();
   tu_flush_samples(UINT64_MAX);
   rig_itm_close_group(&tu.itm);
+  /* on silicon the trace clock runs on while the core is halted, so the formatter's idle
+   * flush sends the partial frame; here the clock stops with the core: pad it now */
+  rig_itm_frame_flush(&tu.itm);
   tu_publish_stats();
 }
 
@@ -387,6 +406,7 @@ static void tu_reload(uint64_t clock)
     .formatter = (s->tpiu_ffcr & 2u) != 0,
     .protocol = s->tpiu_sppr & 3u,
     .bit_cycles = (s->tpiu_acpr & 0x1FFFu) + 1,
+    .gtsfreq = (tcr >> 10) & 3u,
   };
   int was_enabled = tu.itm.cfg.enabled;
   rig_itm_configure(&tu.itm, &ic, clock);
@@ -1044,6 +1064,7 @@ static gboolean tu_setup(int argc, char **argv, GError **error)
   for (int i = 0; i < TU_MAX_CLIENTS; i++)
     tu.clients[i].fd = -1;
   rig_itm_init(&tu.itm, tu_sink, NULL);
+  rig_itm_set_global_clock(&tu.itm, tu_gts_clock, NULL);
   tu_reload(0);
   if (port != NULL && !tu_listen(port, error))
     return FALSE;

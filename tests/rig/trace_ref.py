@@ -180,10 +180,11 @@ class SwoCapture:
         return bytes(self.data)
 
 
-def truth(watch_log=False):
-    """The trace unit's ground truth (rig-trace-truth) as a dict."""
+def truth(watch_log=False, shm=None):
+    """The trace unit's ground truth (rig-trace-truth) as a dict; `shm`: that page (a two-core
+    rig: ORTI_RIG_TRACE_SHM1 for core 1) instead of ORTI_RIG_TRACE_SHM."""
     exe = os.path.join(os.environ["ORTI_RIG_BUILD_DIR"], "tests/rig/rig-trace-truth")
-    args = [exe] + (["--watch-log"] if watch_log else [])
+    args = [exe] + (["--watch-log"] if watch_log else []) + ([shm] if shm else [])
     return json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
 
 
@@ -210,6 +211,20 @@ def function_at(t, pc):
 
 
 # ---- reference decoders ----
+
+def deframe_ids(data):
+    """The source IDs (non-zero) that own bytes in a formatter stream."""
+    ids = set()
+    i = data.find(b"\xff\xff\xff\x7f")
+    while 0 <= i and i + 16 <= len(data):
+        if data[i:i + 4] == b"\xff\xff\xff\x7f":
+            i += 4
+            continue
+        ids.update(data[i + 2 * k] >> 1 for k in range(8) if data[i + 2 * k] & 1)
+        i += 16
+    ids.discard(0)
+    return ids
+
 
 def deframe(data, want_id):
     """TPIU formatter: 16-byte frames after a full sync FF FF FF 7F; returns the bytes of
@@ -246,12 +261,46 @@ def deframe(data, want_id):
 def decode_itm(data):
     """ITM/DWT packets of a stream that starts at a packet boundary. Returns a list of dicts
     {"kind", ..., "t"}: t = the local timestamp that follows the packet (cycles since the
-    first LTS's reference, accumulated; None when timestamps are off). A packet cut by the end
-    of the capture is left out. Raises Fail on a byte the architecture does not define."""
+    first LTS's reference, accumulated; None when timestamps are off). Global timestamps
+    (D4.2.5) become {"kind": "gts", "value": TS[47:0], "t": the LTS just before it} once a
+    GTS2 has given the high bits: GTS1 `94` + 1..4 bytes replaces TS[7n-1:0] (n = 4: TS[25:0],
+    its last byte's bit 5 ClkCh, bit 6 Wrap: a GTS2 follows), GTS2 `B4` + 4 bytes TS[47:26].
+    A packet cut by the end of the capture is left out. Raises Fail on a byte the
+    architecture does not define."""
     pkts, pending, ts, i = [], [], 0, 0
+    g_lo, g_hi, g_wait = 0, None, False
     n = len(data)
     while i < n:
         b = data[i]
+        if b & 0xDF == 0x94:  # global timestamp 1 (0x94) or 2 (0xB4)
+            vals, j = [], i + 1
+            while j < n and len(vals) < 6:
+                vals.append(data[j])
+                j += 1
+                if vals[-1] & 0x80 == 0:
+                    break
+            if j >= n and (not vals or vals[-1] & 0x80):
+                break  # cut by the end of the capture
+            i = j
+            if b == 0x94:
+                check(len(vals) <= 4, "GTS1 longer than 4 payload bytes")
+                v = 0
+                for k, c in enumerate(vals):
+                    v |= (c & (0x1F if k == 3 else 0x7F)) << (7 * k)
+                bits = 26 if len(vals) == 4 else 7 * len(vals)
+                g_lo = (g_lo & ~((1 << bits) - 1) & 0x3FFFFFF) | v
+                g_wait = len(vals) == 4 and bool(vals[3] & 0x40)
+                pkts.append({"kind": "gts1", "bytes": len(vals), "wrap": g_wait,
+                             "clkch": len(vals) == 4 and bool(vals[3] & 0x20), "t": ts})
+            else:
+                check(len(vals) in (4, 6), f"GTS2 of {len(vals)} payload bytes")
+                g_hi = 0
+                for k, c in enumerate(vals):
+                    g_hi |= (c & 0x7F) << (7 * k)
+                g_wait = False
+            if g_hi is not None and not g_wait:
+                pkts.append({"kind": "gts", "value": (g_hi << 26) | g_lo, "t": ts})
+            continue
         if b == 0x00:
             j = i
             while j < n and data[j] == 0:

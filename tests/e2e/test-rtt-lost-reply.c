@@ -9,6 +9,7 @@
  *                  connection closed (what a 3 s timeout on a loaded host or a TCP drop after
  *                  the script ran does);
  *  - request-lost: the drain script never reaches OpenOCD, the connection is closed.
+ * Both also through the per-core source (one core, its target named in every script).
  * The test drives the source as the session does (probe_source_step; on a lost link a LINK gap,
  * a new connection, attach again) until it delivered the backlog, then detaches. It checks:
  * the bytes delivered are the ring's bytes, each once, in order (no missing or repeated
@@ -243,7 +244,7 @@ read_up (ProbeOpenocd *oc, guint32 *wr, guint32 *rd, guint32 *buf)
 }
 
 static void
-run_case (CutMode mode)
+run_case (CutMode mode, gboolean per_core)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (ProbeOpenocd) direct = probe_openocd_connect ("127.0.0.1", ocd_port, 5000, &error);
@@ -273,7 +274,11 @@ run_case (CutMode mode)
   Proxy px = { .mode = mode, .after = 1 };
   proxy_start (&px);
   ProbeRttConfig rc = { .method = PROBE_RTT_DRAIN, .cb_address = cb_address };
-  g_autoptr (ProbeSource) src = probe_source_new_rtt (&rc);
+  /* per core: the same block as core 0 of an AMP source, read through its OpenOCD target by
+   * name (`target names`), so the script carries the target prefix */
+  g_autoptr (ProbeSource) src = per_core ? probe_source_new_rtt_per_core (&rc, 1, TRUE, &error)
+                                         : probe_source_new_rtt (&rc);
+  g_assert_no_error (error);
   Sink k = { g_byte_array_new (), g_array_new (FALSE, FALSE, sizeof (ProbeEvent)) };
   ProbeSourceSink sink = { on_event, on_record, &k };
   g_autoptr (ProbeOpenocd) oc = probe_openocd_connect ("127.0.0.1", px.port, 3000, &error);
@@ -345,13 +350,20 @@ run_case (CutMode mode)
 static void
 test_reply_lost (void)
 {
-  run_case (CUT_REPLY);
+  run_case (CUT_REPLY, FALSE);
 }
 
 static void
 test_request_lost (void)
 {
-  run_case (CUT_REQUEST);
+  run_case (CUT_REQUEST, FALSE);
+}
+
+static void
+test_per_core (void)
+{
+  run_case (CUT_REPLY, TRUE);
+  run_case (CUT_REQUEST, TRUE);
 }
 
 int
@@ -370,5 +382,6 @@ main (int argc, char **argv)
     ram_base = g_ascii_strtoull (argv[4], NULL, 0);
   g_test_add_func ("/rtt/lost-link/reply-lost", test_reply_lost);
   g_test_add_func ("/rtt/lost-link/request-lost", test_request_lost);
+  g_test_add_func ("/rtt/lost-link/per-core", test_per_core);
   return g_test_run ();
 }

@@ -8,7 +8,9 @@
  *  - reply-lost:   the drain script reaches OpenOCD and runs there, its reply is dropped and the
  *                  connection closed (what a 3 s timeout on a loaded host or a TCP drop after
  *                  the script ran does);
- *  - request-lost: the drain script never reaches OpenOCD, the connection is closed.
+ *  - request-lost: the drain script never reaches OpenOCD, the connection is closed;
+ *  - reply-late:   the drain's reply is held back until the source's 3 s timeout gave up on the
+ *                  connection.
  * Both also through the per-core source (one core, its target named in every script).
  * The test drives the source as the session does (probe_source_step; on a lost link a LINK gap,
  * a new connection, attach again) until it delivered the backlog, then detaches. It checks:
@@ -34,7 +36,7 @@ static guint64 ram_base = 0x21000000;
 
 /* ---- the proxy ------------------------------------------------------------------------- */
 
-typedef enum { CUT_REPLY, CUT_REQUEST } CutMode;
+typedef enum { CUT_REPLY, CUT_REQUEST, CUT_STALL } CutMode;
 
 typedef struct {
   CutMode mode;
@@ -48,7 +50,7 @@ typedef struct {
   guint connections;     /* clients accepted */
   guint drains;          /* drain scripts seen */
   guint data_replies;    /* drain replies carrying bytes, forwarded */
-  gsize cut_reply_len;   /* length of the reply dropped (CUT_REPLY) */
+  gsize cut_reply_len;   /* length of the reply dropped (CUT_REPLY, CUT_STALL) */
 } Proxy;
 
 /* A drain script (probe_rtt_drain_script) carries this loop. */
@@ -102,6 +104,7 @@ relay (Proxy *px, int client)
   g_autoptr (GByteArray) from_client = g_byte_array_new ();
   g_autoptr (GByteArray) from_ocd = g_byte_array_new ();
   g_autoptr (GArray) pending = g_array_new (FALSE, FALSE, sizeof (gboolean)); /* drains asked */
+  gboolean stalled = FALSE; /* CUT_STALL: nothing more goes to the client */
   while (!g_atomic_int_get (&px->stop)) {
     struct pollfd fds[2] = { { client, POLLIN, 0 }, { up, POLLIN, 0 } };
     if (poll (fds, 2, 100) < 0 && errno != EINTR)
@@ -143,14 +146,17 @@ relay (Proxy *px, int client)
           g_array_remove_index (pending, 0);
         }
         if (drain && has_bytes (msg, len)) {
-          if (px->mode == CUT_REPLY && px->cuts == 0 && px->data_replies >= px->after) {
+          if (px->mode != CUT_REQUEST && px->cuts == 0 && px->data_replies >= px->after) {
             px->cuts++;
             px->cut_reply_len = len;
-            goto cut; /* the script ran on the target; its reply never arrives */
+            if (px->mode == CUT_REPLY)
+              goto cut; /* the script ran on the target; its reply never arrives */
+            stalled = TRUE; /* … or only after the client's timeout closed the connection */
+          } else {
+            px->data_replies++;
           }
-          px->data_replies++;
         }
-        if (!send_all (client, from_ocd->data, len))
+        if (!stalled && !send_all (client, from_ocd->data, len))
           goto cut;
         g_byte_array_remove_range (from_ocd, 0, (guint) len);
       }
@@ -318,7 +324,7 @@ run_case (CutMode mode, gboolean per_core)
   g_assert_cmpint (px.cuts, ==, 1);
   g_assert_cmpuint (lost, ==, 1);
   g_assert_cmpuint (px.connections, ==, 2);
-  if (mode == CUT_REPLY)
+  if (mode != CUT_REQUEST)
     g_assert_cmpuint (px.cut_reply_len, >, 1000);
   /* every byte of the ring once, in order */
   g_assert_cmpuint (k.bytes->len, ==, wr);
@@ -360,6 +366,12 @@ test_request_lost (void)
 }
 
 static void
+test_reply_late (void)
+{
+  run_case (CUT_STALL, FALSE);
+}
+
+static void
 test_per_core (void)
 {
   run_case (CUT_REPLY, TRUE);
@@ -382,6 +394,7 @@ main (int argc, char **argv)
     ram_base = g_ascii_strtoull (argv[4], NULL, 0);
   g_test_add_func ("/rtt/lost-link/reply-lost", test_reply_lost);
   g_test_add_func ("/rtt/lost-link/request-lost", test_request_lost);
+  g_test_add_func ("/rtt/lost-link/reply-late", test_reply_late);
   g_test_add_func ("/rtt/lost-link/per-core", test_per_core);
   return g_test_run ();
 }

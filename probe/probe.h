@@ -615,6 +615,8 @@ typedef struct {
   guint32 buf, size;           /* its buffer and size, as located */
   guint32 rd_off;              /* RdOff as the last drain left it on the target */
   guint32 upto;                /* the host has received the bytes up to here */
+  guint32 last_word;           /* rd_off 0: the last aligned little-endian word wholly in the
+                                * held range, as received (a re-initialised block differs) */
 } ProbeRttHeld;
 
 typedef struct _ProbeRttLink ProbeRttLink;
@@ -642,12 +644,14 @@ gboolean probe_rtt_link_release (ProbeRttLink *r, GError **error);
 void probe_rtt_link_get_held (ProbeRttLink *r, ProbeRttHeld *held);
 void probe_rtt_link_set_held (ProbeRttLink *r, const ProbeRttHeld *held);
 /* probe_rtt_drain_script: the DRAIN script (rtt-link.c): releases [@rd_off, @upto) as
- * described above when they differ, then reads at most @max_bytes of the ring of @size bytes
- * at @buf whose descriptor is at @desc, through OpenOCD target @target (NULL: current). Its
+ * described above when they differ (from offset 0 only if the last aligned word wholly inside
+ * still is @last_word), then reads at most @max_bytes of the ring of @size bytes at @buf whose
+ * descriptor is at @desc, through OpenOCD target @target (NULL: current). Its
  * result: "B E" (RdOff where the read began and ended) then per part "S N w0 w1 …" (S bytes
  * of word w0 to skip, N bytes, little-endian 32-bit words). Newly allocated. */
 char *probe_rtt_drain_script (const char *target, guint64 desc, guint32 buf, guint32 size,
-                              guint32 max_bytes, guint32 rd_off, guint32 upto);
+                              guint32 max_bytes, guint32 rd_off, guint32 upto,
+                              guint32 last_word);
 /* SERVER: stops OpenOCD's rtt server; DRAIN: probe_rtt_link_release. */
 gboolean probe_rtt_link_stop (ProbeRttLink *r, GError **error);
 ProbeRttMethod probe_rtt_link_get_method (ProbeRttLink *r);

@@ -189,19 +189,26 @@ probe_rtt_link_locate (ProbeRttLink *r, GError **error)
 
 char *
 probe_rtt_drain_script (const char *target, guint64 desc, guint32 buf, guint32 size,
-                        guint32 max_bytes, guint32 rd_off, guint32 upto)
+                        guint32 max_bytes, guint32 rd_off, guint32 upto, guint32 last_word)
 {
   g_autofree char *t = target ? g_strdup_printf ("%s ", target) : g_strdup ("");
   /* The release of the held range [rd_off, upto): only when the target's RdOff still is
    * rd_off (else the script of a lost reply did it already, or the target re-initialised the
    * block, or another reader moved RdOff: never clobber those) and WrOff still lies at or
-   * beyond upto (a block re-initialised since holds fewer bytes than that). */
+   * beyond upto (a block re-initialised since holds fewer bytes than that). A re-initialised
+   * block shows RdOff 0: a range held from 0 is released only if its last whole word still
+   * holds what was received (a restarted stream has written other bytes there). */
   g_autofree char *release = NULL;
+  g_autofree char *same = NULL;
+  guint32 word = ((buf + upto) & ~3u) - 4; /* the last aligned word wholly in [buf, buf+upto) */
+  if (rd_off == 0 && upto >= 4 && word >= buf)
+    same = g_strdup_printf ("[lindex [%sread_memory 0x%x 32 1] 0] == %u", t, word, last_word);
   if (rd_off != upto && rd_off < size && upto < size)
     release = g_strdup_printf (
-        "if {$_r == %u && ($_w - %u + %u) %% %u >= %u} "
-        "{%swrite_memory 0x%" G_GINT64_MODIFIER "x 32 %u; set _r %u}; ",
-        rd_off, rd_off, size, size, (upto - rd_off + size) % size, t, desc + 16, upto, upto);
+        "if {$_r == %u && ($_w - %u + %u) %% %u >= %u} {if {%s} "
+        "{%swrite_memory 0x%" G_GINT64_MODIFIER "x 32 %u; set _r %u}}; ",
+        rd_off, rd_off, size, size, (upto - rd_off + size) % size, same ? same : "1", t,
+        desc + 16, upto, upto);
   /* Then the bytes from RdOff to WrOff, in two parts when the ring wraps, as aligned 32-bit
    * words (a part at ring address A of N bytes comes back as "S N w0 w1 …" with S = A & 3
    * leading bytes to skip): a quarter of the bus transfers and reply text of 8-bit reads, and
@@ -248,7 +255,8 @@ drain_run (ProbeRttLink *r, guint32 max_bytes, GByteArray *out, GError **error)
 {
   g_autoptr (GError) local = NULL;
   g_autofree char *script = probe_rtt_drain_script (r->target, r->desc, r->buf, r->size,
-                                                    max_bytes, r->held.rd_off, r->held.upto);
+                                                    max_bytes, r->held.rd_off, r->held.upto,
+                                                    r->held.last_word);
   g_autofree char *answer = probe_openocd_call (r->oc, script, &local);
   r->round_trips++;
   if (answer == NULL) {
@@ -312,6 +320,12 @@ drain_run (ProbeRttLink *r, guint32 max_bytes, GByteArray *out, GError **error)
   /* the target's RdOff is at began now; we hold [began, ended) until the next script */
   r->held = (ProbeRttHeld) { .desc = r->desc, .buf = r->buf, .size = r->size,
                              .rd_off = (guint32) began, .upto = (guint32) ended };
+  guint32 word = ((r->buf + (guint32) ended) & ~3u) - 4; /* as probe_rtt_drain_script */
+  if (began == 0 && ended >= 4 && word >= r->buf) { /* got holds the ring's [0, ended) */
+    const guint8 *w = got->data + (word - r->buf);
+    r->held.last_word = (guint32) w[0] | (guint32) w[1] << 8 | (guint32) w[2] << 16 |
+                        (guint32) w[3] << 24;
+  }
   return TRUE;
 }
 

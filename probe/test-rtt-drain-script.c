@@ -18,6 +18,7 @@ typedef struct {
   guint32 wr, rd;       /* the target's offsets before the script */
   guint32 rd_off, upto; /* the held range the script is built with */
   guint32 max;          /* max_bytes */
+  gboolean rewritten;   /* the ring's word at 16 holds other bytes than were received */
 } Case;
 
 typedef struct {
@@ -32,8 +33,12 @@ static const char *tclsh;
 static gboolean
 run (const Case *c, Result *res)
 {
+  /* the held range's last whole word as received (ring byte i was i + 1) */
+  guint32 last = 0, at = (c->upto & ~3u) - 4;
+  for (guint b = 0; b < 4; b++)
+    last |= (guint32) (at + b + 1) << (8 * b);
   g_autofree char *script = probe_rtt_drain_script (NULL, DESC, BUF, SIZE, c->max, c->rd_off,
-                                                    c->upto);
+                                                    c->upto, last);
   g_autoptr (GString) prog = g_string_new (
       "proc read_memory {a w n} { global mem; set l {}; "
       "for {set i 0} {$i < $n} {incr i} {lappend l [format 0x%x $mem([expr {$a + 4 * $i}])]}; "
@@ -47,6 +52,8 @@ run (const Case *c, Result *res)
   }
   g_string_append_printf (prog, "set mem(%u) %u\nset mem(%u) %u\n", DESC + 12, c->wr, DESC + 16,
                           c->rd);
+  if (c->rewritten)
+    g_string_append_printf (prog, "set mem(%u) 0xdeadbeef\n", BUF + 16);
   g_string_append_printf (prog, "if {[catch {%s} r]} {puts \"ERROR $r\"} else {puts $r}\n"
                           "puts $mem(%u)\n", script, DESC + 16);
   g_autofree char *path = NULL;
@@ -91,14 +98,16 @@ run (const Case *c, Result *res)
   return TRUE;
 }
 
-/* @res holds the ring's bytes from offset @from to @to (mod SIZE). */
+/* @res holds the ring's bytes from offset @from to @to (mod SIZE) (but 16..19 when
+ * @rewritten). */
 static void
-assert_bytes (const Result *res, guint32 from, guint32 to)
+assert_bytes (const Result *res, guint32 from, guint32 to, gboolean rewritten)
 {
   guint32 n = (to - from + SIZE) % SIZE;
   g_assert_cmpuint (res->bytes->len, ==, n);
   for (guint32 i = 0; i < n; i++)
-    g_assert_cmpuint (res->bytes->data[i], ==, (from + i) % SIZE + 1);
+    if (!rewritten || (from + i) % SIZE / 4 != 4)
+      g_assert_cmpuint (res->bytes->data[i], ==, (from + i) % SIZE + 1);
 }
 
 static void
@@ -113,7 +122,7 @@ check (const Case *c, guint32 began, guint32 ended, guint32 rd_after)
   g_assert_cmpuint (res.began, ==, began);
   g_assert_cmpuint (res.ended, ==, ended);
   g_assert_cmpuint (res.rd, ==, rd_after);
-  assert_bytes (&res, began, ended);
+  assert_bytes (&res, began, ended, c->rewritten);
   g_byte_array_unref (res.bytes);
 }
 
@@ -149,6 +158,12 @@ test_reinit (void)
   /* the block was re-initialised (RdOff 0) and holds fewer bytes than the held range's end:
    * not released, the new stream read from 0 */
   check (&(Case) { .wr = 12, .rd = 0, .rd_off = 0, .upto = 20, .max = 1000 }, 0, 12, 0);
+  /* a range held from 0, the ring unchanged: released */
+  check (&(Case) { .wr = 30, .rd = 0, .rd_off = 0, .upto = 20, .max = 1000 }, 20, 30, 20);
+  /* re-initialised and already past the held range's end, but the restarted stream wrote
+   * other bytes there: not released */
+  check (&(Case) { .wr = 30, .rd = 0, .rd_off = 0, .upto = 20, .max = 1000, .rewritten = TRUE },
+         0, 30, 0);
   /* another reader moved RdOff elsewhere: left alone */
   check (&(Case) { .wr = 30, .rd = 25, .rd_off = 10, .upto = 20, .max = 1000 }, 25, 30, 25);
 }

@@ -607,6 +607,18 @@ typedef struct {
   guint polling_interval_ms;   /* SERVER: `rtt polling_interval` (0: 1 ms) */
 } ProbeRttConfig;
 
+/* DRAIN: the ring bytes a link has received but not yet released on the target (RdOff still
+ * at @rd_off; the host has the bytes up to @upto; equal: nothing held). Each drain releases
+ * the previous drain's bytes before it reads, so a lost reply loses nothing. */
+typedef struct {
+  guint64 desc;                /* up-buffer descriptor the offsets belong to (0: none) */
+  guint32 buf, size;           /* its buffer and size, as located */
+  guint32 rd_off;              /* RdOff as the last drain left it on the target */
+  guint32 upto;                /* the host has received the bytes up to here */
+  guint32 last_word;           /* rd_off 0: the last aligned little-endian word wholly in the
+                                * held range, as received (a re-initialised block differs) */
+} ProbeRttHeld;
+
 typedef struct _ProbeRttLink ProbeRttLink;
 /* @oc is borrowed and must outlive the link. */
 ProbeRttLink *probe_rtt_link_new (ProbeOpenocd *oc, const ProbeRttConfig *cfg);
@@ -618,9 +630,29 @@ gboolean probe_rtt_link_locate (ProbeRttLink *r, GError **error);
 /* Locate if needed and start (SERVER: setup, start, server start, connect). */
 gboolean probe_rtt_link_start (ProbeRttLink *r, GError **error);
 /* Append newly arrived bytes to @out (SERVER waits up to @wait_ms for data; DRAIN does one
- * round trip). PROBE_ERROR_NOT_FOUND: the block went away (reset): locate again. */
+ * round trip: it releases the previous drain's bytes, then reads). PROBE_ERROR_NOT_FOUND: the
+ * block went away (reset): locate again. On any error nothing is appended, and DRAIN has
+ * released nothing it did not deliver. */
 gboolean probe_rtt_link_step (ProbeRttLink *r, GByteArray *out, guint wait_ms,
                                 GError **error);
+/* DRAIN: releases the last drain's bytes on the target (RdOff = where it ended, if RdOff is
+ * still where it began); nothing else: TRUE. FALSE with the link's error (still held). */
+gboolean probe_rtt_link_release (ProbeRttLink *r, GError **error);
+/* The held range, for the link of the next connection (probe_rtt_link_set_held before its
+ * locate, which keeps it only for the same descriptor, buffer and size): a drain that never
+ * reached the target then repeats nothing. */
+void probe_rtt_link_get_held (ProbeRttLink *r, ProbeRttHeld *held);
+void probe_rtt_link_set_held (ProbeRttLink *r, const ProbeRttHeld *held);
+/* probe_rtt_drain_script: the DRAIN script (rtt-link.c): releases [@rd_off, @upto) as
+ * described above when they differ (from offset 0 only if the last aligned word wholly inside
+ * still is @last_word), then reads at most @max_bytes of the ring of @size bytes at @buf whose
+ * descriptor is at @desc, through OpenOCD target @target (NULL: current). Its
+ * result: "B E" (RdOff where the read began and ended) then per part "S N w0 w1 …" (S bytes
+ * of word w0 to skip, N bytes, little-endian 32-bit words). Newly allocated. */
+char *probe_rtt_drain_script (const char *target, guint64 desc, guint32 buf, guint32 size,
+                              guint32 max_bytes, guint32 rd_off, guint32 upto,
+                              guint32 last_word);
+/* SERVER: stops OpenOCD's rtt server; DRAIN: probe_rtt_link_release. */
 gboolean probe_rtt_link_stop (ProbeRttLink *r, GError **error);
 ProbeRttMethod probe_rtt_link_get_method (ProbeRttLink *r);
 guint64 probe_rtt_link_get_control_block (ProbeRttLink *r);

@@ -21,6 +21,10 @@
  * header names another core than its target's position is refused, naming the target. The
  * records' order across channels is the order the session sees the Events in; the session
  * merges the cores into one time order (daemon/core-merge.h).
+ *
+ * Nothing is lost or read twice across a lost link: each stream's drain releases its bytes on
+ * the target only in the next drain (rtt-link.c), the range still held is handed to the link
+ * of the next attach, and detach releases it.
  */
 #include "source-private.h"
 
@@ -158,8 +162,14 @@ static gboolean
 attach_stream (RttSource *r, RttStream *st, ProbeOpenocd *oc, GError **error)
 {
   ProbeSource *src = &r->parent;
+  /* the bytes the last link received but did not release yet stay held: a drain whose script
+   * never reached the target must not deliver them twice */
+  ProbeRttHeld held = { 0 };
+  if (st->link != NULL)
+    probe_rtt_link_get_held (st->link, &held);
   g_clear_pointer (&st->link, probe_rtt_link_free);
   st->link = probe_rtt_link_new (oc, &st->cfg);
+  probe_rtt_link_set_held (st->link, &held);
   for (int i = 0;; i++) {
     g_autoptr (GError) local = NULL;
     guint32 hz = 0;

@@ -854,8 +854,10 @@ typedef struct {
   guint64 syncs;          /* full syncs FF FF FF 7F */
   guint64 halfword_syncs; /* halfword syncs FF 7F (at an even frame position) */
   guint64 id_changes;     /* ID change bytes (immediate and delayed) */
-  guint64 id_bytes;       /* data bytes of the selected ID (delivered) */
-  guint64 other_bytes;    /* data bytes of other IDs (ETM, …) */
+  guint64 id_bytes;       /* data bytes delivered: of the selected ID (feed), of IDs 0x01–0x6F
+                           * (feed_ids) */
+  guint64 other_bytes;    /* data bytes of other IDs (feed: ETM, …; feed_ids: reserved IDs
+                           * 0x70–0x7C, 0x7E) */
   guint64 null_bytes;     /* data bytes of ID 0 (padding) */
   guint64 trigger_bytes;  /* data bytes of the trigger ID 0x7D */
   guint64 bad_frames;     /* frames with ID 0x7F (impossible: misaligned or corrupt): dropped */
@@ -873,6 +875,17 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbeSwoTpiu, probe_swo_tpiu_free)
  * progress and a possible sync). */
 void probe_swo_tpiu_feed (ProbeSwoTpiu *t, const guint8 *data, gsize len,
                           ProbeSwoBytesFunc func, gpointer user_data);
+/* Receives @len (> 0) bytes of trace ID @id (0x01–0x6F), a run of that ID in stream order;
+ * @lost_before: bytes were lost or corrupt since this ID's previous bytes (a bad frame or a
+ * partial frame cut by a sync is lost for every ID). Only valid during the call. */
+typedef void (*ProbeSwoIdBytesFunc) (guint8 id, const guint8 *data, gsize len,
+                                     gboolean lost_before, gpointer user_data);
+/* probe_swo_tpiu_feed_ids: as probe_swo_tpiu_feed, but hands over the data bytes of EVERY
+ * source ID 0x01–0x6F (not 0 padding, not 0x7D trigger, not the reserved IDs), in stream
+ * order, one callback per run of an ID (or per 4 KiB). After a lost frame the next bytes of
+ * each ID carry lost_before. Use one feed or the other on a deframer, not both. */
+void probe_swo_tpiu_feed_ids (ProbeSwoTpiu *t, const guint8 *data, gsize len,
+                              ProbeSwoIdBytesFunc func, gpointer user_data);
 /* probe_swo_tpiu_reset: the input was interrupted and the caller reports the gap: drops the
  * frame in progress (counted as skipped) and takes the next byte as a frame start; the trace
  * ID in force stays. */

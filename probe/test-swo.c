@@ -289,6 +289,194 @@ test_tpiu_capture (void)
   bytes_out_clear (&o);
 }
 
+/* probe_swo_tpiu_feed_ids: each ID's bytes (index = ID) and where lost_before was set. */
+typedef struct {
+  BytesOut id[128];
+  guint calls;
+} IdsOut;
+
+static void
+collect_ids (guint8 id, const guint8 *data, gsize len, gboolean lost_before, gpointer user_data)
+{
+  IdsOut *o = user_data;
+  g_assert_cmpuint (len, >, 0);
+  g_assert_cmpuint (id, >=, 0x01);
+  g_assert_cmpuint (id, <=, 0x6F);
+  o->calls++;
+  collect_bytes (data, len, lost_before, &o->id[id]);
+}
+
+static IdsOut *
+tpiu_decode_ids (const guint8 *data, gsize len, guint max_slice, guint32 seed,
+                 ProbeSwoTpiuStats *stats)
+{
+  IdsOut *o = g_new0 (IdsOut, 1);
+  for (guint i = 0; i < 128; i++)
+    o->id[i] = (BytesOut){ g_byte_array_new (), g_array_new (FALSE, FALSE, sizeof (gsize)) };
+  g_autoptr (ProbeSwoTpiu) t = probe_swo_tpiu_new (NULL);
+  Splitter s = { g_rand_new_with_seed (seed), max_slice };
+  for (gsize off = 0; off < len;) {
+    gsize n = next_slice (&s, len - off);
+    probe_swo_tpiu_feed_ids (t, data + off, n, collect_ids, o);
+    off += n;
+  }
+  g_rand_free (s.rand);
+  if (stats != NULL)
+    *stats = *probe_swo_tpiu_get_stats (t);
+  return o;
+}
+
+static void
+ids_out_free (IdsOut *o)
+{
+  for (guint i = 0; i < 128; i++)
+    bytes_out_clear (&o->id[i]);
+  g_free (o);
+}
+
+/* The STM32F105 capture through feed_ids: ID 1 is exactly its ID 1 file, ID 2 the 760 ETM
+ * bytes (README), nothing else is delivered (padding, trigger), in any split. */
+static void
+test_tpiu_ids_capture (void)
+{
+  g_autoptr (GBytes) tpiu = capture ("stm32f105_swo_tpiu_DERIVED.bin");
+  g_autoptr (GBytes) id1 = capture ("stm32f105_itm_id1_DERIVED.bin");
+  if (tpiu == NULL || id1 == NULL)
+    return;
+  gsize len;
+  const guint8 *data = g_bytes_get_data (tpiu, &len);
+  ProbeSwoTpiuStats st;
+  IdsOut *o = tpiu_decode_ids (data, len, 0, 0, &st);
+  g_assert_cmpmem (o->id[1].bytes->data, o->id[1].bytes->len, g_bytes_get_data (id1, NULL),
+                   g_bytes_get_size (id1));
+  g_assert_cmpuint (o->id[2].bytes->len, ==, 760);
+  for (guint i = 0; i < 128; i++) {
+    g_assert_cmpuint (o->id[i].lost_at->len, ==, 0);
+    if (i != 1 && i != 2)
+      g_assert_cmpuint (o->id[i].bytes->len, ==, 0);
+  }
+  g_assert_cmpuint (st.id_bytes, ==, 2619 + 760);
+  g_assert_cmpuint (st.other_bytes, ==, 0);
+  g_assert_cmpuint (st.trigger_bytes, ==, 8);
+  g_assert_cmpuint (st.id_bytes + st.null_bytes + st.trigger_bytes + st.id_changes, ==,
+                    15 * st.frames);
+  /* the ETM bytes are those the single-ID feed gives for ID 2 */
+  BytesOut etm = tpiu_decode (data, len, 2, 0, 0, NULL);
+  g_assert_cmpmem (o->id[2].bytes->data, o->id[2].bytes->len, etm.bytes->data, etm.bytes->len);
+  bytes_out_clear (&etm);
+  for (guint32 seed = 1; seed <= 20; seed++) {
+    IdsOut *s = tpiu_decode_ids (data, len, seed % 2 ? 3 : 40, seed, NULL);
+    for (guint i = 1; i <= 2; i++)
+      g_assert_cmpmem (s->id[i].bytes->data, s->id[i].bytes->len, o->id[i].bytes->data,
+                       o->id[i].bytes->len);
+    ids_out_free (s);
+  }
+  ids_out_free (o);
+}
+
+/* Three generated ITM streams (and padding, trigger bytes) interleaved in frames by
+ * swo_gen_tpiu, with full and halfword syncs: feed_ids gives back each stream exactly, in any
+ * split, one callback per run. */
+static void
+test_tpiu_ids_roundtrip (void)
+{
+  for (guint32 seed = 1; seed <= 12; seed++) {
+    g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
+    SwoGenResult *gen[3];
+    static const guint8 ids[3] = { 1, 2, 0x6F };
+    for (guint k = 0; k < 3; k++)
+      gen[k] = swo_gen_run (&(SwoGenOptions){ .seed = seed * 10 + k, .groups = 300,
+                                              .pc_samples = k == 1 });
+    g_autoptr (GArray) chunks = g_array_new (FALSE, FALSE, sizeof (SwoGenChunk));
+    static const guint8 pad[40] = { 0 };
+    gsize off[3] = { 0, 0, 0 };
+    guint runs = 0;
+    for (;;) {
+      guint k = (guint) g_rand_int_range (rand, 0, 5);
+      if (k >= 3) { /* padding or trigger bytes between the streams' chunks */
+        SwoGenChunk ch = { k == 3 ? 0x00 : 0x7D, pad, (gsize) g_rand_int_range (rand, 1, 20) };
+        g_array_append_val (chunks, ch);
+        continue;
+      }
+      if (off[0] == gen[0]->itm->len && off[1] == gen[1]->itm->len && off[2] == gen[2]->itm->len)
+        break;
+      gsize left = gen[k]->itm->len - off[k];
+      if (left == 0)
+        continue;
+      gsize n = (gsize) g_rand_int_range (rand, 1, 60); /* not inside MIN: evaluated twice */
+      n = MIN (n, left);
+      SwoGenChunk ch = { ids[k], gen[k]->itm->data + off[k], n };
+      g_array_append_val (chunks, ch);
+      off[k] += n;
+    }
+    guint8 last = 0; /* runs of a source ID (padding and trigger bytes do not end one) */
+    for (guint c = 0; c < chunks->len; c++) {
+      guint8 id = g_array_index (chunks, SwoGenChunk, c).id;
+      if (id != 0 && id != 0x7D && id != last) {
+        runs++;
+        last = id;
+      }
+    }
+    g_autoptr (GByteArray) stream = swo_gen_tpiu ((SwoGenChunk *) chunks->data, chunks->len,
+                                                  seed % 3, seed % 2 ? 0.2 : 0.0, rand);
+    ProbeSwoTpiuStats st;
+    IdsOut *o = tpiu_decode_ids (stream->data, stream->len, seed % 5 * 7, seed, &st);
+    for (guint k = 0; k < 3; k++) {
+      g_assert_cmpmem (o->id[ids[k]].bytes->data, o->id[ids[k]].bytes->len, gen[k]->itm->data,
+                       gen[k]->itm->len);
+      g_assert_cmpuint (o->id[ids[k]].lost_at->len, ==, 0);
+    }
+    g_assert_cmpuint (st.bad_frames, ==, 0);
+    g_assert_cmpuint (st.frames * 16 + st.syncs * 4 + st.halfword_syncs * 2, ==, stream->len);
+    if (seed % 5 == 0) /* one slice: batched per run (a run of ≤ 4 KiB is one call) */
+      g_assert_cmpuint (o->calls, ==, runs);
+    ids_out_free (o);
+    for (guint k = 0; k < 3; k++)
+      swo_gen_result_free (gen[k]);
+  }
+}
+
+/* A bad frame (FF at an even position) between frames of IDs 1, 2 and 3 is lost for every
+ * ID: the next bytes of each carry lost_before, also of an ID first seen after it; the
+ * single-ID feed flags its ID the same way. */
+static void
+test_tpiu_ids_lost (void)
+{
+  static const guint8 frames[] = {
+    /* ID 1: 10 22 12; ID 2: 20 22 … 30 (10 bytes); the aux byte 0 */
+    0x03, 0x10, 0x22, 0x12, 0x05, 0x20, 0x22, 0x22, 0x24, 0x26, 0x28, 0x2A, 0x2C, 0x2E, 0x30,
+    0x00,
+    /* bad: an even byte FF */
+    0x03, 0x40, 0xFF, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4A, 0x4B, 0x4C,
+    0x00,
+    /* ID 2: 50 52 51; ID 3: 60 62 61; ID 1: 70 72 71 74 73 76 */
+    0x05, 0x50, 0x52, 0x51, 0x07, 0x60, 0x62, 0x61, 0x03, 0x70, 0x72, 0x71, 0x74, 0x73, 0x76,
+    0x00,
+  };
+  for (guint max_slice = 0; max_slice <= 5; max_slice++) {
+    ProbeSwoTpiuStats st;
+    IdsOut *o = tpiu_decode_ids (frames, sizeof frames, max_slice, max_slice, &st);
+    g_assert_cmpuint (st.bad_frames, ==, 1);
+    static const guint8 want1[] = { 0x10, 0x22, 0x12, 0x70, 0x72, 0x71, 0x74, 0x73, 0x76 };
+    static const guint8 want3[] = { 0x60, 0x62, 0x61 };
+    g_assert_cmpmem (o->id[1].bytes->data, o->id[1].bytes->len, want1, sizeof want1);
+    g_assert_cmpmem (o->id[3].bytes->data, o->id[3].bytes->len, want3, sizeof want3);
+    g_assert_cmpuint (o->id[2].bytes->len, ==, 10 + 3);
+    g_assert_cmpuint (o->id[1].lost_at->len, ==, 1);
+    g_assert_cmpuint (g_array_index (o->id[1].lost_at, gsize, 0), ==, 3);
+    g_assert_cmpuint (o->id[2].lost_at->len, ==, 1);
+    g_assert_cmpuint (g_array_index (o->id[2].lost_at, gsize, 0), ==, 10);
+    g_assert_cmpuint (o->id[3].lost_at->len, ==, 1);
+    g_assert_cmpuint (g_array_index (o->id[3].lost_at, gsize, 0), ==, 0);
+    ids_out_free (o);
+    BytesOut one = tpiu_decode (frames, sizeof frames, 2, max_slice, max_slice, NULL);
+    g_assert_cmpuint (one.bytes->len, ==, 13);
+    g_assert_cmpuint (one.lost_at->len, ==, 1);
+    g_assert_cmpuint (g_array_index (one.lost_at, gsize, 0), ==, 10);
+    bytes_out_clear (&one);
+  }
+}
+
 /* Two frames written by hand (CoreSight formatter): immediate and delayed ID changes, data
  * bit 0 in the auxiliary byte, null and trigger IDs, an ID change in byte 14. */
 static const guint8 frame_a[16] = {
@@ -1792,6 +1980,9 @@ main (int argc, char **argv)
   g_test_add_func ("/swo/tpiu/capture", test_tpiu_capture);
   g_test_add_func ("/swo/tpiu/frames", test_tpiu_frames);
   g_test_add_func ("/swo/tpiu/roundtrip", test_tpiu_roundtrip);
+  g_test_add_func ("/swo/tpiu/ids-capture", test_tpiu_ids_capture);
+  g_test_add_func ("/swo/tpiu/ids-roundtrip", test_tpiu_ids_roundtrip);
+  g_test_add_func ("/swo/tpiu/ids-lost", test_tpiu_ids_lost);
   g_test_add_func ("/swo/orbflow/vectors", test_orbflow_vectors);
   g_test_add_func ("/swo/orbflow/roundtrip", test_orbflow_roundtrip);
   g_test_add_func ("/swo/itm/stm32", test_itm_stm32);

@@ -952,6 +952,13 @@ typedef enum {
                                    * its ID does not have: malformed): source = ID */
   PROBE_SWO_PACKET_LOST,          /* the input was corrupt or lost here (a malformed run
                                    * starts): info = PROBE_SWO_LOST_* */
+  PROBE_SWO_PACKET_GLOBAL_TIME,   /* right after a GLOBAL_TS packet once the full global time
+                                   * is known (a GTS1's low and a GTS2's high bits, no Wrap
+                                   * waiting for its GTS2): the 64-bit global time G =
+                                   * probe_swo_packet_global_time () (value = G[31:0],
+                                   * reserved[0..3] = G[63:32] little endian); info =
+                                   * PROBE_SWO_GTS_CLOCK_CHANGED when a GTS1 said ClkCh since the
+                                   * previous GLOBAL_TIME. Same ts as its GLOBAL_TS packet. */
   PROBE_SWO_PACKET_KIND_COUNT
 } ProbeSwoPacketKind;
 
@@ -969,6 +976,12 @@ enum {
   PROBE_SWO_LOST_INPUT = 3,     /* the layer below reported lost bytes (bad frame, link) */
 };
 
+/* info of PROBE_SWO_PACKET_GLOBAL_TIME. */
+enum {
+  PROBE_SWO_GTS_CLOCK_CHANGED = 1, /* ClkCh: the processor clock changed, the relation between
+                                    * local and global time restarts here */
+};
+
 /* One ITM/DWT packet. Its timestamp: local timestamp packets follow the packets they stamp
  * (ARMv7-M D4.2.4), so every packet gets the cumulative local-timestamp count up to and
  * including the next local timestamp packet after it (a timestamp packet: its own). */
@@ -980,10 +993,20 @@ typedef struct {
   guint8 kind;     /* ProbeSwoPacketKind */
   guint8 size;     /* payload bytes (source packets: 1, 2 or 4) */
   guint8 info;     /* kind-specific detail (see the kind) */
-  guint8 reserved[7]; /* zero */
+  guint8 reserved[7]; /* zero, but GLOBAL_TIME: [0..3] = G[63:32] (use the getter below) */
 } ProbeSwoPacket;
 
 G_STATIC_ASSERT (sizeof (ProbeSwoPacket) == 24);
+
+/* The 64-bit global time of a PROBE_SWO_PACKET_GLOBAL_TIME packet (0 for other kinds). */
+static inline guint64
+probe_swo_packet_global_time (const ProbeSwoPacket *pk)
+{
+  if (pk->kind != PROBE_SWO_PACKET_GLOBAL_TIME)
+    return 0;
+  return (guint64) pk->reserved[0] << 32 | (guint64) pk->reserved[1] << 40 |
+         (guint64) pk->reserved[2] << 48 | (guint64) pk->reserved[3] << 56 | pk->value;
+}
 
 typedef struct {
   guint max_held;  /* packets kept waiting for their timestamp; when exceeded they get the
@@ -1003,6 +1026,12 @@ typedef struct {
   guint64 skipped_bytes;   /* bytes in no packet: malformed headers, packets cut short */
   guint64 ts_delayed;      /* local timestamps with TC ≠ 0 (time or packet delayed) */
   guint64 untimed;         /* packets delivered without a later timestamp (max_held, flush) */
+  guint64 gts_times;       /* GLOBAL_TIME packets: global times reconstructed */
+  guint64 gts_unknown;     /* GTS packets after which the global time was still unknown (a
+                            * GTS2 before a full GTS1, a short GTS1 after a loss, a GTS1 while
+                            * a Wrap waits for its GTS2, a GTS1 with Wrap) */
+  guint64 gts_wraps_lost;  /* GTS1 with Wrap not followed by a GTS2 before the next GTS1 */
+  guint64 gts_clock_changes; /* GTS1 with ClkCh */
 } ProbeSwoItmStats;
 
 /* Receives @n (> 0) packets in stream order; the array is only valid during the call. */
@@ -1029,6 +1058,10 @@ void probe_swo_itm_flush (ProbeSwoItm *d, ProbeSwoPacketsFunc func, gpointer use
 void probe_swo_itm_reset (ProbeSwoItm *d);
 /* The cumulative local-timestamp count so far. */
 guint64 probe_swo_itm_get_time (ProbeSwoItm *d);
+/* probe_swo_itm_get_global: the latest reconstructed global time (the last GLOBAL_TIME
+ * packet's, decoded so far; packets may still wait for their local timestamp) into @gts (0 if
+ * none); FALSE when none has been reconstructed yet. */
+gboolean probe_swo_itm_get_global (ProbeSwoItm *d, guint64 *gts);
 const ProbeSwoItmStats *probe_swo_itm_get_stats (ProbeSwoItm *d);
 /* probe_swo_packet_kind_name: "sync", "overflow", "local_ts", … or NULL. */
 const char *probe_swo_packet_kind_name (guint kind);

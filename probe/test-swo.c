@@ -1300,6 +1300,84 @@ assert_events (GArray *got, const ProbeEvent *want, guint n)
   assert_events_equal (got, w);
 }
 
+/* Global timestamps (ARMv7-M D4.2.5) written by hand: GTS1 = TS[25:0] in 7-bit groups, the
+ * full form's last byte with ClkCh (bit 5) and Wrap (bit 6); GTS2 = TS[47:26] (4 bytes) or
+ * TS[63:26] (6 bytes). Expected values are computed here from those fields. */
+static void
+test_itm_global_ts (void)
+{
+  const guint64 high = 0x3D | 0x74 << 7 | 0x11 << 14 | 1 << 21; /* BD F4 91 01 */
+  const guint32 low = 1 | 2 << 7 | 3 << 14 | 4 << 21;          /* 81 82 83 04 */
+  static const guint8 in[] = {
+    0xB4, 0xBD, 0xF4, 0x91, 0x01, 0x10,       /* 0: GTS2 before any GTS1: unknown; LTS 1 */
+    0x94, 0x81, 0x82, 0x83, 0x04, 0x10,       /* 1: full GTS1: G = high | low */
+    0x94, 0x05, 0x10,                         /* 2: short GTS1: bits 6:0 = 5 */
+    0x94, 0x80, 0x80, 0x80, 0x40, 0x10,       /* 3: Wrap (low 0): unknown until a GTS2 */
+    0x94, 0x06, 0x10,                         /* 4: GTS1, no GTS2 came: a wrap lost */
+    0xB4, 0xBE, 0xF4, 0x91, 0x01, 0x10,       /* 5: GTS2 high + 1: known (low 6) */
+    0x94, 0x81, 0x80, 0x80, 0x20, 0x10,       /* 6: full GTS1 with ClkCh */
+    0x94, 0x87, 0x01, 0x10,                   /* 7: 2-byte GTS1: bits 13:0 = 0x87 */
+    0xB4, 0xBD, 0xF4, 0x91, 0x81, 0xF4, 0x07, 0x10, /* 8: 64-bit GTS2 (rtic-scope's vector) */
+  };
+  const guint64 high64 = high | (guint64) 0x74 << 28 | (guint64) 7 << 35;
+  const guint64 want[9] = {
+    0, high << 26 | low, high << 26 | (low & ~0x7Fu) | 5, 0, 0, (high + 1) << 26 | 6,
+    (high + 1) << 26 | 1, (high + 1) << 26 | 0x87, high64 << 26 | 0x87,
+  };
+  for (guint32 seed = 0; seed < 20; seed++) {
+    ProbeSwoItmStats st;
+    g_autoptr (GArray) got = itm_decode (in, sizeof in, seed % 4 * 2, seed, FALSE, &st);
+    guint gts = 0, i = 0;
+    for (; i < got->len; i++) {
+      const ProbeSwoPacket *pk = &g_array_index (got, ProbeSwoPacket, i);
+      if (pk->kind == PROBE_SWO_PACKET_GLOBAL_TS) {
+        g_assert_cmpuint (pk->ts, ==, gts + 1);
+        const ProbeSwoPacket *next = i + 1 < got->len ? pk + 1 : NULL;
+        gboolean has = next != NULL && next->kind == PROBE_SWO_PACKET_GLOBAL_TIME;
+        g_assert_cmpint (has, ==, want[gts] != 0);
+        if (has) {
+          g_assert_cmphex (probe_swo_packet_global_time (next), ==, want[gts]);
+          g_assert_cmpuint (next->ts, ==, pk->ts);
+          g_assert_cmpuint (next->info, ==, gts == 6 ? PROBE_SWO_GTS_CLOCK_CHANGED : 0);
+        }
+        gts++;
+      }
+    }
+    g_assert_cmpuint (gts, ==, 9);
+    g_assert_cmpuint (st.gts_times, ==, 6);
+    g_assert_cmpuint (st.gts_unknown, ==, 3);
+    g_assert_cmpuint (st.gts_wraps_lost, ==, 1);
+    g_assert_cmpuint (st.gts_clock_changes, ==, 1);
+    g_assert_cmpuint (st.lost_runs, ==, 0);
+  }
+  /* lost input forgets both halves: a short GTS1 and a GTS2 after it are not enough, the
+   * next full GTS1 is */
+  g_autoptr (ProbeSwoItm) d = probe_swo_itm_new (NULL);
+  g_autoptr (GArray) got = g_array_new (FALSE, FALSE, sizeof (ProbeSwoPacket));
+  guint64 g = 0;
+  probe_swo_itm_feed (d, in, 12, FALSE, collect_packets, got);
+  g_assert_true (probe_swo_itm_get_global (d, &g));
+  g_assert_cmphex (g, ==, want[1]);
+  static const guint8 after[] = { 0x94, 0x05, 0x10, 0xB4, 0xBD, 0xF4, 0x91, 0x01, 0x10 };
+  probe_swo_itm_feed (d, after, sizeof after, TRUE, collect_packets, got);
+  g_assert_cmpuint (probe_swo_itm_get_stats (d)->gts_times, ==, 1);
+  probe_swo_itm_feed (d, in + 6, 6, FALSE, collect_packets, got);
+  g_assert_cmpuint (probe_swo_itm_get_stats (d)->gts_times, ==, 2);
+  g_assert_true (probe_swo_itm_get_global (d, &g));
+  g_assert_cmphex (g, ==, want[1]);
+  probe_swo_itm_reset (d);
+  probe_swo_itm_feed (d, in + 6, 6, FALSE, collect_packets, got);
+  g_assert_cmpuint (probe_swo_itm_get_stats (d)->gts_times, ==, 2);
+  /* so does a malformed header (0xA4: no packet) */
+  probe_swo_itm_feed (d, in + 24, 6, FALSE, collect_packets, got); /* GTS2: known again */
+  g_assert_cmpuint (probe_swo_itm_get_stats (d)->gts_times, ==, 3);
+  static const guint8 bad[] = { 0xA4, 0x94, 0x05, 0x10 };
+  probe_swo_itm_feed (d, bad, sizeof bad, FALSE, collect_packets, got);
+  g_assert_cmpuint (probe_swo_itm_get_stats (d)->lost_runs, ==, 1);
+  g_assert_cmpuint (probe_swo_itm_get_stats (d)->gts_times, ==, 3);
+  g_assert_cmpstr (probe_swo_packet_kind_name (PROBE_SWO_PACKET_GLOBAL_TIME), ==, "global_time");
+}
+
 /* A traced value changes the state as a poll sample of that change would. */
 static void
 test_mapper_data_trace (void)
@@ -1994,6 +2072,7 @@ main (int argc, char **argv)
   g_test_add_func ("/swo/itm/packets", test_itm_packets);
   g_test_add_func ("/swo/itm/malformed", test_itm_malformed);
   g_test_add_func ("/swo/itm/held", test_itm_held);
+  g_test_add_func ("/swo/itm/global-ts", test_itm_global_ts);
   g_test_add_func ("/swo/mapper/data-trace", test_mapper_data_trace);
   g_test_add_func ("/swo/mapper/exceptions", test_mapper_exceptions);
   g_test_add_func ("/swo/mapper/isr2-nesting", test_mapper_isr2_nesting);

@@ -1030,7 +1030,8 @@ typedef struct {
   guint64 gts_unknown;     /* GTS packets after which the global time was still unknown (a
                             * GTS2 before a full GTS1, a short GTS1 after a loss, a GTS1 while
                             * a Wrap waits for its GTS2, a GTS1 with Wrap) */
-  guint64 gts_wraps_lost;  /* GTS1 with Wrap not followed by a GTS2 before the next GTS1 */
+  guint64 gts_wraps_lost;  /* GTS1 with Wrap not followed by a GTS2 before the next GTS1, and
+                            * wraps lost with lost input (low bits went backwards) */
   guint64 gts_clock_changes; /* GTS1 with ClkCh */
 } ProbeSwoItmStats;
 
@@ -1052,7 +1053,8 @@ void probe_swo_itm_feed (ProbeSwoItm *d, const guint8 *data, gsize len, gboolean
  * time (the end of a stream, or before a gap). A packet in progress stays. */
 void probe_swo_itm_flush (ProbeSwoItm *d, ProbeSwoPacketsFunc func, gpointer user_data);
 /* probe_swo_itm_reset: the input was interrupted and the caller reports the gap: drops the
- * packet in progress (counted as skipped) and takes the next byte as a header; malformed
+ * packet in progress (counted as skipped), forgets the global time (a GTS2 and a full GTS1
+ * are needed again) and takes the next byte as a header; malformed
  * bytes right after belong to that gap (no LOST packet until the decoder has resynchronised).
  * Waiting packets stay (flush first to hand them over). */
 void probe_swo_itm_reset (ProbeSwoItm *d);
@@ -1169,14 +1171,32 @@ typedef enum {
   PROBE_SWO_INPUT_ORBFLOW,  /* orbuculum orbflow (3402) */
 } ProbeSwoInput;
 
+/* One core's ITM in a multi-core TPIU stream (issue #19: e.g. STM32H745, an M7 and an M4
+ * funnelled into one SWO). */
+#define PROBE_SWO_MAX_STREAMS 16
+typedef struct {
+  guint8 trace_id;          /* the core's ITM_TCR.TraceBusID: 0x01–0x6F, one per stream */
+  guint64 cpu_hz;           /* the core's clock (local timestamps count it, before map's
+                             * lts_prescaler, unless map.lts_hz says otherwise); > 0 */
+  ProbeSwoMapConfig map;    /* map.core = the session core this stream is; map.cpu_hz is not
+                             * used (Events are in global ticks) */
+} ProbeSwoStream;
+
 typedef struct {
   ProbeSwoInput input;
   guint8 trace_id;          /* TPIU: the ITM's trace ID (0: 1) */
   guint8 orbflow_tag;       /* ORBFLOW: the ITM tag (0: 1) */
-  guint max_held;           /* ProbeSwoItmOptions.max_held */
-  ProbeSwoMapConfig map;
+  guint max_held;           /* ProbeSwoItmOptions.max_held; with streams also the packets a
+                             * stream holds before its first global time (0: 4096) */
+  ProbeSwoMapConfig map;    /* the single stream's (n_streams 0) */
+  /* Multi-core (n_streams ≥ 1; input must be PROBE_SWO_INPUT_TPIU; map and trace_id are then
+   * not used): one ITM decoder and mapper per stream, Events in global timestamp ticks. */
+  guint n_streams;          /* 0: one stream, as above (unchanged) */
+  const ProbeSwoStream *streams; /* copied (maps as probe_swo_mapper_new copies them) */
+  guint64 global_hz;        /* the global timestamp clock (ITM GTS): the Events' rate; > 0 */
 } ProbeSwoDecoderOptions;
-#define PROBE_SWO_DECODER_OPTIONS_INIT { PROBE_SWO_INPUT_ITM, 1, 1, 0, PROBE_SWO_MAP_CONFIG_INIT }
+#define PROBE_SWO_DECODER_OPTIONS_INIT { PROBE_SWO_INPUT_ITM, 1, 1, 0, PROBE_SWO_MAP_CONFIG_INIT, \
+                                         0, NULL, 0 }
 
 typedef struct {
   ProbeSwoTpiuStats tpiu;       /* zero unless input is TPIU */
@@ -1189,9 +1209,43 @@ typedef struct {
   guint64 gaps;                 /* GAP Events emitted (overflow, decode, _gap calls) */
 } ProbeSwoDecoderStats;
 
+/* One stream of a multi-core decoder. */
+typedef struct {
+  ProbeSwoItmStats itm;
+  ProbeSwoMapStats map;
+  guint64 bytes;              /* bytes of its trace ID */
+  guint64 anchors;            /* GLOBAL_TIME packets: its local time tied to global time */
+  guint64 held;               /* packets waiting now for a global time (the first, or the
+                               * next after lost input) */
+  guint64 dropped;            /* packets dropped without a global time (more than max_held
+                               * waited, or a gap came first): inside a GAP, never timed */
+  guint64 clamped;            /* packets whose global time was raised to the stream's latest
+                               * (a new global time behind the previous extrapolation) */
+} ProbeSwoStreamStats;
+
 typedef struct _ProbeSwoDecoder ProbeSwoDecoder;
 /* probe_swo_decoder_new: the layers for @options->input and the mapper (errors: as
- * probe_swo_mapper_new). */
+ * probe_swo_mapper_new, prefixed "stream N: " for a stream's map). With n_streams ≥ 1 also
+ * PROBE_ERROR_FORMAT for: more than PROBE_SWO_MAX_STREAMS streams or streams NULL, an input
+ * other than TPIU, a trace ID outside 0x01–0x6F or given twice, cpu_hz 0, global_hz 0.
+ *
+ * Multi-core (n_streams ≥ 1): the TPIU deframer hands every ID's bytes to that stream's ITM
+ * decoder and mapper (bytes of IDs no stream takes are dropped: tpiu.id_bytes − Σ the
+ * streams' bytes);
+ * every Event carries its stream's map.core. Time: Event timestamps are global timestamp
+ * ticks (global_hz). A stream's packet with local time L (its Σ local timestamps) after the
+ * stream's latest GLOBAL_TIME packet (global time G, local time L0) gets
+ *   G + floor ((L − L0) × lts_prescaler × global_hz / lts_clock)
+ * with lts_clock = map.lts_hz or else cpu_hz (exact 128-bit integers; floor also below L0). A
+ * GTS is taken to stamp the instant of the local timestamp that follows it (the local time
+ * its packet carries), as ordinary packets are; on silicon the two are emitted together, so
+ * the error this can add is at most one local-timestamp interval. Packets before a stream's
+ * first global time (or after lost input, which makes local time unreliable) are held, up to
+ * max_held, and converted with the next global time; beyond that they are dropped into a GAP
+ * (PROBE_GAP_DECODE) placed before the next timed packet — never given a guessed time. Within
+ * a stream Events are in time order (a time behind the stream's latest is raised to it:
+ * stats clamped); Events of different streams come out interleaved as their bytes arrive,
+ * NOT in time order across streams: the session's per-core merge orders them. */
 ProbeSwoDecoder *probe_swo_decoder_new (const ProbeSwoDecoderOptions *options, GError **error);
 void probe_swo_decoder_free (ProbeSwoDecoder *d);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbeSwoDecoder, probe_swo_decoder_free)
@@ -1200,20 +1254,38 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbeSwoDecoder, probe_swo_decoder_free)
 void probe_swo_decoder_feed (ProbeSwoDecoder *d, const guint8 *data, gsize len,
                              ProbeEventsFunc func, gpointer user_data);
 /* probe_swo_decoder_flush: the stream ended (or paused for long): Events of the packets still
- * waiting for a timestamp, and a pending overflow gap. */
+ * waiting for a timestamp, and a pending overflow gap. Multi-core: packets still waiting for
+ * a global time stay held (stats held): there is no time to give them. */
 void probe_swo_decoder_flush (ProbeSwoDecoder *d, ProbeEventsFunc func, gpointer user_data);
 /* probe_swo_decoder_gap: the input was interrupted (link lost, target reset): flushes, drops
- * every layer's partial frame or packet, emits GAP(@reason) and forgets the state. */
+ * every layer's partial frame or packet, emits GAP(@reason) and forgets the state.
+ * Multi-core: on every stream, at its latest time; packets still waiting for a global time
+ * are dropped (stats dropped) and the streams wait for their next global time. */
 void probe_swo_decoder_gap (ProbeSwoDecoder *d, ProbeGapReason reason, ProbeEventsFunc func,
                             gpointer user_data);
 /* probe_swo_decoder_seed: comparators 0 … @n-1 watch variables that hold @values now
- * (probe_swo_mapper_seed), after the packets fed so far. */
+ * (probe_swo_mapper_seed), after the packets fed so far. Multi-core: stream 0's. */
 void probe_swo_decoder_seed (ProbeSwoDecoder *d, const guint32 *values, guint n,
                              ProbeEventsFunc func, gpointer user_data);
-/* The statistics of all layers (never NULL; refreshed by each call). */
+/* probe_swo_decoder_seed_stream: as probe_swo_decoder_seed for stream @stream_index (< the
+ * number of streams; 0 for a single-stream decoder). While the stream waits for a global
+ * time, the seed waits with its packets and comes out, in order, when they do. */
+void probe_swo_decoder_seed_stream (ProbeSwoDecoder *d, guint stream_index,
+                                    const guint32 *values, guint n, ProbeEventsFunc func,
+                                    gpointer user_data);
+/* The statistics of all layers (never NULL; refreshed by each call). Multi-core: itm and map
+ * are the sums over the streams. */
 const ProbeSwoDecoderStats *probe_swo_decoder_get_stats (ProbeSwoDecoder *d);
-/* The Event timestamp the stream has reached. */
+/* probe_swo_decoder_get_stream_stats: stream @i's statistics (refreshed by each call), NULL
+ * when @i is not a stream (a single-stream decoder has none). */
+const ProbeSwoStreamStats *probe_swo_decoder_get_stream_stats (ProbeSwoDecoder *d, guint i);
+/* The Event timestamp the stream has reached. Multi-core: the smallest of the streams' (the
+ * time every stream has reached; a stream without a global time yet counts as 0). */
 guint64 probe_swo_decoder_get_ts (ProbeSwoDecoder *d);
+/* probe_swo_decoder_get_stream_ts: stream @i's time reached (global ticks: its latest global
+ * time extrapolated to its local time so far; else its latest Event time). Single-stream
+ * decoder, @i 0: probe_swo_decoder_get_ts. */
+guint64 probe_swo_decoder_get_stream_ts (ProbeSwoDecoder *d, guint i);
 
 /* ---------------------------------------------------------------------------------------- */
 /* The TPIU's output protocol (TPIU_SPPR; OpenOCD's `tpiu configure -protocol`). */

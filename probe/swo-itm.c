@@ -33,8 +33,9 @@
  * itmDecoder only skips these packets (it waits for a clear continuation bit). The decoder
  * keeps the low and high bits it has seen and, once both are known and no Wrap waits for its
  * GTS2, follows every GTS packet with a GLOBAL_TIME packet carrying the full 64-bit time.
- * Lost input forgets both halves (a GTS1 with Wrap or a GTS2 may have been lost), so the time
- * is known again after the next full GTS1 and GTS2.
+ * Lost input forgets the low bits until the next full GTS1; the high bits survive a short loss
+ * only if that GTS1 shows no missed wrap, and are forgotten on probe_swo_itm_reset (a broken
+ * link: a GTS2 is needed again) — see itm_gts_forget.
  *
  * Throughput shaped the loop: one 256-entry class table for headers, payloads read in place
  * when the slice holds them, packets appended to one array that is also the hold queue.
@@ -90,6 +91,8 @@ struct _ProbeSwoItm {
   gboolean gts_high_known;     /* … valid (no Wrap since, no loss) */
   gboolean gts_wrap_pending;   /* a GTS1 said Wrap: TS[63:26] unknown until a GTS2 */
   gboolean gts_clkch_pending;  /* ClkCh seen since the last GLOBAL_TIME packet */
+  gboolean gts_check;          /* after lost input: gts_high holds if the next full GTS1's … */
+  guint32 gts_check_low;       /* … low bits are not below these (the last known) */
   gboolean gts_known;          /* gts is valid */
   guint64 gts;                 /* the latest reconstructed global time */
   ProbeSwoPacket *q;           /* packets: [0, qtimed) have their time, [qtimed, qn) wait */
@@ -186,13 +189,22 @@ probe_swo_itm_get_global (ProbeSwoItm *d, guint64 *gts)
   return d->gts_known;
 }
 
-/* Input was lost: a GTS1 with Wrap or a GTS2 may have been in it, so neither half of the
- * global time can be trusted until it is sent again. */
+/* Input was lost: the low bits cannot be trusted until a full GTS1 comes. A GTS1 with Wrap
+ * may have been lost too: after a short loss (@link FALSE: a bad frame, malformed bytes) the
+ * high bits are kept on probation — the next full GTS1 confirms them when its low bits did
+ * not go backwards (else a wrap was missed: counted in gts_wraps_lost, unknown until a GTS2);
+ * after a broken link (@link TRUE, any length of time) they are forgotten. */
 static void
-itm_gts_forget (ProbeSwoItm *d)
+itm_gts_forget (ProbeSwoItm *d, gboolean link)
 {
+  if (d->gts_low_mask == 0x3FFFFFFu && d->gts_high_known && !link) {
+    d->gts_check = TRUE;
+    d->gts_check_low = d->gts_low;
+  } else if (link || !d->gts_check) {
+    d->gts_high_known = FALSE;
+    d->gts_check = FALSE;
+  }
   d->gts_low_mask = 0;
-  d->gts_high_known = FALSE;
   d->gts_wrap_pending = FALSE;
 }
 
@@ -242,7 +254,7 @@ itm_push (ProbeSwoItm *d, guint kind)
 static void
 itm_lost (ProbeSwoItm *d, guint reason)
 {
-  itm_gts_forget (d);
+  itm_gts_forget (d, FALSE);
   if (reason != PROBE_SWO_LOST_INPUT)
     d->stats.malformed++;
   d->good = 0;
@@ -355,6 +367,11 @@ itm_gts (ProbeSwoItm *d, guint c)
     d->gts_low = (d->gts_low & ~mask) | ((guint32) d->val & mask);
     d->gts_low_mask |= mask;
     if (d->size >= 4) {
+      if (d->gts_check && (d->gts_low < d->gts_check_low)) {
+        d->stats.gts_wraps_lost++; /* the low bits went backwards: a wrap was lost */
+        d->gts_high_known = FALSE;
+      }
+      d->gts_check = FALSE;
       if ((d->val >> 26) & 1) { /* ClkCh */
         d->stats.gts_clock_changes++;
         d->gts_clkch_pending = TRUE;
@@ -368,6 +385,7 @@ itm_gts (ProbeSwoItm *d, guint c)
     d->gts_high = d->val & ((G_GUINT64_CONSTANT (1) << 38) - 1);
     d->gts_high_known = TRUE;
     d->gts_wrap_pending = FALSE;
+    d->gts_check = FALSE;
   }
   if (d->gts_low_mask != 0x3FFFFFFu || !d->gts_high_known) {
     d->stats.gts_unknown++;
@@ -606,10 +624,10 @@ itm_process (ProbeSwoItm *d, const guint8 *p, gsize n)
   }
 }
 
-void
-probe_swo_itm_reset (ProbeSwoItm *d)
+/* Drops the packet in progress (see probe_swo_itm_reset). */
+static void
+itm_reset (ProbeSwoItm *d)
 {
-  itm_gts_forget (d);
   if (d->state == ST_PAYLOAD || d->state == ST_CONT)
     d->stats.skipped_bytes += d->pbytes;
   else if (d->state == ST_ZEROS)
@@ -622,6 +640,13 @@ probe_swo_itm_reset (ProbeSwoItm *d)
 }
 
 void
+probe_swo_itm_reset (ProbeSwoItm *d)
+{
+  itm_gts_forget (d, TRUE);
+  itm_reset (d);
+}
+
+void
 probe_swo_itm_feed (ProbeSwoItm *d, const guint8 *data, gsize len, gboolean lost_before,
                     ProbeSwoPacketsFunc func, gpointer user_data)
 {
@@ -630,7 +655,7 @@ probe_swo_itm_feed (ProbeSwoItm *d, const guint8 *data, gsize len, gboolean lost
   d->stats.bytes += len;
   if (lost_before) {
     gboolean was_run = d->in_run;
-    probe_swo_itm_reset (d);
+    itm_reset (d);
     d->in_run = was_run;
     itm_lost (d, PROBE_SWO_LOST_INPUT);
   }

@@ -832,7 +832,9 @@ guint64 probe_source_get_last_ts (ProbeSource *src);
 /*   TPIU deframer (formatter on)  ─┐                                                         */
 /*   orbflow (orbuculum TCP 3402)  ─┼─► ITM bytes ─► ITM/DWT packet decoder ─► packets ─►     */
 /*   raw ITM (OpenOCD, 3443, file) ─┘                  mapper (comparator map) ─► Events      */
-/* ProbeSwoDecoder chains them for a source. Any split of the input gives the same output;    */
+/* ProbeSwoDecoder chains them for a source; with n_streams it runs one ITM decoder and       */
+/* mapper per trace ID of a TPIU stream (multi-core, Events in global timestamp ticks).       */
+/* Any split of the input gives the same output;                                              */
 /* nothing waits for a sync to start; lost or corrupt input becomes a GAP Event.              */
 
 /* Receives @len (> 0) bytes of the inner stream; @lost_before: bytes of it were lost or

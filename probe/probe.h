@@ -960,7 +960,9 @@ typedef enum {
                                    * probe_swo_packet_global_time () (value = G[31:0],
                                    * reserved[0..3] = G[63:32] little endian); info =
                                    * PROBE_SWO_GTS_CLOCK_CHANGED when a GTS1 said ClkCh since the
-                                   * previous GLOBAL_TIME. Same ts as its GLOBAL_TS packet. */
+                                   * previous GLOBAL_TIME. Same ts as its GLOBAL_TS packet:
+                                   * the instant the GTS stamps (see ProbeSwoPacket), the
+                                   * local time G belongs to. */
   PROBE_SWO_PACKET_KIND_COUNT
 } ProbeSwoPacketKind;
 
@@ -986,7 +988,11 @@ enum {
 
 /* One ITM/DWT packet. Its timestamp: local timestamp packets follow the packets they stamp
  * (ARMv7-M D4.2.4), so every packet gets the cumulative local-timestamp count up to and
- * including the next local timestamp packet after it (a timestamp packet: its own). */
+ * including the next local timestamp packet after it (a timestamp packet: its own). But
+ * GLOBAL_TS and GLOBAL_TIME: a GTS stamps the instant of the latest local timestamp before it
+ * (an ITM sends it right after the local timestamp that closes a packet group, with the global
+ * time of that instant), so they get the count up to that one — possibly behind the packets
+ * between it and the GTS, which are stamped with the next. */
 typedef struct {
   guint64 ts;      /* Σ local-timestamp deltas, in timestamp-clock ticks (after the prescaler) */
   guint32 value;   /* payload (see the kind) */
@@ -1238,10 +1244,10 @@ typedef struct _ProbeSwoDecoder ProbeSwoDecoder;
  * ticks (global_hz). A stream's packet with local time L (its Σ local timestamps) after the
  * stream's latest GLOBAL_TIME packet (global time G, local time L0) gets
  *   G + floor ((L − L0) × lts_prescaler × global_hz / lts_clock)
- * with lts_clock = map.lts_hz or else cpu_hz (exact 128-bit integers; floor also below L0). A
- * GTS is taken to stamp the instant of the local timestamp that follows it (the local time
- * its packet carries), as ordinary packets are; on silicon the two are emitted together, so
- * the error this can add is at most one local-timestamp interval. Packets before a stream's
+ * with lts_clock = map.lts_hz or else cpu_hz (exact 128-bit integers; floor also below L0).
+ * L0 is the GLOBAL_TIME packet's ts: a GTS stamps the instant of the latest local timestamp
+ * before it (see ProbeSwoPacket); a stream whose ITM means the local timestamp after it
+ * would be off by at most one local-timestamp interval per anchor. Packets before a stream's
  * first global time (or after lost input, which makes local time unreliable) are held, up to
  * max_held, and converted with the next global time; beyond that they are dropped into a GAP
  * (PROBE_GAP_DECODE) placed before the next timed packet — never given a guessed time. Within

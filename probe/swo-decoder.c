@@ -34,9 +34,10 @@ struct _ProbeSwoDecoder {
 /* Multi-core: one ITM decoder and mapper per trace ID, time converted to global ticks.
  *
  * Each stream's packets pass through stream_packets() on their way to its mapper: a
- * GLOBAL_TIME packet ties the stream's local time to global time (the anchor), every packet
- * gets ts = its global time (the rule in probe.h), and the mapper is configured with clocks
- * 1:1 so its Events carry that time unchanged. Without an anchor (before the first global
+ * GLOBAL_TIME packet ties the stream's local time to global time (the anchor: its ts, the
+ * local time of the latest local timestamp before the GTS — the instant a GTS stamps), every
+ * packet gets ts = its global time (the rule in probe.h), and the mapper is configured with
+ * clocks 1:1 so its Events carry that time unchanged. Without an anchor (before the first global
  * time, or after a LOST packet: lost input may have held local timestamps) packets are held,
  * with the seeds given meanwhile, and released in order at the next anchor. Held packets
  * that another loss follows are dropped into one GAP: no later anchor can place them. */
@@ -52,7 +53,7 @@ struct _ProbeSwoStreamDec {
   ProbeSwoMapper *mapper;
   gboolean anchored;          /* anchor_g / anchor_ts are valid */
   guint64 anchor_g;           /* G of the latest GLOBAL_TIME packet … */
-  guint64 anchor_ts;          /* … and its local time */
+  guint64 anchor_ts;          /* … and its local time (the latest LTS before the GTS) */
   guint64 last;               /* latest global time handed to the mapper (Events in order) */
   GArray *held;               /* ProbeSwoPacket waiting for an anchor (and seed marks) */
   gboolean held_dropped;      /* packets were dropped unanchored: GAP before the next ones */
@@ -101,6 +102,14 @@ static void
 stream_emit (ProbeSwoStreamDec *s, const ProbeSwoPacket *pk)
 {
   ProbeSwoPacket p = *pk;
+  if (G_UNLIKELY (pk->kind == PROBE_SWO_PACKET_GLOBAL_TS ||
+                  pk->kind == PROBE_SWO_PACKET_GLOBAL_TIME)) {
+    /* stamped at the latest local timestamp before it, it may be behind packets sent
+     * between that timestamp and it (stamped at the next one): no Event, no clamp */
+    p.ts = s->last;
+    g_array_append_val (s->d->out, p);
+    return;
+  }
   p.ts = stream_global (s, pk->ts);
   if (pk->kind != STREAM_SEED_MARK) {
     g_array_append_val (s->d->out, p);

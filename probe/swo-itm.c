@@ -22,6 +22,11 @@
  * apply, checked against their expected files (test-swo). Held packets are one queue: the
  * prefix whose time is known is handed over in batches; a stream without timestamps would be
  * held forever, so beyond max_held packets they take the latest time (counted untimed).
+ * Global timestamp packets (GLOBAL_TS, GLOBAL_TIME) are the exception: a GTS stamps the
+ * instant of the latest local timestamp before it (an ITM sends it right after the local
+ * timestamp that closes a packet group, with the global time of that instant), so they get
+ * the cumulative count when they are decoded and keep it; they stay in the queue in order,
+ * and are handed over at once when no packet waits before them.
  *
  * Global timestamps (D4.2.5): GTS1 (0x94) carries TS[25:0] in 1–4 continuation bytes of 7
  * bits, LSB first; a shorter packet carries only the low-order bits that changed (the others
@@ -222,12 +227,19 @@ itm_deliver (ProbeSwoItm *d)
   d->qtimed = 0;
 }
 
-/* Gives every waiting packet the current time. */
+/* A global timestamp packet: it has its time from the start (see the file comment). */
+static inline gboolean
+itm_is_gts (const ProbeSwoPacket *pk)
+{
+  return pk->kind == PROBE_SWO_PACKET_GLOBAL_TS || pk->kind == PROBE_SWO_PACKET_GLOBAL_TIME;
+}
+
+/* Gives every waiting packet the current time (global timestamp packets keep theirs). */
 static inline void
 itm_stamp (ProbeSwoItm *d)
 {
   for (gsize i = d->qtimed; i < d->qn; i++)
-    d->q[i].ts = d->time;
+    d->q[i].ts = itm_is_gts (&d->q[i]) ? d->q[i].ts : d->time;
   d->qtimed = d->qn;
 }
 
@@ -354,7 +366,11 @@ itm_lts (ProbeSwoItm *d, guint32 delta, guint tc, guint size)
 static void
 itm_gts (ProbeSwoItm *d, guint c)
 {
+  /* no packet waits before it (it came right after a local timestamp): its packets are timed
+   * now, and a live stream has its global time without waiting for the next timestamp */
+  gboolean ready = d->qtimed == d->qn;
   ProbeSwoPacket *pk = itm_push (d, PROBE_SWO_PACKET_GLOBAL_TS);
+  pk->ts = d->time; /* the latest local timestamp's instant, kept by itm_stamp */
   pk->value = (guint32) d->val;
   pk->size = d->size;
   pk->info = c == H_GTS1 ? 1 : 2;
@@ -389,18 +405,23 @@ itm_gts (ProbeSwoItm *d, guint c)
   }
   if (d->gts_low_mask != 0x3FFFFFFu || !d->gts_high_known) {
     d->stats.gts_unknown++;
+    if (ready)
+      d->qtimed = d->qn;
     return;
   }
   d->gts = d->gts_high << 26 | d->gts_low;
   d->gts_known = TRUE;
   d->stats.gts_times++;
   pk = itm_push (d, PROBE_SWO_PACKET_GLOBAL_TIME);
+  pk->ts = d->time; /* the anchor's local time: the same instant */
   pk->value = (guint32) d->gts;
   guint32 hi = (guint32) (d->gts >> 32);
   for (guint i = 0; i < 4; i++)
     pk->reserved[i] = (guint8) (hi >> (8 * i));
   pk->info = d->gts_clkch_pending ? PROBE_SWO_GTS_CLOCK_CHANGED : 0;
   d->gts_clkch_pending = FALSE;
+  if (ready)
+    d->qtimed = d->qn;
 }
 
 /* A complete packet with continuation bytes (header d->hdr, d->size continuation bytes). */

@@ -602,14 +602,15 @@ swo_gen_run (const SwoGenOptions *options)
     }
     g_byte_array_append (res->itm, g.group->data, g.group->len);
     g_byte_array_set_size (g.group, 0);
+    guint tc = g_rand_int_range (g.rand, 0, 10) == 0 ? (guint) g_rand_int_range (g.rand, 1, 4) : 0;
+    swo_gen_lts (res->itm, delta, tc);
+    res->packets++;
     if (opt.gts_every != 0 && (i + 1) % opt.gts_every == 0) {
+      /* right after the timestamp that closes the group: the global clock at that instant */
       guint64 G = opt.global_base +
                   (guint64) ((unsigned __int128) g.now * opt.global_hz / opt.cpu_hz);
       gen_gts (&g, res->itm, G);
     }
-    guint tc = g_rand_int_range (g.rand, 0, 10) == 0 ? (guint) g_rand_int_range (g.rand, 1, 4) : 0;
-    swo_gen_lts (res->itm, delta, tc);
-    res->packets++;
     if (g_rand_int_range (g.rand, 0, 50) == 0 && i + 1 < opt.groups) { /* ignored by the mapper */
       swo_gen_sync (res->itm);
       swo_gen_hw (res->itm, 0, 1, 0x20);              /* event counter: CYC wrapped */

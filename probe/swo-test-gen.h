@@ -47,18 +47,20 @@ typedef struct {
   guint prescaler;       /* the LTS prescaler the map config uses (1: none) */
   gboolean pc_samples;   /* periodic PC samples */
   /* Global timestamps (0: none): a GTS (GTS1, compressed when the high bits of TS[25:0] did
-   * not change; with Wrap and a GTS2 when TS[63:26] changed, and the first time) before the
-   * local timestamp of every gts_every-th group, of a global clock at global_hz that read
-   * global_base when the local count was 0: G = global_base + floor (local × global_hz /
-   * cpu_hz), the local count being CPU cycles (prescaler 1). Also drops the short GTS1 the
-   * scenario otherwise sprinkles in (it would change the global time). */
+   * not change; with Wrap and a GTS2 when TS[63:26] changed, and the first time) right after
+   * the local timestamp of every gts_every-th group, as an ITM sends it: the global time of
+   * that timestamp's instant, of a global clock at global_hz that read global_base when the
+   * local count was 0: G = global_base + floor (local × global_hz / cpu_hz), the local count
+   * being CPU cycles (prescaler 1). Also drops the short GTS1 the scenario otherwise
+   * sprinkles in (it would change the global time). */
   guint gts_every;
   guint64 cpu_hz;
   guint64 global_hz;
   guint64 global_base;
 } SwoGenOptions;
 
-/* A GTS the scenario sent: the local count of the timestamp it precedes, and its G. */
+/* A GTS the scenario sent: the local count at the timestamp it follows (the instant whose
+ * global time it carries), and its G. */
 typedef struct {
   guint64 local;
   guint64 global;
@@ -105,7 +107,7 @@ typedef struct {
   /* ProbeEvent per core, as a multi-stream decoder must deliver them (after a flush): core
    * k, ts in global ticks by the rule of probe.h (ProbeSwoDecoderOptions streams): the GTS
    * in force when the packet was sent (else the first), G + floor ((local − its local) ×
-   * global_hz / cpu_hz). */
+   * global_hz / cpu_hz), its local being that of the timestamp it follows. */
   GArray *expected[SWO_GEN_MAX_CORES];
   guint64 end_ts[SWO_GEN_MAX_CORES]; /* each core's end, converted from its last GTS */
   guint n_cores;

@@ -1131,8 +1131,9 @@ test_itm_packets (void)
     { PROBE_SWO_PACKET_DATA_VALUE, 137, 2, 0xABCD, 2, 0 },
     { PROBE_SWO_PACKET_DATA_VALUE, 137, 3, 0x04030201, 4, 1 },
     { PROBE_SWO_PACKET_LOCAL_TS, 137, 0, 5, 1, 1 },
-    { PROBE_SWO_PACKET_GLOBAL_TS, 138, 0, 0x185, 2, 1 },
-    { PROBE_SWO_PACKET_GLOBAL_TS, 138, 0, 0x1 | 0x2 << 7 | 0x3 << 14 | 0x4 << 21 | 0x5u << 28, 6, 2 },
+    /* a GTS stamps the latest local timestamp before it (137), not the next one (138) */
+    { PROBE_SWO_PACKET_GLOBAL_TS, 137, 0, 0x185, 2, 1 },
+    { PROBE_SWO_PACKET_GLOBAL_TS, 137, 0, 0x1 | 0x2 << 7 | 0x3 << 14 | 0x4 << 21 | 0x5u << 28, 6, 2 },
     { PROBE_SWO_PACKET_OVERFLOW, 138, 0, 0, 0, 0 },
     { PROBE_SWO_PACKET_EXTENSION, 138, 1, 0 | 1 << 3 | 2 << 10 | 3 << 17 | 0xFFu << 24, 4, 0 },
     { PROBE_SWO_PACKET_LOCAL_TS, 138, 0, 1, 1, 3 },
@@ -1331,13 +1332,14 @@ test_itm_global_ts (void)
     for (; i < got->len; i++) {
       const ProbeSwoPacket *pk = &g_array_index (got, ProbeSwoPacket, i);
       if (pk->kind == PROBE_SWO_PACKET_GLOBAL_TS) {
-        g_assert_cmpuint (pk->ts, ==, gts + 1);
+        /* a GTS stamps the latest local timestamp before it (gts of them), not the next */
+        g_assert_cmpuint (pk->ts, ==, gts);
         const ProbeSwoPacket *next = i + 1 < got->len ? pk + 1 : NULL;
         gboolean has = next != NULL && next->kind == PROBE_SWO_PACKET_GLOBAL_TIME;
         g_assert_cmpint (has, ==, want[gts] != 0);
         if (has) {
           g_assert_cmphex (probe_swo_packet_global_time (next), ==, want[gts]);
-          g_assert_cmpuint (next->ts, ==, pk->ts);
+          g_assert_cmpuint (next->ts, ==, pk->ts); /* both: the LTS before the GTS */
           g_assert_cmpuint (next->info, ==, gts == 6 ? PROBE_SWO_GTS_CLOCK_CHANGED : 0);
         }
         gts++;

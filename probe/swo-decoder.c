@@ -37,9 +37,9 @@ struct _ProbeSwoDecoder {
  * GLOBAL_TIME packet ties the stream's local time to global time (the anchor: its ts, the
  * local time of the latest local timestamp before the GTS — the instant a GTS stamps), every
  * packet gets ts = its global time (the rule in probe.h), and the mapper is configured with
- * clocks 1:1 so its Events carry that time unchanged. Without an anchor (before the first global
- * time, or after a LOST packet: lost input may have held local timestamps) packets are held,
- * with the seeds given meanwhile, and released in order at the next anchor. Held packets
+ * clocks 1:1 so its Events carry that time unchanged. Without an anchor (before the first
+ * global time, or after a LOST packet: lost input may have held local timestamps) packets are
+ * held, with the seeds given meanwhile, and released in order at the next anchor. Held packets
  * that another loss follows are dropped into one GAP: no later anchor can place them. */
 
 #define STREAM_SEED_MARK 0xFF /* a held "packet" that is a seed: source = comparator */

@@ -12,7 +12,10 @@
  *   BENCH swo_decode_x_swo_max <x> x              (that / 4.3 MB/s)
  *   BENCH swo_tpiu_decode_mb_per_s <x> MB/s       (TPIU bytes per second)
  *   BENCH swo_tpiu_decode_x_swo_max <x> x
- *   BENCH swo_decode_events_per_s <n> events/s    (raw ITM input) */
+ *   BENCH swo_decode_events_per_s <n> events/s    (raw ITM input)
+ *   BENCH swo_multi_decode_mb_per_s <x> MB/s      (two cores in TPIU frames: the scenario per
+ *                                                  core with GTS, decoded into global ticks)
+ *   BENCH swo_multi_decode_x_swo_max <x> x */
 #include "probe.h"
 #include "swo-test-gen.h"
 
@@ -94,5 +97,41 @@ main (void)
   double framed = measure (&o, tpiu, &events, &s);
   printf ("BENCH swo_tpiu_decode_mb_per_s %.1f MB/s\n", framed);
   printf ("BENCH swo_tpiu_decode_x_swo_max %.1f x\n", framed / SWO_MAX_MB_PER_S);
+
+  /* two cores: one stream each, a GTS every 4 groups, Events in global ticks */
+  SwoGenMultiOptions mo = { .seed = 2026, .n_cores = 2, .groups = 200000,
+                            .cpu_hz = { 480000000, 240000000 }, .global_hz = 10000000,
+                            .global_base = 1, .gts_every = 4, .overflow_p = 0.001,
+                            .sync_every = 8, .halfword_p = 0.01 };
+  g_autoptr (SwoGenMultiResult) m = swo_gen_multi (&mo);
+  ProbeSwoStream streams[2];
+  static ProbeSwoComparator comparators[PROBE_SWO_MAX_COMPARATORS];
+  for (guint k = 0; k < 2; k++) {
+    streams[k] = (ProbeSwoStream){ .trace_id = (guint8) (k + 1), .cpu_hz = mo.cpu_hz[k] };
+    swo_gen_map_config (&streams[k].map, 1);
+    streams[k].map.core = (guint16) k;
+  }
+  for (guint c = 0; c < streams[1].map.n_comparators; c++) { /* core 1's comparators */
+    comparators[c] = streams[1].map.comparators[c];
+    comparators[c].watch.core = 1;
+  }
+  streams[1].map.comparators = comparators;
+  ProbeSwoDecoderOptions mopt = PROBE_SWO_DECODER_OPTIONS_INIT;
+  mopt.input = PROBE_SWO_INPUT_TPIU;
+  mopt.n_streams = 2;
+  mopt.streams = streams;
+  mopt.global_hz = mo.global_hz;
+  events = 0;
+  g_autoptr (ProbeSwoDecoder) mcheck = probe_swo_decoder_new (&mopt, NULL);
+  probe_swo_decoder_feed (mcheck, m->tpiu->data, m->tpiu->len, count, &events);
+  probe_swo_decoder_flush (mcheck, count, &events);
+  if (events != m->expected[0]->len + m->expected[1]->len) {
+    fprintf (stderr, "decoded %" G_GUINT64_FORMAT " events, the two cores expect %u\n", events,
+             m->expected[0]->len + m->expected[1]->len);
+    return 1;
+  }
+  double multi = measure (&mopt, m->tpiu, &events, &s);
+  printf ("BENCH swo_multi_decode_mb_per_s %.1f MB/s\n", multi);
+  printf ("BENCH swo_multi_decode_x_swo_max %.1f x\n", multi / SWO_MAX_MB_PER_S);
   return 0;
 }

@@ -864,7 +864,9 @@ guint64 probe_source_get_last_ts (ProbeSource *src);
 /*   TPIU deframer (formatter on)  ─┐                                                         */
 /*   orbflow (orbuculum TCP 3402)  ─┼─► ITM bytes ─► ITM/DWT packet decoder ─► packets ─►     */
 /*   raw ITM (OpenOCD, 3443, file) ─┘                  mapper (comparator map) ─► Events      */
-/* ProbeSwoDecoder chains them for a source. Any split of the input gives the same output;    */
+/* ProbeSwoDecoder chains them for a source; with n_streams it runs one ITM decoder and       */
+/* mapper per trace ID of a TPIU stream (multi-core, Events in global timestamp ticks).       */
+/* Any split of the input gives the same output;                                              */
 /* nothing waits for a sync to start; lost or corrupt input becomes a GAP Event.              */
 
 /* Receives @len (> 0) bytes of the inner stream; @lost_before: bytes of it were lost or
@@ -886,8 +888,10 @@ typedef struct {
   guint64 syncs;          /* full syncs FF FF FF 7F */
   guint64 halfword_syncs; /* halfword syncs FF 7F (at an even frame position) */
   guint64 id_changes;     /* ID change bytes (immediate and delayed) */
-  guint64 id_bytes;       /* data bytes of the selected ID (delivered) */
-  guint64 other_bytes;    /* data bytes of other IDs (ETM, …) */
+  guint64 id_bytes;       /* data bytes delivered: of the selected ID (feed), of IDs 0x01–0x6F
+                           * (feed_ids) */
+  guint64 other_bytes;    /* data bytes of other IDs (feed: ETM, …; feed_ids: reserved IDs
+                           * 0x70–0x7C, 0x7E) */
   guint64 null_bytes;     /* data bytes of ID 0 (padding) */
   guint64 trigger_bytes;  /* data bytes of the trigger ID 0x7D */
   guint64 bad_frames;     /* frames with ID 0x7F (impossible: misaligned or corrupt): dropped */
@@ -905,6 +909,17 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbeSwoTpiu, probe_swo_tpiu_free)
  * progress and a possible sync). */
 void probe_swo_tpiu_feed (ProbeSwoTpiu *t, const guint8 *data, gsize len,
                           ProbeSwoBytesFunc func, gpointer user_data);
+/* Receives @len (> 0) bytes of trace ID @id (0x01–0x6F), a run of that ID in stream order;
+ * @lost_before: bytes were lost or corrupt since this ID's previous bytes (a bad frame or a
+ * partial frame cut by a sync is lost for every ID). Only valid during the call. */
+typedef void (*ProbeSwoIdBytesFunc) (guint8 id, const guint8 *data, gsize len,
+                                     gboolean lost_before, gpointer user_data);
+/* probe_swo_tpiu_feed_ids: as probe_swo_tpiu_feed, but hands over the data bytes of EVERY
+ * source ID 0x01–0x6F (not 0 padding, not 0x7D trigger, not the reserved IDs), in stream
+ * order, one callback per run of an ID (or per 4 KiB). After a lost frame the next bytes of
+ * each ID carry lost_before. Use one feed or the other on a deframer, not both. */
+void probe_swo_tpiu_feed_ids (ProbeSwoTpiu *t, const guint8 *data, gsize len,
+                              ProbeSwoIdBytesFunc func, gpointer user_data);
 /* probe_swo_tpiu_reset: the input was interrupted and the caller reports the gap: drops the
  * frame in progress (counted as skipped) and takes the next byte as a frame start; the trace
  * ID in force stays. */
@@ -971,6 +986,15 @@ typedef enum {
                                    * its ID does not have: malformed): source = ID */
   PROBE_SWO_PACKET_LOST,          /* the input was corrupt or lost here (a malformed run
                                    * starts): info = PROBE_SWO_LOST_* */
+  PROBE_SWO_PACKET_GLOBAL_TIME,   /* right after a GLOBAL_TS packet once the full global time
+                                   * is known (a GTS1's low and a GTS2's high bits, no Wrap
+                                   * waiting for its GTS2): the 64-bit global time G =
+                                   * probe_swo_packet_global_time () (value = G[31:0],
+                                   * reserved[0..3] = G[63:32] little endian); info =
+                                   * PROBE_SWO_GTS_CLOCK_CHANGED when a GTS1 said ClkCh since the
+                                   * previous GLOBAL_TIME. Same ts as its GLOBAL_TS packet:
+                                   * the instant the GTS stamps (see ProbeSwoPacket), the
+                                   * local time G belongs to. */
   PROBE_SWO_PACKET_KIND_COUNT
 } ProbeSwoPacketKind;
 
@@ -988,9 +1012,19 @@ enum {
   PROBE_SWO_LOST_INPUT = 3,     /* the layer below reported lost bytes (bad frame, link) */
 };
 
+/* info of PROBE_SWO_PACKET_GLOBAL_TIME. */
+enum {
+  PROBE_SWO_GTS_CLOCK_CHANGED = 1, /* ClkCh: the processor clock changed, the relation between
+                                    * local and global time restarts here */
+};
+
 /* One ITM/DWT packet. Its timestamp: local timestamp packets follow the packets they stamp
  * (ARMv7-M D4.2.4), so every packet gets the cumulative local-timestamp count up to and
- * including the next local timestamp packet after it (a timestamp packet: its own). */
+ * including the next local timestamp packet after it (a timestamp packet: its own). But
+ * GLOBAL_TS and GLOBAL_TIME: a GTS stamps the instant of the latest local timestamp before it
+ * (an ITM sends it right after the local timestamp that closes a packet group, with the global
+ * time of that instant), so they get the count up to that one — possibly behind the packets
+ * between it and the GTS, which are stamped with the next. */
 typedef struct {
   guint64 ts;      /* Σ local-timestamp deltas, in timestamp-clock ticks (after the prescaler) */
   guint32 value;   /* payload (see the kind) */
@@ -999,10 +1033,20 @@ typedef struct {
   guint8 kind;     /* ProbeSwoPacketKind */
   guint8 size;     /* payload bytes (source packets: 1, 2 or 4) */
   guint8 info;     /* kind-specific detail (see the kind) */
-  guint8 reserved[7]; /* zero */
+  guint8 reserved[7]; /* zero, but GLOBAL_TIME: [0..3] = G[63:32] (use the getter below) */
 } ProbeSwoPacket;
 
 G_STATIC_ASSERT (sizeof (ProbeSwoPacket) == 24);
+
+/* The 64-bit global time of a PROBE_SWO_PACKET_GLOBAL_TIME packet (0 for other kinds). */
+static inline guint64
+probe_swo_packet_global_time (const ProbeSwoPacket *pk)
+{
+  if (pk->kind != PROBE_SWO_PACKET_GLOBAL_TIME)
+    return 0;
+  return (guint64) pk->reserved[0] << 32 | (guint64) pk->reserved[1] << 40 |
+         (guint64) pk->reserved[2] << 48 | (guint64) pk->reserved[3] << 56 | pk->value;
+}
 
 typedef struct {
   guint max_held;  /* packets kept waiting for their timestamp; when exceeded they get the
@@ -1022,6 +1066,13 @@ typedef struct {
   guint64 skipped_bytes;   /* bytes in no packet: malformed headers, packets cut short */
   guint64 ts_delayed;      /* local timestamps with TC ≠ 0 (time or packet delayed) */
   guint64 untimed;         /* packets delivered without a later timestamp (max_held, flush) */
+  guint64 gts_times;       /* GLOBAL_TIME packets: global times reconstructed */
+  guint64 gts_unknown;     /* GTS packets after which the global time was still unknown (a
+                            * GTS2 before a full GTS1, a short GTS1 after a loss, a GTS1 while
+                            * a Wrap waits for its GTS2, a GTS1 with Wrap) */
+  guint64 gts_wraps_lost;  /* GTS1 with Wrap not followed by a GTS2 before the next GTS1, and
+                            * wraps lost with lost input (low bits went backwards) */
+  guint64 gts_clock_changes; /* GTS1 with ClkCh */
 } ProbeSwoItmStats;
 
 /* Receives @n (> 0) packets in stream order; the array is only valid during the call. */
@@ -1042,12 +1093,17 @@ void probe_swo_itm_feed (ProbeSwoItm *d, const guint8 *data, gsize len, gboolean
  * time (the end of a stream, or before a gap). A packet in progress stays. */
 void probe_swo_itm_flush (ProbeSwoItm *d, ProbeSwoPacketsFunc func, gpointer user_data);
 /* probe_swo_itm_reset: the input was interrupted and the caller reports the gap: drops the
- * packet in progress (counted as skipped) and takes the next byte as a header; malformed
+ * packet in progress (counted as skipped), forgets the global time (a GTS2 and a full GTS1
+ * are needed again) and takes the next byte as a header; malformed
  * bytes right after belong to that gap (no LOST packet until the decoder has resynchronised).
  * Waiting packets stay (flush first to hand them over). */
 void probe_swo_itm_reset (ProbeSwoItm *d);
 /* The cumulative local-timestamp count so far. */
 guint64 probe_swo_itm_get_time (ProbeSwoItm *d);
+/* probe_swo_itm_get_global: the latest reconstructed global time (the last GLOBAL_TIME
+ * packet's, decoded so far; packets may still wait for their local timestamp) into @gts (0 if
+ * none); FALSE when none has been reconstructed yet. */
+gboolean probe_swo_itm_get_global (ProbeSwoItm *d, guint64 *gts);
 const ProbeSwoItmStats *probe_swo_itm_get_stats (ProbeSwoItm *d);
 /* probe_swo_packet_kind_name: "sync", "overflow", "local_ts", … or NULL. */
 const char *probe_swo_packet_kind_name (guint kind);
@@ -1155,14 +1211,32 @@ typedef enum {
   PROBE_SWO_INPUT_ORBFLOW,  /* orbuculum orbflow (3402) */
 } ProbeSwoInput;
 
+/* One core's ITM in a multi-core TPIU stream (issue #19: e.g. STM32H745, an M7 and an M4
+ * funnelled into one SWO). */
+#define PROBE_SWO_MAX_STREAMS 16
+typedef struct {
+  guint8 trace_id;          /* the core's ITM_TCR.TraceBusID: 0x01–0x6F, one per stream */
+  guint64 cpu_hz;           /* the core's clock (local timestamps count it, before map's
+                             * lts_prescaler, unless map.lts_hz says otherwise); > 0 */
+  ProbeSwoMapConfig map;    /* map.core = the session core this stream is; map.cpu_hz is not
+                             * used (Events are in global ticks) */
+} ProbeSwoStream;
+
 typedef struct {
   ProbeSwoInput input;
   guint8 trace_id;          /* TPIU: the ITM's trace ID (0: 1) */
   guint8 orbflow_tag;       /* ORBFLOW: the ITM tag (0: 1) */
-  guint max_held;           /* ProbeSwoItmOptions.max_held */
-  ProbeSwoMapConfig map;
+  guint max_held;           /* ProbeSwoItmOptions.max_held; with streams also the packets a
+                             * stream holds before its first global time (0: 4096) */
+  ProbeSwoMapConfig map;    /* the single stream's (n_streams 0) */
+  /* Multi-core (n_streams ≥ 1; input must be PROBE_SWO_INPUT_TPIU; map and trace_id are then
+   * not used): one ITM decoder and mapper per stream, Events in global timestamp ticks. */
+  guint n_streams;          /* 0: one stream, as above (unchanged) */
+  const ProbeSwoStream *streams; /* copied (maps as probe_swo_mapper_new copies them) */
+  guint64 global_hz;        /* the global timestamp clock (ITM GTS): the Events' rate; > 0 */
 } ProbeSwoDecoderOptions;
-#define PROBE_SWO_DECODER_OPTIONS_INIT { PROBE_SWO_INPUT_ITM, 1, 1, 0, PROBE_SWO_MAP_CONFIG_INIT }
+#define PROBE_SWO_DECODER_OPTIONS_INIT { PROBE_SWO_INPUT_ITM, 1, 1, 0, PROBE_SWO_MAP_CONFIG_INIT, \
+                                         0, NULL, 0 }
 
 typedef struct {
   ProbeSwoTpiuStats tpiu;       /* zero unless input is TPIU */
@@ -1175,9 +1249,43 @@ typedef struct {
   guint64 gaps;                 /* GAP Events emitted (overflow, decode, _gap calls) */
 } ProbeSwoDecoderStats;
 
+/* One stream of a multi-core decoder. */
+typedef struct {
+  ProbeSwoItmStats itm;
+  ProbeSwoMapStats map;
+  guint64 bytes;              /* bytes of its trace ID */
+  guint64 anchors;            /* GLOBAL_TIME packets: its local time tied to global time */
+  guint64 held;               /* packets waiting now for a global time (the first, or the
+                               * next after lost input) */
+  guint64 dropped;            /* packets dropped without a global time (more than max_held
+                               * waited, or a gap came first): inside a GAP, never timed */
+  guint64 clamped;            /* packets whose global time was raised to the stream's latest
+                               * (a new global time behind the previous extrapolation) */
+} ProbeSwoStreamStats;
+
 typedef struct _ProbeSwoDecoder ProbeSwoDecoder;
 /* probe_swo_decoder_new: the layers for @options->input and the mapper (errors: as
- * probe_swo_mapper_new). */
+ * probe_swo_mapper_new, prefixed "stream N: " for a stream's map). With n_streams ≥ 1 also
+ * PROBE_ERROR_FORMAT for: more than PROBE_SWO_MAX_STREAMS streams or streams NULL, an input
+ * other than TPIU, a trace ID outside 0x01–0x6F or given twice, cpu_hz 0, global_hz 0.
+ *
+ * Multi-core (n_streams ≥ 1): the TPIU deframer hands every ID's bytes to that stream's ITM
+ * decoder and mapper (bytes of IDs no stream takes are dropped: tpiu.id_bytes − Σ the
+ * streams' bytes);
+ * every Event carries its stream's map.core. Time: Event timestamps are global timestamp
+ * ticks (global_hz). A stream's packet with local time L (its Σ local timestamps) after the
+ * stream's latest GLOBAL_TIME packet (global time G, local time L0) gets
+ *   G + floor ((L − L0) × lts_prescaler × global_hz / lts_clock)
+ * with lts_clock = map.lts_hz or else cpu_hz (exact 128-bit integers; floor also below L0).
+ * L0 is the GLOBAL_TIME packet's ts: a GTS stamps the instant of the latest local timestamp
+ * before it (see ProbeSwoPacket); a stream whose ITM means the local timestamp after it
+ * would be off by at most one local-timestamp interval per anchor. Packets before a stream's
+ * first global time (or after lost input, which makes local time unreliable) are held, up to
+ * max_held, and converted with the next global time; beyond that they are dropped into a GAP
+ * (PROBE_GAP_DECODE) placed before the next timed packet — never given a guessed time. Within
+ * a stream Events are in time order (a time behind the stream's latest is raised to it:
+ * stats clamped); Events of different streams come out interleaved as their bytes arrive,
+ * NOT in time order across streams: the session's per-core merge orders them. */
 ProbeSwoDecoder *probe_swo_decoder_new (const ProbeSwoDecoderOptions *options, GError **error);
 void probe_swo_decoder_free (ProbeSwoDecoder *d);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbeSwoDecoder, probe_swo_decoder_free)
@@ -1186,20 +1294,38 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbeSwoDecoder, probe_swo_decoder_free)
 void probe_swo_decoder_feed (ProbeSwoDecoder *d, const guint8 *data, gsize len,
                              ProbeEventsFunc func, gpointer user_data);
 /* probe_swo_decoder_flush: the stream ended (or paused for long): Events of the packets still
- * waiting for a timestamp, and a pending overflow gap. */
+ * waiting for a timestamp, and a pending overflow gap. Multi-core: packets still waiting for
+ * a global time stay held (stats held): there is no time to give them. */
 void probe_swo_decoder_flush (ProbeSwoDecoder *d, ProbeEventsFunc func, gpointer user_data);
 /* probe_swo_decoder_gap: the input was interrupted (link lost, target reset): flushes, drops
- * every layer's partial frame or packet, emits GAP(@reason) and forgets the state. */
+ * every layer's partial frame or packet, emits GAP(@reason) and forgets the state.
+ * Multi-core: on every stream, at its latest time; packets still waiting for a global time
+ * are dropped (stats dropped) and the streams wait for their next global time. */
 void probe_swo_decoder_gap (ProbeSwoDecoder *d, ProbeGapReason reason, ProbeEventsFunc func,
                             gpointer user_data);
 /* probe_swo_decoder_seed: comparators 0 … @n-1 watch variables that hold @values now
- * (probe_swo_mapper_seed), after the packets fed so far. */
+ * (probe_swo_mapper_seed), after the packets fed so far. Multi-core: stream 0's. */
 void probe_swo_decoder_seed (ProbeSwoDecoder *d, const guint32 *values, guint n,
                              ProbeEventsFunc func, gpointer user_data);
-/* The statistics of all layers (never NULL; refreshed by each call). */
+/* probe_swo_decoder_seed_stream: as probe_swo_decoder_seed for stream @stream_index (< the
+ * number of streams; 0 for a single-stream decoder). While the stream waits for a global
+ * time, the seed waits with its packets and comes out, in order, when they do. */
+void probe_swo_decoder_seed_stream (ProbeSwoDecoder *d, guint stream_index,
+                                    const guint32 *values, guint n, ProbeEventsFunc func,
+                                    gpointer user_data);
+/* The statistics of all layers (never NULL; refreshed by each call). Multi-core: itm and map
+ * are the sums over the streams. */
 const ProbeSwoDecoderStats *probe_swo_decoder_get_stats (ProbeSwoDecoder *d);
-/* The Event timestamp the stream has reached. */
+/* probe_swo_decoder_get_stream_stats: stream @i's statistics (refreshed by each call), NULL
+ * when @i is not a stream (a single-stream decoder has none). */
+const ProbeSwoStreamStats *probe_swo_decoder_get_stream_stats (ProbeSwoDecoder *d, guint i);
+/* The Event timestamp the stream has reached. Multi-core: the smallest of the streams' (the
+ * time every stream has reached; a stream without a global time yet counts as 0). */
 guint64 probe_swo_decoder_get_ts (ProbeSwoDecoder *d);
+/* probe_swo_decoder_get_stream_ts: stream @i's time reached (global ticks: its latest global
+ * time extrapolated to its local time so far; else its latest Event time). Single-stream
+ * decoder, @i 0: probe_swo_decoder_get_ts. */
+guint64 probe_swo_decoder_get_stream_ts (ProbeSwoDecoder *d, guint i);
 
 /* ---------------------------------------------------------------------------------------- */
 /* The TPIU's output protocol (TPIU_SPPR; OpenOCD's `tpiu configure -protocol`). */

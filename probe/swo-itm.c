@@ -22,6 +22,25 @@
  * apply, checked against their expected files (test-swo). Held packets are one queue: the
  * prefix whose time is known is handed over in batches; a stream without timestamps would be
  * held forever, so beyond max_held packets they take the latest time (counted untimed).
+ * Global timestamp packets (GLOBAL_TS, GLOBAL_TIME) are the exception: a GTS stamps the
+ * instant of the latest local timestamp before it (an ITM sends it right after the local
+ * timestamp that closes a packet group, with the global time of that instant), so they get
+ * the cumulative count when they are decoded and keep it; they stay in the queue in order,
+ * and are handed over at once when no packet waits before them.
+ *
+ * Global timestamps (D4.2.5): GTS1 (0x94) carries TS[25:0] in 1–4 continuation bytes of 7
+ * bits, LSB first; a shorter packet carries only the low-order bits that changed (the others
+ * keep their value); only the full 4-byte form has the flags, in its last byte: bit 5 ClkCh
+ * (the clock-change input was asserted: the local-to-global relation restarts), bit 6 Wrap
+ * (TS[63:26] changed since the last GTS2: a GTS2 follows). GTS2 (0xB4) carries TS[47:26] in 4
+ * bytes, or TS[63:26] in 6 on 64-bit implementations. The same layout is read by libswo
+ * (GTS1 flags as bits 26/27 of the 28 payload bits) and rtic-scope's itm crate; orbuculum's
+ * itmDecoder only skips these packets (it waits for a clear continuation bit). The decoder
+ * keeps the low and high bits it has seen and, once both are known and no Wrap waits for its
+ * GTS2, follows every GTS packet with a GLOBAL_TIME packet carrying the full 64-bit time.
+ * Lost input forgets the low bits until the next full GTS1; the high bits survive a short loss
+ * only if that GTS1 shows no missed wrap, and are forgotten on probe_swo_itm_reset (a broken
+ * link: a GTS2 is needed again) — see itm_gts_forget.
  *
  * Throughput shaped the loop: one 256-entry class table for headers, payloads read in place
  * when the slice holds them, packets appended to one array that is also the hold queue.
@@ -71,6 +90,16 @@ struct _ProbeSwoItm {
   gboolean in_run;             /* a LOST run is open */
   guint good;                  /* well-formed packets since the run opened */
   guint64 time;                /* Σ local timestamp deltas so far */
+  guint32 gts_low;             /* global time TS[25:0] as far as known … */
+  guint32 gts_low_mask;        /* … these bits of it (contiguous from bit 0) */
+  guint64 gts_high;            /* TS[63:26] of the last GTS2 … */
+  gboolean gts_high_known;     /* … valid (no Wrap since, no loss) */
+  gboolean gts_wrap_pending;   /* a GTS1 said Wrap: TS[63:26] unknown until a GTS2 */
+  gboolean gts_clkch_pending;  /* ClkCh seen since the last GLOBAL_TIME packet */
+  gboolean gts_check;          /* after lost input: gts_high holds if the next full GTS1's … */
+  guint32 gts_check_low;       /* … low bits are not below these (the last known) */
+  gboolean gts_known;          /* gts is valid */
+  guint64 gts;                 /* the latest reconstructed global time */
   ProbeSwoPacket *q;           /* packets: [0, qtimed) have their time, [qtimed, qn) wait */
   gsize qn, qtimed, qcap;
   ProbeSwoPacketsFunc func;    /* during feed/flush */
@@ -92,6 +121,7 @@ static const char *const packet_kind_names[PROBE_SWO_PACKET_KIND_COUNT] = {
   [PROBE_SWO_PACKET_DATA_VALUE] = "data_value",
   [PROBE_SWO_PACKET_HARDWARE] = "hardware",
   [PROBE_SWO_PACKET_LOST] = "lost",
+  [PROBE_SWO_PACKET_GLOBAL_TIME] = "global_time",
 };
 
 const char *
@@ -156,6 +186,33 @@ probe_swo_itm_get_time (ProbeSwoItm *d)
   return d->time;
 }
 
+gboolean
+probe_swo_itm_get_global (ProbeSwoItm *d, guint64 *gts)
+{
+  if (gts != NULL)
+    *gts = d->gts_known ? d->gts : 0;
+  return d->gts_known;
+}
+
+/* Input was lost: the low bits cannot be trusted until a full GTS1 comes. A GTS1 with Wrap
+ * may have been lost too: after a short loss (@link FALSE: a bad frame, malformed bytes) the
+ * high bits are kept on probation — the next full GTS1 confirms them when its low bits did
+ * not go backwards (else a wrap was missed: counted in gts_wraps_lost, unknown until a GTS2);
+ * after a broken link (@link TRUE, any length of time) they are forgotten. */
+static void
+itm_gts_forget (ProbeSwoItm *d, gboolean link)
+{
+  if (d->gts_low_mask == 0x3FFFFFFu && d->gts_high_known && !link) {
+    d->gts_check = TRUE;
+    d->gts_check_low = d->gts_low;
+  } else if (link || !d->gts_check) {
+    d->gts_high_known = FALSE;
+    d->gts_check = FALSE;
+  }
+  d->gts_low_mask = 0;
+  d->gts_wrap_pending = FALSE;
+}
+
 /* Hands the timed prefix of the queue to the callback and moves the waiting rest to the
  * front. */
 static void
@@ -170,12 +227,19 @@ itm_deliver (ProbeSwoItm *d)
   d->qtimed = 0;
 }
 
-/* Gives every waiting packet the current time. */
+/* A global timestamp packet: it has its time from the start (see the file comment). */
+static inline gboolean
+itm_is_gts (const ProbeSwoPacket *pk)
+{
+  return pk->kind == PROBE_SWO_PACKET_GLOBAL_TS || pk->kind == PROBE_SWO_PACKET_GLOBAL_TIME;
+}
+
+/* Gives every waiting packet the current time (global timestamp packets keep theirs). */
 static inline void
 itm_stamp (ProbeSwoItm *d)
 {
   for (gsize i = d->qtimed; i < d->qn; i++)
-    d->q[i].ts = d->time;
+    d->q[i].ts = itm_is_gts (&d->q[i]) ? d->q[i].ts : d->time;
   d->qtimed = d->qn;
 }
 
@@ -202,6 +266,7 @@ itm_push (ProbeSwoItm *d, guint kind)
 static void
 itm_lost (ProbeSwoItm *d, guint reason)
 {
+  itm_gts_forget (d, FALSE);
   if (reason != PROBE_SWO_LOST_INPUT)
     d->stats.malformed++;
   d->good = 0;
@@ -296,6 +361,69 @@ itm_lts (ProbeSwoItm *d, guint32 delta, guint tc, guint size)
   itm_good (d);
 }
 
+/* A complete global timestamp packet (class @c: H_GTS1 or H_GTS2; d->val, d->size): the
+ * GLOBAL_TS packet, then GLOBAL_TIME when the full time is known (see the file comment). */
+static void
+itm_gts (ProbeSwoItm *d, guint c)
+{
+  /* no packet waits before it (it came right after a local timestamp): its packets are timed
+   * now, and a live stream has its global time without waiting for the next timestamp */
+  gboolean ready = d->qtimed == d->qn;
+  ProbeSwoPacket *pk = itm_push (d, PROBE_SWO_PACKET_GLOBAL_TS);
+  pk->ts = d->time; /* the latest local timestamp's instant, kept by itm_stamp */
+  pk->value = (guint32) d->val;
+  pk->size = d->size;
+  pk->info = c == H_GTS1 ? 1 : 2;
+  if (c == H_GTS1) {
+    if (d->gts_wrap_pending) { /* the previous Wrap's GTS2 never came: high bits stay unknown */
+      d->stats.gts_wraps_lost++;
+      d->gts_wrap_pending = FALSE;
+    }
+    guint32 mask = d->size >= 4 ? 0x3FFFFFFu : (1u << (7 * d->size)) - 1;
+    d->gts_low = (d->gts_low & ~mask) | ((guint32) d->val & mask);
+    d->gts_low_mask |= mask;
+    if (d->size >= 4) {
+      if (d->gts_check && (d->gts_low < d->gts_check_low)) {
+        d->stats.gts_wraps_lost++; /* the low bits went backwards: a wrap was lost */
+        d->gts_high_known = FALSE;
+      }
+      d->gts_check = FALSE;
+      if ((d->val >> 26) & 1) { /* ClkCh */
+        d->stats.gts_clock_changes++;
+        d->gts_clkch_pending = TRUE;
+      }
+      if ((d->val >> 27) & 1) { /* Wrap: the high bits changed, a GTS2 follows */
+        d->gts_wrap_pending = TRUE;
+        d->gts_high_known = FALSE;
+      }
+    }
+  } else {
+    d->gts_high = d->val & ((G_GUINT64_CONSTANT (1) << 38) - 1);
+    d->gts_high_known = TRUE;
+    d->gts_wrap_pending = FALSE;
+    d->gts_check = FALSE;
+  }
+  if (d->gts_low_mask != 0x3FFFFFFu || !d->gts_high_known) {
+    d->stats.gts_unknown++;
+    if (ready)
+      d->qtimed = d->qn;
+    return;
+  }
+  d->gts = d->gts_high << 26 | d->gts_low;
+  d->gts_known = TRUE;
+  d->stats.gts_times++;
+  pk = itm_push (d, PROBE_SWO_PACKET_GLOBAL_TIME);
+  pk->ts = d->time; /* the anchor's local time: the same instant */
+  pk->value = (guint32) d->gts;
+  guint32 hi = (guint32) (d->gts >> 32);
+  for (guint i = 0; i < 4; i++)
+    pk->reserved[i] = (guint8) (hi >> (8 * i));
+  pk->info = d->gts_clkch_pending ? PROBE_SWO_GTS_CLOCK_CHANGED : 0;
+  d->gts_clkch_pending = FALSE;
+  if (ready)
+    d->qtimed = d->qn;
+}
+
 /* A complete packet with continuation bytes (header d->hdr, d->size continuation bytes). */
 static void
 itm_cont_done (ProbeSwoItm *d)
@@ -306,13 +434,9 @@ itm_cont_done (ProbeSwoItm *d)
     itm_lts (d, (guint32) d->val, (h >> 4) & 3, d->size);
     return;
   case H_GTS1:
-  case H_GTS2: {
-    ProbeSwoPacket *pk = itm_push (d, PROBE_SWO_PACKET_GLOBAL_TS);
-    pk->value = (guint32) d->val;
-    pk->size = d->size;
-    pk->info = d->cls[h] == H_GTS1 ? 1 : 2;
+  case H_GTS2:
+    itm_gts (d, d->cls[h]);
     break;
-  }
   default: { /* H_EXT */
     guint32 ex = (guint32) ((h >> 4) & 7) | (guint32) d->val << 3;
     if (!(h & 4) && d->size == 0)
@@ -521,8 +645,9 @@ itm_process (ProbeSwoItm *d, const guint8 *p, gsize n)
   }
 }
 
-void
-probe_swo_itm_reset (ProbeSwoItm *d)
+/* Drops the packet in progress (see probe_swo_itm_reset). */
+static void
+itm_reset (ProbeSwoItm *d)
 {
   if (d->state == ST_PAYLOAD || d->state == ST_CONT)
     d->stats.skipped_bytes += d->pbytes;
@@ -536,6 +661,13 @@ probe_swo_itm_reset (ProbeSwoItm *d)
 }
 
 void
+probe_swo_itm_reset (ProbeSwoItm *d)
+{
+  itm_gts_forget (d, TRUE);
+  itm_reset (d);
+}
+
+void
 probe_swo_itm_feed (ProbeSwoItm *d, const guint8 *data, gsize len, gboolean lost_before,
                     ProbeSwoPacketsFunc func, gpointer user_data)
 {
@@ -544,7 +676,7 @@ probe_swo_itm_feed (ProbeSwoItm *d, const guint8 *data, gsize len, gboolean lost
   d->stats.bytes += len;
   if (lost_before) {
     gboolean was_run = d->in_run;
-    probe_swo_itm_reset (d);
+    itm_reset (d);
     d->in_run = was_run;
     itm_lost (d, PROBE_SWO_LOST_INPUT);
   }

@@ -225,6 +225,9 @@ typedef struct {
   guint64 now;                /* cumulative LTS count at this group's timestamp */
   guint32 overflow_run;       /* overflow packets since the last state-carrying packet */
   guint64 overflow_ts;
+  gint overflow_anchor;       /* the GTS in force at the run's last overflow */
+  guint64 gts_sent;           /* the last G sent (GTS1 compression, Wrap) */
+  gboolean gts_any;           /* a GTS was sent */
   gboolean dropping;          /* this group is lost to an overflow */
   /* the target */
   guint8 task, isr2;
@@ -242,11 +245,25 @@ typedef struct {
   guint32 k_data;
 } Gen;
 
+/* The GTS in force now (the latest sent; -1: none yet). */
+static gint
+gen_anchor (Gen *g)
+{
+  return (gint) g->res->gts->len - 1;
+}
+
+static void
+gen_expect_at (Gen *g, guint64 ts, guint kind, guint32 a, guint32 b, gint anchor)
+{
+  ProbeEvent e = { .ts = ts, .a = a, .b = b, .kind = (guint16) kind };
+  g_array_append_val (g->res->expected, e);
+  g_array_append_val (g->res->anchor, anchor);
+}
+
 static void
 gen_expect (Gen *g, guint kind, guint32 a, guint32 b)
 {
-  ProbeEvent e = { .ts = g->now * g->opt->prescaler, .a = a, .b = b, .kind = (guint16) kind };
-  g_array_append_val (g->res->expected, e);
+  gen_expect_at (g, g->now * g->opt->prescaler, kind, a, b, gen_anchor (g));
 }
 
 /* A packet that carries state is about to be written (and seen unless dropped). Returns
@@ -257,9 +274,8 @@ gen_state_packet (Gen *g)
   if (g->dropping)
     return FALSE;
   if (g->overflow_run != 0) {
-    ProbeEvent e = { .ts = g->overflow_ts * g->opt->prescaler, .a = g->overflow_run,
-                     .b = PROBE_GAP_OVERFLOW, .kind = PROBE_EVENT_GAP };
-    g_array_append_val (g->res->expected, e);
+    gen_expect_at (g, g->overflow_ts * g->opt->prescaler, PROBE_EVENT_GAP, g->overflow_run,
+                   PROBE_GAP_OVERFLOW, g->overflow_anchor);
     g->overflow_run = 0;
     memset (g->known, 0, sizeof g->known);
     g->n_kisr = 0;
@@ -498,6 +514,57 @@ gen_action (Gen *g)
   }
 }
 
+/* Appends a continuation-byte packet: header @h, @n groups of 7 bits of @v, LSB first. */
+static void
+gen_cont (GByteArray *out, guint8 h, guint64 v, guint n)
+{
+  g_byte_array_append (out, &h, 1);
+  for (guint i = 0; i < n; i++) {
+    guint8 b = (guint8) ((v >> (7 * i)) & 0x7F) | (i + 1 < n ? 0x80 : 0);
+    g_byte_array_append (out, &b, 1);
+  }
+}
+
+/* The GTS packets for global time @G (ARMv7-M D4.2.5): GTS1 with TS[25:0] — only the
+ * low-order 7-bit groups that changed since the last GTS1, all four (with Wrap) when TS[63:26]
+ * changed or at the first — and then a GTS2 (4 bytes, TS[47:26]; 6 with TS[63:48] set). */
+static void
+gen_gts (Gen *g, GByteArray *out, guint64 G)
+{
+  guint64 high = G >> 26, low = G & 0x3FFFFFF;
+  gboolean wrap = g->gts_any && high != g->gts_sent >> 26;
+  gboolean full = !g->gts_any || wrap;
+  guint n = 4;
+  if (!full)
+    for (n = 1; n < 4 && (low >> (7 * n)) != ((g->gts_sent & 0x3FFFFFF) >> (7 * n)); n++)
+      ;
+  guint64 v = n == 4 ? low | (wrap ? 1u << 27 : 0) : low;
+  gen_cont (out, 0x94, v, n);
+  g->res->packets++;
+  if (full) {
+    gen_cont (out, 0xB4, high, high >> 22 ? 6 : 4);
+    g->res->packets++;
+  }
+  g->gts_sent = G;
+  g->gts_any = TRUE;
+  SwoGenGts rec = { g->now, G };
+  g_array_append_val (g->res->gts, rec);
+}
+
+guint64
+swo_gen_global (const SwoGenResult *r, gint a, guint64 local, guint64 cpu_hz, guint64 global_hz)
+{
+  g_assert (r->gts->len > 0);
+  const SwoGenGts *x = &g_array_index (r->gts, SwoGenGts, a < 0 ? 0 : (guint) a);
+  /* floor of the exact rational, also for local < x->local */
+  __int128 n = ((__int128) local - (__int128) x->local) * (__int128) global_hz;
+  __int128 q = n / (__int128) cpu_hz;
+  if (n % (__int128) cpu_hz != 0 && n < 0)
+    q--;
+  __int128 t = (__int128) x->global + q;
+  return t < 0 ? 0 : (guint64) t;
+}
+
 SwoGenResult *
 swo_gen_run (const SwoGenOptions *options)
 {
@@ -507,6 +574,10 @@ swo_gen_run (const SwoGenOptions *options)
   SwoGenResult *res = g_new0 (SwoGenResult, 1);
   res->itm = g_byte_array_new ();
   res->expected = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+  res->anchor = g_array_new (FALSE, FALSE, sizeof (gint));
+  res->gts = g_array_new (FALSE, FALSE, sizeof (SwoGenGts));
+  res->group_end = g_array_new (FALSE, FALSE, sizeof (gsize));
+  res->group_local = g_array_new (FALSE, FALSE, sizeof (guint64));
   Gen g = { .opt = &opt, .rand = g_rand_new_with_seed (opt.seed), .res = res,
             .group = g_byte_array_new (), .task = SWO_GEN_NO_TASK };
   for (guint i = 0; i < opt.groups; i++) {
@@ -527,26 +598,38 @@ swo_gen_run (const SwoGenOptions *options)
       res->overflows++;
       g.overflow_run++;
       g.overflow_ts = g.now;
+      g.overflow_anchor = gen_anchor (&g);
     }
     g_byte_array_append (res->itm, g.group->data, g.group->len);
     g_byte_array_set_size (g.group, 0);
     guint tc = g_rand_int_range (g.rand, 0, 10) == 0 ? (guint) g_rand_int_range (g.rand, 1, 4) : 0;
     swo_gen_lts (res->itm, delta, tc);
     res->packets++;
+    if (opt.gts_every != 0 && (i + 1) % opt.gts_every == 0) {
+      /* right after the timestamp that closes the group: the global clock at that instant */
+      guint64 G = opt.global_base +
+                  (guint64) ((unsigned __int128) g.now * opt.global_hz / opt.cpu_hz);
+      gen_gts (&g, res->itm, G);
+    }
     if (g_rand_int_range (g.rand, 0, 50) == 0 && i + 1 < opt.groups) { /* ignored by the mapper */
       swo_gen_sync (res->itm);
       swo_gen_hw (res->itm, 0, 1, 0x20);              /* event counter: CYC wrapped */
       swo_gen_hw (res->itm, 9, 2, 0x1234);            /* data address offset, comparator 0 */
-      static const guint8 gts1[] = { 0x94, 0x85, 0x03 };
-      g_byte_array_append (res->itm, gts1, sizeof gts1);
-      res->packets += 4;
+      res->packets += 3;
+      if (opt.gts_every == 0) {
+        static const guint8 gts1[] = { 0x94, 0x85, 0x03 };
+        g_byte_array_append (res->itm, gts1, sizeof gts1);
+        res->packets++;
+      }
     }
+    gsize end = res->itm->len;
+    g_array_append_val (res->group_end, end);
+    g_array_append_val (res->group_local, g.now);
   }
-  if (g.overflow_run != 0) { /* reported at the flush */
-    ProbeEvent e = { .ts = g.overflow_ts * opt.prescaler, .a = g.overflow_run,
-                     .b = PROBE_GAP_OVERFLOW, .kind = PROBE_EVENT_GAP };
-    g_array_append_val (res->expected, e);
-  }
+  if (g.overflow_run != 0) /* reported at the flush */
+    gen_expect_at (&g, g.overflow_ts * opt.prescaler, PROBE_EVENT_GAP, g.overflow_run,
+                   PROBE_GAP_OVERFLOW, g.overflow_anchor);
+  res->end = g.now;
   g_rand_free (g.rand);
   g_byte_array_unref (g.group);
   return res;
@@ -559,6 +642,81 @@ swo_gen_result_free (SwoGenResult *r)
     return;
   g_byte_array_unref (r->itm);
   g_array_unref (r->expected);
+  g_array_unref (r->anchor);
+  g_array_unref (r->gts);
+  g_array_unref (r->group_end);
+  g_array_unref (r->group_local);
+  g_free (r);
+}
+
+SwoGenMultiResult *
+swo_gen_multi (const SwoGenMultiOptions *options)
+{
+  g_assert (options->n_cores >= 1 && options->n_cores <= SWO_GEN_MAX_CORES);
+  SwoGenMultiResult *m = g_new0 (SwoGenMultiResult, 1);
+  m->n_cores = options->n_cores;
+  for (guint k = 0; k < m->n_cores; k++) {
+    SwoGenResult *r = swo_gen_run (&(SwoGenOptions){
+      .seed = options->seed + k, .groups = options->groups, .overflow_p = options->overflow_p,
+      .prescaler = 1, .pc_samples = k % 2 == 0, .gts_every = options->gts_every,
+      .cpu_hz = options->cpu_hz[k], .global_hz = options->global_hz,
+      .global_base = options->global_base });
+    m->core[k] = r;
+    m->expected[k] = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+    for (guint i = 0; i < r->expected->len; i++) {
+      ProbeEvent e = g_array_index (r->expected, ProbeEvent, i);
+      e.ts = swo_gen_global (r, g_array_index (r->anchor, gint, i), e.ts, options->cpu_hz[k],
+                             options->global_hz);
+      e.core = (guint16) k;
+      g_array_append_val (m->expected[k], e);
+    }
+    m->end_ts[k] = swo_gen_global (r, (gint) r->gts->len - 1, r->end, options->cpu_hz[k],
+                                   options->global_hz);
+  }
+  /* arrival order: each core's groups by the true global time of their timestamp */
+  g_autoptr (GArray) chunks = g_array_new (FALSE, FALSE, sizeof (SwoGenChunk));
+  guint next[SWO_GEN_MAX_CORES] = { 0 };
+  gsize off[SWO_GEN_MAX_CORES] = { 0 };
+  for (;;) {
+    gint best = -1;
+    guint64 best_t = 0;
+    for (guint k = 0; k < m->n_cores; k++) {
+      SwoGenResult *r = m->core[k];
+      if (next[k] == r->group_end->len)
+        continue;
+      guint64 t = (guint64) ((unsigned __int128) g_array_index (r->group_local, guint64, next[k]) *
+                             options->global_hz / options->cpu_hz[k]);
+      if (best < 0 || t < best_t) {
+        best = (gint) k;
+        best_t = t;
+      }
+    }
+    if (best < 0)
+      break;
+    SwoGenResult *r = m->core[best];
+    gsize end = g_array_index (r->group_end, gsize, next[best]++);
+    if (end > off[best]) {
+      SwoGenChunk ch = { (guint8) (best + 1), r->itm->data + off[best], end - off[best] };
+      g_array_append_val (chunks, ch);
+    }
+    off[best] = end;
+  }
+  g_autoptr (GRand) rand = g_rand_new_with_seed (options->seed);
+  m->tpiu = swo_gen_tpiu ((SwoGenChunk *) chunks->data, chunks->len, options->sync_every,
+                          options->halfword_p, rand);
+  return m;
+}
+
+void
+swo_gen_multi_free (SwoGenMultiResult *r)
+{
+  if (r == NULL)
+    return;
+  g_byte_array_unref (r->tpiu);
+  for (guint k = 0; k < r->n_cores; k++) {
+    swo_gen_result_free (r->core[k]);
+    g_array_unref (r->expected[k]);
+  }
   g_free (r);
 }
 

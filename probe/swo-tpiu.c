@@ -7,8 +7,11 @@
  * change (bit 0 set: the new trace ID in bits 7:1); the odd bytes 1–13 are always data; byte 15
  * holds one auxiliary bit per even byte — the data's bit 0, or for an ID change whether it
  * takes effect after the next byte (1, "delayed") or at once (0). ID 0 is padding, 0x7D
- * carries trigger bytes; this deframer hands over the bytes of one chosen ID (the ITM's
- * TraceBusID, 1 by default) and counts the rest.
+ * carries trigger bytes; probe_swo_tpiu_feed hands over the bytes of one chosen ID (the ITM's
+ * TraceBusID, 1 by default) and counts the rest; probe_swo_tpiu_feed_ids hands over the bytes
+ * of every source ID 0x01–0x6F (a multi-core part: one ITM per core, each on its own
+ * TraceBusID), one batch per run of an ID. Both are the same loop: a 256-entry table says
+ * which IDs are delivered, and a batch is handed over when the ID changes.
  *
  * Alignment: a full sync FF FF FF 7F may come anywhere and marks a frame boundary; until one
  * comes, frames are taken as aligned from the first byte (STM32 captures have no sync). The
@@ -16,7 +19,9 @@
  * which is never used. To find it anywhere, up to three trailing FF bytes are held back before
  * they enter a frame. A halfword sync FF 7F at an even frame position is padding and dropped.
  * A frame that still has FF at an even position is misaligned or corrupt: it is dropped and
- * the next bytes are reported as lost_before (the ITM decoder then opens a LOST run).
+ * the next bytes are reported as lost_before (the ITM decoder then opens a LOST run). A lost
+ * frame may have held bytes of any ID, so the flag is kept per ID: the next bytes of EACH ID
+ * carry it.
  */
 #include "probe.h"
 
@@ -27,6 +32,7 @@
 #define TPIU_ID_NULL 0x00
 #define TPIU_ID_TRIGGER 0x7D
 #define TPIU_ID_UNKNOWN 0xFF      /* before the first ID change: not a valid ID */
+#define TPIU_ID_SOURCE_MAX 0x6F   /* source IDs are 0x01–0x6F; 0x70–0x7C, 0x7E reserved */
 
 struct _ProbeSwoTpiu {
   ProbeSwoTpiuOptions options;  /* defaults filled in */
@@ -35,10 +41,15 @@ struct _ProbeSwoTpiu {
   guint pos;                    /* bytes of it so far */
   guint held_ff;                /* FF bytes held back (0–3): they may start a full sync */
   guint8 id;                    /* current trace ID (TPIU_ID_UNKNOWN at first) */
-  guint8 out[TPIU_OUT];         /* selected ID's bytes not handed over yet */
+  guint8 out[TPIU_OUT];         /* delivered ID's bytes not handed over yet … */
   gsize out_n;
-  gboolean out_lost;            /* lost_before of out[0] */
-  ProbeSwoBytesFunc func;       /* during feed */
+  guint8 out_id;                /* … all of this ID */
+  guint64 lost[4];              /* bit per ID: bytes of it were lost, its next batch says so */
+  const guint8 *want;           /* during feed: one_id or all_ids */
+  guint8 one_id[256];           /* 1 for options.trace_id only (probe_swo_tpiu_feed) */
+  guint8 all_ids[256];          /* 1 for 0x01–0x6F (probe_swo_tpiu_feed_ids) */
+  ProbeSwoBytesFunc func;       /* during probe_swo_tpiu_feed */
+  ProbeSwoIdBytesFunc ids_func; /* during probe_swo_tpiu_feed_ids */
   gpointer user_data;
 };
 
@@ -48,6 +59,9 @@ probe_swo_tpiu_new (const ProbeSwoTpiuOptions *options)
   ProbeSwoTpiu *t = g_new0 (ProbeSwoTpiu, 1);
   t->options.trace_id = options != NULL && options->trace_id != 0 ? options->trace_id : 1;
   t->id = TPIU_ID_UNKNOWN;
+  t->one_id[t->options.trace_id] = 1;
+  for (guint id = 1; id <= TPIU_ID_SOURCE_MAX; id++)
+    t->all_ids[id] = 1;
   return t;
 }
 
@@ -63,31 +77,45 @@ probe_swo_tpiu_get_stats (ProbeSwoTpiu *t)
   return &t->stats;
 }
 
+static inline gboolean
+tpiu_lost_get (ProbeSwoTpiu *t, guint8 id)
+{
+  return (t->lost[id >> 6] >> (id & 63)) & 1;
+}
+
+/* Hands over the batch of t->out_id with that ID's lost flag (then cleared). */
 static void
 tpiu_deliver (ProbeSwoTpiu *t)
 {
   if (t->out_n == 0)
     return;
-  t->func (t->out, t->out_n, t->out_lost, t->user_data);
+  guint8 id = t->out_id;
+  gboolean lost = tpiu_lost_get (t, id);
+  t->lost[id >> 6] &= ~(G_GUINT64_CONSTANT (1) << (id & 63));
+  if (t->ids_func != NULL)
+    t->ids_func (id, t->out, t->out_n, lost, t->user_data);
+  else
+    t->func (t->out, t->out_n, lost, t->user_data);
   t->out_n = 0;
-  t->out_lost = FALSE;
 }
 
-/* Bytes were lost here: the next byte handed over carries lost_before. */
+/* Bytes were lost here, of any ID: the next byte handed over of each ID carries lost_before. */
 static void
 tpiu_lost (ProbeSwoTpiu *t)
 {
   tpiu_deliver (t);
-  t->out_lost = TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (t->lost); i++)
+    t->lost[i] = G_MAXUINT64;
 }
 
 /* One data byte of the current ID. */
 static inline void
 tpiu_data (ProbeSwoTpiu *t, guint8 b)
 {
-  if (G_LIKELY (t->id == t->options.trace_id)) {
-    if (G_UNLIKELY (t->out_n == TPIU_OUT))
+  if (G_LIKELY (t->want[t->id])) {
+    if (G_UNLIKELY (t->out_n == TPIU_OUT || (t->out_id != t->id && t->out_n != 0)))
       tpiu_deliver (t);
+    t->out_id = t->id;
     t->out[t->out_n++] = b;
     t->stats.id_bytes++;
   } else if (t->id == TPIU_ID_NULL) {
@@ -164,12 +192,10 @@ tpiu_sync (ProbeSwoTpiu *t)
   }
 }
 
-void
-probe_swo_tpiu_feed (ProbeSwoTpiu *t, const guint8 *data, gsize len, ProbeSwoBytesFunc func,
-                     gpointer user_data)
+/* The deframing loop of both feeds: t->want, the callback and user_data are set. */
+static void
+tpiu_run (ProbeSwoTpiu *t, const guint8 *data, gsize len)
 {
-  t->func = func;
-  t->user_data = user_data;
   t->stats.bytes += len;
   for (gsize i = 0; i < len; i++) {
     guint8 b = data[i];
@@ -191,7 +217,29 @@ probe_swo_tpiu_feed (ProbeSwoTpiu *t, const guint8 *data, gsize len, ProbeSwoByt
     tpiu_byte (t, b);
   }
   tpiu_deliver (t);
+}
+
+void
+probe_swo_tpiu_feed (ProbeSwoTpiu *t, const guint8 *data, gsize len, ProbeSwoBytesFunc func,
+                     gpointer user_data)
+{
+  t->want = t->one_id;
+  t->func = func;
+  t->user_data = user_data;
+  tpiu_run (t, data, len);
   t->func = NULL;
+  t->user_data = NULL;
+}
+
+void
+probe_swo_tpiu_feed_ids (ProbeSwoTpiu *t, const guint8 *data, gsize len,
+                         ProbeSwoIdBytesFunc func, gpointer user_data)
+{
+  t->want = t->all_ids;
+  t->ids_func = func;
+  t->user_data = user_data;
+  tpiu_run (t, data, len);
+  t->ids_func = NULL;
   t->user_data = NULL;
 }
 

@@ -31,8 +31,10 @@
  * OpenOCD attaches two cortex_m targets to the one DAP (-ap-num 0 and 1), as on a dual-core
  * part. With one core AP 1 does not exist (IDR 0), as before. Each core has its own trace unit
  * (--trace-shm for core 0, --trace-shm1 for core 1: each QEMU loads the plugin with its own
- * page): DWT/ITM/TPIU accesses through AP n reach core n's page, and halting core n stops core
- * n's trace clock and waits for core n's plugin only.
+ * page): DWT/ITM accesses through AP n reach core n's page, the TPIU's registers are one TPIU
+ * (a write through either AP reaches both pages, which the cores' plugins each act on: the
+ * merge funnels their streams), and halting core n stops core n's trace clock and waits for
+ * core n's plugin only.
  *
  * Facts measured against the real OpenOCD: ../shared/notes/openocd.md (remote_bitbang).
  * Usage: jtag-sim --ram FILE --elf FILE [--qmp SOCKET] [--elf1 FILE [--qmp1 SOCKET]]
@@ -423,17 +425,24 @@ static void sim_trace_write(Sim *sim, guint32 addr, guint32 v)
   case RIG_ITM_TCR:
     t->itm_tcr = v & RIG_ITM_TCR_RW;
     break;
+  /* one TPIU, as on a dual-core part: its registers through either AP are both pages' */
   case RIG_TPIU_CSPSR:
-    t->tpiu_cspsr = v;
-    break;
   case RIG_TPIU_ACPR:
-    t->tpiu_acpr = v & 0x1FFFu;
-    break;
   case RIG_TPIU_SPPR:
-    t->tpiu_sppr = v & 3u;
-    break;
   case RIG_TPIU_FFCR:
-    t->tpiu_ffcr = v & 0x102u;
+    for (guint k = 0; k < sim->n_cores; k++) {
+      RigTraceShm *p = sim->cores[k].trace;
+      if (p == NULL)
+        continue;
+      if (addr == RIG_TPIU_CSPSR)
+        p->tpiu_cspsr = v;
+      else if (addr == RIG_TPIU_ACPR)
+        p->tpiu_acpr = v & 0x1FFFu;
+      else if (addr == RIG_TPIU_SPPR)
+        p->tpiu_sppr = v & 3u;
+      else
+        p->tpiu_ffcr = v & 0x102u;
+    }
     break;
   default:
     for (guint n = 0; n < RIG_TRACE_NUMCOMP; n++) {

@@ -270,15 +270,21 @@ static void tu_sink(void *user, const uint8_t *bytes, size_t n)
 }
 
 /* The ITM's global timestamp source, asked when a timestamp group opens for the cycle of its
- * first packet: the host time of that cycle. Without -icount the trace clock is host time
+ * first packet. Without -icount: the host time of that cycle — the trace clock is host time
  * minus the halts, so the cycle maps back exactly (the GTS and the LTS beside it stamp the
- * same instant to the µs; the target runs, so no halt is in progress); under -icount cycles
- * are instructions, unrelated to host time: the host time now, while the block runs. */
+ * same instant to the µs; the target runs, so no halt is in progress), and both cores' GTS
+ * read one clock. Under -icount cycles are instructions, each 2^shift ns of this QEMU's
+ * virtual time: the GTS is that virtual time from the host instant the plugin loaded, so it
+ * agrees with the LTS exactly, but each QEMU's virtual clock runs at its own pace against the
+ * host (sleep=off): the two cores' GTS are then two clocks that started together. */
 static uint64_t tu_gts_clock(void *user, uint64_t cycle)
 {
   (void)user;
   RigTraceShm *s = tu.s;
-  if (tu.icount || s->halted_ns != 0)
+  if (tu.icount)
+    return (uint64_t)(s->epoch_ns + (int64_t)(cycle << s->icount_shift))
+           / (1000000000u / RIG_TRACE_GTS_HZ);
+  if (s->halted_ns != 0)
     return rig_trace_gts_now();
   int64_t ns = s->epoch_ns + s->paused_ns + (int64_t)cycle * (1000000000 / RIG_TRACE_WALL_HZ);
   return (uint64_t)ns / (1000000000u / RIG_TRACE_GTS_HZ);

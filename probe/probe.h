@@ -777,6 +777,8 @@ typedef struct {
   const char *config;       /* what attach configured on the target, as a JSON object (NULL:
                              * nothing); stored with the session and in captures */
   guint comparators;        /* SWO: DWT comparators tracing watch[0 … n-1] (a replay needs it) */
+  guint core_comparators[PROBE_POLL_MAX_CORES]; /* SWO of several cores: cores[k]'s … */
+  guint64 core_cpu_hz[PROBE_POLL_MAX_CORES];    /* … and its CYCCNT rate */
 } ProbeSourceQuality;
 
 /* probe_source_new_poll: a poll source over @channels (copied). The sampler is made at
@@ -1337,7 +1339,7 @@ typedef enum {
 
 /* The SWO source (source-swo.c): DWT data trace of the watched variables, exception trace
  * and PC samples through the ITM, read from the SWO stream. */
-typedef struct {
+typedef struct _ProbeSwoSourceConfig {
   const char *target;          /* OpenOCD target (NULL: the current one) */
   guint16 core;                /* core of every Event */
   /* Where the stream comes from: NULL — OpenOCD's own capture (`tpiu … -output :PORT` on a
@@ -1366,6 +1368,16 @@ typedef struct {
   /* A replay's decoder (never attached): the comparators and clock the recording used. */
   gboolean decode_only;
   guint decode_comparators;    /* watch[0 … n-1] were on comparators 0 … n-1 */
+  /* Several cores (n_cores ≥ 2) sharing one TPIU, e.g. an STM32H745's M7 and M4: cores[k] is
+   * core k's part — target, core, core_clock_hz, watch, evidence, gates, exceptions,
+   * decode_comparators — and this config gives what they share (stream, input, protocol,
+   * pin_hz, no_exception_trace, pc_sample_hz, ts_prescale, decode_only). Core k's ITM sends
+   * under trace ID k + 1 with global timestamps, so input must be PROBE_SWO_INPUT_TPIU, and
+   * Event timestamps are ticks of the shared global timestamp clock, @global_hz. 0 or 1:
+   * this config is the one core (TraceBusID 1, timestamps in its CPU cycles). */
+  const struct _ProbeSwoSourceConfig *cores;
+  guint n_cores;
+  guint64 global_hz;
 } ProbeSwoSourceConfig;
 
 /* probe_source_new_swo: the SWO source for @cfg (copied). Fails with PROBE_ERROR_FORMAT for

@@ -49,6 +49,7 @@
 #define ITM_TCR_TSENA (1u << 1)
 #define ITM_TCR_SYNCENA (1u << 2)
 #define ITM_TCR_DWTENA (1u << 3)
+#define ITM_TCR_GTSFREQ_8192 (2u << 10) /* a global timestamp about every 8192 cycles */
 #define DWT_CTRL_POSTPRESET_SHIFT 1
 #define DWT_CTRL_CYCTAP (1u << 9)
 #define DWT_CTRL_SYNCTAP_28 (3u << 10)
@@ -60,18 +61,31 @@
 #define V8_ACTION_DATA_VALUE (3u << 4)   /* data trace data value packet */
 #define V8_DATAVSIZE_SHIFT 10
 
+/* One traced core: its target, DWT comparators, clock and seed. */
 typedef struct {
-  ProbeSource parent;
-  ProbeSwoSourceConfig cfg;   /* strings and tables below are owned copies */
-  char *target, *stream;
+  ProbeSwoSourceConfig cfg;   /* this core's part (strings and tables below are owned copies) */
+  char *target;
   ProbePollChannel *watch, *evidence, *gates;
   ProbeSwoException *exceptions;
   ProbeCortexm *cm;           /* the registers attach changed (NULL before attach) */
-  ProbeOpenocd *oc;           /* the attached connection (borrowed) */
-  ProbeSwoDecoder *decoder;   /* made at the first attach (or at once: decode_only) */
   guint n_comparators;        /* watch[0 … n-1] are on comparators 0 … n-1 */
   guint64 cpu_hz;             /* CYCCNT's rate (kept across reattaches) */
   char *clock_note;
+  double pc_hz;               /* the PC sampling rate attach set (0: none) */
+  GByteArray *seed;           /* the traced variables as read once the trace was on, handed
+                               * out by the next read on the core's seed channel */
+} SwoCore;
+
+typedef struct {
+  ProbeSource parent;
+  ProbeSwoSourceConfig cfg;   /* what the cores share (stream, format, protocol, …) */
+  char *stream;
+  SwoCore *cores;             /* n_cores; one core: cores[0] is @cfg's */
+  guint n_cores;
+  gboolean multi;             /* several cores: one TPIU stream, trace ID k + 1 for cores[k],
+                               * Event times on the global timestamp clock */
+  ProbeOpenocd *oc;           /* the attached connection (borrowed) */
+  ProbeSwoDecoder *decoder;   /* made at the first attach (or at once: decode_only) */
   char *tpiu;                 /* OpenOCD's tpiu we enabled (NULL: none) */
   GSocketConnection *conn;    /* a TCP stream … */
   int fd;                     /* … or a file/FIFO (-1) */
@@ -79,13 +93,13 @@ typedef struct {
   guint64 overflows_noted;    /* overflow packets already in a message … */
   gint64 overflow_note_us;    /* … and when */
   char *config_json;          /* quality.config */
-  GByteArray *seed;           /* the traced variables as read once the trace was on, handed
-                               * out by the next read on channel SEED_CHANNEL */
   gint64 last_bytes_us;       /* when bytes last arrived … */
   gboolean unflushed;         /* … and none was flushed since */
 } SwoSource;
 
-#define SEED_CHANNEL 1        /* capture channel of seed records: u32 values, one per comparator */
+#define SEED_CHANNEL 1        /* capture channel of seed records: u32 values, one per comparator
+                               * (several cores: SEED_CHANNEL_MULTI + k for cores[k]) */
+#define SEED_CHANNEL_MULTI 16
 #define FLUSH_CHANNEL 2       /* capture channel of flush records (one byte, 0): the stream
                                * paused or ended; packets still waiting for a timestamp are
                                * handed over with the latest time */
@@ -216,8 +230,8 @@ openocd_capture_start (SwoSource *w, GError **error)
                          ? g_strdup_printf (" -pin-freq %" G_GUINT64_FORMAT, w->cfg.pin_hz)
                          : g_strdup ("");
   g_autofree char *configure = g_strdup_printf (
-      "%s configure -protocol %s -traceclk %" G_GUINT64_FORMAT "%s -output :%u -formatter 0",
-      tpiu, protocol_name[w->cfg.protocol], w->cpu_hz, pin, port);
+      "%s configure -protocol %s -traceclk %" G_GUINT64_FORMAT "%s -output :%u -formatter %d",
+      tpiu, protocol_name[w->cfg.protocol], w->cores[0].cpu_hz, pin, port, w->multi);
   g_autofree char *r1 = probe_openocd_call (w->oc, configure, &local);
   if (r1 == NULL) {
     g_prefix_error (&local, "%s: ", configure);
@@ -275,105 +289,153 @@ input_name (ProbeSwoInput in)
   return in == PROBE_SWO_INPUT_TPIU ? "tpiu" : in == PROBE_SWO_INPUT_ORBFLOW ? "orbflow" : "itm";
 }
 
+/* Core @c's map: its comparators, exceptions, evidence and the gates over traced variables
+ * (@comps and @gates: storage for the tables, alive until the decoder is made). */
+static void
+core_map (SwoSource *w, SwoCore *c, ProbeSwoMapConfig *map, ProbeSwoComparator *comps,
+          ProbePollChannel *gates)
+{
+  for (guint i = 0; i < c->n_comparators; i++)
+    comps[i] = (ProbeSwoComparator) { i, c->watch[i] };
+  *map = (ProbeSwoMapConfig) PROBE_SWO_MAP_CONFIG_INIT;
+  map->core = c->cfg.core;
+  map->comparators = comps;
+  map->n_comparators = c->n_comparators;
+  map->exceptions = c->exceptions;
+  map->n_exceptions = c->cfg.n_exceptions;
+  map->no_exceptions = w->cfg.no_exception_trace;
+  map->lts_prescaler = w->cfg.ts_prescale ? w->cfg.ts_prescale : 1;
+  map->evidence = c->evidence;
+  map->n_evidence = c->n_comparators ? c->cfg.n_evidence : 0;
+  /* a gate whose variable did not get a comparator has nothing to be evaluated from */
+  guint n_gates = 0;
+  for (guint i = 0; i < c->cfg.n_gates; i++)
+    for (guint k = 0; k < c->n_comparators; k++)
+      if (c->gates[i].n_reads == 1 && c->gates[i].reads[0].address == c->watch[k].address) {
+        gates[n_gates++] = c->gates[i];
+        break;
+      }
+  map->gates = gates;
+  map->n_gates = n_gates;
+}
+
 static gboolean
 make_decoder (SwoSource *w, GError **error)
 {
-  ProbeSwoComparator comps[PROBE_SWO_MAX_COMPARATORS];
-  for (guint i = 0; i < w->n_comparators; i++)
-    comps[i] = (ProbeSwoComparator) { i, w->watch[i] };
   ProbeSwoDecoderOptions o = PROBE_SWO_DECODER_OPTIONS_INIT;
   o.input = w->cfg.input;
-  o.map.core = w->cfg.core;
-  o.map.comparators = comps;
-  o.map.n_comparators = w->n_comparators;
-  o.map.exceptions = w->exceptions;
-  o.map.n_exceptions = w->cfg.n_exceptions;
-  o.map.no_exceptions = w->cfg.no_exception_trace;
-  o.map.lts_prescaler = w->cfg.ts_prescale ? w->cfg.ts_prescale : 1;
-  o.map.evidence = w->evidence;
-  o.map.n_evidence = w->n_comparators ? w->cfg.n_evidence : 0;
-  /* a gate whose variable did not get a comparator has nothing to be evaluated from */
-  g_autofree ProbePollChannel *gates = g_new0 (ProbePollChannel, MAX (w->cfg.n_gates, 1));
-  guint n_gates = 0;
-  for (guint i = 0; i < w->cfg.n_gates; i++)
-    for (guint k = 0; k < w->n_comparators; k++)
-      if (w->gates[i].n_reads == 1 && w->gates[i].reads[0].address == w->watch[k].address) {
-        gates[n_gates++] = w->gates[i];
-        break;
-      }
-  o.map.gates = gates;
-  o.map.n_gates = n_gates;
+  g_autofree ProbeSwoComparator *comps = g_new0 (ProbeSwoComparator,
+                                                 w->n_cores * PROBE_SWO_MAX_COMPARATORS);
+  guint max_gates = 1;
+  for (guint k = 0; k < w->n_cores; k++)
+    max_gates = MAX (max_gates, w->cores[k].cfg.n_gates);
+  g_autofree ProbePollChannel *gates = g_new0 (ProbePollChannel, w->n_cores * max_gates);
+  if (!w->multi) {
+    core_map (w, &w->cores[0], &o.map, comps, gates);
+    w->decoder = probe_swo_decoder_new (&o, error);
+    return w->decoder != NULL;
+  }
+  g_autofree ProbeSwoStream *streams = g_new0 (ProbeSwoStream, w->n_cores);
+  for (guint k = 0; k < w->n_cores; k++) {
+    streams[k].trace_id = (guint8) (k + 1);
+    streams[k].cpu_hz = w->cores[k].cpu_hz;
+    core_map (w, &w->cores[k], &streams[k].map, comps + k * PROBE_SWO_MAX_COMPARATORS,
+              gates + k * max_gates);
+  }
+  o.n_streams = w->n_cores;
+  o.streams = streams;
+  o.global_hz = w->cfg.global_hz;
   w->decoder = probe_swo_decoder_new (&o, error);
   return w->decoder != NULL;
 }
 
-/* The JSON object of what attach configured (quality.config). */
+/* Core @c's part of the configuration object (cpu, comparators, registers). */
 static void
-describe (SwoSource *w, const ProbeCortexmInfo *info, double pc_hz)
+describe_core (GString *j, SwoSource *w, SwoCore *c, const ProbeCortexmInfo *info)
+{
+  g_string_append_printf (j, "\"cpu_hz\": %" G_GUINT64_FORMAT ", \"cpu_hz_given\": %s, "
+                          "\"cpuid\": \"0x%08x\", \"armv8m\": %s, \"dwt_comparators\": %u, ",
+                          c->cpu_hz, c->cfg.core_clock_hz ? "true" : "false", info->cpuid,
+                          info->armv8m ? "true" : "false", info->n_comparators);
+  g_string_append (j, "\"comparators\": [");
+  for (guint i = 0; i < c->n_comparators; i++) {
+    g_autofree char *name = g_strescape (c->watch[i].name ? c->watch[i].name : "", NULL);
+    g_string_append_printf (j, "%s{\"comparator\": %u, \"name\": \"%s\", \"address\": "
+                            "\"0x%08" G_GINT64_MODIFIER "x\", \"width\": %u}", i ? ", " : "", i,
+                            name, c->watch[i].address, c->watch[i].width);
+  }
+  g_string_append (j, "], \"not_traced\": [");
+  for (guint i = c->n_comparators; i < c->cfg.n_watch; i++) {
+    g_autofree char *name = g_strescape (c->watch[i].name ? c->watch[i].name : "", NULL);
+    g_string_append_printf (j, "%s\"%s\"", i > c->n_comparators ? ", " : "", name);
+  }
+  g_string_append_printf (j, "], \"exception_trace\": %s, \"pc_sample_hz\": %.1f, "
+                          "\"ts_prescale\": %u, \"tpiu\": \"%s\", ",
+                          w->cfg.no_exception_trace ? "false" : "true", c->pc_hz,
+                          w->cfg.ts_prescale ? w->cfg.ts_prescale : 1,
+                          w->tpiu ? w->tpiu : "registers");
+  g_autofree char *regs = probe_cortexm_config_json (c->cm);
+  g_string_append_printf (j, "\"registers\": %s", regs);
+}
+
+/* The JSON object of what attach configured (quality.config); @infos: each core's. */
+static void
+describe (SwoSource *w, const ProbeCortexmInfo *infos)
 {
   GString *j = g_string_new ("{\"source\": \"swo\", ");
   g_autofree char *stream = g_strescape (w->stream_label ? w->stream_label : "", NULL);
   g_string_append_printf (j, "\"stream\": \"%s\", \"input\": \"%s\", \"capture\": \"%s\", ",
                           stream, input_name (w->cfg.input),
                           w->tpiu ? "openocd" : "external");
-  g_string_append_printf (j, "\"cpu_hz\": %" G_GUINT64_FORMAT ", \"cpu_hz_given\": %s, "
-                          "\"cpuid\": \"0x%08x\", \"armv8m\": %s, \"dwt_comparators\": %u, ",
-                          w->cpu_hz, w->cfg.core_clock_hz ? "true" : "false", info->cpuid,
-                          info->armv8m ? "true" : "false", info->n_comparators);
-  g_string_append (j, "\"comparators\": [");
-  for (guint i = 0; i < w->n_comparators; i++) {
-    g_autofree char *name = g_strescape (w->watch[i].name ? w->watch[i].name : "", NULL);
-    g_string_append_printf (j, "%s{\"comparator\": %u, \"name\": \"%s\", \"address\": "
-                            "\"0x%08" G_GINT64_MODIFIER "x\", \"width\": %u}", i ? ", " : "", i,
-                            name, w->watch[i].address, w->watch[i].width);
+  if (!w->multi) {
+    describe_core (j, w, &w->cores[0], &infos[0]);
+  } else {
+    g_string_append_printf (j, "\"global_hz\": %" G_GUINT64_FORMAT ", \"cores\": [",
+                            w->cfg.global_hz);
+    for (guint k = 0; k < w->n_cores; k++) {
+      g_autofree char *target = g_strescape (w->cores[k].target ? w->cores[k].target : "", NULL);
+      g_string_append_printf (j, "%s{\"core\": %u, \"target\": \"%s\", \"trace_id\": %u, ",
+                              k ? ", " : "", w->cores[k].cfg.core, target, k + 1);
+      describe_core (j, w, &w->cores[k], &infos[k]);
+      g_string_append (j, "}");
+    }
+    g_string_append (j, "]");
   }
-  g_string_append (j, "], \"not_traced\": [");
-  for (guint i = w->n_comparators; i < w->cfg.n_watch; i++) {
-    g_autofree char *name = g_strescape (w->watch[i].name ? w->watch[i].name : "", NULL);
-    g_string_append_printf (j, "%s\"%s\"", i > w->n_comparators ? ", " : "", name);
-  }
-  g_string_append_printf (j, "], \"exception_trace\": %s, \"pc_sample_hz\": %.1f, "
-                          "\"ts_prescale\": %u, \"tpiu\": \"%s\", ",
-                          w->cfg.no_exception_trace ? "false" : "true", pc_hz,
-                          w->cfg.ts_prescale ? w->cfg.ts_prescale : 1,
-                          w->tpiu ? w->tpiu : "registers");
-  g_autofree char *regs = probe_cortexm_config_json (w->cm);
-  g_string_append_printf (j, "\"registers\": %s}", regs);
+  g_string_append (j, "}");
   g_free (w->config_json);
   w->config_json = g_string_free (j, FALSE);
   w->parent.quality.config = w->config_json;
 }
 
+/* Core @c: a Cortex-M with DWT data trace (*@info), CYCCNT counting at a known rate. */
 static gboolean
-swo_attach (ProbeSource *src, ProbeOpenocd *oc, GError **error)
+core_identify (SwoSource *w, SwoCore *c, ProbeOpenocd *oc, ProbeCortexmInfo *info,
+               GError **error)
 {
-  SwoSource *w = (SwoSource *) src;
-  ProbeSourceQuality *q = &src->quality;
-  w->oc = oc;
-  stream_close (w);
-  if (w->cm == NULL)
-    w->cm = probe_cortexm_new (oc, w->target);
-  probe_cortexm_set_openocd (w->cm, oc);
-
-  ProbeCortexmInfo info;
-  if (!probe_cortexm_identify (w->cm, &info, error))
+  ProbeSourceQuality *q = &w->parent.quality;
+  if (c->cm == NULL)
+    c->cm = probe_cortexm_new (oc, c->target);
+  probe_cortexm_set_openocd (c->cm, oc);
+  if (!probe_cortexm_identify (c->cm, info, error))
     return FALSE;
-  if (!info.is_cortex_m || !info.has_dwt || info.n_comparators == 0 || !info.has_trace_packets) {
+  if (!info->is_cortex_m || !info->has_dwt || info->n_comparators == 0
+      || !info->has_trace_packets) {
     g_set_error (error, PROBE_ERROR, PROBE_ERROR_UNSUPPORTED,
-                 "this core (CPUID 0x%08x) has no DWT data trace%s: SWO tracing needs a "
-                 "Cortex-M3, M4, M7, M33 or later; use --source poll", info.cpuid,
-                 !info.is_cortex_m ? " (not an ARM M-profile core)"
-                 : !info.has_dwt ? " (Cortex-M0/M0+/M1)"
-                 : info.n_comparators == 0 ? " (DWT_CTRL.NUMCOMP is 0)"
+                 "%s%s%sthis core (CPUID 0x%08x) has no DWT data trace%s: SWO tracing needs a "
+                 "Cortex-M3, M4, M7, M33 or later; use --source poll",
+                 w->multi ? "core " : "", w->multi ? c->target : "", w->multi ? ": " : "",
+                 info->cpuid,
+                 !info->is_cortex_m ? " (not an ARM M-profile core)"
+                 : !info->has_dwt ? " (Cortex-M0/M0+/M1)"
+                 : info->n_comparators == 0 ? " (DWT_CTRL.NUMCOMP is 0)"
                  : " (DWT_CTRL.NOTRCPKT)");
     return FALSE;
   }
-
   /* the clock: CYCCNT counts the processor clock the local timestamps count too */
   g_autofree char *note = NULL;
   guint64 hz = 0;
   g_autoptr (GError) local = NULL;
-  if (!probe_cortexm_cyccnt_start (w->cm, w->cpu_hz ? w->cpu_hz : w->cfg.core_clock_hz,
+  if (!probe_cortexm_cyccnt_start (c->cm, c->cpu_hz ? c->cpu_hz : c->cfg.core_clock_hz,
                                    RATE_WINDOW_US, &hz, &note, &local)) {
     if (local != NULL) {
       g_propagate_error (error, g_steal_pointer (&local));
@@ -383,109 +445,165 @@ swo_attach (ProbeSource *src, ProbeOpenocd *oc, GError **error)
                  "%s; use --source poll", note);
     return FALSE;
   }
-  if (w->cpu_hz == 0) {
-    g_free (w->clock_note);
-    w->clock_note = g_steal_pointer (&note);
+  if (c->cpu_hz == 0) {
+    g_free (c->clock_note);
+    c->clock_note = g_steal_pointer (&note);
   }
-  w->cpu_hz = hz;
-  q->clock = "cyccnt";
-  q->clock_hz = (double) hz;
-  q->clock_measured = w->cfg.core_clock_hz == 0;
-  q->clock_note = w->clock_note;
-  q->tick_hz = hz;
+  c->cpu_hz = hz;
+  if (c == &w->cores[0]) {
+    q->clock = w->multi ? "itm-global" : "cyccnt";
+    q->clock_hz = w->multi ? (double) w->cfg.global_hz : (double) hz;
+    q->clock_measured = !w->multi && c->cfg.core_clock_hz == 0;
+    q->clock_note = c->clock_note;
+    q->tick_hz = w->multi ? w->cfg.global_hz : hz;
+  }
+  return TRUE;
+}
 
-  /* comparators: the most important watches first; the first attach decides */
+/* Core @c's comparators: the most important watches first; the first attach decides. */
+static gboolean
+core_comparators (SwoSource *w, SwoCore *c, const ProbeCortexmInfo *info, GError **error)
+{
   if (w->decoder == NULL) {
-    w->n_comparators = MIN (MIN (w->cfg.n_watch, info.n_comparators), PROBE_SWO_MAX_COMPARATORS);
-    for (guint i = w->n_comparators; i < w->cfg.n_watch; i++)
-      g_ptr_array_add (q->messages, g_strdup_printf (
-          "not traced: %s: the DWT has %u comparators and %u go to more important variables",
-          w->watch[i].name, info.n_comparators, w->n_comparators));
-    if (!make_decoder (w, error))
-      return FALSE;
-  } else if (w->n_comparators > info.n_comparators) {
+    c->n_comparators = MIN (MIN (c->cfg.n_watch, info->n_comparators),
+                            PROBE_SWO_MAX_COMPARATORS);
+    for (guint i = c->n_comparators; i < c->cfg.n_watch; i++)
+      g_ptr_array_add (w->parent.quality.messages, g_strdup_printf (
+          "not traced: %s: the DWT%s%s has %u comparators and %u go to more important "
+          "variables", c->watch[i].name, w->multi ? " of " : "", w->multi ? c->target : "",
+          info->n_comparators, c->n_comparators));
+  } else if (c->n_comparators > info->n_comparators) {
     g_set_error (error, PROBE_ERROR, PROBE_ERROR_UNSUPPORTED, "after reconnecting, the DWT "
-                 "has %u comparators, not the %u the session traces", info.n_comparators,
-                 w->n_comparators);
+                 "has %u comparators, not the %u the session traces", info->n_comparators,
+                 c->n_comparators);
     return FALSE;
   }
+  return TRUE;
+}
 
-  /* the capture first, so the trace's first packets reach us */
-  if (w->stream == NULL) {
-    if (!openocd_capture_start (w, error))
+/* The stream: OpenOCD's capture, or the one given (then the TPIU is programmed here through
+ * core 0's target: it is the one TPIU every core's ITM goes out through). */
+static gboolean
+capture_start (SwoSource *w, GError **error)
+{
+  if (w->stream == NULL)
+    return openocd_capture_start (w, error);
+  ProbeCortexm *cm = w->cores[0].cm;
+  g_autofree char *host = NULL;
+  guint16 port = 0;
+  if (parse_tcp (w->stream, &host, &port) ? !stream_connect (w, host, port, error)
+                                          : !stream_open_file (w, error))
+    return FALSE;
+  /* the TPIU: protocol, formatter as the stream is framed, the pin rate if given */
+  guint32 ffcr = 0x100u | (w->cfg.input == PROBE_SWO_INPUT_TPIU ? 0x2u : 0u);
+  static const guint32 sppr[] = { [PROBE_SWO_UART] = 2, [PROBE_SWO_MANCHESTER] = 1,
+                                  [PROBE_SWO_SYNC] = 0 };
+  if (!probe_cortexm_write (cm, PROBE_TPIU_SPPR, sppr[w->cfg.protocol], "TPIU_SPPR", error) ||
+      !probe_cortexm_write (cm, PROBE_TPIU_FFCR, ffcr, "TPIU_FFCR", error))
+    return FALSE;
+  if (w->cfg.pin_hz) {
+    guint64 cpu_hz = w->cores[0].cpu_hz;
+    guint64 div = (cpu_hz + w->cfg.pin_hz / 2) / w->cfg.pin_hz;
+    if (div == 0 || div > 0x10000) {
+      g_set_error (error, PROBE_ERROR, PROBE_ERROR_UNSUPPORTED, "an SWO pin rate of %"
+                   G_GUINT64_FORMAT " Hz cannot be made from a %" G_GUINT64_FORMAT " Hz "
+                   "trace clock", w->cfg.pin_hz, cpu_hz);
       return FALSE;
-  } else {
-    g_autofree char *host = NULL;
-    guint16 port = 0;
-    if (parse_tcp (w->stream, &host, &port) ? !stream_connect (w, host, port, error)
-                                            : !stream_open_file (w, error))
-      return FALSE;
-    /* the TPIU: protocol, formatter as the stream is framed, the pin rate if given */
-    guint32 ffcr = 0x100u | (w->cfg.input == PROBE_SWO_INPUT_TPIU ? 0x2u : 0u);
-    static const guint32 sppr[] = { [PROBE_SWO_UART] = 2, [PROBE_SWO_MANCHESTER] = 1,
-                                    [PROBE_SWO_SYNC] = 0 };
-    if (!probe_cortexm_write (w->cm, PROBE_TPIU_SPPR, sppr[w->cfg.protocol], "TPIU_SPPR",
-                              error) ||
-        !probe_cortexm_write (w->cm, PROBE_TPIU_FFCR, ffcr, "TPIU_FFCR", error))
-      return FALSE;
-    if (w->cfg.pin_hz) {
-      guint64 div = (w->cpu_hz + w->cfg.pin_hz / 2) / w->cfg.pin_hz;
-      if (div == 0 || div > 0x10000) {
-        g_set_error (error, PROBE_ERROR, PROBE_ERROR_UNSUPPORTED, "an SWO pin rate of %"
-                     G_GUINT64_FORMAT " Hz cannot be made from a %" G_GUINT64_FORMAT " Hz "
-                     "trace clock", w->cfg.pin_hz, w->cpu_hz);
-        return FALSE;
-      }
-      if (!probe_cortexm_write (w->cm, PROBE_TPIU_ACPR, (guint32) (div - 1), "TPIU_ACPR", error))
-        return FALSE;
     }
+    if (!probe_cortexm_write (cm, PROBE_TPIU_ACPR, (guint32) (div - 1), "TPIU_ACPR", error))
+      return FALSE;
   }
+  return TRUE;
+}
 
-  for (guint i = 0; i < w->n_comparators; i++) {
-    const ProbePollChannel *c = &w->watch[i];
+/* Core @c (cores[@k]): comparators, ITM and DWT_CTRL on; its seed read. */
+static gboolean
+core_trace_on (SwoSource *w, guint k, const ProbeCortexmInfo *info, GError **error)
+{
+  SwoCore *c = &w->cores[k];
+  for (guint i = 0; i < c->n_comparators; i++) {
+    const ProbePollChannel *ch = &c->watch[i];
     g_autofree char *fn = g_strdup_printf ("DWT_FUNCTION%u", i);
     g_autofree char *comp = g_strdup_printf ("DWT_COMP%u", i);
     g_autofree char *mask = g_strdup_printf ("DWT_MASK%u", i);
-    if (!probe_cortexm_write (w->cm, PROBE_DWT_FUNCTION (i), 0, fn, error) ||
-        !probe_cortexm_write (w->cm, PROBE_DWT_COMP (i), (guint32) c->address, comp, error) ||
-        (!info.armv8m && !probe_cortexm_write (w->cm, PROBE_DWT_MASK (i), 0, mask, error)) ||
-        !probe_cortexm_write (w->cm, PROBE_DWT_FUNCTION (i), comparator_function (&info, c->width),
-                              fn, error))
+    if (!probe_cortexm_write (c->cm, PROBE_DWT_FUNCTION (i), 0, fn, error) ||
+        !probe_cortexm_write (c->cm, PROBE_DWT_COMP (i), (guint32) ch->address, comp, error) ||
+        (!info->armv8m && !probe_cortexm_write (c->cm, PROBE_DWT_MASK (i), 0, mask, error)) ||
+        !probe_cortexm_write (c->cm, PROBE_DWT_FUNCTION (i),
+                              comparator_function (info, ch->width), fn, error))
       return FALSE;
   }
+  /* one core: TraceBusID 1. Several: k + 1, and global timestamps about every 8192 cycles
+   * (the time base the decoder puts every core's packets on) */
   guint prescale = w->cfg.ts_prescale ? w->cfg.ts_prescale : 1;
   guint32 tcr = ITM_TCR_ITMENA | ITM_TCR_TSENA | ITM_TCR_SYNCENA | ITM_TCR_DWTENA
-                | (prescale_bits (prescale) << 8) | (1u << 16);
-  if (!probe_cortexm_write (w->cm, PROBE_ITM_LAR, 0xC5ACCE55u, "ITM_LAR", error) ||
-      !probe_cortexm_write (w->cm, PROBE_ITM_TCR, tcr, "ITM_TCR", error))
+                | (prescale_bits (prescale) << 8) | ((k + 1u) << 16)
+                | (w->multi ? ITM_TCR_GTSFREQ_8192 : 0u);
+  if (!probe_cortexm_write (c->cm, PROBE_ITM_LAR, 0xC5ACCE55u, "ITM_LAR", error) ||
+      !probe_cortexm_write (c->cm, PROBE_ITM_TCR, tcr, "ITM_TCR", error))
     return FALSE;
-  double pc_hz = 0;
   guint32 ctrl = 0;
-  if (!probe_cortexm_read (w->cm, PROBE_DWT_CTRL, &ctrl, error))
+  if (!probe_cortexm_read (c->cm, PROBE_DWT_CTRL, &ctrl, error))
     return FALSE;
   ctrl = (ctrl & ~(DWT_CTRL_SYNCTAP_MASK | DWT_CTRL_PCSAMPLENA | DWT_CTRL_CYCTAP | 0x1Eu))
          | PROBE_DWT_CTRL_CYCCNTENA | DWT_CTRL_SYNCTAP_28;
   if (!w->cfg.no_exception_trace)
     ctrl |= DWT_CTRL_EXCTRCENA;
+  c->pc_hz = 0;
   if (w->cfg.pc_sample_hz)
-    ctrl |= pc_sample_bits (w->cpu_hz, w->cfg.pc_sample_hz, &pc_hz);
-  if (!probe_cortexm_write (w->cm, PROBE_DWT_CTRL, ctrl, "DWT_CTRL", error))
-    return FALSE;
-  /* the state now, so it is known before each variable's next write: read after the trace
-   * is on (a write in between is traced after this seed) */
-  g_byte_array_set_size (w->seed, 0);
-  for (guint i = 0; i < w->n_comparators; i++) {
+    ctrl |= pc_sample_bits (c->cpu_hz, w->cfg.pc_sample_hz, &c->pc_hz);
+  return probe_cortexm_write (c->cm, PROBE_DWT_CTRL, ctrl, "DWT_CTRL", error);
+}
+
+/* The state now, so it is known before each variable's next write: read after the trace is
+ * on (a write in between is traced after this seed). */
+static gboolean
+core_seed (SwoSource *w, SwoCore *c, GError **error)
+{
+  g_byte_array_set_size (c->seed, 0);
+  for (guint i = 0; i < c->n_comparators; i++) {
     guint64 v = 0;
-    if (!probe_openocd_read_memory (oc, w->target, w->watch[i].address, 8 * w->watch[i].width, 1,
-                                    &v, error)) {
-      g_prefix_error (error, "reading %s: ", w->watch[i].name);
+    if (!probe_openocd_read_memory (w->oc, c->target, c->watch[i].address, 8 * c->watch[i].width,
+                                    1, &v, error)) {
+      g_prefix_error (error, "reading %s: ", c->watch[i].name);
       return FALSE;
     }
     guint8 le[4] = { (guint8) v, (guint8) (v >> 8), (guint8) (v >> 16), (guint8) (v >> 24) };
-    g_byte_array_append (w->seed, le, 4);
+    g_byte_array_append (c->seed, le, 4);
   }
-  describe (w, &info, pc_hz);
-  q->comparators = w->n_comparators;
+  return TRUE;
+}
+
+static gboolean
+swo_attach (ProbeSource *src, ProbeOpenocd *oc, GError **error)
+{
+  SwoSource *w = (SwoSource *) src;
+  ProbeSourceQuality *q = &src->quality;
+  w->oc = oc;
+  stream_close (w);
+  g_autofree ProbeCortexmInfo *infos = g_new0 (ProbeCortexmInfo, w->n_cores);
+  for (guint k = 0; k < w->n_cores; k++)
+    if (!core_identify (w, &w->cores[k], oc, &infos[k], error) ||
+        !core_comparators (w, &w->cores[k], &infos[k], error))
+      return FALSE;
+  if (w->decoder == NULL && !make_decoder (w, error))
+    return FALSE;
+  /* the capture first, so the trace's first packets reach us */
+  if (!capture_start (w, error))
+    return FALSE;
+  for (guint k = 0; k < w->n_cores; k++)
+    if (!core_trace_on (w, k, &infos[k], error))
+      return FALSE;
+  for (guint k = 0; k < w->n_cores; k++)
+    if (!core_seed (w, &w->cores[k], error))
+      return FALSE;
+  describe (w, infos);
+  q->comparators = w->cores[0].n_comparators;
+  for (guint k = 0; k < w->n_cores && k < PROBE_POLL_MAX_CORES; k++)
+  {
+    q->core_comparators[k] = w->cores[k].n_comparators;
+    q->core_cpu_hz[k] = w->cores[k].cpu_hz;
+  }
   return TRUE;
 }
 
@@ -518,10 +636,13 @@ swo_read (ProbeSource *src, GByteArray *out, guint16 *channel, const ProbeSource
 {
   SwoSource *w = (SwoSource *) src;
   (void) sink;
-  if (w->seed->len > 0) {
-    *channel = SEED_CHANNEL;
-    g_byte_array_append (out, w->seed->data, w->seed->len);
-    g_byte_array_set_size (w->seed, 0);
+  for (guint k = 0; k < w->n_cores; k++) {
+    SwoCore *c = &w->cores[k];
+    if (c->seed->len == 0)
+      continue;
+    *channel = (guint16) (w->multi ? SEED_CHANNEL_MULTI + k : SEED_CHANNEL);
+    g_byte_array_append (out, c->seed->data, c->seed->len);
+    g_byte_array_set_size (c->seed, 0);
     return PROBE_SOURCE_OK;
   }
   *channel = 0;
@@ -583,7 +704,9 @@ swo_decode (ProbeSource *src, guint16 channel, const guint8 *data, gsize len,
 {
   SwoSource *w = (SwoSource *) src;
   ProbeSourceEachEvent e = { func, user };
-  if (channel == SEED_CHANNEL) {
+  gboolean multi_seed = w->multi && channel >= SEED_CHANNEL_MULTI
+                        && channel < SEED_CHANNEL_MULTI + w->n_cores;
+  if ((!w->multi && channel == SEED_CHANNEL) || multi_seed) {
     if (len % 4 != 0 || len / 4 > PROBE_SWO_MAX_COMPARATORS) {
       g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT, "an SWO seed record of %" G_GSIZE_FORMAT
                    " bytes (4 per comparator, at most %u)", len, PROBE_SWO_MAX_COMPARATORS);
@@ -593,12 +716,22 @@ swo_decode (ProbeSource *src, guint16 channel, const guint8 *data, gsize len,
     for (gsize i = 0; i < len / 4; i++)
       v[i] = (guint32) data[4 * i] | (guint32) data[4 * i + 1] << 8
              | (guint32) data[4 * i + 2] << 16 | (guint32) data[4 * i + 3] << 24;
-    probe_swo_decoder_seed (w->decoder, v, (guint) (len / 4), probe_source_each_event, &e);
+    if (multi_seed)
+      probe_swo_decoder_seed_stream (w->decoder, channel - SEED_CHANNEL_MULTI, v,
+                                     (guint) (len / 4), probe_source_each_event, &e);
+    else
+      probe_swo_decoder_seed (w->decoder, v, (guint) (len / 4), probe_source_each_event, &e);
     return TRUE;
   }
+
   if (channel == FLUSH_CHANNEL) {
     probe_swo_decoder_flush (w->decoder, probe_source_each_event, &e);
     return TRUE;
+  }
+  if (channel != 0) {
+    g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT, "an SWO record on channel %u, which "
+                 "this %u-core source does not write", channel, w->n_cores);
+    return FALSE;
   }
   probe_swo_decoder_feed (w->decoder, data, len, probe_source_each_event, &e);
   return TRUE;
@@ -611,6 +744,21 @@ swo_gap (ProbeSource *src, guint64 ts, ProbeGapReason reason, ProbeEventFunc fun
   (void) ts; /* the decoder's own latest time */
   ProbeSourceEachEvent e = { func, user };
   probe_swo_decoder_gap (w->decoder, reason, probe_source_each_event, &e);
+}
+
+/* Several cores: each core's target state (a core halted alone is a gap of that core alone;
+ * its ITM sends nothing while the others' go on). */
+static guint
+swo_check_core_targets (ProbeSource *src, ProbeTargetState *states, guint max, GError **error)
+{
+  SwoSource *w = (SwoSource *) src;
+  guint n = MIN (w->n_cores, max);
+  if (!w->multi || w->oc == NULL || n < 2)
+    return 0;
+  g_autofree const char **targets = g_new0 (const char *, n);
+  for (guint k = 0; k < n; k++)
+    targets[k] = w->cores[k].target;
+  return probe_openocd_target_states (w->oc, targets, n, states, error) ? n : 0;
 }
 
 static void
@@ -638,8 +786,15 @@ swo_detach (ProbeSource *src, GError **error)
 {
   SwoSource *w = (SwoSource *) src;
   gboolean ok = TRUE;
-  if (w->cm != NULL && !probe_cortexm_restore (w->cm, error))
-    ok = FALSE;
+  for (guint k = w->n_cores; k-- > 0;) {
+    SwoCore *c = &w->cores[k];
+    g_autoptr (GError) local = NULL;
+    if (c->cm != NULL && !probe_cortexm_restore (c->cm, ok ? &local : NULL)) {
+      if (ok)
+        g_propagate_error (error, g_steal_pointer (&local));
+      ok = FALSE;
+    }
+  }
   if (ok && w->tpiu != NULL && w->oc != NULL) {
     g_autofree char *disable = g_strdup_printf ("%s disable", w->tpiu);
     g_autofree char *r = probe_openocd_call (w->oc, disable, error);
@@ -651,29 +806,38 @@ swo_detach (ProbeSource *src, GError **error)
 }
 
 static void
+core_clear (SwoCore *c)
+{
+  probe_cortexm_free (c->cm);
+  for (guint i = 0; i < c->cfg.n_watch; i++)
+    probe_poll_channel_clear (&c->watch[i]);
+  for (guint i = 0; i < c->cfg.n_evidence; i++)
+    probe_poll_channel_clear (&c->evidence[i]);
+  for (guint i = 0; i < c->cfg.n_gates; i++)
+    probe_poll_channel_clear (&c->gates[i]);
+  g_free (c->gates);
+  g_free (c->watch);
+  g_free (c->evidence);
+  g_free (c->exceptions);
+  g_free (c->target);
+  g_free (c->clock_note);
+  if (c->seed != NULL)
+    g_byte_array_unref (c->seed);
+}
+
+static void
 swo_finalize (ProbeSource *src)
 {
   SwoSource *w = (SwoSource *) src;
   stream_close (w);
-  probe_cortexm_free (w->cm);
   probe_swo_decoder_free (w->decoder);
-  for (guint i = 0; i < w->cfg.n_watch; i++)
-    probe_poll_channel_clear (&w->watch[i]);
-  for (guint i = 0; i < w->cfg.n_evidence; i++)
-    probe_poll_channel_clear (&w->evidence[i]);
-  for (guint i = 0; i < w->cfg.n_gates; i++)
-    probe_poll_channel_clear (&w->gates[i]);
-  g_free (w->gates);
-  g_free (w->watch);
-  g_free (w->evidence);
-  g_free (w->exceptions);
-  g_free (w->target);
+  for (guint k = 0; k < w->n_cores; k++)
+    core_clear (&w->cores[k]);
+  g_free (w->cores);
   g_free (w->stream);
   g_free (w->stream_label);
-  g_free (w->clock_note);
   g_free (w->tpiu);
   g_free (w->config_json);
-  g_byte_array_unref (w->seed);
 }
 
 static const ProbeSourceClass swo_class = {
@@ -682,70 +846,105 @@ static const ProbeSourceClass swo_class = {
   .read = swo_read,
   .decode = swo_decode,
   .gap = swo_gap,
+  .check_core_targets = swo_check_core_targets,
   .update_quality = swo_update_quality,
   .finish = swo_finish,
   .detach = swo_detach,
   .finalize = swo_finalize,
 };
 
+/* cores[k] from @cfg (core @cfg->core of the session): owned copies of its tables. */
+static void
+core_init (SwoCore *c, const ProbeSwoSourceConfig *cfg)
+{
+  c->cfg = *cfg;
+  c->seed = g_byte_array_new ();
+  c->target = g_strdup (cfg->target);
+  c->cfg.target = c->target;
+  c->watch = g_new0 (ProbePollChannel, MAX (cfg->n_watch, 1));
+  for (guint i = 0; i < cfg->n_watch; i++)
+    probe_poll_channel_copy (&c->watch[i], &cfg->watch[i]);
+  c->evidence = g_new0 (ProbePollChannel, MAX (cfg->n_evidence, 1));
+  for (guint i = 0; i < cfg->n_evidence; i++)
+    probe_poll_channel_copy (&c->evidence[i], &cfg->evidence[i]);
+  c->gates = g_new0 (ProbePollChannel, MAX (cfg->n_gates, 1));
+  for (guint i = 0; i < cfg->n_gates; i++)
+    probe_poll_channel_copy (&c->gates[i], &cfg->gates[i]);
+  c->exceptions = g_memdup2 (cfg->exceptions, sizeof (ProbeSwoException) * cfg->n_exceptions);
+  c->cfg.watch = c->watch;
+  c->cfg.evidence = c->evidence;
+  c->cfg.gates = c->gates;
+  c->cfg.exceptions = c->exceptions;
+  c->cfg.cores = NULL;
+  c->cfg.n_cores = 0;
+}
+
 ProbeSource *
 probe_source_new_swo (const ProbeSwoSourceConfig *cfg, GError **error)
 {
-  for (guint i = 0; i < cfg->n_watch; i++) {
-    const ProbePollChannel *c = &cfg->watch[i];
-    if (!c->simple || (c->width != 1 && c->width != 2 && c->width != 4)) {
-      g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT, "SWO: %s cannot be traced by a DWT "
-                   "comparator (it needs one variable at a fixed address of 1, 2 or 4 bytes)",
-                   c->name ? c->name : "?");
-      return NULL;
+  gboolean multi = cfg->n_cores > 1;
+  guint n_cores = multi ? cfg->n_cores : 1;
+  if (multi && (n_cores > PROBE_SWO_MAX_STREAMS || cfg->input != PROBE_SWO_INPUT_TPIU
+                || cfg->global_hz == 0)) {
+    g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT, "SWO of %u cores: %s", n_cores,
+                 n_cores > PROBE_SWO_MAX_STREAMS ? "more cores than trace IDs this source gives"
+                 : cfg->input != PROBE_SWO_INPUT_TPIU
+                 ? "the cores' ITMs share one stream only through the TPIU formatter (one "
+                   "trace ID per core): the stream must be tpiu"
+                 : "the global timestamp clock's rate is needed (--swo-global-clock)");
+    return NULL;
+  }
+  for (guint k = 0; k < n_cores; k++) {
+    const ProbeSwoSourceConfig *cc = multi ? &cfg->cores[k] : cfg;
+    for (guint i = 0; i < cc->n_watch; i++) {
+      const ProbePollChannel *c = &cc->watch[i];
+      if (!c->simple || (c->width != 1 && c->width != 2 && c->width != 4)) {
+        g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT, "SWO: %s cannot be traced by a "
+                     "DWT comparator (it needs one variable at a fixed address of 1, 2 or 4 "
+                     "bytes)", c->name ? c->name : "?");
+        return NULL;
+      }
     }
   }
   SwoSource *w = g_new0 (SwoSource, 1);
   probe_source_init (&w->parent, &swo_class, "swo");
   w->cfg = *cfg;
   w->fd = -1;
-  w->seed = g_byte_array_new ();
-  w->target = g_strdup (cfg->target);
+  w->multi = multi;
+  w->n_cores = n_cores;
+  w->cores = g_new0 (SwoCore, n_cores);
+  for (guint k = 0; k < n_cores; k++)
+    core_init (&w->cores[k], multi ? &cfg->cores[k] : cfg);
   w->stream = g_strdup (cfg->stream);
-  w->cfg.target = w->target;
   w->cfg.stream = w->stream;
-  w->watch = g_new0 (ProbePollChannel, MAX (cfg->n_watch, 1));
-  for (guint i = 0; i < cfg->n_watch; i++)
-    probe_poll_channel_copy (&w->watch[i], &cfg->watch[i]);
-  w->evidence = g_new0 (ProbePollChannel, MAX (cfg->n_evidence, 1));
-  for (guint i = 0; i < cfg->n_evidence; i++)
-    probe_poll_channel_copy (&w->evidence[i], &cfg->evidence[i]);
-  w->gates = g_new0 (ProbePollChannel, MAX (cfg->n_gates, 1));
-  for (guint i = 0; i < cfg->n_gates; i++)
-    probe_poll_channel_copy (&w->gates[i], &cfg->gates[i]);
-  w->exceptions = g_memdup2 (cfg->exceptions, sizeof (ProbeSwoException) * cfg->n_exceptions);
-  w->cfg.watch = w->watch;
-  w->cfg.evidence = w->evidence;
-  w->cfg.gates = w->gates;
-  w->cfg.exceptions = w->exceptions;
+  w->cfg.target = NULL;
+  w->cfg.cores = NULL;
   ProbeSourceQuality *q = &w->parent.quality;
-  q->clock = "cyccnt";
+  q->clock = multi ? "itm-global" : "cyccnt";
   q->exact = TRUE;
   q->sees_calls = FALSE;
   q->sees_activations = FALSE;
   q->inference = "SWO data trace";
-  if (cfg->decode_only) {
-    w->n_comparators = MIN (MIN (cfg->decode_comparators, cfg->n_watch), PROBE_SWO_MAX_COMPARATORS);
-    w->cpu_hz = cfg->core_clock_hz;
-    q->tick_hz = cfg->core_clock_hz;
-    if (!make_decoder (w, error)) {
-      probe_source_free (&w->parent);
-      return NULL;
-    }
-  } else {
-    /* the decoder's map is checked now, so a bad one fails before the target is touched */
-    w->n_comparators = MIN (cfg->n_watch, PROBE_SWO_MAX_COMPARATORS);
-    if (!make_decoder (w, error)) {
-      probe_source_free (&w->parent);
-      return NULL;
-    }
+  /* the decoder's maps are checked now, so a bad one fails before the target is touched */
+  for (guint k = 0; k < n_cores; k++) {
+    SwoCore *c = &w->cores[k];
+    c->n_comparators = MIN (MIN (cfg->decode_only ? c->cfg.decode_comparators : c->cfg.n_watch,
+                                 c->cfg.n_watch), PROBE_SWO_MAX_COMPARATORS);
+    /* (a live source's trial decoder: any rate; attach measures or takes the given one) */
+    c->cpu_hz = cfg->decode_only || c->cfg.core_clock_hz ? c->cfg.core_clock_hz : 1;
+  }
+  if (cfg->decode_only)
+    q->tick_hz = multi ? cfg->global_hz : w->cores[0].cpu_hz;
+  if (!make_decoder (w, error)) {
+    probe_source_free (&w->parent);
+    return NULL;
+  }
+  if (!cfg->decode_only) {
     g_clear_pointer (&w->decoder, probe_swo_decoder_free);
-    w->n_comparators = 0;
+    for (guint k = 0; k < n_cores; k++) {
+      w->cores[k].n_comparators = 0;
+      w->cores[k].cpu_hz = 0;
+    }
   }
   return &w->parent;
 }

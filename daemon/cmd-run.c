@@ -31,6 +31,7 @@ typedef struct {
   char *orti, *elf, *openocd, *source, *db, *duration, *name, *record, *replay, *config;
   char *timestamp, *rtt, *http, *http_token, *core_clock;
   char *swo, *swo_format, *swo_pin_freq, *swo_protocol, *pc_sample;
+  char *swo_global_clock;          /* --swo-global-clock HZ */
   char *keep_raw;                  /* --keep-raw DURATION|SIZE */
   char *target_per_core;           /* --target-per-core NAME,NAME|auto */
   GStrv core_targets;              /* parsed ("" for an empty entry: the current target) */
@@ -68,6 +69,7 @@ run_options_clear (RunOptions *o)
   g_free (o->swo_format);
   g_free (o->swo_pin_freq);
   g_free (o->swo_protocol);
+  g_free (o->swo_global_clock);
   g_free (o->pc_sample);
   g_free (o->keep_raw);
   g_free (o->target_per_core);
@@ -103,6 +105,7 @@ load_config (RunOptions *o, const char *path, gboolean must_exist, GError **erro
     { "name", &o->name }, { "timestamp", &o->timestamp }, { "rtt", &o->rtt },
     { "core_clock", &o->core_clock }, { "swo", &o->swo }, { "swo_format", &o->swo_format },
     { "swo_pin_freq", &o->swo_pin_freq }, { "swo_protocol", &o->swo_protocol },
+    { "swo_global_clock", &o->swo_global_clock },
     { "pc_sample", &o->pc_sample }, { "keep_raw", &o->keep_raw }, { "budgets", &o->budgets },
     { "http", &o->http }, { "http_token", &o->http_token },
     { "target_per_core", &o->target_per_core },
@@ -391,6 +394,7 @@ build_swo_config (RunOptions *o, SessionConfig *cfg, GError **error)
     { "orbflow", PROBE_SWO_INPUT_ORBFLOW },
   };
   gboolean any = o->swo || o->swo_format || o->swo_pin_freq || o->swo_protocol
+                 || o->swo_global_clock
                  || o->no_exception_trace;
   if (any && cfg->source != SESSION_SOURCE_SWO && cfg->source != SESSION_SOURCE_AUTO &&
       cfg->source != SESSION_SOURCE_REPLAY) {
@@ -435,6 +439,9 @@ build_swo_config (RunOptions *o, SessionConfig *cfg, GError **error)
                                       &cfg->swo_pin_hz, error))
     return FALSE;
   cfg->swo_no_exception_trace = o->no_exception_trace;
+  if (o->swo_global_clock && !parse_rate (o->swo_global_clock, "swo-global-clock", "240000000",
+                                          &cfg->swo_global_hz, error))
+    return FALSE;
   guint64 pc = 0;
   if (o->pc_sample && !parse_rate (o->pc_sample, "pc-sample", "10000", &pc, error))
     return FALSE;
@@ -704,6 +711,7 @@ cmd_run (int argc, char **argv)
     { "swo", 0, 0, G_OPTION_ARG_STRING, &o.swo, "SWO: read the stream from a server (orbuculum, an OpenOCD tpiu you configured) or a file (default: OpenOCD's own capture)", ":PORT|HOST:PORT|FILE" },
     { "swo-format", 0, 0, G_OPTION_ARG_STRING, &o.swo_format, "SWO: the stream's format: itm (raw), tpiu (formatter frames) or orbflow (orbuculum 3402); default itm", "FORMAT" },
     { "swo-pin-freq", 0, 0, G_OPTION_ARG_STRING, &o.swo_pin_freq, "SWO: the pin's bit rate (default: the adapter's choice)", "HZ" },
+    { "swo-global-clock", 0, 0, G_OPTION_ARG_STRING, &o.swo_global_clock, "SWO of several cores (an AMP part's ITMs through one TPIU, e.g. STM32H745): the rate of the timestamp generator their global timestamps count", "HZ" },
     { "swo-protocol", 0, 0, G_OPTION_ARG_STRING, &o.swo_protocol, "SWO: the TPIU's output: uart (default) or manchester on the SWO pin, sync for a parallel trace port", "PROTOCOL" },
     { "no-exception-trace", 0, 0, G_OPTION_ARG_NONE, &o.no_exception_trace, "SWO: no exception trace (ISR2s only from RUNNINGISR2)", NULL },
     { "pc-sample", 0, 0, G_OPTION_ARG_STRING, &o.pc_sample, "PC sampling (a profile per task × function and line): SWO: DWT periodic PC samples at about this rate; poll: DWT_PCSR read in every sample's batch, at the poll's own rate (HZ is not used); RTT: the same read on a second connection beside the stream, for measured and sampled time side by side", "HZ" },
@@ -762,6 +770,7 @@ cmd_run (int argc, char **argv)
   FILL (orti) FILL (elf) FILL (openocd) FILL (source) FILL (db) FILL (duration) FILL (name)
   FILL (timestamp) FILL (rtt) FILL (http) FILL (http_token) FILL (core_clock)
   FILL (swo) FILL (swo_format) FILL (swo_pin_freq) FILL (swo_protocol) FILL (pc_sample)
+  FILL (swo_global_clock)
   FILL (keep_raw) FILL (budgets) FILL (target_per_core) FILL (rtt_address_per_core)
 #undef FILL
   o.core = core >= 0 ? core : file.core;

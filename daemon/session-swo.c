@@ -14,17 +14,24 @@ channel_clear (gpointer p)
   probe_poll_channel_clear (p);
 }
 
-/* Reads target bytes through OpenOCD (an OrtiReadFunc; @user_data: the ProbeOpenocd). */
+/* Where a core's memory is read: OpenOCD and the core's target (NULL: the current one). */
+typedef struct {
+  ProbeOpenocd *oc;
+  const char *target;
+} SwoTarget;
+
+/* Reads target bytes through OpenOCD (an OrtiReadFunc; @user_data: a SwoTarget). */
 static gboolean
 target_read (guint64 address, guint size, guint8 *buf, gpointer user_data, GError **error)
 {
+  const SwoTarget *t = user_data;
   guint64 vals[64];
   if (size > G_N_ELEMENTS (vals)) {
     g_set_error (error, PROBE_ERROR, PROBE_ERROR_READ, "read of %u bytes at 0x%08"
                  G_GINT64_MODIFIER "x is too large", size, address);
     return FALSE;
   }
-  if (!probe_openocd_read_memory (user_data, NULL, address, 8, size, vals, error))
+  if (!probe_openocd_read_memory (t->oc, t->target, address, 8, size, vals, error))
     return FALSE;
   for (guint i = 0; i < size; i++)
     buf[i] = (guint8) vals[i];
@@ -50,14 +57,17 @@ recorded_priority (const char *recorded, gint64 value, gint64 *prio)
 
 /* Each task's priority as evidence: constant, recorded, or the lowest of a few readings. */
 static void
-add_priorities (SessionSwo *sw, SessionWatch *w, guint core, ProbeOpenocd *oc,
+add_priorities (SessionSwo *sw, SessionWatch *w, guint core, const SwoTarget *oc,
                 const char *recorded)
 {
   guint n_tasks = 0, n_const = 0, n_read = 0;
   GString *list = g_string_new (NULL);
-  for (guint i = 0; i < orti_watch_get_n_tasks (w->watch); i++) {
-    const OrtiWatchTask *t = orti_watch_get_task (w->watch, i);
-    if (!t->has_value || (w->n_cores > 1 && t->core != core))
+  /* one file per core: the core's own file describes its tasks (its watch's cores are 0) */
+  OrtiWatch *watch = w->n_files > 1 && core > 0 ? g_ptr_array_index (w->more_watches, core - 1)
+                                                : w->watch;
+  for (guint i = 0; i < orti_watch_get_n_tasks (watch); i++) {
+    const OrtiWatchTask *t = orti_watch_get_task (watch, i);
+    if (!t->has_value || (w->n_files < 2 && w->n_cores > 1 && t->core != core))
       continue;
     n_tasks++;
     gint64 prio = 0;
@@ -66,7 +76,7 @@ add_priorities (SessionSwo *sw, SessionWatch *w, guint core, ProbeOpenocd *oc,
       prio = t->static_priority;
       known = TRUE;
       n_const++;
-    } else if (oc == NULL) {
+    } else if (oc->oc == NULL) {
       known = recorded_priority (recorded, t->value, &prio);
       n_read += known;
     } else if (t->priority && t->priority->plan) {
@@ -74,7 +84,7 @@ add_priorities (SessionSwo *sw, SessionWatch *w, guint core, ProbeOpenocd *oc,
       for (guint k = 0; k < PRIORITY_READS; k++) {
         gint64 v = 0;
         g_clear_error (&error);
-        if (!orti_plan_eval (t->priority->plan, target_read, oc, &v, &error))
+        if (!orti_plan_eval (t->priority->plan, target_read, (gpointer) oc, &v, &error))
           break;
         prio = known ? MIN (prio, v) : v;
         known = TRUE;
@@ -106,7 +116,7 @@ add_priorities (SessionSwo *sw, SessionWatch *w, guint core, ProbeOpenocd *oc,
   if (sw->evidence->len > 0)
     g_string_append_printf (inf, "; task priorities (%u of %u tasks: %u constant, %u %s)",
                             sw->evidence->len, n_tasks, n_const, n_read,
-                            oc ? "read at start" : "as recorded");
+                            oc->oc ? "read at start" : "as recorded");
   sw->inference = g_string_free (inf, FALSE);
 }
 
@@ -130,15 +140,17 @@ add_watch (SessionSwo *sw, const ProbePollChannel *c, const char *what)
 /* The exceptions named from the vector table: handler symbols found through VTOR (live) or the
  * ELF's usual table symbols (replay). */
 static void
-add_exceptions (SessionSwo *sw, SessionWatch *w, ProbeOpenocd *oc, GHashTable *recorded)
+add_exceptions (SessionSwo *sw, SessionWatch *w, guint core, gboolean multi, const SwoTarget *oc,
+                GHashTable *recorded, const char *prefix)
 {
   if (w->elf == NULL)
     return;
   guint64 table = 0;
   gboolean found = FALSE;
-  const char *vtor_text = recorded ? g_hash_table_lookup (recorded, "swo.vtor") : NULL;
+  g_autofree char *vtor_key = g_strconcat (prefix, "vtor", NULL);
+  const char *vtor_text = recorded ? g_hash_table_lookup (recorded, vtor_key) : NULL;
   guint64 vtor = 0;
-  if (oc != NULL && probe_openocd_read_memory (oc, NULL, VTOR, 32, 1, &vtor, NULL)) {
+  if (oc->oc != NULL && probe_openocd_read_memory (oc->oc, oc->target, VTOR, 32, 1, &vtor, NULL)) {
     table = vtor & ~0x7Full;
     found = TRUE;
   } else if (vtor_text != NULL) {
@@ -178,16 +190,27 @@ add_exceptions (SessionSwo *sw, SessionWatch *w, ProbeOpenocd *oc, GHashTable *r
     char *name = sym == NULL ? g_strdup (std)
                  : shared > 1 ? g_strdup_printf ("%s (%s)", std, sym->name)
                  : g_strdup (sym->name);
-    ProbeSwoException e = { (guint16) k, PROBE_SWO_EXCEPTION_ID (k), FALSE };
+    /* several cores: each core's exceptions are its own ISRs (core 0's ids as with one) */
+    if (multi && core > 0) {
+      char *named = g_strdup_printf ("%s on core %u", name, core);
+      g_free (name);
+      name = named;
+    }
+    ProbeSwoException e = { (guint16) k, PROBE_SWO_EXCEPTION_ID (k) | (multi ? core << 16 : 0u),
+                            FALSE };
     g_array_append_val (sw->exceptions, e);
     g_hash_table_insert (sw->exception_names, GUINT_TO_POINTER (e.id), name);
   }
 }
 
 SessionSwo *
-session_swo_new (SessionWatch *w, const SessionConfig *cfg, ProbeOpenocd *oc,
-                 GHashTable *recorded, GError **error)
+session_swo_new (SessionWatch *w, const SessionConfig *cfg, gint core_of_many,
+                 ProbeOpenocd *oc, const char *target, GHashTable *recorded, GError **error)
 {
+  gboolean multi = core_of_many >= 0;
+  SwoTarget at = { oc, target };
+  g_autofree char *prefix = multi ? g_strdup_printf ("swo.%d.", core_of_many) : g_strdup ("swo.");
+  g_autofree char *prio_key = g_strconcat (prefix, "priorities", NULL);
   g_autoptr (SessionSwo) sw = g_new0 (SessionSwo, 1);
   sw->watch = g_array_new (FALSE, TRUE, sizeof (ProbePollChannel));
   g_array_set_clear_func (sw->watch, channel_clear);
@@ -198,7 +221,7 @@ session_swo_new (SessionWatch *w, const SessionConfig *cfg, ProbeOpenocd *oc,
   sw->exceptions = g_array_new (FALSE, TRUE, sizeof (ProbeSwoException));
   sw->exception_names = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   sw->notes = g_ptr_array_new_with_free_func (g_free);
-  guint core = cfg->core > 0 ? (guint) cfg->core : 0;
+  guint core = multi ? (guint) core_of_many : cfg->core > 0 ? (guint) cfg->core : 0;
 
   /* comparators in order of importance */
   static const ProbePollKind order[] = { PROBE_POLL_TASK, PROBE_POLL_ISR, PROBE_POLL_SERVICE,
@@ -221,8 +244,7 @@ session_swo_new (SessionWatch *w, const SessionConfig *cfg, ProbeOpenocd *oc,
                  "core %u to trace", core);
     return NULL;
   }
-  add_priorities (sw, w, core, oc,
-                  recorded ? g_hash_table_lookup (recorded, "swo.priorities") : NULL);
+  add_priorities (sw, w, core, &at, recorded ? g_hash_table_lookup (recorded, prio_key) : NULL);
   /* the running priority is evidence too when the tasks' own are not all known */
   for (guint i = 0; !sw->full_evidence && i < w->channels->len; i++) {
     const ProbePollChannel *c = &g_array_index (w->channels, ProbePollChannel, i);
@@ -249,9 +271,10 @@ session_swo_new (SessionWatch *w, const SessionConfig *cfg, ProbeOpenocd *oc,
     probe_poll_channel_copy (&copy, c);
     g_array_append_val (sw->gates, copy);
   }
-  add_exceptions (sw, w, oc, recorded);
+  add_exceptions (sw, w, core, multi, &at, recorded, prefix);
 
   sw->cfg = (ProbeSwoSourceConfig) {
+    .target = target,
     .core = (guint16) core,
     .stream = cfg->swo_stream,
     .input = cfg->swo_input,
@@ -287,4 +310,221 @@ session_swo_free (SessionSwo *sw)
   g_free (sw->inference);
   g_free (sw->priorities);
   g_free (sw);
+}
+
+/* ---- the cores traced ----------------------------------------------------------------------- */
+
+guint
+session_swo_n_cores (SessionWatch *w, const SessionConfig *cfg)
+{
+  return w->n_cores > 1 && cfg->core < 0 ? w->n_cores : 1;
+}
+
+/* The set of @n cores' configurations (live through @oc and @targets, or from @recorded). */
+static SessionSwoSet *
+set_make (SessionWatch *w, const SessionConfig *cfg, guint n, ProbeOpenocd *oc, char **targets,
+          GHashTable *recorded, GError **error)
+{
+  g_autoptr (SessionSwoSet) set = g_new0 (SessionSwoSet, 1);
+  set->multi = n > 1;
+  set->targets = targets;
+  set->cores = g_ptr_array_new_with_free_func ((GDestroyNotify) session_swo_free);
+  for (guint k = 0; k < n; k++) {
+    SessionSwo *sw = session_swo_new (w, cfg, set->multi ? (gint) k : -1, oc,
+                                      targets ? targets[k] : NULL, recorded, error);
+    if (sw == NULL)
+      return NULL;
+    g_ptr_array_add (set->cores, sw);
+  }
+  return g_steal_pointer (&set);
+}
+
+/* Core k's OpenOCD target for SWO of @n cores: --target-per-core, or OpenOCD's k-th. */
+static char **
+core_targets (const SessionConfig *cfg, guint n, ProbeOpenocd *oc, GError **error)
+{
+  g_auto (GStrv) names = NULL;
+  if (cfg->n_core_targets == 0 && cfg->core_targets_auto) {
+    g_autofree char *list = probe_openocd_call (oc, "target names", error);
+    if (list == NULL)
+      return NULL;
+    names = g_strsplit_set (g_strstrip (list), " \t", -1);
+  }
+  g_auto (GStrv) targets = g_new0 (char *, n + 1);
+  for (guint k = 0; k < n; k++) {
+    const char *t = k < cfg->n_core_targets ? cfg->core_targets[k]
+                    : names && k < g_strv_length (names) ? names[k] : NULL;
+    if (t == NULL || *t == '\0') {
+      g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--source swo of %u cores "
+                   "programs each core's DWT and ITM through its own OpenOCD target: core %u "
+                   "has none (give --target-per-core, one target per core, or --core K to "
+                   "trace one core)", n, k);
+      return NULL;
+    }
+    targets[k] = g_strdup (t);
+  }
+  return g_steal_pointer (&targets);
+}
+
+SessionSwoSet *
+session_swo_set_new_live (SessionWatch *w, const SessionConfig *cfg, ProbeOpenocd *oc,
+                          GError **error)
+{
+  guint n = session_swo_n_cores (w, cfg);
+  char **targets = NULL;
+  if (n > 1 && (targets = core_targets (cfg, n, oc, error)) == NULL)
+    return NULL;
+  SessionSwoSet *set = set_make (w, cfg, n, oc, targets, NULL, error);
+  if (set == NULL)
+    g_strfreev (targets);
+  return set;
+}
+
+SessionSwoSet *
+session_swo_set_new_replay (SessionWatch *w, const SessionConfig *cfg, GHashTable *meta,
+                            const char *replay_path, int *core, GError **error)
+{
+  const char *cores = meta ? g_hash_table_lookup (meta, "swo.cores") : NULL;
+  guint64 n = 1;
+  if (cores != NULL && (!g_ascii_string_to_unsigned (cores, 10, 2, PROBE_SWO_MAX_STREAMS, &n,
+                                                     NULL) || n != w->n_cores)) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "%s: metadata swo.cores \"%s\" "
+                 "is not the %u cores the ORTI describes", replay_path, cores, w->n_cores);
+    return NULL;
+  }
+  if (n == 1 && w->n_files > 1) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "%s: an SWO capture of one core; "
+                 "one ORTI file per core needs a capture of every core", replay_path);
+    return NULL;
+  }
+  *core = n > 1 ? -1 : w->n_cores > 1 && cfg->core < 0 ? 0 : cfg->core;
+  SessionConfig c = *cfg;
+  c.core = *core;
+  SessionSwoSet *set = set_make (w, &c, (guint) n, NULL, NULL, meta, error);
+  if (set == NULL)
+    g_prefix_error (error, "%s: ", replay_path);
+  return set;
+}
+
+void
+session_swo_set_free (SessionSwoSet *set)
+{
+  if (set == NULL)
+    return;
+  g_clear_pointer (&set->cores, g_ptr_array_unref);
+  g_strfreev (set->targets);
+  g_free (set);
+}
+
+SessionSwo *
+session_swo_set_get (SessionSwoSet *set, guint k)
+{
+  return g_ptr_array_index (set->cores, k);
+}
+
+gboolean
+session_swo_set_full_evidence (SessionSwoSet *set)
+{
+  for (guint k = 0; k < set->cores->len; k++)
+    if (!session_swo_set_get (set, k)->full_evidence)
+      return FALSE;
+  return TRUE;
+}
+
+static ProbeSwoInput
+input_from_name (const char *name)
+{
+  return g_strcmp0 (name, "tpiu") == 0 ? PROBE_SWO_INPUT_TPIU
+         : g_strcmp0 (name, "orbflow") == 0 ? PROBE_SWO_INPUT_ORBFLOW
+         : PROBE_SWO_INPUT_ITM;
+}
+
+static const char *
+input_name (ProbeSwoInput input)
+{
+  return input == PROBE_SWO_INPUT_TPIU ? "tpiu"
+         : input == PROBE_SWO_INPUT_ORBFLOW ? "orbflow" : "itm";
+}
+
+gboolean
+session_swo_set_source_config (SessionSwoSet *set, guint64 global_hz,
+                               const ProbeCaptureInfo *replay, const char *replay_path,
+                               ProbeSwoSourceConfig *out, GError **error)
+{
+  ProbeSwoSourceConfig sc = session_swo_set_get (set, 0)->cfg;
+  GHashTable *meta = replay ? replay->metadata : NULL;
+  if (!set->multi) {
+    if (replay != NULL) { /* the recording's comparators and clock */
+      const char *n = meta ? g_hash_table_lookup (meta, "swo.comparators") : NULL;
+      sc.decode_only = TRUE;
+      sc.decode_comparators = n ? (guint) g_ascii_strtoull (n, NULL, 10) : 0;
+      sc.core_clock_hz = replay->tick_hz;
+      sc.input = input_from_name (meta ? g_hash_table_lookup (meta, "swo.input") : NULL);
+    }
+    *out = sc;
+    return TRUE;
+  }
+  ProbeSwoSourceConfig *cores = set->source_cores;
+  for (guint k = 0; k < set->cores->len; k++)
+    cores[k] = session_swo_set_get (set, k)->cfg;
+  sc.cores = cores;
+  sc.n_cores = set->cores->len;
+  sc.global_hz = global_hz;
+  sc.target = NULL;
+  /* the cores' ITMs share the stream through the TPIU formatter (OpenOCD's capture too) */
+  if (sc.stream == NULL)
+    sc.input = PROBE_SWO_INPUT_TPIU;
+  if (replay != NULL) { /* each core's comparators and clock; the global clock's rate */
+    sc.decode_only = TRUE;
+    sc.input = PROBE_SWO_INPUT_TPIU;
+    sc.global_hz = replay->tick_hz;
+    for (guint k = 0; k < sc.n_cores; k++) {
+      g_autofree char *nk = g_strdup_printf ("swo.%u.comparators", k);
+      g_autofree char *hk = g_strdup_printf ("swo.%u.cpu_hz", k);
+      const char *n = meta ? g_hash_table_lookup (meta, nk) : NULL;
+      const char *hz = meta ? g_hash_table_lookup (meta, hk) : NULL;
+      cores[k].decode_comparators = n ? (guint) g_ascii_strtoull (n, NULL, 10) : 0;
+      cores[k].core_clock_hz = hz ? g_ascii_strtoull (hz, NULL, 10) : 0;
+      if (cores[k].core_clock_hz == 0) {
+        g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "%s: metadata %s \"%s\" is "
+                     "not core %u's clock rate", replay_path, hk, hz ? hz : "", k);
+        return FALSE;
+      }
+    }
+  }
+  *out = sc;
+  return TRUE;
+}
+
+void
+session_swo_set_metadata (SessionSwoSet *set, const ProbeSwoSourceConfig *source,
+                          const ProbeSourceQuality *quality, GHashTable *meta, GPtrArray *keys)
+{
+  g_hash_table_insert (meta, "swo.input", g_strdup (input_name (source->input)));
+  if (!set->multi) {
+    const SessionSwo *sw = session_swo_set_get (set, 0);
+    g_hash_table_insert (meta, "swo.comparators", g_strdup_printf ("%u", quality->comparators));
+    g_hash_table_insert (meta, "swo.priorities", g_strdup (sw->priorities));
+    g_hash_table_insert (meta, "swo.vtor", g_strdup_printf ("0x%08" G_GINT64_MODIFIER "x",
+                                                            sw->vtor));
+    return;
+  }
+  /* several cores: each core's comparators, priorities, vector table and clock; the capture's
+   * tick rate is the global timestamp clock */
+  g_hash_table_insert (meta, "swo.cores", g_strdup_printf ("%u", set->cores->len));
+  for (guint k = 0; k < set->cores->len; k++) {
+    const SessionSwo *sw = session_swo_set_get (set, k);
+    static const char *const fields[] = { "comparators", "priorities", "vtor", "cpu_hz" };
+    char *values[] = {
+      g_strdup_printf ("%u", quality->core_comparators[k]),
+      g_strdup (sw->priorities),
+      g_strdup_printf ("0x%08" G_GINT64_MODIFIER "x", sw->vtor),
+      g_strdup_printf ("%" G_GUINT64_FORMAT, quality->core_cpu_hz[k]),
+    };
+    for (guint f = 0; f < G_N_ELEMENTS (fields); f++) {
+      char *key = g_strdup_printf ("swo.%u.%s", k, fields[f]);
+      g_ptr_array_add (keys, key);
+      g_hash_table_insert (meta, key, values[f]);
+    }
+  }
 }

@@ -34,14 +34,64 @@ typedef struct {
 } SessionSwo;
 
 /* session_swo_new:
- * The SWO configuration of @w for the session's core (@cfg->core, -1: core 0). Live (@oc set):
- * priorities that are not constant are read through @oc, and the vector table is found through
- * VTOR. Replay (@oc NULL): @recorded is the capture's metadata ("swo.priorities", "swo.vtor";
- * NULL: none). Fails with SESSION_ERROR_CONFIG when RUNNINGTASK cannot be traced (naming its
- * formula and the way out: --source poll). */
-SessionSwo *session_swo_new (SessionWatch *w, const SessionConfig *cfg, ProbeOpenocd *oc,
-                             GHashTable *recorded, GError **error);
+ * The SWO configuration of @w for one core: the session's (@cfg->core, -1: core 0) when
+ * @core_of_many is -1, else core @core_of_many of a session tracing several (its exceptions
+ * get ids PROBE_SWO_EXCEPTION_ID (n) | core << 16 beyond core 0, named "… on core K"). Live
+ * (@oc set): priorities that are not constant are read through @oc and @target (the core's
+ * OpenOCD target; NULL: the current one), and the vector table is found through its VTOR.
+ * Replay (@oc NULL): @recorded is the capture's metadata ("swo.priorities", "swo.vtor"; with
+ * several cores "swo.K.priorities", "swo.K.vtor"; NULL: none). Fails with
+ * SESSION_ERROR_CONFIG when RUNNINGTASK cannot be traced (naming its formula and the way out:
+ * --source poll). */
+SessionSwo *session_swo_new (SessionWatch *w, const SessionConfig *cfg, gint core_of_many,
+                             ProbeOpenocd *oc, const char *target, GHashTable *recorded,
+                             GError **error);
 void session_swo_free (SessionSwo *sw);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SessionSwo, session_swo_free)
+
+/* What an SWO session traces: one core (the session's), or every core the ORTI describes
+ * through one TPIU (an AMP part: each core's DWT and ITM through its own OpenOCD target, trace
+ * ID k + 1, Event times on the global timestamp clock; docs/swo.md "Several cores"). */
+typedef struct {
+  GPtrArray *cores;        /* SessionSwo, core k's at k (one: the session's core) */
+  gboolean multi;          /* several cores */
+  char **targets;          /* several cores, live: core k's OpenOCD target */
+  ProbeSwoSourceConfig source_cores[PROBE_SWO_MAX_STREAMS]; /* session_swo_set_source_config's */
+} SessionSwoSet;
+
+/* The cores an SWO session of @w traces: every core unless @cfg->core picks one. */
+guint session_swo_n_cores (SessionWatch *w, const SessionConfig *cfg);
+/* session_swo_set_new_live: what to trace on each core, read through @oc; several cores take
+ * their targets from --target-per-core (or OpenOCD's `target names` in order with auto), and
+ * a core without one fails with SESSION_ERROR_CONFIG naming the option. Other errors: as
+ * session_swo_new. */
+SessionSwoSet *session_swo_set_new_live (SessionWatch *w, const SessionConfig *cfg,
+                                         ProbeOpenocd *oc, GError **error);
+/* session_swo_set_new_replay: what was traced, from a capture's metadata @meta ("swo.cores"
+ * = N for several; an N the ORTI does not describe, or a one-core capture for one ORTI file
+ * per core, fails naming @replay_path). *@core: the session's core as the capture says (-1
+ * for several, 0 for one core of a multi-core ORTI when none was given). */
+SessionSwoSet *session_swo_set_new_replay (SessionWatch *w, const SessionConfig *cfg,
+                                           GHashTable *meta, const char *replay_path,
+                                           int *core, GError **error);
+void session_swo_set_free (SessionSwoSet *set);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SessionSwoSet, session_swo_set_free)
+/* Core @k's part. */
+SessionSwo *session_swo_set_get (SessionSwoSet *set, guint k);
+/* Every core traced has each task's priority (TASK_TERMINATE events decide job ends). */
+gboolean session_swo_set_full_evidence (SessionSwoSet *set);
+/* session_swo_set_source_config: the SWO source's configuration (its tables borrowed from
+ * @set): live with @global_hz (several cores); a replay of @replay (NULL: live) decodes with
+ * the comparators, clocks and input the capture recorded (a missing or zero swo.K.cpu_hz
+ * fails naming @replay_path and the key). */
+gboolean session_swo_set_source_config (SessionSwoSet *set, guint64 global_hz,
+                                        const ProbeCaptureInfo *replay, const char *replay_path,
+                                        ProbeSwoSourceConfig *out, GError **error);
+/* session_swo_set_metadata: what a replay needs into a capture's @meta (keys made are added
+ * to @keys, which must outlive @meta's use): "swo.comparators", "swo.priorities", "swo.vtor",
+ * "swo.input"; several cores "swo.cores" and "swo.K.comparators|priorities|vtor|cpu_hz". */
+void session_swo_set_metadata (SessionSwoSet *set, const ProbeSwoSourceConfig *source,
+                               const ProbeSourceQuality *quality, GHashTable *meta,
+                               GPtrArray *keys);
 
 G_END_DECLS

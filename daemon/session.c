@@ -41,7 +41,8 @@ struct _Session {
   ProbeSourceKind capture_kind; /* what the bytes are */
   char *source_why;             /* why that source (live sessions) */
   gboolean swo_tentative;       /* --source auto chose SWO untried: poll if it cannot be had */
-  SessionSwo *swo;              /* SWO: what is traced (made in start, or from a capture) */
+  SessionSwoSet *swo;           /* SWO: what is traced on each core traced (made in start, or
+                                 * from a capture) */
   ProbeSource *source;          /* made in start */
   ProbeSourceSink sink;         /* the worker's sink: on_event, on_record */
   ProbeCaptureWriter *record;   /* --record */
@@ -77,6 +78,8 @@ struct _Session {
   ProbeTargetState target_state;/* last state seen (explicit poll or OpenOCD notification) */
   gboolean per_core_states;     /* the source polls each core's target: halts are per core */
   ProbeTargetState core_state[SESSION_LIVE_MAX_CORES]; /* … the last state seen of each */
+  guint8 core_stop_seen[SESSION_LIVE_MAX_CORES]; /* SWO: checks that saw the core stopped
+                                 * before its state is taken (see check_targets) */
 
   GMutex lock;                  /* guards live */
   SessionLive live;
@@ -181,17 +184,13 @@ session_new (const SessionConfig *cfg, GError **error)
       }
       s->expect_cores = (guint) n;
     }
-    if (info->source == PROBE_SOURCE_SWO && s->w->n_files > 1) {
-      g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "%s: SWO traces one core; one "
-                   "ORTI file per core needs a poll or RTT capture", cfg->replay_path);
-      return NULL;
-    }
     if (info->source == PROBE_SOURCE_SWO) {
-      s->swo = session_swo_new (s->w, cfg, NULL, info->metadata, error);
-      if (s->swo == NULL) {
-        g_prefix_error (error, "%s: ", cfg->replay_path);
+      s->swo = session_swo_set_new_replay (s->w, cfg, info->metadata, cfg->replay_path,
+                                           &s->cfg.core, error);
+      if (s->swo == NULL)
         return NULL;
-      }
+      if (s->swo->multi) /* the merge waits for every core, as the live session did */
+        s->expect_cores = s->swo->cores->len;
     }
   } else if (!choose_kind (s, &s->capture_kind, &s->source_why, error)) {
     return NULL;
@@ -228,7 +227,7 @@ session_free (Session *s)
   if (s->record)
     probe_capture_writer_close (s->record, NULL);
   g_clear_pointer (&s->slicer, slicer_free);
-  g_clear_pointer (&s->swo, session_swo_free);
+  g_clear_pointer (&s->swo, session_swo_set_free);
   g_clear_pointer (&s->stats, session_stats_free);
   g_clear_pointer (&s->pcprof, session_pcprof_free);
   g_clear_pointer (&s->w, session_watch_free);
@@ -607,11 +606,22 @@ check_targets (Session *s)
   if (n > 0) {
     s->per_core_states = TRUE;
     take_notifications (s);
-    for (guint c = 0; c < n; c++)
-      if (st[c] != s->core_state[c]) {
+    for (guint c = 0; c < n; c++) {
+      /* SWO: a core's last packets leave its trace unit after it halted (the TPIU's FIFO,
+       * the capture's buffers) and may reach us after this check saw it halted; its gap
+       * would then start before them, and they would open a slice that runs on through the
+       * halt on the other cores' time. So a stop is taken at the next check (100 ms on),
+       * at the core's latest time, once its stream has delivered them. */
+      gboolean lagging = s->capture_kind == PROBE_SOURCE_SWO && st[c] != PROBE_TARGET_RUNNING
+                         && st[c] != s->core_state[c] && s->core_stop_seen[c]++ == 0;
+      if (st[c] == s->core_state[c] || st[c] == PROBE_TARGET_RUNNING)
+        s->core_stop_seen[c] = 0;
+      if (st[c] != s->core_state[c] && !lagging) {
         s->core_state[c] = st[c];
+        s->core_stop_seen[c] = 0;
         probe_source_core_state (s->source, (guint16) c, st[c], &s->sink);
       }
+    }
     return;
   }
   ProbeTargetState one;
@@ -656,11 +666,6 @@ choose_kind (Session *s, ProbeSourceKind *kind, char **why, GError **error)
     *why = g_strdup ("--source poll");
     return TRUE;
   }
-  if (s->cfg.source == SESSION_SOURCE_SWO && s->w->n_files > 1) {
-    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--source swo traces one core; "
-                 "with one ORTI file per core (%s) use poll or rtt", s->orti_path);
-    return FALSE;
-  }
   if (s->cfg.source == SESSION_SOURCE_SWO) {
     *kind = PROBE_SOURCE_SWO;
     *why = g_strdup ("--source swo");
@@ -695,7 +700,7 @@ choose_kind (Session *s, ProbeSourceKind *kind, char **why, GError **error)
                  : " to find its control block in", seggers);
     return FALSE;
   }
-  if (s->w->elf != NULL && s->w->n_files < 2) {
+  if (s->w->elf != NULL && (session_swo_n_cores (s->w, &s->cfg) == 1 || s->cfg.swo_global_hz)) {
     /* the exact source needing no firmware change, if the core and the adapter have it
      * (tried in session_start; poll when not) */
     *kind = PROBE_SOURCE_SWO;
@@ -765,21 +770,11 @@ make_source (Session *s, ProbeSourceKind kind, GError **error)
                                   s->w->channels->len, error);
   }
   if (kind == PROBE_SOURCE_SWO) {
-    ProbeSwoSourceConfig sc = s->swo->cfg;
-    if (s->replay) {
-      /* the recording's comparators and clock */
-      const ProbeCaptureInfo *info = probe_capture_reader_get_info (s->replay);
-      const char *n = info->metadata ? g_hash_table_lookup (info->metadata, "swo.comparators")
-                                     : NULL;
-      const char *input = info->metadata ? g_hash_table_lookup (info->metadata, "swo.input")
-                                         : NULL;
-      sc.decode_only = TRUE;
-      sc.decode_comparators = n ? (guint) g_ascii_strtoull (n, NULL, 10) : 0;
-      sc.core_clock_hz = info->tick_hz;
-      sc.input = g_strcmp0 (input, "tpiu") == 0 ? PROBE_SWO_INPUT_TPIU
-                 : g_strcmp0 (input, "orbflow") == 0 ? PROBE_SWO_INPUT_ORBFLOW
-                 : PROBE_SWO_INPUT_ITM;
-    }
+    ProbeSwoSourceConfig sc;
+    if (!session_swo_set_source_config (s->swo, s->cfg.swo_global_hz,
+                                        s->replay ? probe_capture_reader_get_info (s->replay)
+                                                  : NULL, s->replay_path, &sc, error))
+      return NULL;
     return probe_source_new_swo (&sc, error);
   }
   if (s->replay == NULL && (s->cfg.n_core_targets > 0 || s->cfg.core_targets_auto))
@@ -810,11 +805,13 @@ static gboolean
 start_swo (Session *s, gboolean *unavailable, GError **error)
 {
   *unavailable = FALSE;
-  s->swo = session_swo_new (s->w, &s->cfg, s->oc, NULL, error);
+  s->swo = session_swo_set_new_live (s->w, &s->cfg, s->oc, error);
   if (s->swo == NULL) {
     *unavailable = TRUE;
     return FALSE;
   }
+  if (s->swo->multi) /* the merge waits for every core's first packets */
+    s->expect_cores = s->swo->cores->len;
   s->source = make_source (s, PROBE_SOURCE_SWO, error);
   if (s->source == NULL)
     return FALSE;
@@ -823,7 +820,8 @@ start_swo (Session *s, gboolean *unavailable, GError **error)
   *unavailable = g_error_matches (*error, PROBE_ERROR, PROBE_ERROR_UNSUPPORTED);
   probe_source_detach (s->source, NULL); /* undo what attach did before it failed */
   g_clear_pointer (&s->source, probe_source_free);
-  g_clear_pointer (&s->swo, session_swo_free);
+  g_clear_pointer (&s->swo, session_swo_set_free);
+  s->expect_cores = 0;
   return FALSE;
 }
 
@@ -1196,16 +1194,18 @@ session_start (Session *s, StoreWriter *writer, GError **error)
                       ": job ends and preemptions decided on: trace events%s", s->id,
                       s->sampler ? "; PC samples: DWT_PCSR read beside the stream, each with "
                       "the context read in its batch" : "");
-  if (s->swo != NULL) {
-    for (guint i = 0; i < s->swo->notes->len; i++)
+  for (guint k = 0; s->swo != NULL && k < s->swo->cores->len; k++) {
+    const SessionSwo *sw = session_swo_set_get (s->swo, k);
+    g_autofree char *on = s->swo->multi ? g_strdup_printf ("core %u: ", k) : g_strdup ("");
+    for (guint i = 0; i < sw->notes->len; i++)
       g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "session %"
-                        G_GINT64_FORMAT ": %s", s->id,
-                        (const char *) g_ptr_array_index (s->swo->notes, i));
+                        G_GINT64_FORMAT ": %s%s", s->id, on,
+                        (const char *) g_ptr_array_index (sw->notes, i));
     g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "session %" G_GINT64_FORMAT
-                      ": job ends and preemptions decided on: %s", s->id, s->swo->inference);
+                      ": %sjob ends and preemptions decided on: %s", s->id, on, sw->inference);
     GHashTableIter ei;
     gpointer eid, ename;
-    g_hash_table_iter_init (&ei, s->swo->exception_names);
+    g_hash_table_iter_init (&ei, sw->exception_names);
     while (g_hash_table_iter_next (&ei, &eid, &ename))
       store_writer_add_isr (writer, s->id, GPOINTER_TO_UINT (eid), ename, NULL);
   }
@@ -1239,6 +1239,7 @@ session_start (Session *s, StoreWriter *writer, GError **error)
     probe_sha256_file (g_ptr_array_index (s->w->orti_paths, 0), ci.orti_sha256, NULL);
     if (s->elf_path)
       probe_sha256_file (s->elf_path, ci.elf_sha256, NULL);
+    g_autoptr (GPtrArray) keys = g_ptr_array_new_with_free_func (g_free); /* made keys */
     g_autoptr (GHashTable) meta = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
     if (sq->config && strpbrk (sq->config, "=\n") == NULL) /* metadata cannot hold them */
       g_hash_table_insert (meta, "source_config", g_strdup (sq->config));
@@ -1248,14 +1249,9 @@ session_start (Session *s, StoreWriter *writer, GError **error)
     if (s->capture_kind == PROBE_SOURCE_POLL && s->cfg.pc_sample_hz) /* its records' channels */
       g_hash_table_insert (meta, "poll.pc_sample", g_strdup ("1"));
     if (s->swo != NULL) {
-      g_hash_table_insert (meta, "swo.comparators", g_strdup_printf ("%u", sq->comparators));
-      g_hash_table_insert (meta, "swo.priorities", g_strdup (s->swo->priorities));
-      g_hash_table_insert (meta, "swo.vtor", g_strdup_printf ("0x%08" G_GINT64_MODIFIER "x",
-                                                              s->swo->vtor));
-      g_hash_table_insert (meta, "swo.input", g_strdup (s->cfg.swo_input == PROBE_SWO_INPUT_TPIU
-                                                        ? "tpiu"
-                                                        : s->cfg.swo_input == PROBE_SWO_INPUT_ORBFLOW
-                                                        ? "orbflow" : "itm"));
+      ProbeSwoSourceConfig sc;
+      if (session_swo_set_source_config (s->swo, s->cfg.swo_global_hz, NULL, NULL, &sc, NULL))
+        session_swo_set_metadata (s->swo, &sc, sq, meta, keys);
     }
     ci.metadata = meta;
     s->record = probe_capture_writer_new (s->record_path, &ci, error);
@@ -1269,7 +1265,7 @@ session_start (Session *s, StoreWriter *writer, GError **error)
   sc.tick_hz = s->tick_hz;
   /* a poll source with evidence for every task decides job ends itself (TERMINATE/WAIT) */
   sc.terminate_events = (s->capture_kind == PROBE_SOURCE_POLL && s->w->full_evidence)
-                        || (s->swo != NULL && s->swo->full_evidence);
+                        || (s->swo != NULL && session_swo_set_full_evidence (s->swo));
   /* poll and SWO attach to a running target: the job running at the start began unseen */
   sc.attach_mid_run = s->capture_kind == PROBE_SOURCE_POLL || s->capture_kind == PROBE_SOURCE_SWO;
   sc.n_cores = s->w->n_cores;
@@ -1288,15 +1284,19 @@ session_start (Session *s, StoreWriter *writer, GError **error)
   s->pcprof = session_pcprof_new (writer, s->id, s->w->elf);
   s->stats = session_stats_new (writer, s->id, s->capture_kind != PROBE_SOURCE_POLL, s->tick_hz);
   /* the tasks' priorities: who can preempt whom (preemptions a sampled source may miss) */
-  GArray *evidence = s->swo != NULL ? s->swo->evidence : s->w->channels;
-  for (guint i = 0; i < evidence->len; i++) {
-    const ProbePollChannel *c = &g_array_index (evidence, ProbePollChannel, i);
-    if (c->kind == PROBE_POLL_TASK_STATE && c->has_priority)
-      session_stats_set_priorities (s->stats, &c->task, &c->priority, 1);
+  for (guint core = 0; core < (s->swo != NULL ? s->swo->cores->len : 1); core++) {
+    GArray *evidence = s->swo != NULL ? session_swo_set_get (s->swo, core)->evidence
+                                      : s->w->channels;
+    for (guint i = 0; i < evidence->len; i++) {
+      const ProbePollChannel *c = &g_array_index (evidence, ProbePollChannel, i);
+      if (c->kind == PROBE_POLL_TASK_STATE && c->has_priority)
+        session_stats_set_priorities (s->stats, &c->task, &c->priority, 1);
+    }
   }
   StoreSessionNotes notes = { .clock_source = sq->clock, .source_config = sq->config,
                               .inference = s->capture_kind == PROBE_SOURCE_POLL ? s->w->inference
-                                           : s->swo != NULL ? s->swo->inference
+                                           : s->swo != NULL
+                                           ? session_swo_set_get (s->swo, 0)->inference
                                            : "trace events" };
   store_writer_set_notes (writer, s->id, &notes, NULL);
   g_autoptr (GArray) vars = g_array_new (FALSE, FALSE, sizeof (SessionVariable));

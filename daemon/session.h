@@ -66,6 +66,7 @@ typedef struct {
   guint64 swo_pin_hz;            /* SWO: pin rate (0: OpenOCD's choice / left as it is) */
   ProbeSwoProtocol swo_protocol; /* SWO: the TPIU's output protocol */
   gboolean swo_no_exception_trace; /* SWO: no exception trace */
+  guint64 swo_global_hz;         /* SWO of several cores: the global timestamp clock's rate */
   guint pc_sample_hz;            /* PC sampling (0: none): SWO: samples per second; poll: read
                                   * DWT_PCSR in every sample (the rate is the poll's own) */
   const char *command_line;      /* recorded in the session */

@@ -1,0 +1,194 @@
+"""swo-2core-cases.py CASE SECONDS — one live SWO session over both cores of the two-core rig
+(run-rig --cores 2 --swo --icount), run inside run-rig: core 0 runs pfp, core 1 split, each
+QEMU with its own trace unit; rig-swo-merge funnels both cores' ITMs into one TPIU stream (trace
+ID per core) with global timestamps (ORTI_RIG_GTS_HZ, µs). orti-profd programs each core's DWT and ITM through that core's OpenOCD target
+(--target-per-core sim.cpu,sim.cpu1) and reads the merged stream (--swo-format tpiu).
+
+Cases:
+  window  both cores halted, both truths (rig-truth --core N), the session attaches, both run
+          SECONDS, both halted, truths, the session stops. Per core: every task on its own core
+          only; each task's net run time on it (task_core_stats) within 0.2 % of its truth plus
+          the window's edges that
+          core's trace could not see (before its first and after its last packet, at most a
+          tick each: the timer's exception trace keeps packets flowing); jobs within 1; the
+          core's exceptions as ISRs of their own core; and the
+          recorded capture replays to the same statistics.
+  halt    core 1 halted alone inside a running session: a gap on core 1 only, core 0's slices
+          go on (rig_session.halt_one_core).
+  errors  no --swo-global-clock, a stream that is not tpiu, no --target-per-core: refused,
+          naming the option, with nothing left programmed.
+Under --icount a core's global timestamps are its own virtual time (its instructions, as its
+CYCCNT and board timer), so each core is exact on its own clock; test-swo-2core.sh says why.
+"""
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.environ["ORTI_SOURCE_DIR"], "tests/rig"))
+import rig_session  # noqa: E402
+from rig_session import BOARD_HZ, Session  # noqa: E402
+from trace_ref import check  # noqa: E402
+
+CORE_TASKS = ({"Task0", "Task1"}, {"SplitA", "SplitB", "SplitC", "SplitD"})
+ISR_EXC = 0xE0000000  # PROBE_SWO_EXCEPTION_ID (0): exceptions named from the vector table
+
+
+def swo_2core_args():
+    """The SWO source over both cores: one TPIU stream, each core through its own target."""
+    return ["--source", "swo", "--swo", f":{os.environ['ORTI_RIG_SWO_PORT']}",
+            "--swo-format", "tpiu", "--swo-protocol", "sync", "--target-per-core", ",".join(rig_session.CORE_TARGETS),
+            "--core-clock", os.environ["ORTI_RIG_CYCCNT_HZ"],
+            "--swo-global-clock", os.environ["ORTI_RIG_GTS_HZ"]]
+
+
+def two_files():
+    """One ORTI file per core (the cores run one kernel: the same ids, kept apart per core),
+    resolved on demo-2core.elf's per-core copies."""
+    build = os.environ["ORTI_RIG_BUILD_DIR"]
+    orti = os.environ["ORTI_RIG_ORTI"]
+    os.environ["ORTI_RIG_ORTI"] = f"{orti},{orti}"
+    os.environ["ORTI_RIG_ELF"] = os.path.join(build, "tests/rig/firmware/demo-2core.elf")
+
+
+def seen_span(s, core):
+    """The first and last instant of @core's slices (ticks of the session clock)."""
+    lo, hi = s.sql("SELECT min(start), max(\"end\") FROM slices WHERE session_id = 1 AND "
+                   "core = ?", core)[0]
+    check(lo is not None, f"no slices on core {core}")
+    return lo, hi
+
+
+def case_window(seconds, tmp):
+    two_files()
+    cap = os.path.join(tmp, "2core-swo.ocap")
+    s, f0, f1 = rig_session.both_cores_window(
+        seconds, lambda f0: Session(tmp, swo_2core_args(), record=cap))
+    if os.environ.get("SWO_2CORE_KEEP"):
+        shutil.copy(s.db, os.environ["SWO_2CORE_KEEP"])
+        with open(os.environ["SWO_2CORE_KEEP"] + ".json", "w") as f:
+            json.dump([f0, f1], f)
+    hz = s.sql("SELECT tick_rate_hz FROM sessions WHERE id = 1")[0][0]
+    check(hz == int(os.environ["ORTI_RIG_GTS_HZ"]),
+          f"the session's clock is {hz} Hz, not the global timestamps' {os.environ['ORTI_RIG_GTS_HZ']}")
+    names = dict(s.sql("SELECT task, name FROM tasks WHERE session_id = 1"))
+    cores = [r[0] for r in s.sql("SELECT core FROM core_stats WHERE session_id = 1 ORDER BY core")]
+    check(cores == [0, 1], f"core_stats rows for cores {cores}, not 0 and 1")
+    seen = s.sql("SELECT DISTINCT core, task FROM slices WHERE session_id = 1 AND flags & 1 = 0")
+    for core, task in seen:
+        name = names.get(task, hex(task))
+        check(name in CORE_TASKS[core] and task >> 16 == core,
+              f"task {name} ({task:#x}) seen on core {core}")
+    print(f"tasks per core: {sorted(seen)}")
+    gaps = s.sql("SELECT core, start, \"end\", lost, reason FROM gaps WHERE session_id = 1")
+    print(f"gaps (core, start, end, lost, reason): {gaps}")
+    check(all(g[4] == 4 for g in gaps), f"gaps other than the window's halts: {gaps}")
+
+    bad = []
+    for core in (0, 1):
+        a, b = f0[core], f1[core]
+        span_us = ((b["timestamp"] - a["timestamp"]) % (1 << 32)) / BOARD_HZ * 1e6
+        lo, hi = seen_span(s, core)
+        seen_us = (hi - lo) * 1e6 / hz
+        edge_us = max(0.0, span_us - seen_us)
+        print(f"  core {core}: {span_us / 1e6:.3f} s of its board time, its trace spans "
+              f"{seen_us / 1e6:.3f} s of global time (edges {edge_us:.0f} us)")
+        check(seen_us <= span_us + 2000,
+              f"core {core}'s trace spans {seen_us:.0f} us of global time, more than the "
+              f"{span_us:.0f} us its board ran: the cores' clocks disagree")
+        got = {r[0]: r[1:] for r in s.sql("SELECT task, jobs, run_total_us FROM task_core_stats "
+                                          "WHERE session_id = 1 AND core = ?", core)}
+        for x, y in zip(a["live"]["tasks"], b["live"]["tasks"]):
+            name = x["name"]
+            if name not in CORE_TASKS[core]:
+                continue
+            truth_us = (y["run_ticks"] - x["run_ticks"]) / BOARD_HZ * 1e6
+            gj, run_us = got.get(name, (0, 0.0))
+            off = run_us - truth_us
+            jobs = y["terminations"] - x["terminations"]
+            print(f"    {name}: swo {run_us:.1f} us truth {truth_us:.1f} us (off {off:+.1f}), "
+                  f"jobs {gj} ({jobs})")
+            print(f"BENCH swo_2core_net_off_{name} {100 * off / truth_us:+.3f} %")
+            if abs(off) > 0.002 * truth_us + edge_us:
+                bad.append(f"{name} net off by {off:+.1f} us")
+            if abs(gj - jobs) > 1:
+                bad.append(f"{name} jobs {gj} vs {jobs}")
+        isrs = s.sql("SELECT e.a, i.name, count(*) FROM events e JOIN isrs i ON i.session_id "
+                     "= e.session_id AND i.isr = e.a WHERE e.session_id = 1 AND e.kind = 4 AND "
+                     "e.core = ? GROUP BY e.a", core)
+        print(f"    ISR entries on core {core} (id, name, count): "
+              f"{[(hex(a), n, c) for a, n, c in isrs]}")
+        check(isrs, f"no ISR entries on core {core}")
+        for a, n, c in isrs:
+            if a >= ISR_EXC:  # an exception the vector table names: core k's are its own
+                check((a >> 16 & 0xFF) == core and ("on core 1" in n) == (core == 1),
+                      f"core {core}: exception ISR {a:#x} {n}")
+            else:  # an ISR2 of the core's ORTI file: in that core's id space
+                check(a >> 16 == core, f"core {core}: ISR2 {a:#x} {n} of another core")
+    check(not bad, "; ".join(bad))
+
+    # the recording replays to the same session
+    db = os.path.join(tmp, "replay.db")
+    subprocess.run([rig_session.PROFD, "--orti", os.environ["ORTI_RIG_ORTI"], "--elf",
+                    os.environ["ORTI_RIG_ELF"], "--replay", cap, "--db", db, "--http", "none",
+                    "--quiet"], check=True)
+    q = ("SELECT task, core, jobs, run_total_us FROM task_core_stats WHERE session_id = 1 "
+         "ORDER BY 1, 2")
+    con = sqlite3.connect(db)
+    replayed = con.execute(q).fetchall()
+    con.close()
+    live = s.sql(q)
+    check(replayed == live, f"the replay differs: live {live}, replay {replayed}")
+    print(f"replay of the capture: {len(live)} task rows per core, identical")
+
+
+def case_halt(tmp):
+    two_files()
+    rig_session.halt_one_core(tmp, swo_2core_args())
+
+
+def case_errors(tmp):
+    """What a two-core SWO session cannot do is refused before the trace is on, naming the way
+    out; nothing stays programmed (each core's ITM_TCR reads as before)."""
+    two_files()
+    base = swo_2core_args()
+    tcl = rig_session.Tcl()
+    before = [tcl(f"{t} mdw 0xE0000E80").split()[-1] for t in rig_session.CORE_TARGETS]
+
+    def refused(args, want):
+        db = os.path.join(tmp, "refused.db")
+        r = subprocess.run([rig_session.PROFD, "--orti", os.environ["ORTI_RIG_ORTI"], "--elf",
+                            os.environ["ORTI_RIG_ELF"], "--openocd",
+                            f"127.0.0.1:{os.environ['ORTI_RIG_TCL_PORT']}", *args, "--db", db,
+                            "--http", "none", "--quiet", "--duration", "2s"],
+                           capture_output=True, text=True, timeout=60)
+        check(r.returncode != 0, f"{args} was not refused")
+        check(want in r.stderr, f"the refusal of {args} does not say {want!r}: {r.stderr}")
+        print(f"refused: {r.stderr.strip().splitlines()[-1]}")
+
+    def without(opt):
+        i = base.index(opt)
+        return base[:i] + base[i + 2:]
+
+    refused(without("--swo-global-clock"), "--swo-global-clock")
+    fmt = base.index("--swo-format")
+    refused(base[:fmt + 1] + ["itm"] + base[fmt + 2:], "must be tpiu")
+    refused(without("--target-per-core"), "--target-per-core")
+    after = [tcl(f"{t} mdw 0xE0000E80").split()[-1] for t in rig_session.CORE_TARGETS]
+    check(after == before, f"ITM_TCR changed by refused sessions: {before} -> {after}")
+
+
+if __name__ == "__main__":
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        if sys.argv[1] == "window":
+            case_window(float(sys.argv[2]), d)
+        elif sys.argv[1] == "halt":
+            case_halt(d)
+        elif sys.argv[1] == "errors":
+            case_errors(d)
+        else:
+            raise SystemExit(f"unknown case {sys.argv[1]}")

@@ -33,8 +33,10 @@
 #define RIG_TRACE_SHM_MAGIC    0x54545452u /* "RTTT" */
 #define RIG_TRACE_SHM_VERSION  2u
 #define RIG_TRACE_WALL_HZ      25000000u   /* cycles/s without -icount (the mps2 CPU clock) */
-#define RIG_TRACE_GTS_HZ       1000000u    /* the global timestamp clock: host CLOCK_MONOTONIC
-                                            * in µs, shared by every core, never stopped */
+#define RIG_TRACE_GTS_HZ       25000000u   /* the global timestamp clock (without -icount: host
+                                            * CLOCK_MONOTONIC, shared by every core, never
+                                            * stopped), 40 ns: fine enough that a session on it
+                                            * keeps the trace's exactness */
 #define RIG_TRACE_NUMCOMP      4u
 #define RIG_TRACE_MAX_FUNCS    2048u       /* ELF function symbols kept (sorted by address) */
 #define RIG_TRACE_FUNC_NAME    56u

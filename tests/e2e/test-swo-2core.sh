@@ -3,8 +3,8 @@
 # 2 --swo: each QEMU with its own trace unit, rig-swo-merge funnelling both ITMs into one TPIU
 # stream with one trace ID per core and global timestamps from the clock the cores share),
 # each core's DWT and ITM programmed through its own OpenOCD target (swo-2core-cases.py):
-#   window  per core: each task on its own core, net times within 0.2 % of that core's truth
-#           (plus the window's unseen edges), jobs within 1, each core's exceptions its own ISRs,
+#   window  per core: each task on its own core, net times within 0.2 % (or 0.1 point of the
+#           core's time) of that core's truth plus the window's unseen edges, jobs within 1, each core's exceptions its own ISRs,
 #           the session on the global clock; the recorded capture replays to the same rows;
 #   halt    core 1 halted alone: a gap on core 1 only, core 0 goes on;
 #   errors  no --swo-global-clock, an itm stream, no --target-per-core: refused, naming the

@@ -391,6 +391,62 @@ test_bad_streams_metadata (void)
   g_rmdir (dir);
 }
 
+/* An SWO capture of several cores whose metadata does not fit is refused, naming the file and
+ * the key: swo.cores that is no count or not the ORTI's cores (at session_new), a core without
+ * its clock rate (at session_start, where the decoder is made). */
+static void
+test_bad_swo_metadata (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("orti-amp-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *orti = write_orti (dir, 2);
+  g_autofree char *capture = g_build_filename (dir, "bad-swo.ocap", NULL);
+  g_autofree char *db_path = g_build_filename (dir, "profile.db", NULL);
+  static const struct {
+    const char *cores, *cpu_hz1; /* swo.cores; swo.1.cpu_hz (NULL: absent) */
+    gboolean at_start;           /* refused by session_start, not session_new */
+    const char *names;           /* what the message quotes */
+  } cases[] = {
+    { "3", "25000000", FALSE, "swo.cores \"3\"" },
+    { "x", "25000000", FALSE, "swo.cores \"x\"" },
+    { "1", "25000000", FALSE, "swo.cores \"1\"" },
+    { "2", NULL, TRUE, "swo.1.cpu_hz \"\"" },
+    { "2", "0", TRUE, "swo.1.cpu_hz \"0\"" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (GHashTable) meta = g_hash_table_new (g_str_hash, g_str_equal);
+    g_hash_table_insert (meta, (gpointer) "swo.cores", (gpointer) cases[i].cores);
+    g_hash_table_insert (meta, (gpointer) "swo.0.cpu_hz", (gpointer) "25000000");
+    if (cases[i].cpu_hz1)
+      g_hash_table_insert (meta, (gpointer) "swo.1.cpu_hz", (gpointer) cases[i].cpu_hz1);
+    ProbeCaptureInfo info = { .source = PROBE_SOURCE_SWO, .tick_hz = TICK_HZ, .metadata = meta };
+    ProbeCaptureWriter *w = probe_capture_writer_new (capture, &info, &error);
+    g_assert_no_error (error);
+    g_assert_true (probe_capture_writer_close (w, &error));
+    SessionConfig cfg = { .orti_path = orti, .core = -1, .source = SESSION_SOURCE_REPLAY,
+                          .replay_path = capture };
+    g_autoptr (Session) s = session_new (&cfg, &error);
+    if (cases[i].at_start) {
+      g_assert_no_error (error);
+      StoreWriter *sw = store_writer_new (db_path, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_false (session_start (s, sw, &error));
+      g_assert_true (store_writer_close (sw, NULL));
+    } else {
+      g_assert_null (s);
+    }
+    g_assert_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG);
+    g_assert_nonnull (strstr (error->message, capture));
+    g_assert_nonnull (strstr (error->message, cases[i].names));
+    g_clear_error (&error);
+  }
+  g_unlink (capture);
+  g_unlink (db_path);
+  g_unlink (orti);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -398,6 +454,7 @@ main (int argc, char **argv)
   profd = argc > 1 ? argv[1] : NULL;
   g_test_add_func ("/multicore/target-per-core-config", test_target_per_core_config);
   g_test_add_func ("/multicore/replay/bad-streams-metadata", test_bad_streams_metadata);
+  g_test_add_func ("/multicore/replay/bad-swo-metadata", test_bad_swo_metadata);
   g_test_add_data_func ("/multicore/replay/6-cores", GUINT_TO_POINTER (6), test_replay);
   g_test_add_data_func ("/multicore/replay/16-cores", GUINT_TO_POINTER (16), test_replay);
   g_test_add_data_func ("/multicore/replay/6-cores-drained", GUINT_TO_POINTER (6 | DRAIN),

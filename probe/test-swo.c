@@ -2355,6 +2355,8 @@ test_decoder_multi_errors (void)
     { "prescaler", "stream 0: LTS prescaler 3" },
     { "map", "stream 1: " },
   };
+  /* a comparator number data trace cannot name (it must outlive the decoder_new below) */
+  const ProbeSwoComparator bad_comparator = { 7, { .kind = PROBE_POLL_TASK, .width = 1 } };
   for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
     ProbeSwoStream st[2] = { streams[0], streams[1] };
     ProbeSwoDecoderOptions o = good;
@@ -2381,8 +2383,7 @@ test_decoder_multi_errors (void)
     else if (g_str_equal (w, "prescaler"))
       st[0].map.lts_prescaler = 3;
     else if (g_str_equal (w, "map"))
-      st[1].map.core = 1, st[1].map.n_comparators = 1, st[1].map.comparators =
-        &(ProbeSwoComparator){ 7, { .kind = PROBE_POLL_TASK, .width = 1 } };
+      st[1].map.core = 1, st[1].map.n_comparators = 1, st[1].map.comparators = &bad_comparator;
     g_autoptr (GError) error = NULL;
     g_autoptr (ProbeSwoDecoder) d = probe_swo_decoder_new (&o, &error);
     g_assert_null (d);

@@ -78,8 +78,6 @@ struct _Session {
   ProbeTargetState target_state;/* last state seen (explicit poll or OpenOCD notification) */
   gboolean per_core_states;     /* the source polls each core's target: halts are per core */
   ProbeTargetState core_state[SESSION_LIVE_MAX_CORES]; /* … the last state seen of each */
-  guint8 core_stop_seen[SESSION_LIVE_MAX_CORES]; /* SWO: checks that saw the core stopped
-                                 * before its state is taken (see check_targets) */
 
   GMutex lock;                  /* guards live */
   SessionLive live;
@@ -607,18 +605,8 @@ check_targets (Session *s)
     s->per_core_states = TRUE;
     take_notifications (s);
     for (guint c = 0; c < n; c++) {
-      /* SWO: a core's last packets leave its trace unit after it halted (the TPIU's FIFO,
-       * the capture's buffers) and may reach us after this check saw it halted; its gap
-       * would then start before them, and they would open a slice that runs on through the
-       * halt on the other cores' time. So a stop is taken at the next check (100 ms on),
-       * at the core's latest time, once its stream has delivered them. */
-      gboolean lagging = s->capture_kind == PROBE_SOURCE_SWO && st[c] != PROBE_TARGET_RUNNING
-                         && st[c] != s->core_state[c] && s->core_stop_seen[c]++ == 0;
-      if (st[c] == s->core_state[c] || st[c] == PROBE_TARGET_RUNNING)
-        s->core_stop_seen[c] = 0;
-      if (st[c] != s->core_state[c] && !lagging) {
+      if (st[c] != s->core_state[c]) {
         s->core_state[c] = st[c];
-        s->core_stop_seen[c] = 0;
         probe_source_core_state (s->source, (guint16) c, st[c], &s->sink);
       }
     }

@@ -1315,6 +1315,16 @@ void probe_swo_decoder_seed (ProbeSwoDecoder *d, const guint32 *values, guint n,
 void probe_swo_decoder_seed_stream (ProbeSwoDecoder *d, guint stream_index,
                                     const guint32 *values, guint n, ProbeEventsFunc func,
                                     gpointer user_data);
+/* probe_swo_decoder_stream_stopped: stream @stream_index's core stopped (halted, reset; < the
+ * number of streams). Its local clock does not keep step with the global one across the stop
+ * (CYCCNT and the ITM's timestamp counter stop with the core, or saturate, while the global
+ * clock runs on), so the packets it sends once running again wait for its next global time,
+ * as after lost input, instead of counting on from the global time before the stop. Call it
+ * once the packets sent before the stop have been fed: those still waiting for a local
+ * timestamp are handed over first, with the stream's latest time (Events to @func). No-op for
+ * a single-stream decoder (its Events are on the core's own clock). */
+void probe_swo_decoder_stream_stopped (ProbeSwoDecoder *d, guint stream_index,
+                                       ProbeEventsFunc func, gpointer user_data);
 /* The statistics of all layers (never NULL; refreshed by each call). Multi-core: itm and map
  * are the sums over the streams. */
 const ProbeSwoDecoderStats *probe_swo_decoder_get_stats (ProbeSwoDecoder *d);

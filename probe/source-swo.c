@@ -74,6 +74,7 @@ typedef struct {
   double pc_hz;               /* the PC sampling rate attach set (0: none) */
   GByteArray *seed;           /* the traced variables as read once the trace was on, handed
                                * out by the next read on the core's seed channel */
+  guint stopped_checks;       /* target checks in a row that saw the core stopped */
 } SwoCore;
 
 typedef struct {
@@ -747,7 +748,12 @@ swo_gap (ProbeSource *src, guint64 ts, ProbeGapReason reason, ProbeEventFunc fun
 }
 
 /* Several cores: each core's target state (a core halted alone is a gap of that core alone;
- * its ITM sends nothing while the others' go on). */
+ * its ITM sends nothing while the others' go on). A stop is reported from the second check in
+ * a row that sees it: a core's last packets leave its trace unit after it stopped (the TPIU's
+ * FIFO, the capture's buffers) and may reach us after the first; its gap would then start
+ * before them, and they would open a slice that runs on through the stop. One check later
+ * (100 ms in a session) its stream has delivered them, and the stop is at the core's latest
+ * time. */
 static guint
 swo_check_core_targets (ProbeSource *src, ProbeTargetState *states, guint max, GError **error)
 {
@@ -758,7 +764,30 @@ swo_check_core_targets (ProbeSource *src, ProbeTargetState *states, guint max, G
   g_autofree const char **targets = g_new0 (const char *, n);
   for (guint k = 0; k < n; k++)
     targets[k] = w->cores[k].target;
-  return probe_openocd_target_states (w->oc, targets, n, states, error) ? n : 0;
+  if (!probe_openocd_target_states (w->oc, targets, n, states, error))
+    return 0;
+  for (guint k = 0; k < n; k++) {
+    SwoCore *c = &w->cores[k];
+    if (states[k] == PROBE_TARGET_RUNNING)
+      c->stopped_checks = 0;
+    else if (c->stopped_checks++ == 0)
+      states[k] = PROBE_TARGET_RUNNING; /* not yet: at the next check */
+  }
+  return n;
+}
+
+/* Core @core changed state: its TARGET_STATE and, when it stopped, its GAP at its latest time;
+ * its stream then waits for its next global time (probe_swo_decoder_stream_stopped), so
+ * packets sent once it runs again are not placed as if no time had passed. */
+static void
+swo_core_state (ProbeSource *src, guint64 ts, guint16 core, ProbeTargetState st,
+                ProbeEventFunc func, gpointer user)
+{
+  SwoSource *w = (SwoSource *) src;
+  ProbeSourceEachEvent e = { func, user };
+  if (st != PROBE_TARGET_RUNNING && w->multi && w->decoder != NULL && core < w->n_cores)
+    probe_swo_decoder_stream_stopped (w->decoder, core, probe_source_each_event, &e);
+  probe_event_core_state (ts, core, st, func, user);
 }
 
 static void
@@ -847,6 +876,7 @@ static const ProbeSourceClass swo_class = {
   .decode = swo_decode,
   .gap = swo_gap,
   .check_core_targets = swo_check_core_targets,
+  .core_state = swo_core_state,
   .update_quality = swo_update_quality,
   .finish = swo_finish,
   .detach = swo_detach,

@@ -500,6 +500,24 @@ probe_swo_decoder_seed_stream (ProbeSwoDecoder *d, guint stream_index, const gui
     probe_swo_mapper_seed (d->mapper, i, values[i], func, user_data);
 }
 
+void
+probe_swo_decoder_stream_stopped (ProbeSwoDecoder *d, guint stream_index, ProbeEventsFunc func,
+                                  gpointer user_data)
+{
+  g_return_if_fail (stream_index < MAX (d->n_streams, 1u));
+  if (d->n_streams == 0)
+    return;
+  /* packets fed so far and still waiting for their local timestamp were sent before the
+   * stop: they go out under the global time they were sent under */
+  ProbeSwoStreamDec *s = d->streams[stream_index];
+  d->func = func;
+  d->user_data = user_data;
+  stream_flush (s);
+  d->func = NULL;
+  d->user_data = NULL;
+  s->anchored = FALSE;
+}
+
 const ProbeSwoDecoderStats *
 probe_swo_decoder_get_stats (ProbeSwoDecoder *d)
 {

@@ -525,6 +525,14 @@ gen_cont (GByteArray *out, guint8 h, guint64 v, guint n)
   }
 }
 
+void
+swo_gen_gts_full (GByteArray *out, guint64 global)
+{
+  guint64 high = global >> 26;
+  gen_cont (out, 0x94, (global & 0x3FFFFFF) | 1u << 27, 4);
+  gen_cont (out, 0xB4, high, high >> 22 ? 6 : 4);
+}
+
 /* The GTS packets for global time @G (ARMv7-M D4.2.5): GTS1 with TS[25:0] — only the
  * low-order 7-bit groups that changed since the last GTS1, all four (with Wrap) when TS[63:26]
  * changed or at the first — and then a GTS2 (4 bytes, TS[47:26]; 6 with TS[63:48] set). */

@@ -17,6 +17,8 @@ void swo_gen_hw (GByteArray *out, guint id, guint size, guint32 value);
 /* Local timestamp @delta (≥ 1) with TC @tc: the one-byte form when it fits (1–6, TC 0). */
 void swo_gen_lts (GByteArray *out, guint32 delta, guint tc);
 void swo_gen_sync (GByteArray *out);
+/* Global timestamp @global in full: a GTS1 with all of TS[25:0] and Wrap, then a GTS2. */
+void swo_gen_gts_full (GByteArray *out, guint64 global);
 void swo_gen_overflow (GByteArray *out);
 void swo_gen_exception (GByteArray *out, guint number, guint fn);
 void swo_gen_data_value (GByteArray *out, guint comparator, gboolean write, guint size,

@@ -2328,6 +2328,74 @@ test_decoder_multi_gaps (void)
   }
 }
 
+/* The time of core 1's switch to @task in @per (G_MAXUINT64: none). */
+static guint64
+switch_ts (GArray *per, guint32 task)
+{
+  for (guint i = 0; i < per->len; i++) {
+    const ProbeEvent *e = &g_array_index (per, ProbeEvent, i);
+    if (e->kind == PROBE_EVENT_TASK_SWITCH && e->a == task)
+      return e->ts;
+  }
+  return G_MAXUINT64;
+}
+
+/* A core halted alone: its CYCCNT and local timestamps stop with it, the global clock runs on.
+ * After probe_swo_decoder_stream_stopped its packets wait for its next global time, so its
+ * first switch once running again is at the time that GTS says (without the call: at the
+ * global time before the halt, 1 s early); the packets before the stop keep their time. */
+static void
+test_decoder_multi_stopped (void)
+{
+  SwoGenMultiOptions go = { .n_cores = 2, .cpu_hz = { 25000000, 25000000 },
+                            .global_hz = 25000000 };
+  ProbeSwoStream streams[2];
+  ProbeSwoDecoderOptions o;
+  multi_options (&o, streams, &go);
+  const guint64 g0 = 1000000, halt = 25000000; /* the halt: 1 s of the global clock */
+  /* core 1 (trace ID 2): task 1, LTS 100, GTS g0 (at local 100); task 2, LTS 200; halted */
+  g_autoptr (GByteArray) before = g_byte_array_new ();
+  swo_gen_data_value (before, 0, TRUE, 1, 1);
+  swo_gen_lts (before, 100, 0);
+  swo_gen_gts_full (before, g0);
+  swo_gen_data_value (before, 0, TRUE, 1, 2);
+  swo_gen_lts (before, 200, 0);
+  /* running again: task 3, LTS 50 (the halt not counted), GTS g0 + 250 + halt; task 4, LTS 10 */
+  g_autoptr (GByteArray) after = g_byte_array_new ();
+  swo_gen_data_value (after, 0, TRUE, 1, 3);
+  swo_gen_lts (after, 50, 0);
+  swo_gen_gts_full (after, g0 + 250 + halt);
+  swo_gen_data_value (after, 0, TRUE, 1, 4);
+  swo_gen_lts (after, 10, 0);
+  g_autoptr (GRand) rand = g_rand_new_with_seed (5);
+  SwoGenChunk c1 = { 2, before->data, before->len }, c2 = { 2, after->data, after->len };
+  g_autoptr (GByteArray) f1 = swo_gen_tpiu (&c1, 1, 1, 0.0, rand);
+  g_autoptr (GByteArray) f2 = swo_gen_tpiu (&c2, 1, 1, 0.0, rand);
+  for (int stopped = 0; stopped < 2; stopped++) {
+    g_autoptr (ProbeSwoDecoder) d = probe_swo_decoder_new (&o, NULL);
+    g_autoptr (GArray) all = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+    probe_swo_decoder_feed (d, f1->data, f1->len, collect_events, all);
+    if (stopped)
+      probe_swo_decoder_stream_stopped (d, 1, collect_events, all);
+    probe_swo_decoder_stream_stopped (d, 0, collect_events, all); /* a stream with nothing */
+    probe_swo_decoder_feed (d, f2->data, f2->len, collect_events, all);
+    probe_swo_decoder_flush (d, collect_events, all);
+    GArray *per[2];
+    split_by_core (all, per, 2);
+    g_assert_cmpuint (per[0]->len, ==, 0);
+    g_assert_cmpuint (switch_ts (per[1], 1), ==, g0);
+    g_assert_cmpuint (switch_ts (per[1], 2), ==, g0 + 200);
+    g_assert_cmpuint (switch_ts (per[1], 3), ==, g0 + 250 + (stopped ? halt : 0));
+    g_assert_cmpuint (switch_ts (per[1], 4), ==, g0 + 260 + halt);
+    const ProbeSwoStreamStats *st = probe_swo_decoder_get_stream_stats (d, 1);
+    g_assert_cmpuint (st->anchors, ==, 2);
+    g_assert_cmpuint (st->held, ==, 0);
+    g_assert_cmpuint (st->dropped, ==, 0);
+    for (guint k = 0; k < 2; k++)
+      g_array_unref (per[k]);
+  }
+}
+
 /* Bad options name the problem; n_streams 0 keeps the single-stream decoder. */
 static void
 test_decoder_multi_errors (void)
@@ -2435,6 +2503,7 @@ main (int argc, char **argv)
   g_test_add_func ("/swo/decoder/gap", test_decoder_gap);
   g_test_add_func ("/swo/decoder/multi-scenario", test_decoder_multi_scenario);
   g_test_add_func ("/swo/decoder/multi-gaps", test_decoder_multi_gaps);
+  g_test_add_func ("/swo/decoder/multi-stopped", test_decoder_multi_stopped);
   g_test_add_func ("/swo/decoder/multi-errors", test_decoder_multi_errors);
   return g_test_run ();
 }

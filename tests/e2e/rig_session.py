@@ -88,14 +88,14 @@ def both_cores_window(seconds, start):
     return s, f0, f1
 
 
-def halt_one_core(tmp, source, halt_s=1.0):
+def halt_one_core(tmp, source, halt_s=1.0, record=None):
     """Core 1 halted alone for @halt_s inside a running two-core session with @source
-    arguments: a gap on core 1 only (reason 4, halt), as long as the halt within the daemon's
-    target check (every 0.1 s) and one sample interval; core 0 runs on through it (no time
-    unknown there, slices during it)."""
+    arguments (recorded to @record if given): a gap on core 1 only (reason 4, halt), as long as
+    the halt within the daemon's target check (every 0.1 s) and one sample interval; core 0
+    runs on through it (no time unknown there, slices during it). Returns the session."""
     tcl = Tcl()
     targets = CORE_TARGETS
-    s = Session(tmp, source, ["--target-per-core", ",".join(targets)])
+    s = Session(tmp, source, ["--target-per-core", ",".join(targets)], record=record)
     time.sleep(1.0)
     tcl(f"targets {targets[1]}; halt; targets {targets[0]}")
     check(tcl(f"{targets[1]} curstate") == "halted", "core 1 did not halt")
@@ -119,6 +119,25 @@ def halt_one_core(tmp, source, halt_s=1.0):
     during = s.sql("SELECT count(*) FROM slices WHERE session_id = 1 AND core = 0 AND "
                    "start >= ? AND start < ?", g0 * hz, g1 * hz)[0][0]
     check(during > 0, "no slice on core 0 while core 1 was halted")
+    return s
+
+
+def check_replay(s, cap, tmp):
+    """The capture @cap, recorded by session @s, replays to the same task rows per core and
+    the same gaps."""
+    db = os.path.join(tmp, "replay.db")
+    subprocess.run([PROFD, "--orti", os.environ["ORTI_RIG_ORTI"], "--elf",
+                    os.environ["ORTI_RIG_ELF"], "--replay", cap, "--db", db, "--http", "none",
+                    "--quiet"], check=True)
+    con = sqlite3.connect(db)
+    for q in ("SELECT task, core, jobs, run_total_us FROM task_core_stats WHERE session_id = 1 "
+              "ORDER BY 1, 2",
+              "SELECT core, reason, start, \"end\" FROM gaps WHERE session_id = 1 ORDER BY 1, 3"):
+        replayed = con.execute(q).fetchall()
+        live = s.sql(q)
+        check(replayed == live, f"the replay differs: live {live}, replay {replayed}")
+    con.close()
+    print("replay of the capture: the same task rows per core and gaps")
 
 
 def delta_tasks(a, b):

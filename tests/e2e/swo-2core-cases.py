@@ -24,7 +24,6 @@ CYCCNT and board timer), so each core is exact on its own clock; test-swo-2core.
 import json
 import os
 import shutil
-import sqlite3
 import subprocess
 import sys
 
@@ -131,24 +130,16 @@ def case_window(seconds, tmp):
                 check(a >> 16 == core, f"core {core}: ISR2 {a:#x} {n} of another core")
     check(not bad, "; ".join(bad))
 
-    # the recording replays to the same session
-    db = os.path.join(tmp, "replay.db")
-    subprocess.run([rig_session.PROFD, "--orti", os.environ["ORTI_RIG_ORTI"], "--elf",
-                    os.environ["ORTI_RIG_ELF"], "--replay", cap, "--db", db, "--http", "none",
-                    "--quiet"], check=True)
-    q = ("SELECT task, core, jobs, run_total_us FROM task_core_stats WHERE session_id = 1 "
-         "ORDER BY 1, 2")
-    con = sqlite3.connect(db)
-    replayed = con.execute(q).fetchall()
-    con.close()
-    live = s.sql(q)
-    check(replayed == live, f"the replay differs: live {live}, replay {replayed}")
-    print(f"replay of the capture: {len(live)} task rows per core, identical")
+    rig_session.check_replay(s, cap, tmp)
 
 
 def case_halt(tmp):
+    """Core 1 halted alone (rig_session.halt_one_core); the capture replays to the same gap:
+    core 1's stream waits for its first global time after the halt at the same point."""
     two_files()
-    rig_session.halt_one_core(tmp, swo_2core_args())
+    cap = os.path.join(tmp, "halt.ocap")
+    s = rig_session.halt_one_core(tmp, swo_2core_args(), record=cap)
+    rig_session.check_replay(s, cap, tmp)
 
 
 def case_errors(tmp):

@@ -446,6 +446,15 @@ input_name (ProbeSwoInput input)
          : input == PROBE_SWO_INPUT_ORBFLOW ? "orbflow" : "itm";
 }
 
+/* The stream's format, live: the configured one; several cores' ITMs share OpenOCD's capture
+ * through the TPIU formatter (a stream given must be TPIU: the source refuses others). */
+static ProbeSwoInput
+set_input (SessionSwoSet *set)
+{
+  const ProbeSwoSourceConfig *c = &session_swo_set_get (set, 0)->cfg;
+  return set->multi && c->stream == NULL ? PROBE_SWO_INPUT_TPIU : c->input;
+}
+
 gboolean
 session_swo_set_source_config (SessionSwoSet *set, guint64 global_hz,
                                const ProbeCaptureInfo *replay, const char *replay_path,
@@ -471,9 +480,7 @@ session_swo_set_source_config (SessionSwoSet *set, guint64 global_hz,
   sc.n_cores = set->cores->len;
   sc.global_hz = global_hz;
   sc.target = NULL;
-  /* the cores' ITMs share the stream through the TPIU formatter (OpenOCD's capture too) */
-  if (sc.stream == NULL)
-    sc.input = PROBE_SWO_INPUT_TPIU;
+  sc.input = set_input (set);
   if (replay != NULL) { /* each core's comparators and clock; the global clock's rate */
     sc.decode_only = TRUE;
     sc.input = PROBE_SWO_INPUT_TPIU;
@@ -497,10 +504,10 @@ session_swo_set_source_config (SessionSwoSet *set, guint64 global_hz,
 }
 
 void
-session_swo_set_metadata (SessionSwoSet *set, const ProbeSwoSourceConfig *source,
-                          const ProbeSourceQuality *quality, GHashTable *meta, GPtrArray *keys)
+session_swo_set_metadata (SessionSwoSet *set, const ProbeSourceQuality *quality, GHashTable *meta,
+                          GPtrArray *keys)
 {
-  g_hash_table_insert (meta, "swo.input", g_strdup (input_name (source->input)));
+  g_hash_table_insert (meta, "swo.input", g_strdup (input_name (set_input (set))));
   if (!set->multi) {
     const SessionSwo *sw = session_swo_set_get (set, 0);
     g_hash_table_insert (meta, "swo.comparators", g_strdup_printf ("%u", quality->comparators));

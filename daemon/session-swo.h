@@ -90,8 +90,7 @@ gboolean session_swo_set_source_config (SessionSwoSet *set, guint64 global_hz,
 /* session_swo_set_metadata: what a replay needs into a capture's @meta (keys made are added
  * to @keys, which must outlive @meta's use): "swo.comparators", "swo.priorities", "swo.vtor",
  * "swo.input"; several cores "swo.cores" and "swo.K.comparators|priorities|vtor|cpu_hz". */
-void session_swo_set_metadata (SessionSwoSet *set, const ProbeSwoSourceConfig *source,
-                               const ProbeSourceQuality *quality, GHashTable *meta,
-                               GPtrArray *keys);
+void session_swo_set_metadata (SessionSwoSet *set, const ProbeSourceQuality *quality,
+                               GHashTable *meta, GPtrArray *keys);
 
 G_END_DECLS

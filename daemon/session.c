@@ -1236,11 +1236,8 @@ session_start (Session *s, StoreWriter *writer, GError **error)
       g_hash_table_insert (meta, "rtt.streams", g_strdup_printf ("%u", s->expect_cores));
     if (s->capture_kind == PROBE_SOURCE_POLL && s->cfg.pc_sample_hz) /* its records' channels */
       g_hash_table_insert (meta, "poll.pc_sample", g_strdup ("1"));
-    if (s->swo != NULL) {
-      ProbeSwoSourceConfig sc;
-      if (session_swo_set_source_config (s->swo, s->cfg.swo_global_hz, NULL, NULL, &sc, NULL))
-        session_swo_set_metadata (s->swo, &sc, sq, meta, keys);
-    }
+    if (s->swo != NULL)
+      session_swo_set_metadata (s->swo, sq, meta, keys);
     ci.metadata = meta;
     s->record = probe_capture_writer_new (s->record_path, &ci, error);
     if (s->record == NULL) {

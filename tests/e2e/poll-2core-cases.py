@@ -31,7 +31,7 @@ import rig_session  # noqa: E402
 from rig_session import BOARD_HZ, Session, poll_args  # noqa: E402
 from trace_ref import check  # noqa: E402
 
-CORE_TASKS = ({"Task0", "Task1"}, {"SplitA", "SplitB", "SplitC", "SplitD"})
+CORE_TASKS = rig_session.CORE_TASKS
 
 
 def main(seconds, tmp):

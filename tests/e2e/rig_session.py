@@ -47,6 +47,34 @@ def fw_truth():
 
 
 CORE_TARGETS = ("sim.cpu", "sim.cpu1")  # the two-core rig's OpenOCD targets, in core order
+# the two-core rig's tasks per core (demo-2core: core 0 runs pfp, core 1 split)
+CORE_TASKS = ({"Task0", "Task1"}, {"SplitA", "SplitB", "SplitC", "SplitD"})
+
+
+def two_orti_files():
+    """One ORTI file per core (the cores run one kernel: the same task and ISR2 ids, which the
+    session keeps apart per core), resolved on demo-2core.elf's per-core copies."""
+    orti = os.environ["ORTI_RIG_ORTI"]
+    os.environ["ORTI_RIG_ORTI"] = f"{orti},{orti}"
+    os.environ["ORTI_RIG_ELF"] = os.path.join(os.environ["ORTI_RIG_BUILD_DIR"],
+                                              "tests/rig/firmware/demo-2core.elf")
+
+
+def check_own_cores(s, core_tasks=CORE_TASKS):
+    """Session @s has a core_stats row per core and each task's known slices on its own core
+    only (in @core_tasks[core], its id in that core's space: core << 16). Returns the (core,
+    task) pairs seen."""
+    names = dict(s.sql("SELECT task, name FROM tasks WHERE session_id = 1"))
+    cores = [r[0] for r in s.sql("SELECT core FROM core_stats WHERE session_id = 1 ORDER BY core")]
+    check(cores == list(range(len(core_tasks))),
+          f"core_stats rows for cores {cores}, not 0 … {len(core_tasks) - 1}")
+    seen = s.sql("SELECT DISTINCT core, task FROM slices WHERE session_id = 1 AND flags & 1 = 0")
+    for core, task in seen:
+        name = names.get(task, hex(task))
+        check(name in core_tasks[core] and task >> 16 == core,
+              f"task {name} ({task:#x}) seen on core {core}")
+    print(f"tasks per core: {sorted(seen)}")
+    return seen
 
 
 def both_cores(tcl, cmd):

@@ -20,8 +20,6 @@ RTT_2CORE_KEEP=FILE keeps the session's store there (and both truths in FILE.jso
 import json
 import os
 import shutil
-import sqlite3
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -30,7 +28,7 @@ import rig_session  # noqa: E402
 from rig_session import BOARD_HZ, Session  # noqa: E402
 from trace_ref import check  # noqa: E402
 
-CORE_TASKS = ({"Task0", "Task1"}, {"SplitA", "SplitB", "SplitC", "SplitD"})
+CORE_TASKS = rig_session.CORE_TASKS
 
 
 def clock_offset(f):
@@ -74,12 +72,7 @@ def window_loads(s, core, t0, t1):
 def main(seconds, tmp):
     elf0, elf1 = os.environ["ORTI_RIG_ELF"], os.environ["ORTI_RIG_ELF1"]
     blocks = ",".join(f"{rig_session.symbol(e, 'orti_trace_rtt'):#x}" for e in (elf0, elf1))
-    # one ORTI file per core (the cores run one kernel: the same task and ISR2 ids, which the
-    # session keeps apart per core), resolved on demo-2core.elf's per-core copies
-    build = os.environ["ORTI_RIG_BUILD_DIR"]
-    orti = os.environ["ORTI_RIG_ORTI"]
-    os.environ["ORTI_RIG_ORTI"] = f"{orti},{orti}"
-    os.environ["ORTI_RIG_ELF"] = os.path.join(build, "tests/rig/firmware/demo-2core.elf")
+    rig_session.two_orti_files()
     cap = os.path.join(tmp, "2core.ocap")
     s, f0, f1 = rig_session.both_cores_window(seconds, lambda f0: Session(
         tmp, ["--source", "rtt", "--target-per-core", ",".join(rig_session.CORE_TARGETS),
@@ -91,14 +84,7 @@ def main(seconds, tmp):
 
     names = dict(s.sql("SELECT task, name FROM tasks WHERE session_id = 1"))
     value = {n: v for v, n in names.items() if v < 0x10000}  # the file's own value
-    cores = [r[0] for r in s.sql("SELECT core FROM core_stats WHERE session_id = 1 ORDER BY core")]
-    check(cores == [0, 1], f"core_stats rows for cores {cores}, not 0 and 1")
-    seen = s.sql("SELECT DISTINCT core, task FROM slices WHERE session_id = 1 AND flags & 1 = 0")
-    for core, task in seen:
-        name = names.get(task, hex(task))
-        check(name in CORE_TASKS[core] and task >> 16 == core,
-              f"task {name} ({task:#x}) seen on core {core}")
-    print(f"tasks per core: {sorted(seen)}")
+    rig_session.check_own_cores(s)
     anomalies = s.sql("SELECT core, kind, count(*) FROM anomalies WHERE session_id = 1 "
                       "GROUP BY core, kind")
     print(f"anomalies (core, kind, count): {anomalies}")
@@ -129,19 +115,7 @@ def main(seconds, tmp):
                 bad.append(name)
     check(not bad, "more than 1 point off its core's truth: " + ", ".join(bad))
 
-    # the recording replays to the same session
-    db = os.path.join(tmp, "replay.db")
-    subprocess.run([rig_session.PROFD, "--orti", os.environ["ORTI_RIG_ORTI"], "--elf",
-                    os.environ["ORTI_RIG_ELF"],
-                    "--replay", cap, "--db", db, "--http", "none", "--quiet"], check=True)
-    q = ("SELECT task, jobs, run_total_us FROM task_stats WHERE session_id = 1 ORDER BY task")
-    con = sqlite3.connect(db)
-    replayed = con.execute(q).fetchall()
-    con.close()
-    live = s.sql(q)
-    check(replayed == live, f"the replay differs: live {live}, replay {replayed}")
-    print(f"replay of the capture: {len(live)} tasks, identical jobs and run times")
-
+    rig_session.check_replay(s, cap, tmp)
 
 if __name__ == "__main__":
     import tempfile

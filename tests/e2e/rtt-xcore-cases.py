@@ -78,7 +78,6 @@ def main(seconds, tmp):
 
     if os.environ.get("RTT_XCORE_KEEP"):
         shutil.copy(s.db, os.environ["RTT_XCORE_KEEP"])
-    hz = s.sql("SELECT tick_rate_hz FROM sessions WHERE id = 1")[0][0]
     gaps = s.sql("SELECT core, start, \"end\", lost, reason FROM gaps WHERE session_id = 1 "
                  "AND reason != 4")
     if gaps:

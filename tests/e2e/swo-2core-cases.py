@@ -33,7 +33,7 @@ import rig_session  # noqa: E402
 from rig_session import BOARD_HZ, Session  # noqa: E402
 from trace_ref import check  # noqa: E402
 
-CORE_TASKS = ({"Task0", "Task1"}, {"SplitA", "SplitB", "SplitC", "SplitD"})
+CORE_TASKS = rig_session.CORE_TASKS
 ISR_EXC = 0xE0000000  # PROBE_SWO_EXCEPTION_ID (0): exceptions named from the vector table
 
 
@@ -45,15 +45,6 @@ def swo_2core_args():
             "--swo-global-clock", os.environ["ORTI_RIG_GTS_HZ"]]
 
 
-def two_files():
-    """One ORTI file per core (the cores run one kernel: the same ids, kept apart per core),
-    resolved on demo-2core.elf's per-core copies."""
-    build = os.environ["ORTI_RIG_BUILD_DIR"]
-    orti = os.environ["ORTI_RIG_ORTI"]
-    os.environ["ORTI_RIG_ORTI"] = f"{orti},{orti}"
-    os.environ["ORTI_RIG_ELF"] = os.path.join(build, "tests/rig/firmware/demo-2core.elf")
-
-
 def seen_span(s, core):
     """The first and last instant of @core's slices (ticks of the session clock)."""
     lo, hi = s.sql("SELECT min(start), max(\"end\") FROM slices WHERE session_id = 1 AND "
@@ -63,7 +54,7 @@ def seen_span(s, core):
 
 
 def case_window(seconds, tmp):
-    two_files()
+    rig_session.two_orti_files()
     cap = os.path.join(tmp, "2core-swo.ocap")
     s, f0, f1 = rig_session.both_cores_window(
         seconds, lambda f0: Session(tmp, swo_2core_args(), record=cap))
@@ -74,15 +65,7 @@ def case_window(seconds, tmp):
     hz = s.sql("SELECT tick_rate_hz FROM sessions WHERE id = 1")[0][0]
     check(hz == int(os.environ["ORTI_RIG_GTS_HZ"]),
           f"the session's clock is {hz} Hz, not the global timestamps' {os.environ['ORTI_RIG_GTS_HZ']}")
-    names = dict(s.sql("SELECT task, name FROM tasks WHERE session_id = 1"))
-    cores = [r[0] for r in s.sql("SELECT core FROM core_stats WHERE session_id = 1 ORDER BY core")]
-    check(cores == [0, 1], f"core_stats rows for cores {cores}, not 0 and 1")
-    seen = s.sql("SELECT DISTINCT core, task FROM slices WHERE session_id = 1 AND flags & 1 = 0")
-    for core, task in seen:
-        name = names.get(task, hex(task))
-        check(name in CORE_TASKS[core] and task >> 16 == core,
-              f"task {name} ({task:#x}) seen on core {core}")
-    print(f"tasks per core: {sorted(seen)}")
+    rig_session.check_own_cores(s)
     gaps = s.sql("SELECT core, start, \"end\", lost, reason FROM gaps WHERE session_id = 1")
     print(f"gaps (core, start, end, lost, reason): {gaps}")
     check(all(g[4] == 4 for g in gaps), f"gaps other than the window's halts: {gaps}")
@@ -136,7 +119,7 @@ def case_window(seconds, tmp):
 def case_halt(tmp):
     """Core 1 halted alone (rig_session.halt_one_core); the capture replays to the same gap:
     core 1's stream waits for its first global time after the halt at the same point."""
-    two_files()
+    rig_session.two_orti_files()
     cap = os.path.join(tmp, "halt.ocap")
     s = rig_session.halt_one_core(tmp, swo_2core_args(), record=cap)
     rig_session.check_replay(s, cap, tmp)
@@ -145,7 +128,7 @@ def case_halt(tmp):
 def case_errors(tmp):
     """What a two-core SWO session cannot do is refused before the trace is on, naming the way
     out; nothing stays programmed (each core's ITM_TCR reads as before)."""
-    two_files()
+    rig_session.two_orti_files()
     base = swo_2core_args()
     tcl = rig_session.Tcl()
     before = [tcl(f"{t} mdw 0xE0000E80").split()[-1] for t in rig_session.CORE_TARGETS]

@@ -1140,7 +1140,8 @@ typedef struct {
   guint16 core;                          /* core of every Event */
   const ProbeSwoComparator *comparators; /* copied */
   guint n_comparators;
-  const ProbeSwoException *exceptions;   /* copied; others get PROBE_SWO_EXCEPTION_ID (n) */
+  const ProbeSwoException *exceptions;   /* copied; others get PROBE_SWO_EXCEPTION_ID (n)
+                                          * | unnamed_exception_bits */
   guint n_exceptions;
   gboolean no_exceptions;  /* do not turn exception trace into ISR Events */
   guint lts_prescaler;     /* ITM_TCR.TSPrescale as a divisor: 1, 4, 16 or 64 (0: 1) */
@@ -1158,8 +1159,12 @@ typedef struct {
    * dispatches) changes nothing, as in poll-decoder.c ("VALID"). Copied; plans borrowed. */
   const ProbePollChannel *gates;
   guint n_gates;
+  /* OR'd into PROBE_SWO_EXCEPTION_ID (n) of the exceptions @exceptions does not name: with
+   * several cores core << 16, so that core k's unnamed exception n is its own ISR, as its named
+   * ones are (0: the id as it is) */
+  guint32 unnamed_exception_bits;
 } ProbeSwoMapConfig;
-#define PROBE_SWO_MAP_CONFIG_INIT { 0, NULL, 0, NULL, 0, FALSE, 1, 0, 0, NULL, 0, NULL, 0 }
+#define PROBE_SWO_MAP_CONFIG_INIT { 0, NULL, 0, NULL, 0, FALSE, 1, 0, 0, NULL, 0, NULL, 0, 0 }
 
 typedef struct {
   guint64 packets;          /* packets fed */

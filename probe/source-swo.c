@@ -305,6 +305,8 @@ core_map (SwoSource *w, SwoCore *c, ProbeSwoMapConfig *map, ProbeSwoComparator *
   map->exceptions = c->exceptions;
   map->n_exceptions = c->cfg.n_exceptions;
   map->no_exceptions = w->cfg.no_exception_trace;
+  /* several cores: each core's exceptions are its own ISRs, named (the session's table) or not */
+  map->unnamed_exception_bits = w->multi ? (guint32) c->cfg.core << 16 : 0;
   map->lts_prescaler = w->cfg.ts_prescale ? w->cfg.ts_prescale : 1;
   map->evidence = c->evidence;
   map->n_evidence = c->n_comparators ? c->cfg.n_evidence : 0;

@@ -11,10 +11,10 @@
  * width (a byte store into a word) is zero-extended and counted.
  *
  * Exception trace (FN 1 entered, 2 exited, 3 returned): every exception becomes ISR_ENTER /
- * ISR_EXIT of its id (the exception map's, else PROBE_SWO_EXCEPTION_ID (n)). The decoder keeps
- * the stack of active exceptions: "entered" pushes (nesting), "exited" pops, "returned to n"
- * only checks — the exceptions above n on the stack missed their exit (lost packets) and get
- * one now, so the nesting the slicer sees is always well formed. An exit of an exception not on
+ * ISR_EXIT of its id (the exception map's, else PROBE_SWO_EXCEPTION_ID (n) |
+ * unnamed_exception_bits). The decoder keeps the stack of active exceptions: "entered" pushes
+ * (nesting), "exited" pops, "returned to n" only checks — the exceptions above n on the stack
+ * missed their exit (lost packets) and get one now, so the nesting the slicer sees is always well formed. An exit of an exception not on
  * the stack (it began before the stream or a gap) emits nothing.
  * One ISR2, two witnesses: when a comparator traces RUNNINGISR2 (or a running-id variable with
  * ISR values), the exceptions the map marks isr2 are reported by the data trace only (the OS's
@@ -268,7 +268,7 @@ probe_swo_mapper_new (const ProbeSwoMapConfig *config, GError **error)
   }
 
   for (guint n = 0; n < PROBE_SWO_MAX_EXCEPTIONS; n++)
-    m->exc_id[n] = PROBE_SWO_EXCEPTION_ID (n);
+    m->exc_id[n] = PROBE_SWO_EXCEPTION_ID (n) | config->unnamed_exception_bits;
   gboolean marked = FALSE;
   for (guint i = 0; i < config->n_exceptions; i++) {
     const ProbeSwoException *e = &config->exceptions[i];

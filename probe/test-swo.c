@@ -1485,6 +1485,26 @@ test_mapper_exceptions (void)
   g_assert_cmpuint (st.exceptions_unmatched, ==, 3);
   g_assert_cmpuint (st.exceptions_repaired, ==, 4);
 
+  /* core 1 of several: its unnamed exceptions carry the core too (core 0's 21 is another ISR),
+   * its named ones keep the map's ids */
+  {
+    ProbeSwoMapConfig c1 = c;
+    c1.core = 1;
+    c1.unnamed_exception_bits = 1u << 16;
+    const ProbeSwoPacket in1[] = { exc (10, 15, E), exc (20, 21, E), exc (30, 21, X),
+                                   exc (31, 15, R), exc (40, 15, X), exc (41, 0, R) };
+    ProbeEvent want1[] = {
+      ev (PROBE_EVENT_ISR_ENTER, 10, 100, 0),
+      ev (PROBE_EVENT_ISR_ENTER, 20, PROBE_SWO_EXCEPTION_ID (21) | 1u << 16, 0),
+      ev (PROBE_EVENT_ISR_EXIT, 30, PROBE_SWO_EXCEPTION_ID (21) | 1u << 16, 0),
+      ev (PROBE_EVENT_ISR_EXIT, 40, 100, 0),
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (want1); i++)
+      want1[i].core = 1;
+    g_autoptr (GArray) got1 = map_events (&c1, in1, G_N_ELEMENTS (in1), TRUE, NULL);
+    assert_events (got1, want1, G_N_ELEMENTS (want1));
+  }
+
   /* with RUNNINGISR2 traced, the ISR2 exceptions (16, 17) are reported by the data trace */
   static gint64 none0[] = { 0 };
   ProbeSwoComparator isr = { 1, { .kind = PROBE_POLL_ISR, .width = 1, .none_values = none0,

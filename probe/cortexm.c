@@ -194,11 +194,21 @@ probe_cortexm_cyccnt_start (ProbeCortexm *c, guint64 given_hz, guint window_us, 
   if (!cyccnt_read (c, &c1, &h1, error))
     return FALSE;
   guint32 delta = c1 - c0;
+  guint32 dhcsr = 0;
+  if (delta == 0 && !probe_cortexm_read (c, DHCSR, &dhcsr, error))
+    return FALSE;
+  /* a running core whose counter has not moved yet: a simulator the host has not run
+   * meanwhile (a busy machine), or one without the counter. Look again, up to another window
+   * (at least 250 ms), before telling them apart */
+  for (guint waited = 0; delta == 0 && !(dhcsr & DHCSR_S_HALT) && waited < MAX (window_us, 250000u);
+       waited += 20000) {
+    g_usleep (20000);
+    if (!cyccnt_read (c, &c1, &h1, error))
+      return FALSE;
+    delta = c1 - c0;
+  }
   if (delta == 0) {
     /* a halted core's counter stands still: a given rate is taken on trust then */
-    guint32 dhcsr = 0;
-    if (!probe_cortexm_read (c, DHCSR, &dhcsr, error))
-      return FALSE;
     if ((dhcsr & DHCSR_S_HALT) && given_hz) {
       *hz = given_hz;
       *note = g_strdup_printf ("DWT CYCCNT at %" G_GUINT64_FORMAT " Hz (given; the core was "

@@ -37,6 +37,7 @@ typedef struct {
   GStrv core_targets;              /* parsed ("" for an empty entry: the current target) */
   char *rtt_address_per_core;      /* --rtt-address-per-core ADDR,ADDR */
   GArray *rtt_addresses;           /* parsed (guint64) */
+  GArray *core_clocks;             /* --core-clock HZ,HZ,…: parsed (guint64), one per core */
   char *budgets, *junit, *markdown; /* the verdict at the end (check-eval.h) */
   char **pp_alpha, **variable;     /* --pp-alpha ID=A, --variable ID=NAME[:KIND] (repeated) */
   char **watch;                    /* --watch EXPR[:state|:value] (repeated) */
@@ -75,6 +76,7 @@ run_options_clear (RunOptions *o)
   g_free (o->target_per_core);
   g_free (o->rtt_address_per_core);
   g_clear_pointer (&o->rtt_addresses, g_array_unref);
+  g_clear_pointer (&o->core_clocks, g_array_unref);
   g_strfreev (o->core_targets);
   g_free (o->budgets);
   g_free (o->junit);
@@ -385,6 +387,27 @@ parse_rate (const char *text, const char *name, const char *example, guint64 *hz
   return TRUE;
 }
 
+/* --core-clock HZ (every core's CYCCNT) or HZ,HZ,… (core k's, in core order: SWO of several
+ * cores whose clocks differ, an M7 and an M4). */
+static gboolean
+parse_core_clocks (RunOptions *o, SessionConfig *cfg, GError **error)
+{
+  g_auto (GStrv) parts = g_strsplit (o->core_clock, ",", -1);
+  if (parts[0] == NULL || parts[1] == NULL)
+    return parse_rate (o->core_clock, "core-clock", "168000000", &cfg->core_clock_hz, error);
+  o->core_clocks = g_array_new (FALSE, FALSE, sizeof (guint64));
+  for (guint k = 0; parts[k] != NULL; k++) {
+    guint64 hz;
+    g_autofree char *name = g_strdup_printf ("core-clock (core %u)", k);
+    if (!parse_rate (g_strstrip (parts[k]), name, "240000000", &hz, error))
+      return FALSE;
+    g_array_append_val (o->core_clocks, hz);
+  }
+  cfg->core_clocks_hz = (const guint64 *) (gpointer) o->core_clocks->data;
+  cfg->n_core_clocks = o->core_clocks->len;
+  return TRUE;
+}
+
 /* The SWO options. */
 static gboolean
 build_swo_config (RunOptions *o, SessionConfig *cfg, GError **error)
@@ -560,8 +583,7 @@ build_config (RunOptions *o, SessionConfig *cfg, char **host, GError **error)
     return FALSE;
   if (o->timestamp && !parse_timestamp (o->timestamp, cfg, error))
     return FALSE;
-  if (o->core_clock && !parse_rate (o->core_clock, "core-clock", "168000000",
-                                    &cfg->core_clock_hz, error))
+  if (o->core_clock && !parse_core_clocks (o, cfg, error))
     return FALSE;
   if (!parse_declarations (o, error) || !parse_core_targets (o, cfg, error))
     return FALSE;
@@ -722,7 +744,7 @@ cmd_run (int argc, char **argv)
     { "record", 0, 0, G_OPTION_ARG_FILENAME, &o.record, "Also write the raw source stream to a capture file", "FILE" },
     { "replay", 0, 0, G_OPTION_ARG_FILENAME, &o.replay, "Play a capture file instead of a live target", "FILE" },
     { "timestamp", 0, 0, G_OPTION_ARG_STRING, &o.timestamp, "Poll: a free-running target timer to timestamp samples (default: DWT CYCCNT on Cortex-M3 and later)", "ADDR,HZ[,down]" },
-    { "core-clock", 0, 0, G_OPTION_ARG_STRING, &o.core_clock, "Poll: the core clock, CYCCNT's rate (default: measured against host time)", "HZ" },
+    { "core-clock", 0, 0, G_OPTION_ARG_STRING, &o.core_clock, "The core clock, CYCCNT's rate (default: measured against host time); SWO of several cores: one per core, in core order", "HZ[,HZ…]" },
     { "rtt", 0, 0, G_OPTION_ARG_STRING, &o.rtt, "RTT method: drain, server or auto (default auto)", "METHOD" },
     { "config", 0, 0, G_OPTION_ARG_FILENAME, &o.config, "Read options from this file too", "FILE" },
     { "http", 0, 0, G_OPTION_ARG_STRING, &o.http, "REST API and dashboard address (127.0.0.1:8080; none: off)", "ADDR:PORT" },

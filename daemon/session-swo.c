@@ -278,7 +278,8 @@ session_swo_new (SessionWatch *w, const SessionConfig *cfg, gint core_of_many,
     .core = (guint16) core,
     .stream = cfg->swo_stream,
     .input = cfg->swo_input,
-    .core_clock_hz = cfg->core_clock_hz,
+    .core_clock_hz = cfg->n_core_clocks > 1 && core < cfg->n_core_clocks
+                     ? cfg->core_clocks_hz[core] : cfg->core_clock_hz,
     .pin_hz = cfg->swo_pin_hz,
     .protocol = cfg->swo_protocol,
     .watch = (ProbePollChannel *) sw->watch->data,
@@ -366,11 +367,26 @@ core_targets (const SessionConfig *cfg, guint n, ProbeOpenocd *oc, GError **erro
   return g_steal_pointer (&targets);
 }
 
+gboolean
+session_swo_check_core_clocks (SessionWatch *w, const SessionConfig *cfg, GError **error)
+{
+  guint n = session_swo_n_cores (w, cfg);
+  if (cfg->n_core_clocks <= 1 || cfg->n_core_clocks == n)
+    return TRUE;
+  g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--core-clock gives %u rates (one per "
+               "core), but the session traces %u %s: give %s", cfg->n_core_clocks, n,
+               n == 1 ? "core" : "cores", n == 1 ? "one rate" : "one rate per core, in core "
+               "order, or one for every core");
+  return FALSE;
+}
+
 SessionSwoSet *
 session_swo_set_new_live (SessionWatch *w, const SessionConfig *cfg, ProbeOpenocd *oc,
                           GError **error)
 {
   guint n = session_swo_n_cores (w, cfg);
+  if (!session_swo_check_core_clocks (w, cfg, error))
+    return NULL;
   char **targets = NULL;
   if (n > 1 && (targets = core_targets (cfg, n, oc, error)) == NULL)
     return NULL;

@@ -61,6 +61,10 @@ typedef struct {
 
 /* The cores an SWO session of @w traces: every core unless @cfg->core picks one. */
 guint session_swo_n_cores (SessionWatch *w, const SessionConfig *cfg);
+/* session_swo_check_core_clocks: one --core-clock rate for every core, or one per core traced;
+ * else SESSION_ERROR_CONFIG naming both counts. */
+gboolean session_swo_check_core_clocks (SessionWatch *w, const SessionConfig *cfg,
+                                        GError **error);
 /* session_swo_set_new_live: what to trace on each core, read through @oc; several cores take
  * their targets from --target-per-core (or OpenOCD's `target names` in order with auto), and
  * a core without one fails with SESSION_ERROR_CONFIG naming the option. Other errors: as

@@ -94,6 +94,18 @@ static gboolean choose_kind (Session *s, ProbeSourceKind *kind, char **why, GErr
 
 static ProbeSource *make_rtt_per_core (Session *s, gboolean log, GError **error);
 
+/* A source that reads one clock (@what: poll, RTT) takes one --core-clock rate. */
+static gboolean
+one_core_clock (const SessionConfig *cfg, const char *what, GError **error)
+{
+  if (cfg->n_core_clocks <= 1)
+    return TRUE;
+  g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--core-clock gives %u rates, one per "
+               "core: that is for --source swo over several cores; %s reads one clock (give one "
+               "rate)", cfg->n_core_clocks, what);
+  return FALSE;
+}
+
 Session *
 session_new (const SessionConfig *cfg, GError **error)
 {
@@ -136,6 +148,11 @@ session_new (const SessionConfig *cfg, GError **error)
                  cfg->n_rtt_addresses);
     return NULL;
   }
+  if ((cfg->source == SESSION_SOURCE_POLL || cfg->source == SESSION_SOURCE_RTT)
+      && !one_core_clock (cfg, cfg->source == SESSION_SOURCE_POLL ? "poll" : "RTT", error))
+    return NULL;
+  if (cfg->source == SESSION_SOURCE_SWO && !session_swo_check_core_clocks (s->w, cfg, error))
+    return NULL;
   /* RTT per core: the streams are the cores (each header names its core), not the ORTI file */
   if (cfg->source != SESSION_SOURCE_RTT && cfg->n_core_targets > s->w->n_cores) {
     g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--target-per-core names %u "
@@ -752,6 +769,9 @@ make_rtt_per_core (Session *s, gboolean log, GError **error)
 static ProbeSource *
 make_source (Session *s, ProbeSourceKind kind, GError **error)
 {
+  if (kind != PROBE_SOURCE_SWO && !one_core_clock (&s->cfg, kind == PROBE_SOURCE_POLL ? "poll"
+                                                                 : "RTT", error))
+    return NULL;
   if (kind == PROBE_SOURCE_POLL) {
     ProbePollConfig pc = poll_config (s);
     return probe_source_new_poll (&pc, (ProbePollChannel *) s->w->channels->data,

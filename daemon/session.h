@@ -58,6 +58,9 @@ typedef struct {
   guint64 timestamp_hz;          /* its rate */
   gboolean timestamp_down;       /* it counts down */
   guint64 core_clock_hz;         /* poll without a timer: DWT CYCCNT's rate (0: measured) */
+  const guint64 *core_clocks_hz; /* SWO of several cores: core k's CYCCNT rate, one per core
+                                  * traced (n_core_clocks ≥ 2; core_clock_hz is then 0) */
+  guint n_core_clocks;
   ProbeRttMethod rtt_method;     /* RTT: drain, server or auto */
   guint16 rtt_server_port;       /* RTT server method: port for `rtt server start` */
   const char *swo_stream;        /* SWO: ":PORT", "HOST:PORT" or a file (NULL: OpenOCD's

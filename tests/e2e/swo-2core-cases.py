@@ -24,6 +24,7 @@ CYCCNT and board timer), so each core is exact on its own clock; test-swo-2core.
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 
@@ -152,8 +153,26 @@ def case_errors(tmp):
     fmt = base.index("--swo-format")
     refused(base[:fmt + 1] + ["itm"] + base[fmt + 2:], "must be tpiu")
     refused(without("--target-per-core"), "--target-per-core")
+    clock = base.index("--core-clock")
+    refused(base[:clock + 1] + ["25000000,25000000,25000000"] + base[clock + 2:],
+            "--core-clock gives 3 rates (one per core), but the session traces 2 cores")
     after = [tcl(f"{t} mdw 0xE0000E80").split()[-1] for t in rig_session.CORE_TARGETS]
     check(after == before, f"ITM_TCR changed by refused sessions: {before} -> {after}")
+
+    # one clock per core (an M7 and an M4): each core's CYCCNT rate is the one given for it
+    hz = int(os.environ["ORTI_RIG_CYCCNT_HZ"])
+    args = base[:clock + 1] + [f"{hz},{hz + 1000}"] + base[clock + 2:]
+    db = os.path.join(tmp, "clocks.db")
+    subprocess.run([rig_session.PROFD, "--orti", os.environ["ORTI_RIG_ORTI"], "--elf",
+                    os.environ["ORTI_RIG_ELF"], "--openocd",
+                    f"127.0.0.1:{os.environ['ORTI_RIG_TCL_PORT']}", *args, "--db", db,
+                    "--http", "none", "--quiet", "--duration", "1s"], check=True, timeout=60)
+    con = sqlite3.connect(db)
+    cfg = json.loads(con.execute("SELECT source_config FROM sessions WHERE id = 1").fetchone()[0])
+    con.close()
+    got = [(c["core"], c["cpu_hz"], c["cpu_hz_given"]) for c in cfg["cores"]]
+    check(got == [(0, hz, True), (1, hz + 1000, True)], f"per-core clocks: {got}")
+    print(f"per-core --core-clock: (core, cpu_hz, given) {got}")
 
 
 if __name__ == "__main__":

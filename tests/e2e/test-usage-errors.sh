@@ -8,7 +8,8 @@
 #  5. firmware whose orti_trace_init() failed (tick_hz 0): the session fails at once naming the
 #     target's own reason, read from orti_trace_info;
 #  6. live RTT per core (--target-per-core) where the cores' control blocks are not known apart
-#     (an ELF with one orti_trace_rtt), or given twice: refused before anything connects.
+#     (an ELF with one orti_trace_rtt), or given twice: refused before anything connects;
+#  7. --core-clock with one rate per core: a bad one named by its core, and refused for poll.
 source "$(dirname "$0")/e2e-common.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -68,3 +69,23 @@ if "$PROFD" --orti "$orti" --elf "$trace_elf" --source rtt --target-per-core aut
      --http none --quiet 2>"$tmp/e6b"; then die "6: one control block for two cores succeeded"; fi
 grep -q "cores 0 and 1 name one control block (0x21004890)" "$tmp/e6b" || die "6: $(cat "$tmp/e6b")"
 echo "6. $(cat "$tmp/e6") / $(cat "$tmp/e6b")"
+
+# 7. --core-clock with one rate per core: a bad entry is named by its core; poll reads one clock
+if "$PROFD" --orti "$orti" --elf "$elf" --source swo --core-clock 25000000,25MHz \
+     --openocd 127.0.0.1:$port --db "$db" --http none --quiet 2>"$tmp/e7"; then
+  die "7: a bad per-core clock succeeded"
+fi
+grep -q -- '--core-clock (core 1): "25MHz" is not a rate in Hz' "$tmp/e7" || die "7: $(cat "$tmp/e7")"
+if "$PROFD" --orti "$orti" --elf "$elf" --source poll --core-clock 480000000,240000000 \
+     --openocd 127.0.0.1:$port --db "$db" --http none --quiet 2>"$tmp/e7b"; then
+  die "7: per-core clocks for poll succeeded"
+fi
+grep -q "that is for --source swo over several cores; poll reads one clock" "$tmp/e7b" &&
+  ! grep -q "cannot connect" "$tmp/e7b" || die "7: $(cat "$tmp/e7b")"
+echo "7. $(cat "$tmp/e7") / $(cat "$tmp/e7b")"
+if "$PROFD" --orti "$orti" --elf "$elf" --source swo --swo :$port --core-clock 480000000,240000000 \
+     --openocd 127.0.0.1:$port --db "$db" --http none --quiet 2>"$tmp/e7c"; then
+  die "7: two clocks for one core succeeded"
+fi
+grep -q "gives 2 rates (one per core), but the session traces 1 core: give one rate" "$tmp/e7c" &&
+  ! grep -q "cannot connect" "$tmp/e7c" || die "7: $(cat "$tmp/e7c")"

@@ -21,6 +21,7 @@ struct _SessionSampler {
   gint go;                      /* atomic: sampling may begin (session_sampler_go) */
   gboolean stopped;
   GError *error;                /* what ended sampling early */
+  gint failed;                  /* atomic: the sampling thread ended on @error */
   guint64 last_ts;              /* the latest event's (sampler ticks) */
 
   GMutex lock;                  /* guards the fields below */
@@ -106,6 +107,7 @@ sampler_main (gpointer data)
                         "PC sampler: %s; sampling stops (the samples so far are kept)",
                         local->message);
       ss->error = g_steal_pointer (&local);
+      g_atomic_int_set (&ss->failed, 1);
       break;
     }
     gint64 now = g_get_monotonic_time ();
@@ -178,6 +180,12 @@ session_sampler_take (SessionSampler *ss, guint64 now, guint64 tick_hz, GArray *
   }
   g_array_set_size (ss->queue, 0);
   g_mutex_unlock (&ss->lock);
+}
+
+gboolean
+session_sampler_failed (SessionSampler *ss)
+{
+  return g_atomic_int_get (&ss->failed) != 0;
 }
 
 double

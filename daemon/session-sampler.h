@@ -52,6 +52,10 @@ void session_sampler_go (SessionSampler *ss);
  * at @now, the stream's latest tick). */
 void session_sampler_take (SessionSampler *ss, guint64 now, guint64 tick_hz, GArray *out);
 
+/* session_sampler_failed: sampling ended early on its own (its link failed); the error is
+ * session_sampler_stop's. */
+gboolean session_sampler_failed (SessionSampler *ss);
+
 /* session_sampler_stalled: the sampler's share of time held up (ProbePollQuality.stalled). */
 double session_sampler_stalled (SessionSampler *ss);
 

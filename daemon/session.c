@@ -28,6 +28,7 @@ G_DEFINE_QUARK (session-error-quark, session_error)
 #define MERGE_MAX_HOLD (1u << 20)   /* events held back to order the cores' streams */
 #define SAMPLER_GO_MAX_US 3000000   /* the PC sampler starts at the latest this long after
                                      * the stream (session-sampler.h) */
+#define SAMPLER_RETRY_US 2000000    /* a failed PC sampler is started again this often */
 
 struct _Session {
   SessionConfig cfg;            /* strings below are owned copies */
@@ -56,7 +57,10 @@ struct _Session {
   Slicer *slicer;
   SessionStats *stats;          /* the slicer's statistics → store rows (live and final) */
   SessionPcprof *pcprof;        /* PC samples → the sampled profile (live and final) */
-  SessionSampler *sampler;      /* RTT with --pc-sample: the PC sampler beside the stream */
+  SessionSampler *sampler;      /* RTT with --pc-sample: the PC sampler beside the stream
+                                 * (NULL while a failed one waits to start again) */
+  gboolean sampling;            /* … there is one */
+  gint64 sampler_retry_us;      /* when a failed sampler is started again */
   GArray *pc_samples;           /* SlicerPcSample taken from it, for pcprof */
   gint link_gen;                /* atomic: +1 as the stream's round trip starts, +1 as it ends
                                  * (ProbePollConfig.link_shared: the sampler's waits for it) */
@@ -737,6 +741,22 @@ poll_config (Session *s)
                              .dither_us = 300 /* break aliasing with the target's periods */ };
 }
 
+/* An RTT session's PC sampler, connected and attached (session-sampler.h), or NULL. */
+static SessionSampler *
+start_sampler (Session *s, GError **error)
+{
+  ProbePollConfig pc = poll_config (s);
+  pc.link_shared = &s->link_gen;
+  g_autoptr (SessionSampler) ss = session_sampler_new (&pc,
+                                                       (ProbePollChannel *) s->w->channels->data,
+                                                       s->w->channels->len, s->w->n_cores,
+                                                       s->w->full_evidence, s->host,
+                                                       s->cfg.openocd_port, error);
+  if (ss == NULL || !session_sampler_start (ss, error))
+    return NULL;
+  return g_steal_pointer (&ss);
+}
+
 /* Live RTT over an AMP target: one control block per core (rtt-cores.h's rule), core c's read
  * through its --target-per-core target. */
 static ProbeSource *
@@ -864,15 +884,12 @@ start_live_source (Session *s, GError **error)
     return FALSE;
   if (s->capture_kind == PROBE_SOURCE_RTT && s->cfg.pc_sample_hz) {
     /* measured and sampled side by side: DWT_PCSR read beside the stream */
-    ProbePollConfig pc = poll_config (s);
-    pc.link_shared = &s->link_gen;
-    s->sampler = session_sampler_new (&pc, (ProbePollChannel *) s->w->channels->data,
-                                      s->w->channels->len, s->w->n_cores, s->w->full_evidence,
-                                      s->host, s->cfg.openocd_port, error);
-    if (s->sampler == NULL || !session_sampler_start (s->sampler, error)) {
+    s->sampler = start_sampler (s, error);
+    if (s->sampler == NULL) {
       probe_source_detach (s->source, NULL);
       return FALSE;
     }
+    s->sampling = TRUE;
     s->pc_samples = g_array_new (FALSE, FALSE, sizeof (SlicerPcSample));
   }
   return TRUE;
@@ -942,6 +959,50 @@ report_quality (Session *s)
 
 /* The worker's loop: step the source until stopped (or a replay ends), turning link losses
  * into gaps and reconnects. */
+/* The PC sampler's link failed before the session ended: its samples so far stand, and the
+ * session says from when on there are none (@again: until a new sampler runs). */
+static void
+report_sampler_error (Session *s, const GError *serr, gboolean again)
+{
+  g_autofree char *msg = g_strdup_printf ("PC sampler stopped early: %s%s", serr->message,
+                                          again ? "; no samples until it runs again" : "");
+  StoreAnomaly a = { .ts = (gint64) s->last_ts, .task = -1, .kind = "read_fault", .detail = msg };
+  g_autoptr (GError) error = NULL;
+  if (!store_writer_push_anomalies (s->writer, s->id, &a, 1, &error))
+    g_log_structured ("orti-profd", G_LOG_LEVEL_WARNING, "MESSAGE", "%s", error->message);
+}
+
+/* A PC sampler whose link failed mid-session (OpenOCD restarted, the probe replugged): its
+ * samples so far stand and its failure is stored, and a new one starts at once, then every
+ * SAMPLER_RETRY_US until one does, sampling as soon as it runs (the stream is past its
+ * backlog by then), so sampling resumes with the stream. Its time line is placed again at
+ * its first samples (session_sampler_take). */
+static void
+revive_sampler (Session *s, gint64 now)
+{
+  if (!s->sampling || (s->sampler != NULL && !session_sampler_failed (s->sampler)))
+    return;
+  if (s->sampler != NULL) {
+    const GError *serr = session_sampler_stop (s->sampler);
+    if (serr)
+      report_sampler_error (s, serr, TRUE);
+    take_pc_samples (s);
+    g_clear_pointer (&s->sampler, session_sampler_free);
+    s->sampler_retry_us = now;
+  }
+  if (now < s->sampler_retry_us)
+    return;
+  g_autoptr (GError) local = NULL;
+  s->sampler = start_sampler (s, &local);
+  if (s->sampler == NULL) {
+    s->sampler_retry_us = now + SAMPLER_RETRY_US;
+    return;
+  }
+  session_sampler_go (s->sampler);
+  g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "session %" G_GINT64_FORMAT
+                    ": PC sampler: sampling again", s->id);
+}
+
 static gboolean
 run_source (Session *s, GError **error)
 {
@@ -1002,6 +1063,8 @@ run_source (Session *s, GError **error)
     if (live)
       take_notifications (s);
     take_pc_samples (s);
+    if (live)
+      revive_sampler (s, now);
     report_quality (s);
     check_clock (s);
     if (now >= next_flush || s->events->len >= EVENT_BATCH) {
@@ -1054,18 +1117,6 @@ write_stats (Session *s, gboolean final, GError **error)
 
 /* ---- worker ------------------------------------------------------------------------------ */
 
-/* The PC sampler's link failed before the session ended: its samples so far stand, and the
- * session says from when on there are none. */
-static void
-report_sampler_error (Session *s, const GError *serr)
-{
-  g_autofree char *msg = g_strdup_printf ("PC sampler stopped early: %s", serr->message);
-  StoreAnomaly a = { .ts = (gint64) s->last_ts, .task = -1, .kind = "read_fault", .detail = msg };
-  g_autoptr (GError) error = NULL;
-  if (!store_writer_push_anomalies (s->writer, s->id, &a, 1, &error))
-    g_log_structured ("orti-profd", G_LOG_LEVEL_WARNING, "MESSAGE", "%s", error->message);
-}
-
 static gpointer
 worker_main (gpointer data)
 {
@@ -1086,7 +1137,7 @@ worker_main (gpointer data)
   if (s->sampler) {
     const GError *serr = session_sampler_stop (s->sampler);
     if (serr)
-      report_sampler_error (s, serr);
+      report_sampler_error (s, serr, FALSE);
     take_pc_samples (s);
   }
   g_autoptr (GError) ferr = NULL;

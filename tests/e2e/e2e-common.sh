@@ -27,6 +27,36 @@ wait_url() {
 }
 export -f wait_url
 
+# restart_openocd (inside run-rig): kills the rig's OpenOCD and starts it again on the same TCL
+# port, until that answers (the new one may fail to come up while the old one's sockets
+# linger); its log goes to openocd-2.log beside the first. Status 1 when it did not come back.
+restart_openocd() {
+  local work ocd2 pid
+  work=$(dirname "$ORTI_RIG_OPENOCD_LOG")
+  pid=$(pgrep -f -- "-f $work/openocd.cfg" | head -n1)
+  kill -9 "$pid"
+  sleep 1.5
+  for _ in 1 2 3 4 5; do
+    openocd -f "$work/openocd.cfg" -c "tcl_port $ORTI_RIG_TCL_PORT" -l "$work/openocd-2.log" \
+      </dev/null >/dev/null 2>&1 &
+    ocd2=$!
+    # shellcheck disable=SC2064
+    trap "kill -9 $ocd2 2>/dev/null || true" EXIT
+    for _ in $(seq 50); do
+      "$RIG_TCL" version >/dev/null 2>&1 && return 0
+      kill -0 $ocd2 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -9 $ocd2 2>/dev/null || true
+    sleep 0.5
+  done
+  "$RIG_TCL" version >/dev/null 2>&1 && return 0
+  echo "OpenOCD did not come back: $(tail -5 "$work/openocd-2.log")" >&2
+  return 1
+}
+export -f restart_openocd
+export RIG_TCL
+
 # free_port: a TCP port nothing listens on right now.
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'

@@ -17,6 +17,9 @@
 #           sampled_vs_measured (each traced function's measured self time beside its sampled
 #           share, per task) holding exactly the two profiles' numbers (poll-cases.py
 #           pc-sample-rtt);
+#   relink  OpenOCD killed and started again inside an RTT session with --pc-sample: the
+#           stream reconnects, and so does the PC sampler beside it (its failure stored as
+#           an anomaly, samples again after the link gap);
 #   absent  poll --pc-sample on a core without a PC sampler (the rig without its trace
 #           unit: DWT_PCSR reads 0): refused, naming the register and the value read.
 source "$(dirname "$0")/e2e-common.sh"
@@ -28,5 +31,40 @@ export ORTI_SOURCE_DIR
 "$RUN_RIG" --own-cpu --time-truth --spin-idle --firmware trace-long --workload pfp -- \
   python3 "$ORTI_SOURCE_DIR/tests/e2e/poll-cases.py" pc-sample-rtt 10 ||
   die "pc-sample beside RTT"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$RUN_RIG" --time-truth --firmware trace-long --workload pfp -- bash -c '
+  set -e
+  "$1" --orti "$ORTI_RIG_ORTI" --elf "$ORTI_RIG_ELF" --openocd 127.0.0.1:$ORTI_RIG_TCL_PORT \
+       --source rtt --pc-sample 1 --duration 60s --db "$2/relink.db" --http none \
+       --name relink 2>"$2/relink.err" &
+  daemon=$!
+  for _ in $(seq 100); do grep -q "PC samples: DWT_PCSR" "$2/relink.err" && break; sleep 0.1; done
+  sleep 2
+  restart_openocd
+  sleep 5 # the stream reconnects within its 2 s backoff cap, the sampler within 2 s after
+  kill -INT "$daemon"
+  wait "$daemon"
+' relink "$PROFD" "$tmp" || die "relink: the session failed: $(cat "$tmp/relink.err")"
+db=$tmp/relink.db
+[[ $(sql "$db" "SELECT state FROM sessions WHERE id = 1") == complete ]] ||
+  die "relink: the session is not complete: $(cat "$tmp/relink.err")"
+read -r gstart gend <<<"$(sql "$db" "SELECT start, \"end\" FROM gaps WHERE session_id = 1 AND
+                                     reason = 3 ORDER BY start LIMIT 1" | tr '|' ' ')"
+[[ -n $gend ]] || die "relink: no link gap: $(cat "$tmp/relink.err")"
+stopped=$(sql "$db" "SELECT count(*) FROM anomalies WHERE session_id = 1 AND detail LIKE
+                     'PC sampler stopped early: %no samples until it runs again'")
+(( stopped >= 1 )) || die "relink: the sampler's failure is not stored: $(cat "$tmp/relink.err")"
+grep -q "PC sampler: sampling again" "$tmp/relink.err" ||
+  die "relink: the sampler did not start again: $(cat "$tmp/relink.err")"
+read -r samples last <<<"$(sql "$db" "SELECT samples, last_tick FROM sampled_profile
+                                      WHERE session_id = 1" | tr '|' ' ')"
+hz=$(sql "$db" "SELECT CAST(tick_rate_hz AS INTEGER) FROM sessions WHERE id = 1")
+# the sampler that failed sampled up to the gap; the new one for seconds after it
+(( last > gend + hz )) ||
+  die "relink: no PC samples a second after the link gap ($gstart-$gend at $hz Hz; last $last)"
+echo "relink: link gap [$gstart, $gend], $samples samples, the last at $last; $stopped failure(s) stored"
+
 "$RUN_RIG" --workload pfp -- python3 "$ORTI_SOURCE_DIR/tests/e2e/poll-cases.py" \
   pc-sample-absent 1 || die "poll --pc-sample without DWT_PCSR"

@@ -34,7 +34,6 @@ grep -q '0x30000000' "$tmp/fault.ort" || die "could not make the faulting ORTI f
 "$RUN_RIG" --workload split -- bash -c '
   set -e
   tmp=$1 profd=$2 rigtcl=$3
-  work=$(dirname "$ORTI_RIG_OPENOCD_LOG")
   "$profd" --orti "$tmp/fault.ort" --elf "$ORTI_RIG_ELF" --openocd 127.0.0.1:$ORTI_RIG_TCL_PORT \
            --source poll --duration 60s --db "$tmp/profile.db" --http none --name faults \
            --record "$tmp/faults.ocap" 2>"$tmp/err2" &
@@ -46,25 +45,7 @@ grep -q '0x30000000' "$tmp/fault.ort" || die "could not make the faulting ORTI f
   "$rigtcl" resume >/dev/null
   sleep 1.5
   # 2. OpenOCD dies and comes back on the same port
-  pid=$(pgrep -f -- "-f $work/openocd.cfg" | head -n1)
-  kill -9 "$pid"
-  sleep 1.5
-  # the new OpenOCD may fail to come up while the old one'"'"'s sockets linger: start it until its
-  # TCL port answers, then give the session 3 s of samples after its reconnect
-  for try in 1 2 3 4 5; do
-    openocd -f "$work/openocd.cfg" -c "tcl_port $ORTI_RIG_TCL_PORT" -l "$work/openocd-2.log" \
-      </dev/null >/dev/null 2>&1 &
-    ocd2=$!
-    trap "kill -9 $ocd2 2>/dev/null || true" EXIT
-    for wait in $(seq 50); do
-      "$rigtcl" version >/dev/null 2>&1 && break 2
-      kill -0 $ocd2 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -9 $ocd2 2>/dev/null || true
-    sleep 0.5
-  done
-  "$rigtcl" version >/dev/null || { echo "OpenOCD did not come back: $(tail -5 "$work/openocd-2.log")"; exit 1; }
+  restart_openocd
   sleep 4 # the session reconnects within its 2 s backoff cap
   kill -INT "$daemon"
   wait "$daemon"

@@ -957,8 +957,6 @@ report_quality (Session *s)
   }
 }
 
-/* The worker's loop: step the source until stopped (or a replay ends), turning link losses
- * into gaps and reconnects. */
 /* The PC sampler's link failed before the session ended: its samples so far stand, and the
  * session says from when on there are none (@again: until a new sampler runs). */
 static void
@@ -1003,6 +1001,8 @@ revive_sampler (Session *s, gint64 now)
                     ": PC sampler: sampling again", s->id);
 }
 
+/* The worker's loop: step the source until stopped (or a replay ends), turning link losses
+ * into gaps and reconnects. */
 static gboolean
 run_source (Session *s, GError **error)
 {

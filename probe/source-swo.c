@@ -778,18 +778,35 @@ swo_check_core_targets (ProbeSource *src, ProbeTargetState *states, guint max, G
   return n;
 }
 
-/* Core @core changed state: its TARGET_STATE and, when it stopped, its GAP at its latest time;
- * its stream then waits for its next global time (probe_swo_decoder_stream_stopped), so
- * packets sent once it runs again are not placed as if no time had passed. */
+/* The Events a stopped core's stream still had (probe_swo_decoder_stream_stopped): passed on,
+ * their latest time kept. */
+typedef struct {
+  ProbeSourceEachEvent e;
+  guint64 latest;
+} StopFlush;
+
+static void
+stop_flush_events (const ProbeEvent *events, gsize n, gpointer user)
+{
+  StopFlush *f = user;
+  for (gsize i = 0; i < n; i++)
+    f->latest = MAX (f->latest, events[i].ts);
+  probe_source_each_event (events, n, &f->e);
+}
+
+/* Core @core changed state: its TARGET_STATE and, when it stopped, its GAP at its latest time
+ * (after what its stream still had); its stream then waits for its next global time
+ * (probe_swo_decoder_stream_stopped), so packets sent once it runs again are not placed as if
+ * no time had passed. */
 static void
 swo_core_state (ProbeSource *src, guint64 ts, guint16 core, ProbeTargetState st,
                 ProbeEventFunc func, gpointer user)
 {
   SwoSource *w = (SwoSource *) src;
-  ProbeSourceEachEvent e = { func, user };
+  StopFlush f = { { func, user }, ts };
   if (st != PROBE_TARGET_RUNNING && w->multi && w->decoder != NULL && core < w->n_cores)
-    probe_swo_decoder_stream_stopped (w->decoder, core, probe_source_each_event, &e);
-  probe_event_core_state (ts, core, st, func, user);
+    probe_swo_decoder_stream_stopped (w->decoder, core, stop_flush_events, &f);
+  probe_event_core_state (f.latest, core, st, func, user);
 }
 
 static void

@@ -61,6 +61,8 @@ struct _Session {
                                  * (NULL while a failed one waits to start again) */
   gboolean sampling;            /* … there is one */
   gint64 sampler_retry_us;      /* when a failed sampler is started again */
+  double replay_stalled;        /* replay: the recorded PC sampler's share of time held up
+                                 * (< 0: none recorded) */
   GArray *pc_samples;           /* SlicerPcSample taken from it, for pcprof */
   gint link_gen;                /* atomic: +1 as the stream's round trip starts, +1 as it ends
                                  * (ProbePollConfig.link_shared: the sampler's waits for it) */
@@ -126,6 +128,7 @@ session_new (const SessionConfig *cfg, GError **error)
   s->id = -1;
   g_mutex_init (&s->lock);
   s->live.id = -1;
+  s->replay_stalled = -1;
   s->live.running[0] = PROBE_TASK_IDLE;
   for (guint i = 0; i < G_N_ELEMENTS (s->live.running); i++)
     s->live.running[i] = PROBE_TASK_IDLE;
@@ -895,20 +898,102 @@ start_live_source (Session *s, GError **error)
   return TRUE;
 }
 
+/* An RTT session's PC samples in a capture (--record): a PROBE_CAPTURE_SIDE record on this
+ * channel holds the sampler's share of time held up (f64) and then its samples as taken, each
+ * SIDE_PC_SAMPLE_SIZE bytes, little endian: ts u64, pc u32, flags u32, ctx_id u32 (as the
+ * sampler read it), core u16, ctx_kind u8, state_unknown u8. */
+#define SIDE_PC_SAMPLES 1
+#define SIDE_PC_SAMPLE_SIZE 24
+
+/* Samples @smp (@n, as taken: contexts as read) into the sampled profile. */
+static void
+add_pc_samples (Session *s, SlicerPcSample *smp, guint n)
+{
+  for (guint i = 0; i < n; i++) {
+    SlicerPcSample *ps = &smp[i];
+    if (ps->ctx_kind != SLICER_CONTEXT_IDLE) /* its context read raw: as on_event names it */
+      ps->ctx_id = session_watch_namespace (s->w, ps->core, ps->ctx_id);
+    session_pcprof_add (s->pcprof, ps);
+  }
+}
+
+/* The samples just taken (@n at @smp) and the sampler's @stalled, to the capture. */
+static void
+record_pc_samples (Session *s, const SlicerPcSample *smp, guint n, double stalled)
+{
+  if (s->record == NULL)
+    return;
+  g_autofree guint8 *b = g_malloc (8 + (gsize) n * SIDE_PC_SAMPLE_SIZE);
+  guint64 bits;
+  memcpy (&bits, &stalled, 8);
+  for (guint k = 0; k < 8; k++)
+    b[k] = (guint8) (bits >> (8 * k));
+  for (guint i = 0; i < n; i++) {
+    guint8 *p = b + 8 + (gsize) i * SIDE_PC_SAMPLE_SIZE;
+    const SlicerPcSample *x = &smp[i];
+    for (guint k = 0; k < 8; k++)
+      p[k] = (guint8) (x->ts >> (8 * k));
+    for (guint k = 0; k < 4; k++) {
+      p[8 + k] = (guint8) (x->pc >> (8 * k));
+      p[12 + k] = (guint8) (x->flags >> (8 * k));
+      p[16 + k] = (guint8) (x->ctx_id >> (8 * k));
+    }
+    p[20] = (guint8) x->core;
+    p[21] = (guint8) (x->core >> 8);
+    p[22] = x->ctx_kind;
+    p[23] = x->state_unknown;
+  }
+  on_record (PROBE_CAPTURE_SIDE, SIDE_PC_SAMPLES, g_get_monotonic_time (), b,
+             8 + (gsize) n * SIDE_PC_SAMPLE_SIZE, s);
+}
+
+/* A replay's side record: an RTT session's PC samples as they were taken live. */
+static void
+on_side (guint16 channel, const guint8 *data, gsize len, gpointer user)
+{
+  Session *s = user;
+  if (channel != SIDE_PC_SAMPLES || len < 8 || (len - 8) % SIDE_PC_SAMPLE_SIZE != 0) {
+    g_log_structured ("orti-profd", G_LOG_LEVEL_WARNING, "MESSAGE", "session %" G_GINT64_FORMAT
+                      ": %s: a side record on channel %u of %" G_GSIZE_FORMAT " bytes, which "
+                      "this version does not know: skipped", s->id, s->replay_path,
+                      channel, len);
+    return;
+  }
+  guint64 bits = 0;
+  for (guint k = 0; k < 8; k++)
+    bits |= (guint64) data[k] << (8 * k);
+  memcpy (&s->replay_stalled, &bits, 8);
+  guint n = (guint) ((len - 8) / SIDE_PC_SAMPLE_SIZE);
+  g_autofree SlicerPcSample *smp = g_new0 (SlicerPcSample, MAX (n, 1u));
+  for (guint i = 0; i < n; i++) {
+    const guint8 *p = data + 8 + (gsize) i * SIDE_PC_SAMPLE_SIZE;
+    SlicerPcSample *x = &smp[i];
+    for (guint k = 0; k < 8; k++)
+      x->ts |= (guint64) p[k] << (8 * k);
+    for (guint k = 0; k < 4; k++) {
+      x->pc |= (guint32) p[8 + k] << (8 * k);
+      x->flags |= (guint32) p[12 + k] << (8 * k);
+      x->ctx_id |= (guint32) p[16 + k] << (8 * k);
+    }
+    x->core = (guint16) (p[20] | p[21] << 8);
+    x->ctx_kind = p[22];
+    x->state_unknown = p[23];
+  }
+  add_pc_samples (s, smp, n);
+}
+
 /* The RTT session's PC sampler: its samples so far into the sampled profile, on the stream's
- * time line. */
+ * time line (and into the capture). */
 static void
 take_pc_samples (Session *s)
 {
   if (s->sampler == NULL)
     return;
   session_sampler_take (s->sampler, s->last_ts, s->tick_hz, s->pc_samples);
-  for (guint i = 0; i < s->pc_samples->len; i++) {
-    SlicerPcSample *ps = &g_array_index (s->pc_samples, SlicerPcSample, i);
-    if (ps->ctx_kind != SLICER_CONTEXT_IDLE) /* its context read raw: as on_event names it */
-      ps->ctx_id = session_watch_namespace (s->w, ps->core, ps->ctx_id);
-    session_pcprof_add (s->pcprof, ps);
-  }
+  if (s->pc_samples->len > 0)
+    record_pc_samples (s, (SlicerPcSample *) s->pc_samples->data, s->pc_samples->len,
+                       session_sampler_stalled (s->sampler));
+  add_pc_samples (s, (SlicerPcSample *) s->pc_samples->data, s->pc_samples->len);
   g_array_set_size (s->pc_samples, 0);
 }
 
@@ -1110,6 +1195,8 @@ write_stats (Session *s, gboolean final, GError **error)
   }
   if (s->sampler)
     q.samples_stalled = session_sampler_stalled (s->sampler); /* the PC sampler's, not a load's */
+  else if (s->replay_stalled >= 0)
+    q.samples_stalled = s->replay_stalled; /* … as recorded */
   session_pcprof_set_starved (s->pcprof, q.samples_stalled > BOUNDS_STALLED_MAX);
   return session_stats_write (s->stats, s->slicer, &q, final, error) &&
          session_pcprof_write (s->pcprof, final, error);
@@ -1139,6 +1226,7 @@ worker_main (gpointer data)
     if (serr)
       report_sampler_error (s, serr, FALSE);
     take_pc_samples (s);
+    record_pc_samples (s, NULL, 0, session_sampler_stalled (s->sampler)); /* its final share */
   }
   g_autoptr (GError) ferr = NULL;
   if (!flush_rows (s, TRUE, &ferr) && ok) {
@@ -1214,7 +1302,7 @@ session_start (Session *s, StoreWriter *writer, GError **error)
       return FALSE;
     s->tick_hz = probe_source_get_quality (s->source)->tick_hz;
   }
-  s->sink = (ProbeSourceSink) { on_event, s->record_path ? on_record : NULL, s };
+  s->sink = (ProbeSourceSink) { on_event, s->record_path ? on_record : NULL, s, on_side };
   const ProbeSourceQuality *sq = probe_source_get_quality (s->source);
   if (sq->clock_note)
     g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "clock: %s", sq->clock_note);

@@ -230,6 +230,9 @@ typedef enum {
   PROBE_CAPTURE_DATA = 1,   /* bytes from the source, for its decoder */
   PROBE_CAPTURE_GAP = 2,    /* the link was lost between the neighbouring records */
   PROBE_CAPTURE_STATE = 3,  /* a target state notification: payload = ProbeTargetState byte */
+  PROBE_CAPTURE_SIDE = 4,   /* written by the session beside the source's records (channel:
+                             * what it holds, the session's to define); a replay hands it back
+                             * through ProbeSourceSink.on_side at the same point */
   PROBE_CAPTURE_RECORD_TYPE_COUNT
 } ProbeCaptureRecordType;
 
@@ -743,6 +746,8 @@ typedef struct {
   void (*on_record) (ProbeCaptureRecordType type, guint16 channel, gint64 host_time_us,
                      const guint8 *data, gsize len, gpointer user_data);
   gpointer user_data;
+  /* A replay's PROBE_CAPTURE_SIDE records, in their place among the Events (NULL: skipped). */
+  void (*on_side) (guint16 channel, const guint8 *data, gsize len, gpointer user_data);
 } ProbeSourceSink;
 
 typedef enum {

@@ -310,6 +310,9 @@ replay_read (ProbeSource *src, GByteArray *out, guint16 *channel, const ProbeSou
     } else if (rec.type == PROBE_CAPTURE_STATE && rec.len == 1) {
       /* the whole target's (the gap that followed a stop has its own record) */
       probe_source_target_state (src, (ProbeTargetState) rec.data[0], sink);
+    } else if (rec.type == PROBE_CAPTURE_SIDE) {
+      if (sink->on_side != NULL)
+        sink->on_side (rec.channel, rec.data, rec.len, sink->user_data);
     } else if (rec.type == PROBE_CAPTURE_STATE && rec.len == 3) {
       /* one core of several (probe_source_core_state): its event and gap again */
       probe_source_core_state (src, (guint16) (rec.data[1] | rec.data[2] << 8),

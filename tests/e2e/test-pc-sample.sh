@@ -19,7 +19,8 @@
 #           pc-sample-rtt);
 #   relink  OpenOCD killed and started again inside an RTT session with --pc-sample: the
 #           stream reconnects, and so does the PC sampler beside it (its failure stored as
-#           an anomaly, samples again after the link gap);
+#           an anomaly, samples again after the link gap); its capture (--record) replays
+#           to the same sampled profile;
 #   absent  poll --pc-sample on a core without a PC sampler (the rig without its trace
 #           unit: DWT_PCSR reads 0): refused, naming the register and the value read.
 source "$(dirname "$0")/e2e-common.sh"
@@ -38,7 +39,7 @@ trap 'rm -rf "$tmp"' EXIT
   set -e
   "$1" --orti "$ORTI_RIG_ORTI" --elf "$ORTI_RIG_ELF" --openocd 127.0.0.1:$ORTI_RIG_TCL_PORT \
        --source rtt --pc-sample 1 --duration 60s --db "$2/relink.db" --http none \
-       --name relink 2>"$2/relink.err" &
+       --name relink --record "$2/relink.ocap" 2>"$2/relink.err" &
   daemon=$!
   for _ in $(seq 100); do grep -q "PC samples: DWT_PCSR" "$2/relink.err" && break; sleep 0.1; done
   sleep 2
@@ -46,6 +47,8 @@ trap 'rm -rf "$tmp"' EXIT
   sleep 5 # the stream reconnects within its 2 s backoff cap, the sampler within 2 s after
   kill -INT "$daemon"
   wait "$daemon"
+  "$1" --orti "$ORTI_RIG_ORTI" --elf "$ORTI_RIG_ELF" --replay "$2/relink.ocap" \
+       --db "$2/relink.db" --http none --name replay --quiet
 ' relink "$PROFD" "$tmp" || die "relink: the session failed: $(cat "$tmp/relink.err")"
 db=$tmp/relink.db
 [[ $(sql "$db" "SELECT state FROM sessions WHERE id = 1") == complete ]] ||
@@ -65,6 +68,18 @@ hz=$(sql "$db" "SELECT CAST(tick_rate_hz AS INTEGER) FROM sessions WHERE id = 1"
 (( last > gend + hz )) ||
   die "relink: no PC samples a second after the link gap ($gstart-$gend at $hz Hz; last $last)"
 echo "relink: link gap [$gstart, $gend], $samples samples, the last at $last; $stopped failure(s) stored"
+# the capture holds the samples as taken: its replay has the same sampled profile
+for q in "SELECT core, samples, unknown, sleeping, first_tick, last_tick FROM sampled_profile
+          WHERE session_id = %s" \
+         "SELECT core, context_kind, context, kind, function, samples, share FROM
+          sampled_function_stat WHERE session_id = %s ORDER BY 1, 2, 3, 4, 5" \
+         "SELECT samples_stalled FROM sessions WHERE id = %s"; do
+  # shellcheck disable=SC2059
+  live=$(sql "$db" "$(printf "$q" 1)") replayed=$(sql "$db" "$(printf "$q" 2)")
+  [[ -n $live && $live == "$replayed" ]] ||
+    die "relink: the replay's sampled profile differs: $(printf "$q" N): live $live, replay $replayed"
+done
+echo "relink: the replay has the same sampled profile ($samples samples)"
 
 "$RUN_RIG" --workload pfp -- python3 "$ORTI_SOURCE_DIR/tests/e2e/poll-cases.py" \
   pc-sample-absent 1 || die "poll --pc-sample without DWT_PCSR"

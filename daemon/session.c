@@ -953,7 +953,7 @@ on_side (guint16 channel, const guint8 *data, gsize len, gpointer user)
 {
   Session *s = user;
   if (channel != SIDE_PC_SAMPLES || len < 8 || (len - 8) % SIDE_PC_SAMPLE_SIZE != 0) {
-    g_log_structured ("orti-profd", G_LOG_LEVEL_WARNING, "MESSAGE", "session %" G_GINT64_FORMAT
+    g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "session %" G_GINT64_FORMAT
                       ": %s: a side record on channel %u of %" G_GSIZE_FORMAT " bytes, which "
                       "this version does not know: skipped", s->id, s->replay_path,
                       channel, len);

@@ -40,6 +40,42 @@ write_orti (const char *dir, guint n)
   return path;
 }
 
+/* Removes @dir and the files in it (a database's -wal and -shm too). */
+static void
+remove_dir (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL) {
+    g_autofree char *p = g_build_filename (dir, name, NULL);
+    g_unlink (p);
+  }
+  g_rmdir (dir);
+}
+
+/* Replays @capture with @orti through a real Session into a new store at @db_path; the session's
+ * id, and its live view at the end in *@live. */
+static gint64
+replay_into (const char *orti, const char *capture, const char *db_path, SessionLive *live)
+{
+  g_autoptr (GError) error = NULL;
+  SessionConfig cfg = { .orti_path = orti, .core = -1, .source = SESSION_SOURCE_REPLAY,
+                        .replay_path = capture, .name = "amp" };
+  g_autoptr (Session) s = session_new (&cfg, &error);
+  g_assert_no_error (error);
+  StoreWriter *w = store_writer_new (db_path, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (session_start (s, w, &error));
+  g_assert_no_error (error);
+  g_assert_true (session_wait (s, &error));
+  g_assert_no_error (error);
+  session_get_live (s, live);
+  gint64 id = session_get_id (s);
+  g_assert_true (store_writer_close (w, &error));
+  g_assert_no_error (error);
+  return id;
+}
+
 /* The one integer @sql (printf format) gives; -1 for NULL. */
 G_GNUC_PRINTF (2, 3) static gint64
 db_int (StoreDb *db, const char *fmt, ...)
@@ -146,23 +182,11 @@ test_replay (gconstpointer data)
   g_autofree char *orti = write_orti (dir, n);
   g_autofree char *db_path = g_build_filename (dir, "profile.db", NULL);
 
-  SessionConfig cfg = { .orti_path = orti, .core = -1, .source = SESSION_SOURCE_REPLAY,
-                        .replay_path = capture, .name = "amp" };
-  g_autoptr (Session) s = session_new (&cfg, &error);
-  g_assert_no_error (error);
-  StoreWriter *w = store_writer_new (db_path, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_true (session_start (s, w, &error));
-  g_assert_no_error (error);
-  g_assert_true (session_wait (s, &error));
-  g_assert_no_error (error);
   SessionLive live;
-  session_get_live (s, &live);
+  gint64 id = replay_into (orti, capture, db_path, &live);
   g_assert_cmpuint (live.n_cores, ==, n);
   for (guint c = 0; c < n; c++)
     g_assert_cmpuint (live.running[c], ==, PROBE_TASK_IDLE); /* every core ends idle */
-  gint64 id = session_get_id (s);
-  g_assert_true (store_writer_close (w, &error));
 
   g_autoptr (StoreDb) db = store_db_open (db_path, STORE_OPEN_READ_ONLY, &error);
   g_assert_no_error (error);
@@ -296,13 +320,7 @@ test_replay (gconstpointer data)
                              c < to ? "offset_min_us" : "offset_max_us", id, lo, hi), ==, -1);
   }
   store_db_close (g_steal_pointer (&db));
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL) {
-    g_autofree char *p = g_build_filename (dir, name, NULL);
-    g_unlink (p);
-  }
-  g_rmdir (dir);
+  remove_dir (dir);
 }
 
 static const char *profd; /* the built orti-profd (argv[1]) */
@@ -357,6 +375,106 @@ test_target_per_core_config (void)
   }
   g_unlink (orti);
   g_rmdir (dir);
+}
+
+/* One PC sample as docs/capture-format.md lays out a side record's (channel 1), appended. */
+static void
+side_sample (GByteArray *b, guint64 ts, guint32 pc, guint32 flags, guint32 ctx, guint16 core,
+             guint8 kind, guint8 unknown)
+{
+  guint8 x[24];
+  for (guint k = 0; k < 8; k++)
+    x[k] = (guint8) (ts >> (8 * k));
+  for (guint k = 0; k < 4; k++) {
+    x[8 + k] = (guint8) (pc >> (8 * k));
+    x[12 + k] = (guint8) (flags >> (8 * k));
+    x[16 + k] = (guint8) (ctx >> (8 * k));
+  }
+  x[20] = (guint8) core;
+  x[21] = (guint8) (core >> 8);
+  x[22] = kind;
+  x[23] = unknown;
+  g_byte_array_append (b, x, sizeof x);
+}
+
+/* A side record's head: the sampler's stall share, an f64. */
+static GByteArray *
+side_head (double stalled)
+{
+  GByteArray *b = g_byte_array_new ();
+  guint64 bits;
+  memcpy (&bits, &stalled, 8);
+  for (guint k = 0; k < 8; k++) {
+    guint8 x = (guint8) (bits >> (8 * k));
+    g_byte_array_append (b, &x, 1);
+  }
+  return b;
+}
+
+/* An RTT capture with side records (an RTT session's PC samples, --record): a replay adds the
+ * samples to its sampled profile as recorded, takes the last stall share, and skips a side
+ * channel it does not know. */
+static void
+test_side_pc_samples (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("orti-amp-XXXXXX", &error);
+  g_assert_no_error (error);
+  RttAmpOptions opt = { .n_cores = 2, .n_frames = 20, .tick_hz = TICK_HZ };
+  g_autoptr (RttAmpResult) gen = rtt_amp_run (&opt);
+  g_autofree char *plain = g_build_filename (dir, "plain.ocap", NULL);
+  g_assert_true (rtt_amp_write_capture (gen, plain, TICK_HZ, 4096, 0, &error));
+  g_autofree char *orti = write_orti (dir, 2);
+  g_autofree char *capture = g_build_filename (dir, "side.ocap", NULL);
+  {
+    g_autoptr (ProbeCaptureReader) r = probe_capture_reader_open (plain, &error);
+    g_assert_no_error (error);
+    ProbeCaptureWriter *w = probe_capture_writer_new (capture, probe_capture_reader_get_info (r),
+                                                      &error);
+    g_assert_no_error (error);
+    g_autoptr (GByteArray) first = side_head (0.5), unknown = side_head (0.0),
+                           last = side_head (0.25);
+    side_sample (first, 100, 0x1000, 0, RTT_AMP_TASK (0, 0), 0, 0 /* task */, 0);
+    side_sample (first, 200, 0x1004, PROBE_PC_SLEEPING, 0, 0, 2 /* idle */, 0);
+    side_sample (first, 300, 0x1000, 0, RTT_AMP_TASK (0, 0), 0, 0, 0);
+    ProbeCaptureRecord rec;
+    guint n = 0;
+    while (probe_capture_reader_next (r, &rec, &error) == PROBE_CAPTURE_RECORD) {
+      g_assert_true (probe_capture_writer_add (w, rec.type, rec.channel, rec.host_time_us,
+                                               rec.data, rec.len, &error));
+      if (n++ == 0) {
+        g_assert_true (probe_capture_writer_add (w, PROBE_CAPTURE_SIDE, 1, 0, first->data,
+                                                 first->len, &error));
+        g_assert_true (probe_capture_writer_add (w, PROBE_CAPTURE_SIDE, 9, 0, unknown->data,
+                                                 unknown->len, &error));
+      }
+    }
+    g_assert_no_error (error);
+    g_assert_true (probe_capture_writer_add (w, PROBE_CAPTURE_SIDE, 1, 0, last->data, last->len,
+                                             &error));
+    g_assert_true (probe_capture_writer_close (w, &error));
+    g_assert_no_error (error);
+  }
+  g_autofree char *db_path = g_build_filename (dir, "profile.db", NULL);
+  SessionLive live;
+  gint64 id = replay_into (orti, capture, db_path, &live);
+  g_autoptr (StoreDb) db = store_db_open (db_path, STORE_OPEN_READ_ONLY, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (db_int (db, "SELECT event_count FROM sessions WHERE id = %" G_GINT64_FORMAT, id),
+                   ==, (gint64) gen->n_events);
+  g_assert_cmpint (db_int (db, "SELECT samples * 1000 + sleeping * 100 + first_tick FROM "
+                           "sampled_profile WHERE session_id = %" G_GINT64_FORMAT " AND core = 0",
+                           id), ==, 3000 + 100 + 100);
+  g_assert_cmpint (db_int (db, "SELECT last_tick FROM sampled_profile WHERE session_id = %"
+                           G_GINT64_FORMAT, id), ==, 300);
+  /* (no ELF: the PCs are in no function) */
+  g_assert_cmpint (db_int (db, "SELECT samples FROM sampled_function_stat WHERE session_id = %"
+                           G_GINT64_FORMAT " AND context_kind = 0 AND context = %u AND "
+                           "function = '(unknown)'", id, RTT_AMP_TASK (0, 0)), ==, 2);
+  g_assert_cmpint (db_int (db, "SELECT CAST(samples_stalled * 100 AS INTEGER) FROM sessions "
+                           "WHERE id = %" G_GINT64_FORMAT, id), ==, 25);
+  store_db_close (g_steal_pointer (&db));
+  remove_dir (dir);
 }
 
 /* A capture whose rtt.streams is not a stream count is refused, naming the file and the value. */
@@ -455,6 +573,7 @@ main (int argc, char **argv)
   g_test_add_func ("/multicore/target-per-core-config", test_target_per_core_config);
   g_test_add_func ("/multicore/replay/bad-streams-metadata", test_bad_streams_metadata);
   g_test_add_func ("/multicore/replay/bad-swo-metadata", test_bad_swo_metadata);
+  g_test_add_func ("/multicore/replay/side-pc-samples", test_side_pc_samples);
   g_test_add_data_func ("/multicore/replay/6-cores", GUINT_TO_POINTER (6), test_replay);
   g_test_add_data_func ("/multicore/replay/16-cores", GUINT_TO_POINTER (16), test_replay);
   g_test_add_data_func ("/multicore/replay/6-cores-drained", GUINT_TO_POINTER (6 | DRAIN),

@@ -9,11 +9,20 @@
 #   net and self within 1 % of the design (the loads are timed by the firmware against its own
 #   net time, so the design is the ground truth); gross within 1 % of the firmware's measured
 #   response time of Task0 (activation to termination: 7.3 ms plus dispatch and ISR time),
-#   minus the outer load's own 2.0 ms for the inner load; and per task the net run time per
-#   10 ms period (its CPU share) within 1 % of the firmware's own measurement (rig-truth).
-#   Shares, not time per activation: the session and the rig-truth snapshots cover slightly
-#   different windows (the ring holds the trace from boot), and a job cut at a window's edge
-#   is 1/390 of the activations but only a fraction of a period's share.
+#   minus the outer load's own 2.0 ms for the inner load. Those are timed by -icount's clock
+#   and the same in every run.
+# Per task, the net run time per 10 ms period (its CPU share) against the kernel's own
+#   accounting (rig-truth). The two differ by definition, not by chance: the kernel charges
+#   its dispatcher and each ISR2's entry and exit (up to its hooks) to neither task, while a
+#   hook-based trace sees the switch and the ISR2 only at the hooks, so the session charges
+#   those µs to the task that was running. They only ever add to a task, so per task
+#     truth - edges  <=  session  <=  truth + dispatcher + (ISR2 time the hooks did not see)
+#                                          + edges
+#   with the dispatcher's and the ISR2s' time per period measured by the kernel (and the ISR2
+#   time the session saw), and `edges` the jobs the two windows cut at their ends (the session
+#   and the snapshots cover different windows: at most one period's run time per end,
+#   divided by the window). The views test checks the run time exactly, against a truth
+#   taken at the hooks' own instants.
 source "$(dirname "$0")/e2e-common.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -33,7 +42,8 @@ db=$tmp/profile.db
 [[ $(sql "$db" "SELECT gap_count FROM sessions WHERE id = 1") == 0 ]] || die "the RTT stream had gaps"
 sql "$db" "SELECT function, count, net_avg_us, self_total_us / count, gross_total_us / count
            FROM function_stats WHERE session_id = 1 AND count > 0" >"$tmp/functions.txt"
-sql "$db" "SELECT task, load_percent FROM task_stats WHERE session_id = 1" >"$tmp/tasks.txt"
+sql "$db" "SELECT task, run_total_us, job_max_us FROM task_stats WHERE session_id = 1" >"$tmp/tasks.txt"
+sql "$db" "SELECT span_us, isr_us FROM core_stats WHERE session_id = 1 AND core = 0" >"$tmp/core.txt"
 python3 - "$tmp" <<'PY'
 import json, sys
 d = sys.argv[1]
@@ -61,15 +71,31 @@ within("pfp_inner_load net", fn["pfp_inner_load"][1], 4000)
 within("pfp_inner_load self", fn["pfp_inner_load"][2], 4000)
 within("pfp_inner_load gross", fn["pfp_inner_load"][3], response0 - 2000)
 within("pfp_task1_load net", fn["pfp_task1_load"][1], 1300)
-span = (t1["timestamp"] - t0["timestamp"]) % (1 << 32)
-truth = {}
-for a, b in zip(t0["live"]["tasks"], t1["live"]["tasks"]):
-    if b["terminations"] > a["terminations"]:
-        truth[a["name"]] = (b["run_ticks"] - a["run_ticks"]) / span * 10000  # µs per 10 ms
+# per 10 ms period: the kernel's accounting over its snapshots' window, the session's over its
+span_t = (t1["timestamp"] - t0["timestamp"]) % (1 << 32) / 25.0  # µs
+span_s, isr_s = (float(x) for x in open(f"{d}/core.txt").read().strip().split("|"))
+per_t = lambda ticks: ticks / 25.0 / span_t * 10000
+dispatcher = per_t(t1["live"]["kernel_ticks"] - t0["live"]["kernel_ticks"])
+isr_kernel = per_t(sum(b["ticks"] - a["ticks"] for a, b in zip(t0["live"]["isrs"], t1["live"]["isrs"])))
+isr_session = isr_s / span_s * 10000
+unseen = dispatcher + max(0.0, isr_kernel - isr_session)
+print(f"per period: dispatcher {dispatcher:.1f} us, ISR2s {isr_kernel:.1f} us by the kernel, "
+      f"{isr_session:.1f} us by the session: {unseen:.1f} us the hooks cannot place")
 for line in open(f"{d}/tasks.txt"):
-    name, load = line.strip().split("|")
-    if name in truth:
-        within(f"{name} net per period vs ground truth", float(load) * 100, truth[name])
+    name, run, job_max = line.strip().split("|")
+    a, b = next((a, b) for a, b in zip(t0["live"]["tasks"], t1["live"]["tasks"]) if a["name"] == name)
+    if b["terminations"] == a["terminations"]:
+        continue
+    truth = per_t(b["run_ticks"] - a["run_ticks"])
+    got = float(run) / span_s * 10000
+    edges = (float(job_max) + unseen) * (1 / span_s + 1 / span_t) * 10000
+    lo, hi = truth - edges, truth + unseen + edges
+    ok = lo <= got <= hi
+    print(f"{name} net per period: {got:9.1f} us, the kernel's {truth:9.1f} us "
+          f"({100 * (got - truth) / truth:+.2f} %), allowed [{lo:.1f}, {hi:.1f}]"
+          f" (window edges {edges:.1f} us){'' if ok else '  <- outside'}")
+    if not ok:
+        fail.append(f"{name} net per period vs the kernel's")
 if fail:
-    print("FAIL: more than 1 % off:", ", ".join(fail)); sys.exit(1)
+    print("FAIL:", ", ".join(fail)); sys.exit(1)
 PY

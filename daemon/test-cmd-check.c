@@ -9,6 +9,7 @@
 #include "budgets.h"
 #include "rtt-test-gen.h"
 #include "store.h"
+#include "test-store-util.h"
 
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
@@ -1237,13 +1238,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cmd-check/keep-raw-soak", test_keep_raw_soak);
   int rc = g_test_run ();
 
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL) {
-    g_autofree char *p = g_build_filename (dir, name, NULL);
-    g_unlink (p);
-  }
-  g_rmdir (dir);
+  remove_tmp_dir (dir);
   g_free (db_path);
   g_free (dir);
   return rc;

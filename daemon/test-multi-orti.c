@@ -11,6 +11,7 @@
 #include "session-watch.h"
 #include "session.h"
 #include "store.h"
+#include "test-store-util.h"
 
 #define TICK_HZ 1000000u
 #define STEP 10u  /* ticks between samples */
@@ -93,18 +94,6 @@ db_text (StoreDb *db, const char *fmt, ...)
   if (r->rows->len != 1)
     g_error ("%s: %u rows", sql, r->rows->len);
   return g_strdup (g_array_index ((GArray *) g_ptr_array_index (r->rows, 0), StoreCell, 0).text);
-}
-
-static void
-rm_dir (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL) {
-    g_autofree char *p = g_build_filename (dir, name, NULL);
-    g_unlink (p);
-  }
-  g_rmdir (dir);
 }
 
 /* Two files reusing task ids 0 and 1: four tasks, each with its own run time and core. */
@@ -207,7 +196,7 @@ test_replay_two_files (void)
   g_autoptr (Session) s2 = session_new (&two, &error);
   g_assert_null (s2);
   g_assert_nonnull (strstr (error->message, "recorded with one ORTI file"));
-  rm_dir (dir);
+  remove_tmp_dir (dir);
 }
 
 /* The errors, each naming the file (and where in it). */
@@ -303,7 +292,7 @@ test_errors (void)
   ev = (ProbeEvent) { .kind = PROBE_EVENT_TASK_SWITCH, .core = 0, .a = 2 }; /* a switch: own */
   session_watch_namespace_event (w, &ev);
   g_assert_cmphex (ev.a, ==, 2);
-  rm_dir (dir);
+  remove_tmp_dir (dir);
 }
 
 static void

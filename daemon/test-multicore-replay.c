@@ -14,6 +14,7 @@
 #include "rtt-test-amp.h"
 #include "session.h"
 #include "store.h"
+#include "test-store-util.h"
 
 #define TICK_HZ 1000000u /* 1 tick = 1 µs: the views' µs are ticks */
 #define FRAMES 200
@@ -38,19 +39,6 @@ write_orti (const char *dir, guint n)
   g_assert_true (g_file_set_contents (path, s->str, -1, NULL));
   g_string_free (s, TRUE);
   return path;
-}
-
-/* Removes @dir and the files in it (a database's -wal and -shm too). */
-static void
-remove_dir (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL) {
-    g_autofree char *p = g_build_filename (dir, name, NULL);
-    g_unlink (p);
-  }
-  g_rmdir (dir);
 }
 
 /* Replays @capture with @orti through a real Session into a new store at @db_path; the session's
@@ -320,7 +308,7 @@ test_replay (gconstpointer data)
                              c < to ? "offset_min_us" : "offset_max_us", id, lo, hi), ==, -1);
   }
   store_db_close (g_steal_pointer (&db));
-  remove_dir (dir);
+  remove_tmp_dir (dir);
 }
 
 static const char *profd; /* the built orti-profd (argv[1]) */
@@ -474,7 +462,7 @@ test_side_pc_samples (void)
   g_assert_cmpint (db_int (db, "SELECT CAST(samples_stalled * 100 AS INTEGER) FROM sessions "
                            "WHERE id = %" G_GINT64_FORMAT, id), ==, 25);
   store_db_close (g_steal_pointer (&db));
-  remove_dir (dir);
+  remove_tmp_dir (dir);
 }
 
 /* A capture whose rtt.streams is not a stream count is refused, naming the file and the value. */

@@ -4,6 +4,7 @@
  * store-test-ingest (path in STORE_TEST_INGEST). The sqlite3 shell, when installed, checks
  * the file independently of our code. */
 #include "store.h"
+#include "test-store-util.h"
 
 #include <glib/gstdio.h>
 #include <gio/gio.h>
@@ -16,18 +17,6 @@ make_dir (void)
   char *dir = g_dir_make_tmp ("store-fault-XXXXXX", NULL);
   g_assert_nonnull (dir);
   return dir;
-}
-
-static void
-remove_dir (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL) {
-    g_autofree char *p = g_build_filename (dir, name, NULL);
-    g_unlink (p);
-  }
-  g_rmdir (dir);
 }
 
 /* shell: output of the sqlite3 shell on @path for @sql, or NULL when it is not installed. */
@@ -123,7 +112,7 @@ test_kill9 (void)
   g_autofree char *state2 = shell (path, "SELECT state FROM sessions");
   if (state2 != NULL)
     g_assert_cmpstr (state2, ==, "incomplete");
-  remove_dir (dir);
+  remove_tmp_dir (dir);
 }
 
 static void
@@ -186,7 +175,7 @@ test_disk_full (void)
   if (shell_ok != NULL)
     g_assert_cmpstr (shell_ok, ==, "ok");
   store_db_close (g_steal_pointer (&db));
-  remove_dir (dir);
+  remove_tmp_dir (dir);
 }
 
 int

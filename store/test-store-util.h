@@ -1,5 +1,6 @@
-/* test-store-util.h — what the store's unit tests share: a temporary directory per test
- * (Fixture, for g_test_add) and reading one integer back through a StoreDb. */
+/* test-store-util.h — what the tests of a store share (the store's own and the daemon's): a
+ * temporary directory per test (Fixture, for g_test_add) and its removal, and reading one
+ * value back through a StoreDb. */
 #pragma once
 
 #include "store-private.h"
@@ -10,6 +11,20 @@ typedef struct {
   char *dir;  /* temporary directory */
   char *path; /* dir/profile.db */
 } Fixture;
+
+/* remove_tmp_dir: removes @dir and the files in it (a database's -wal and -shm too; no
+ * subdirectories). */
+static inline void
+remove_tmp_dir (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL) {
+    g_autofree char *p = g_build_filename (dir, name, NULL);
+    g_unlink (p);
+  }
+  g_rmdir (dir);
+}
 
 static inline void
 fixture_setup (Fixture *f, gconstpointer data)
@@ -22,13 +37,7 @@ fixture_setup (Fixture *f, gconstpointer data)
 static inline void
 fixture_teardown (Fixture *f, gconstpointer data)
 {
-  g_autoptr (GDir) d = g_dir_open (f->dir, 0, NULL);
-  const char *name;
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL) {
-    g_autofree char *p = g_build_filename (f->dir, name, NULL);
-    g_unlink (p);
-  }
-  g_rmdir (f->dir);
+  remove_tmp_dir (f->dir);
   g_free (f->dir);
   g_free (f->path);
 }

@@ -926,20 +926,15 @@ record_pc_samples (Session *s, const SlicerPcSample *smp, guint n, double stalle
   g_autofree guint8 *b = g_malloc (8 + (gsize) n * SIDE_PC_SAMPLE_SIZE);
   guint64 bits;
   memcpy (&bits, &stalled, 8);
-  for (guint k = 0; k < 8; k++)
-    b[k] = (guint8) (bits >> (8 * k));
+  probe_le_put_u64 (b, bits);
   for (guint i = 0; i < n; i++) {
     guint8 *p = b + 8 + (gsize) i * SIDE_PC_SAMPLE_SIZE;
     const SlicerPcSample *x = &smp[i];
-    for (guint k = 0; k < 8; k++)
-      p[k] = (guint8) (x->ts >> (8 * k));
-    for (guint k = 0; k < 4; k++) {
-      p[8 + k] = (guint8) (x->pc >> (8 * k));
-      p[12 + k] = (guint8) (x->flags >> (8 * k));
-      p[16 + k] = (guint8) (x->ctx_id >> (8 * k));
-    }
-    p[20] = (guint8) x->core;
-    p[21] = (guint8) (x->core >> 8);
+    probe_le_put_u64 (p, x->ts);
+    probe_le_put_u32 (p + 8, x->pc);
+    probe_le_put_u32 (p + 12, x->flags);
+    probe_le_put_u32 (p + 16, x->ctx_id);
+    probe_le_put_u16 (p + 20, x->core);
     p[22] = x->ctx_kind;
     p[23] = x->state_unknown;
   }
@@ -959,25 +954,17 @@ on_side (guint16 channel, const guint8 *data, gsize len, gpointer user)
                       channel, len);
     return;
   }
-  guint64 bits = 0;
-  for (guint k = 0; k < 8; k++)
-    bits |= (guint64) data[k] << (8 * k);
+  guint64 bits = probe_le_get_u64 (data);
   memcpy (&s->replay_stalled, &bits, 8);
   guint n = (guint) ((len - 8) / SIDE_PC_SAMPLE_SIZE);
   g_autofree SlicerPcSample *smp = g_new0 (SlicerPcSample, MAX (n, 1u));
   for (guint i = 0; i < n; i++) {
     const guint8 *p = data + 8 + (gsize) i * SIDE_PC_SAMPLE_SIZE;
-    SlicerPcSample *x = &smp[i];
-    for (guint k = 0; k < 8; k++)
-      x->ts |= (guint64) p[k] << (8 * k);
-    for (guint k = 0; k < 4; k++) {
-      x->pc |= (guint32) p[8 + k] << (8 * k);
-      x->flags |= (guint32) p[12 + k] << (8 * k);
-      x->ctx_id |= (guint32) p[16 + k] << (8 * k);
-    }
-    x->core = (guint16) (p[20] | p[21] << 8);
-    x->ctx_kind = p[22];
-    x->state_unknown = p[23];
+    smp[i] = (SlicerPcSample) { .ts = probe_le_get_u64 (p), .pc = probe_le_get_u32 (p + 8),
+                                .flags = probe_le_get_u32 (p + 12),
+                                .ctx_id = probe_le_get_u32 (p + 16),
+                                .core = probe_le_get_u16 (p + 20), .ctx_kind = p[22],
+                                .state_unknown = p[23] };
   }
   add_pc_samples (s, smp, n);
 }

@@ -48,45 +48,6 @@ crc_update (guint32 crc, const guint8 *p, gsize n)
   return ~crc;
 }
 
-static void
-put_u16 (guint8 *p, guint16 v)
-{
-  p[0] = (guint8) v;
-  p[1] = (guint8) (v >> 8);
-}
-
-static void
-put_u32 (guint8 *p, guint32 v)
-{
-  for (int i = 0; i < 4; i++)
-    p[i] = (guint8) (v >> (8 * i));
-}
-
-static void
-put_u64 (guint8 *p, guint64 v)
-{
-  for (int i = 0; i < 8; i++)
-    p[i] = (guint8) (v >> (8 * i));
-}
-
-static guint16
-get_u16 (const guint8 *p)
-{
-  return (guint16) (p[0] | (p[1] << 8));
-}
-
-static guint32
-get_u32 (const guint8 *p)
-{
-  return (guint32) p[0] | ((guint32) p[1] << 8) | ((guint32) p[2] << 16) | ((guint32) p[3] << 24);
-}
-
-static guint64
-get_u64 (const guint8 *p)
-{
-  return (guint64) get_u32 (p) | ((guint64) get_u32 (p + 4) << 32);
-}
-
 void
 probe_capture_info_clear (ProbeCaptureInfo *info)
 {
@@ -136,18 +97,18 @@ probe_capture_writer_new (const char *path, const ProbeCaptureInfo *info, GError
   }
   guint8 h[HEADER_FIXED] = { 0 };
   memcpy (h, CAPTURE_MAGIC, 8);
-  put_u16 (h + 8, CAPTURE_VERSION);
-  put_u16 (h + 10, (guint16) info->source);
-  put_u32 (h + 12, (guint32) meta->len);
-  put_u64 (h + 16, info->tick_hz);
-  put_u64 (h + 24, (guint64) info->start_unix_us);
+  probe_le_put_u16 (h + 8, CAPTURE_VERSION);
+  probe_le_put_u16 (h + 10, (guint16) info->source);
+  probe_le_put_u32 (h + 12, (guint32) meta->len);
+  probe_le_put_u64 (h + 16, info->tick_hz);
+  probe_le_put_u64 (h + 24, (guint64) info->start_unix_us);
   memcpy (h + 32, info->orti_sha256, 32);
   memcpy (h + 64, info->elf_sha256, 32);
-  put_u32 (h + 96, info->flags);
+  probe_le_put_u32 (h + 96, info->flags);
   guint32 crc = crc_update (0, h, sizeof h);
   crc = crc_update (crc, (const guint8 *) meta->str, meta->len);
   guint8 c[4];
-  put_u32 (c, crc);
+  probe_le_put_u32 (c, crc);
   if (fwrite (h, 1, sizeof h, f) != sizeof h || fwrite (meta->str, 1, meta->len, f) != meta->len ||
       fwrite (c, 1, 4, f) != 4 || fflush (f) != 0) {
     g_set_error (error, PROBE_ERROR, PROBE_ERROR_IO, "cannot write capture file %s: %s", path,
@@ -178,12 +139,12 @@ probe_capture_writer_add (ProbeCaptureWriter *w, ProbeCaptureRecordType type, gu
   }
   guint8 h[RECORD_HEADER] = { 0 };
   h[0] = (guint8) type;
-  put_u16 (h + 2, channel);
-  put_u32 (h + 4, (guint32) len);
-  put_u64 (h + 8, (guint64) host_time_us);
+  probe_le_put_u16 (h + 2, channel);
+  probe_le_put_u32 (h + 4, (guint32) len);
+  probe_le_put_u64 (h + 8, (guint64) host_time_us);
   guint32 crc = crc_update (crc_update (0, h, sizeof h), data, len);
   guint8 c[4];
-  put_u32 (c, crc);
+  probe_le_put_u32 (c, crc);
   if (fwrite (h, 1, sizeof h, w->f) != sizeof h || (len && fwrite (data, 1, len, w->f) != len) ||
       fwrite (c, 1, 4, w->f) != 4) {
     g_set_error (error, PROBE_ERROR, PROBE_ERROR_IO, "cannot write capture file %s: %s", w->path,
@@ -275,14 +236,14 @@ probe_capture_reader_open (const char *path, GError **error)
   }
   if (!read_exact (r, h + 8, sizeof h - 8, 8, 0, "header", error))
     return NULL;
-  guint16 version = get_u16 (h + 8);
+  guint16 version = probe_le_get_u16 (h + 8);
   if (version != CAPTURE_VERSION) {
     g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT,
                  "%s: capture format version %u is not supported (this build reads version %u)",
                  path, version, CAPTURE_VERSION);
     return NULL;
   }
-  guint32 meta_len = get_u32 (h + 12);
+  guint32 meta_len = probe_le_get_u32 (h + 12);
   if (meta_len > CAPTURE_MAX_META) {
     g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT,
                  "%s: corrupt header at byte 12: metadata length %u", path, meta_len);
@@ -296,18 +257,18 @@ probe_capture_reader_open (const char *path, GError **error)
   if (!read_exact (r, c, 4, sizeof h + meta_len, 0, "header", error))
     return NULL;
   guint32 crc = crc_update (crc_update (0, h, sizeof h), (const guint8 *) meta, meta_len);
-  if (crc != get_u32 (c)) {
+  if (crc != probe_le_get_u32 (c)) {
     g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT,
                  "%s: corrupt header (checksum mismatch over bytes 0–%u)", path,
                  HEADER_FIXED + meta_len + 3);
     return NULL;
   }
-  r->info.source = get_u16 (h + 10);
-  r->info.tick_hz = get_u64 (h + 16);
-  r->info.start_unix_us = (gint64) get_u64 (h + 24);
+  r->info.source = probe_le_get_u16 (h + 10);
+  r->info.tick_hz = probe_le_get_u64 (h + 16);
+  r->info.start_unix_us = (gint64) probe_le_get_u64 (h + 24);
   memcpy (r->info.orti_sha256, h + 32, 32);
   memcpy (r->info.elf_sha256, h + 64, 32);
-  r->info.flags = get_u32 (h + 96);
+  r->info.flags = probe_le_get_u32 (h + 96);
   r->info.metadata = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_auto (GStrv) lines = g_strsplit (meta, "\n", -1);
   for (char **l = lines; *l; l++) {
@@ -339,7 +300,7 @@ probe_capture_reader_next (ProbeCaptureReader *r, ProbeCaptureRecord *rec, GErro
                  G_GUINT64_FORMAT ")", r->path, at + got, at);
     return PROBE_CAPTURE_ERROR;
   }
-  guint32 len = get_u32 (h + 4);
+  guint32 len = probe_le_get_u32 (h + 4);
   if (len > CAPTURE_MAX_RECORD || h[0] == 0 || h[0] >= PROBE_CAPTURE_RECORD_TYPE_COUNT) {
     g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT,
                  "%s: corrupt record at byte %" G_GUINT64_FORMAT " (type %u, length %u)", r->path,
@@ -352,7 +313,7 @@ probe_capture_reader_next (ProbeCaptureReader *r, ProbeCaptureRecord *rec, GErro
   guint8 c[4];
   if (!read_exact (r, c, 4, at + sizeof h + len, at, "record", error))
     return PROBE_CAPTURE_ERROR;
-  if (crc_update (crc_update (0, h, sizeof h), r->payload->data, len) != get_u32 (c)) {
+  if (crc_update (crc_update (0, h, sizeof h), r->payload->data, len) != probe_le_get_u32 (c)) {
     g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT,
                  "%s: corrupt record at byte %" G_GUINT64_FORMAT " (checksum mismatch)", r->path,
                  at);
@@ -360,8 +321,8 @@ probe_capture_reader_next (ProbeCaptureReader *r, ProbeCaptureRecord *rec, GErro
   }
   r->offset = at + sizeof h + len + 4;
   rec->type = h[0];
-  rec->channel = get_u16 (h + 2);
-  rec->host_time_us = (gint64) get_u64 (h + 8);
+  rec->channel = probe_le_get_u16 (h + 2);
+  rec->host_time_us = (gint64) probe_le_get_u64 (h + 8);
   rec->data = r->payload->data;
   rec->len = len;
   rec->offset = at;

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <glib.h>
+#include <string.h>
 
 G_BEGIN_DECLS
 
@@ -244,6 +245,54 @@ typedef struct {
   gsize len;
   guint64 offset;        /* byte offset of the record in the file */
 } ProbeCaptureRecord;
+
+/* Little-endian integers in a capture's bytes (its header and records, a side record's
+ * payload): probe_le_put_* writes @v at @p, probe_le_get_* reads one, whatever the host's byte
+ * order and @p's alignment. */
+static inline void
+probe_le_put_u16 (guint8 *p, guint16 v)
+{
+  v = GUINT16_TO_LE (v);
+  memcpy (p, &v, sizeof v);
+}
+
+static inline void
+probe_le_put_u32 (guint8 *p, guint32 v)
+{
+  v = GUINT32_TO_LE (v);
+  memcpy (p, &v, sizeof v);
+}
+
+static inline void
+probe_le_put_u64 (guint8 *p, guint64 v)
+{
+  v = GUINT64_TO_LE (v);
+  memcpy (p, &v, sizeof v);
+}
+
+static inline guint16
+probe_le_get_u16 (const guint8 *p)
+{
+  guint16 v;
+  memcpy (&v, p, sizeof v);
+  return GUINT16_FROM_LE (v);
+}
+
+static inline guint32
+probe_le_get_u32 (const guint8 *p)
+{
+  guint32 v;
+  memcpy (&v, p, sizeof v);
+  return GUINT32_FROM_LE (v);
+}
+
+static inline guint64
+probe_le_get_u64 (const guint8 *p)
+{
+  guint64 v;
+  memcpy (&v, p, sizeof v);
+  return GUINT64_FROM_LE (v);
+}
 
 typedef struct _ProbeCaptureWriter ProbeCaptureWriter;
 typedef struct _ProbeCaptureReader ProbeCaptureReader;

@@ -28,7 +28,8 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.environ["ORTI_SOURCE_DIR"], "tests/rig"))
-from rig_session import BOARD_HZ, coupled_load_misses, poll_args, window  # noqa: E402
+from rig_session import (BOARD_HZ, coupled_load_misses, poll_args, profd_argv,  # noqa: E402
+                         window)
 from sampled_check import check_profile  # noqa: E402
 from trace_ref import Fail, check  # noqa: E402
 
@@ -211,11 +212,8 @@ def run_pc_sample(seconds, tmp):
     check(u0 is not None, "pc-sample needs the trace unit (run-rig --trace-unit)")
     check_profile(s, u0, u1, "poll", time=os.environ.get("ORTI_RIG_TIME_TRUTH") == "1")
     # the capture replays to the same profile, without --pc-sample (its metadata says so)
-    from rig_session import PROFD
     rdb = os.path.join(tmp, "replay.db")
-    subprocess.run([PROFD, "--orti", os.environ["ORTI_RIG_ORTI"], "--elf",
-                    os.environ["ORTI_RIG_ELF"], "--replay", cap, "--db", rdb, "--http", "none",
-                    "--quiet"], check=True)
+    subprocess.run(profd_argv(rdb, "--replay", cap, live=False), check=True)
     q = "SELECT function, samples FROM sampled_functions ORDER BY function"
     with sqlite3.connect(rdb) as con:
         replayed = con.execute(q).fetchall()
@@ -276,15 +274,11 @@ def run_pc_sample_absent(tmp):
     """--pc-sample on a core whose DWT_PCSR reads 0 (the rig without its trace unit): the
     session refuses to start, naming the register, its address and the value read, and
     leaves DEMCR as it found it."""
-    from rig_session import PROFD
     from trace_ref import Tcl
     tcl = Tcl()
     demcr = tcl.read32(0xE000EDFC)
-    r = subprocess.run([PROFD, "--orti", os.environ["ORTI_RIG_ORTI"], "--elf",
-                        os.environ["ORTI_RIG_ELF"], "--openocd",
-                        f"127.0.0.1:{os.environ['ORTI_RIG_TCL_PORT']}", *poll_args(),
-                        "--pc-sample", "1", "--db", os.path.join(tmp, "e.db"), "--http", "none",
-                        "--quiet", "--duration", "1s"], capture_output=True, text=True)
+    r = subprocess.run(profd_argv(os.path.join(tmp, "e.db"), *poll_args(), "--pc-sample", "1",
+                                  "--duration", "1s"), capture_output=True, text=True)
     last = (r.stderr.strip().splitlines() or [""])[-1]
     print(last)
     check(r.returncode != 0 and "DWT_PCSR (0xe000101c)" in last and "0x00000000" in last,

@@ -150,13 +150,22 @@ def halt_one_core(tmp, source, halt_s=1.0, record=None):
     return s
 
 
+def profd_argv(db, *options, elf=None, live=True):
+    """orti-profd's command line on the rig: its ORTI file and @elf (the rig's ELF unless
+    given), the rig's OpenOCD when @live (not for a --replay), the store @db, no HTTP, quiet,
+    then @options."""
+    argv = [PROFD, "--orti", os.environ["ORTI_RIG_ORTI"], "--elf",
+            elf or os.environ["ORTI_RIG_ELF"]]
+    if live:
+        argv += ["--openocd", f"127.0.0.1:{os.environ['ORTI_RIG_TCL_PORT']}"]
+    return argv + ["--db", db, "--http", "none", "--quiet", *options]
+
+
 def check_replay(s, cap, tmp):
     """The capture @cap, recorded by session @s, replays to the same task rows per core and
     the same gaps."""
     db = os.path.join(tmp, "replay.db")
-    subprocess.run([PROFD, "--orti", os.environ["ORTI_RIG_ORTI"], "--elf",
-                    os.environ["ORTI_RIG_ELF"], "--replay", cap, "--db", db, "--http", "none",
-                    "--quiet"], check=True)
+    subprocess.run(profd_argv(db, "--replay", cap, live=False), check=True)
     con = sqlite3.connect(db)
     for q in ("SELECT task, core, jobs, run_total_us FROM task_core_stats WHERE session_id = 1 "
               "ORDER BY 1, 2",
@@ -209,9 +218,7 @@ class Session:
         self.db = os.path.join(tmp, "session.db")
         self.err_path = os.path.join(tmp, "profd.err")
         elf = os.environ["ORTI_RIG_ELF1" if core_target() is not None else "ORTI_RIG_ELF"]
-        args = [PROFD, "--orti", os.environ["ORTI_RIG_ORTI"], "--elf", elf,
-                "--openocd", f"127.0.0.1:{os.environ['ORTI_RIG_TCL_PORT']}", *source,
-                "--db", self.db, "--http", "none", "--quiet", *extra]
+        args = profd_argv(self.db, *source, *extra, elf=elf)
         if record:
             args += ["--record", record]
         self.err = open(self.err_path, "w")

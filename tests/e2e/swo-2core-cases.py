@@ -136,10 +136,7 @@ def case_errors(tmp):
 
     def refused(args, want):
         db = os.path.join(tmp, "refused.db")
-        r = subprocess.run([rig_session.PROFD, "--orti", os.environ["ORTI_RIG_ORTI"], "--elf",
-                            os.environ["ORTI_RIG_ELF"], "--openocd",
-                            f"127.0.0.1:{os.environ['ORTI_RIG_TCL_PORT']}", *args, "--db", db,
-                            "--http", "none", "--quiet", "--duration", "2s"],
+        r = subprocess.run(rig_session.profd_argv(db, *args, "--duration", "2s"),
                            capture_output=True, text=True, timeout=60)
         check(r.returncode != 0, f"{args} was not refused")
         check(want in r.stderr, f"the refusal of {args} does not say {want!r}: {r.stderr}")
@@ -163,10 +160,7 @@ def case_errors(tmp):
     hz = int(os.environ["ORTI_RIG_CYCCNT_HZ"])
     args = base[:clock + 1] + [f"{hz},{hz + 1000}"] + base[clock + 2:]
     db = os.path.join(tmp, "clocks.db")
-    subprocess.run([rig_session.PROFD, "--orti", os.environ["ORTI_RIG_ORTI"], "--elf",
-                    os.environ["ORTI_RIG_ELF"], "--openocd",
-                    f"127.0.0.1:{os.environ['ORTI_RIG_TCL_PORT']}", *args, "--db", db,
-                    "--http", "none", "--quiet", "--duration", "1s"], check=True, timeout=60)
+    subprocess.run(rig_session.profd_argv(db, *args, "--duration", "1s"), check=True, timeout=60)
     con = sqlite3.connect(db)
     cfg = json.loads(con.execute("SELECT source_config FROM sessions WHERE id = 1").fetchone()[0])
     con.close()

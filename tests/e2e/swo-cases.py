@@ -19,7 +19,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.environ["ORTI_SOURCE_DIR"], "tests/rig"))
-from rig_session import BOARD_HZ, PROFD, delta_isrs, delta_tasks, window  # noqa: E402
+from rig_session import (BOARD_HZ, PROFD, delta_isrs, delta_tasks, profd_argv,  # noqa: E402
+                         window)
 from sampled_check import check_profile  # noqa: E402
 from trace_ref import Fail, Tcl, check, exc_counts  # noqa: E402
 
@@ -70,9 +71,8 @@ def case_pfp(tmp):
     check(got["Task1"]["preemptions"] == 0, "Task1 preempted")
     # the capture replays to the same numbers
     rdb = os.path.join(tmp, "replay.db")
-    subprocess.run([PROFD, "--orti", os.environ["ORTI_RIG_ORTI"], "--elf",
-                    os.environ["ORTI_RIG_ELF"], "--replay", os.path.join(tmp, "pfp.cap"),
-                    "--db", rdb, "--http", "none", "--quiet"], check=True)
+    subprocess.run(profd_argv(rdb, "--replay", os.path.join(tmp, "pfp.cap"), live=False),
+                   check=True)
     con = sqlite3.connect(rdb)
     replay = {r[0]: r[1:] for r in con.execute(
         "SELECT task, jobs, preemptions, run_total_us FROM task_stats")}
@@ -207,9 +207,7 @@ def case_overflow(tmp):
 def case_errors(tmp):
     """Without the trace unit: --source swo names why and the way out; auto falls back to poll
     and says why."""
-    args = [PROFD, "--orti", os.environ["ORTI_RIG_ORTI"], "--elf", os.environ["ORTI_RIG_ELF"],
-            "--openocd", f"127.0.0.1:{os.environ['ORTI_RIG_TCL_PORT']}", "--db",
-            os.path.join(tmp, "e.db"), "--http", "none", "--quiet", "--duration", "1s"]
+    args = profd_argv(os.path.join(tmp, "e.db"), "--duration", "1s")
     r = subprocess.run(args + ["--source", "swo"], capture_output=True, text=True)
     print(r.stderr.strip().splitlines()[-1])
     check(r.returncode != 0 and "no DWT data trace" in r.stderr and "--source poll" in r.stderr,
@@ -224,10 +222,8 @@ def case_errors(tmp):
 def case_no_capture(tmp):
     """With the trace unit but no --swo: OpenOCD cannot capture through remote_bitbang, and the
     message says what to do."""
-    args = [PROFD, "--orti", os.environ["ORTI_RIG_ORTI"], "--elf", os.environ["ORTI_RIG_ELF"],
-            "--openocd", f"127.0.0.1:{os.environ['ORTI_RIG_TCL_PORT']}", "--db",
-            os.path.join(tmp, "e.db"), "--http", "none", "--quiet", "--duration", "1s",
-            "--core-clock", os.environ["ORTI_RIG_CYCCNT_HZ"]]
+    args = profd_argv(os.path.join(tmp, "e.db"), "--duration", "1s",
+                      "--core-clock", os.environ["ORTI_RIG_CYCCNT_HZ"])
     r = subprocess.run(args + ["--source", "swo"], capture_output=True, text=True)
     print(r.stderr.strip().splitlines()[-1])
     check(r.returncode != 0 and "this adapter cannot capture SWO" in r.stderr and
@@ -302,10 +298,8 @@ def case_reconnect(tmp):
     on and completes."""
     db = os.path.join(tmp, "rc.db")
     proxy = CutProxy(int(os.environ["ORTI_RIG_SWO_PORT"]))
-    args = [PROFD, "--orti", os.environ["ORTI_RIG_ORTI"], "--elf", os.environ["ORTI_RIG_ELF"],
-            "--openocd", f"127.0.0.1:{os.environ['ORTI_RIG_TCL_PORT']}", "--source", "swo",
-            "--swo", f":{proxy.port}", "--core-clock", os.environ["ORTI_RIG_CYCCNT_HZ"],
-            "--db", db, "--http", "none", "--quiet", "--duration", "6s"]
+    args = profd_argv(db, "--source", "swo", "--swo", f":{proxy.port}",
+                      "--core-clock", os.environ["ORTI_RIG_CYCCNT_HZ"], "--duration", "6s")
     p = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
     time.sleep(2.5)
     cut = proxy.cut()

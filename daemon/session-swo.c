@@ -5,6 +5,7 @@
 
 #define PRIORITY_READS 5            /* readings of a task's priority at start … */
 #define PRIORITY_PAUSE_US 20000     /* … this far apart */
+#define PRIORITY_SPAN_MAX 512       /* bytes a round of readings reads at once, at most */
 #define VTOR 0xE000ED08u
 #define MAX_VECTORS 256             /* 16 system exceptions + 240 interrupts (ARMv7-M) */
 
@@ -55,60 +56,139 @@ recorded_priority (const char *recorded, gint64 value, gint64 *prio)
   return FALSE;
 }
 
-/* Each task's priority as evidence: constant, recorded, or the lowest of a few readings. */
+/* The target's bytes for a round of priority readings: the span the previous round read,
+ * taken in one OpenOCD round trip at the start of the round (a TCB table is a few hundred
+ * bytes; one read per task and round took 5 × tasks round trips, seconds on a busy host). */
+typedef struct {
+  const SwoTarget *at;
+  guint64 lo, hi;       /* the addresses this round read: [lo, hi) (lo == hi: none yet) */
+  guint64 base;         /* the bytes taken at the round's start: [base, base + len) */
+  guint8 *bytes;
+  guint len;
+} PriorityCache;
+
+/* Reads through @user (a PriorityCache): from its bytes when they hold the range, else from
+ * the target; either way the range widens the span the next round takes at once. */
+static gboolean
+cached_read (guint64 address, guint size, guint8 *buf, gpointer user, GError **error)
+{
+  PriorityCache *c = user;
+  if (c->lo == c->hi) {
+    c->lo = address;
+    c->hi = address + size;
+  } else {
+    c->lo = MIN (c->lo, address);
+    c->hi = MAX (c->hi, address + size);
+  }
+  if (c->bytes != NULL && address >= c->base && address + size <= c->base + c->len) {
+    memcpy (buf, c->bytes + (address - c->base), size);
+    return TRUE;
+  }
+  return target_read (address, size, buf, (gpointer) c->at, error);
+}
+
+/* Starts a round: takes the span the last round read, when it is small, in one read (a
+ * failure only means this round reads task by task). */
+static void
+cache_round (PriorityCache *c)
+{
+  g_clear_pointer (&c->bytes, g_free);
+  guint64 lo = c->lo, hi = c->hi;
+  c->lo = c->hi = 0;
+  if (hi <= lo || hi - lo > PRIORITY_SPAN_MAX)
+    return;
+  c->len = (guint) (hi - lo);
+  g_autofree guint64 *vals = g_new (guint64, c->len);
+  if (!probe_openocd_read_memory (c->at->oc, c->at->target, lo, 8, c->len, vals, NULL))
+    return;
+  c->base = lo;
+  c->bytes = g_malloc (c->len);
+  for (guint i = 0; i < c->len; i++)
+    c->bytes[i] = (guint8) vals[i];
+}
+
+/* A task whose priority add_priorities reads from the target. */
+typedef struct {
+  const OrtiWatchTask *t;
+  gint64 prio;         /* the lowest reading so far */
+  gboolean known;      /* read at least once */
+  GError *error;       /* the reading that failed (no more are taken) */
+} PriorityRead;
+
+/* Each task's priority as evidence: constant, recorded, or the lowest of a few readings
+ * (PRIORITY_READS rounds over all the tasks read, PRIORITY_PAUSE_US apart: one pause per
+ * round, not per task). */
 static void
 add_priorities (SessionSwo *sw, SessionWatch *w, guint core, const SwoTarget *oc,
                 const char *recorded)
 {
   guint n_tasks = 0, n_const = 0, n_read = 0;
-  GString *list = g_string_new (NULL);
   /* one file per core: the core's own file describes its tasks (its watch's cores are 0) */
   OrtiWatch *watch = w->n_files > 1 && core > 0 ? g_ptr_array_index (w->more_watches, core - 1)
                                                 : w->watch;
-  for (guint i = 0; i < orti_watch_get_n_tasks (watch); i++) {
+  guint n = orti_watch_get_n_tasks (watch);
+  g_autofree PriorityRead *pr = g_new0 (PriorityRead, MAX (n, 1u));
+  for (guint i = 0; i < n; i++) {
     const OrtiWatchTask *t = orti_watch_get_task (watch, i);
+    pr[i].t = t;
     if (!t->has_value || (w->n_files < 2 && w->n_cores > 1 && t->core != core))
       continue;
     n_tasks++;
-    gint64 prio = 0;
-    gboolean known = FALSE;
     if (t->has_static_priority) {
-      prio = t->static_priority;
-      known = TRUE;
+      pr[i].prio = t->static_priority;
+      pr[i].known = TRUE;
       n_const++;
     } else if (oc->oc == NULL) {
-      known = recorded_priority (recorded, t->value, &prio);
-      n_read += known;
-    } else if (t->priority && t->priority->plan) {
-      g_autoptr (GError) error = NULL;
-      for (guint k = 0; k < PRIORITY_READS; k++) {
-        gint64 v = 0;
-        g_clear_error (&error);
-        if (!orti_plan_eval (t->priority->plan, target_read, (gpointer) oc, &v, &error))
-          break;
-        prio = known ? MIN (prio, v) : v;
-        known = TRUE;
-        if (k + 1 < PRIORITY_READS)
-          g_usleep (PRIORITY_PAUSE_US);
-      }
-      if (error != NULL)
-        g_ptr_array_add (sw->notes, g_strdup_printf (
-            "%s:%u:%u: TASK %s: its PRIORITY (\"%s\") could not be read: %s", t->loc.file,
-            t->loc.line, t->loc.column, t->name, t->priority->formula, error->message));
-      n_read += known;
+      pr[i].known = recorded_priority (recorded, t->value, &pr[i].prio);
+      n_read += pr[i].known;
     }
-    if (!known)
+  }
+  PriorityCache cache = { .at = oc };
+  for (guint k = 0; oc->oc != NULL && k < PRIORITY_READS; k++) {
+    gboolean any = FALSE;
+    cache_round (&cache);
+    for (guint i = 0; i < n; i++) {
+      const OrtiWatchTask *t = pr[i].t;
+      if (!t->has_value || (w->n_files < 2 && w->n_cores > 1 && t->core != core) ||
+          t->has_static_priority || t->priority == NULL || t->priority->plan == NULL ||
+          pr[i].error != NULL)
+        continue;
+      gint64 v = 0;
+      if (!orti_plan_eval (t->priority->plan, cached_read, &cache, &v, &pr[i].error))
+        continue;
+      pr[i].prio = pr[i].known ? MIN (pr[i].prio, v) : v;
+      pr[i].known = TRUE;
+      any = TRUE;
+    }
+    if (!any)
+      break;
+    if (k + 1 < PRIORITY_READS)
+      g_usleep (PRIORITY_PAUSE_US);
+  }
+  g_free (cache.bytes);
+  GString *list = g_string_new (NULL);
+  for (guint i = 0; i < n; i++) {
+    const OrtiWatchTask *t = pr[i].t;
+    if (pr[i].error != NULL) {
+      g_ptr_array_add (sw->notes, g_strdup_printf (
+          "%s:%u:%u: TASK %s: its PRIORITY (\"%s\") could not be read: %s", t->loc.file,
+          t->loc.line, t->loc.column, t->name, t->priority->formula, pr[i].error->message));
+      g_clear_error (&pr[i].error);
+    }
+    if (!pr[i].known)
       continue;
+    if (oc->oc != NULL && !t->has_static_priority)
+      n_read++;
     ProbePollChannel ch = { 0 };
     ch.kind = PROBE_POLL_TASK_STATE;
     ch.core = (guint16) core;
-    ch.name = g_strdup_printf ("%s priority %" G_GINT64_FORMAT, t->name, prio);
+    ch.name = g_strdup_printf ("%s priority %" G_GINT64_FORMAT, t->name, pr[i].prio);
     ch.task = (guint32) t->value;
     ch.has_priority = TRUE;
-    ch.priority = prio;
+    ch.priority = pr[i].prio;
     g_array_append_val (sw->evidence, ch);
     g_string_append_printf (list, "%s%" G_GINT64_FORMAT ":%" G_GINT64_FORMAT,
-                            list->len ? "," : "", t->value, prio);
+                            list->len ? "," : "", t->value, pr[i].prio);
   }
   sw->priorities = g_string_free (list, FALSE);
   sw->full_evidence = n_tasks > 0 && sw->evidence->len == n_tasks;

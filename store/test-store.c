@@ -143,6 +143,7 @@ test_refuse_newer (Fixture *f, gconstpointer data)
                      "PRAGMA journal_mode = DELETE");
   g_autoptr (GError) error = NULL;
   g_autoptr (StoreDb) db = store_db_open (f->path, STORE_OPEN_READ_WRITE, &error);
+  g_assert_null (db);
   g_assert_error (error, STORE_ERROR, STORE_ERROR_TOO_NEW);
   g_assert_nonnull (strstr (error->message, "99"));
   assert_refused_unchanged (f->path, STORE_ERROR_TOO_NEW);

@@ -5,7 +5,10 @@ A measured window is exact: the target is halted, the truths are read (the firmw
 rig-truth; the trace unit's, rig-trace-truth, when it is loaded), orti-profd attaches to the
 halted target, the target runs, is halted again, the truths are read again, and orti-profd
 stops. The session's time only advances while the target runs (its clocks are frozen while it
-is halted), so the session and the truths cover the same run.
+is halted), so the session and the truths cover the same run. The firmware's truths are
+taken as of the halt's board time (rig-truth --now): the kernel charges time at ownership
+changes, so its totals otherwise stop at the last change before the halt, up to a tick period
+(1 ms) short, and its timestamp is the board time it read last (as stale when it idles).
 
 ORTI_RIG_CORE=1 (inside run-rig --cores 2) puts core 1 under test instead: its truth
 (rig-truth --core 1), its ELF, its published board timer, its OpenOCD target for the halts and
@@ -20,7 +23,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.environ["ORTI_SOURCE_DIR"], "tests/rig"))
-from trace_ref import Tcl, check, core_target, truth as unit_truth  # noqa: E402
+from trace_ref import Tcl, board_now, check, core_target, truth as unit_truth  # noqa: E402
 
 BUILD = os.environ["ORTI_BUILD_DIR"]
 PROFD = os.path.join(BUILD, "daemon/orti-profd")
@@ -39,9 +42,13 @@ def symbol(elf, name):
     raise SystemExit(f"FAIL: no {name} in {elf}")
 
 
-def fw_truth():
-    core = ["--core", "1"] if core_target() is not None else []
-    out = subprocess.run([os.path.join(BUILD, "tests/rig/rig-truth"), *core], check=True,
+def fw_truth(halted=False):
+    """The firmware's truth of the core under test; @halted (the core is): as of the halt's
+    board time."""
+    args = ["--core", "1"] if core_target() is not None else []
+    if halted:
+        args += ["--now", str(board_now())]
+    out = subprocess.run([os.path.join(BUILD, "tests/rig/rig-truth"), *args], check=True,
                          capture_output=True, text=True).stdout
     return json.loads(out)
 
@@ -89,11 +96,11 @@ def both_cores(tcl, cmd):
 
 
 def core_truths():
-    """Both cores' firmware truths (rig-truth --core N), in core order."""
+    """Both halted cores' firmware truths (rig-truth --core N), in core order."""
     out = []
     for core in (0, 1):
         os.environ["ORTI_RIG_CORE"] = str(core)
-        out.append(fw_truth())
+        out.append(fw_truth(halted=True))
     del os.environ["ORTI_RIG_CORE"]
     return out
 
@@ -282,14 +289,14 @@ def window(tmp, seconds, extra=(), record=None, source=None, watch_log=False):
     tcl.halt()
     log = os.environ.get("ORTI_RIG_QEMU_LOG")
     unit = os.environ.get("ORTI_RIG_TRACE_UNIT") == "1"
-    f0, u0 = fw_truth(), unit_truth() if unit else None
+    f0, u0 = fw_truth(halted=True), unit_truth() if unit else None
     s = Session(tmp, source if source is not None else swo_args(), extra, record)
     log_a = os.path.getsize(log) if log else 0
     tcl.resume()
     time.sleep(seconds)
     tcl.halt()
     s.settle()
-    f1, u1 = fw_truth(), unit_truth(watch_log=watch_log) if unit else None
+    f1, u1 = fw_truth(halted=True), unit_truth(watch_log=watch_log) if unit else None
     dlog = ""
     if log:
         with open(log, "rb") as f:

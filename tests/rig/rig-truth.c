@@ -2,7 +2,13 @@
  * shared RAM file as JSON, so tests can compare the profiler's answers with what the kernel
  * measured itself.
  *
- * Usage: rig-truth [--wait-ready S] [--wait-snapshot S] [RAMFILE]   (default $ORTI_RIG_RAM)
+ * Usage: rig-truth [--wait-ready S] [--wait-snapshot S] [--now T] [RAMFILE]
+ *                                                          (RAMFILE default $ORTI_RIG_RAM)
+ * --now T: the target is halted at board time T (read from the board timer): the totals are
+ * as of T — the time since the kernel's last ownership change is charged to its owner, as the
+ * kernel would at its next one (RigAccount) — and T is the timestamp. Without it the totals
+ * stop at that last change, up to a tick period before the halt, and the timestamp is the
+ * board time the firmware read last.
  * --wait-snapshot waits until the firmware froze `snap` (system counter == RIG_SNAP_TICK),
  * which is bit-identical between two runs under QEMU -icount. --core 1 prints core 1's truth
  * (two-core rig). When the core runs the xcore workload, "xcore" holds its cross-core truth
@@ -113,9 +119,33 @@ static void truth_print_xcore(const RigXcoreTruth *x, const RigXcoreShared *sh)
          sh->c1_ready == RIG_XCORE_SHARED_MAGIC ? "true" : "false");
 }
 
+/* Charges the ticks from the kernel's last ownership change to board time @now to its owner,
+ * as os_account() would, and makes @now the timestamp. FALSE when @now is before that change
+ * (not the halted target's board time). */
+static gboolean truth_charge_to(RigTruth *t, guint32 now)
+{
+  guint32 delta = now - t->acct.since;
+  if (delta > G_MAXINT32)
+    return FALSE;
+  if (t->acct.isr_depth > 0) {
+    if (t->acct.isr2 < RIG_MAX_ISRS)
+      t->live.isr[t->acct.isr2].ticks += delta;
+  } else if (t->acct.in_dispatcher) {
+    t->live.kernel_ticks += delta;
+  } else if (t->acct.task < RIG_MAX_TASKS) {
+    t->live.task[t->acct.task].run_ticks += delta;
+  } else {
+    t->live.idle_ticks += delta;
+  }
+  t->acct.since = now;
+  t->timestamp = now;
+  return TRUE;
+}
+
 int main(int argc, char **argv)
 {
   double wait_ready = 0, wait_snapshot = 0, wait_sync = 0;
+  gint64 now = -1;
   int core = 0;
   GOptionEntry entries[] = {
     { "core", 0, 0, G_OPTION_ARG_INT, &core,
@@ -126,6 +156,9 @@ int main(int argc, char **argv)
       "wait up to S seconds for the frozen snapshot", "S" },
     { "wait-sync", 0, 0, G_OPTION_ARG_DOUBLE, &wait_sync,
       "xcore: wait up to S seconds until the core has a clock estimate (syncs > 0)", "S" },
+    { "now", 0, 0, G_OPTION_ARG_INT64, &now,
+      "the target is halted at board time T: charge the time since the last ownership change",
+      "T" },
     { NULL },
   };
   g_autoptr(GOptionContext) ctx = g_option_context_new("[RAMFILE] - print the ground truth");
@@ -142,6 +175,10 @@ int main(int argc, char **argv)
   }
   if (core != 0 && core != 1) {
     g_printerr("rig-truth: --core must be 0 or 1\n");
+    return 2;
+  }
+  if (now != -1 && (now < 0 || now > G_MAXUINT32)) {
+    g_printerr("rig-truth: --now %" G_GINT64_FORMAT " is not a 32-bit board time\n", now);
     return 2;
   }
   guint32 addr = core == 0 ? RIG_TRUTH_ADDR : RIG_TRUTH_ADDR1;
@@ -177,6 +214,12 @@ int main(int argc, char **argv)
                t.magic == 0xDEADDEADu ? ": the firmware took a fault" : "");
     return 1;
   }
+  if (now >= 0 && !truth_charge_to(&t, (guint32)now)) {
+    g_printerr("rig-truth: --now %" G_GINT64_FORMAT " is before the kernel's last ownership "
+               "change at board time %" PRIu32 ": not the halted target's board time\n",
+               now, t.acct.since);
+    return 1;
+  }
   static const char *const workloads[] = { "none", "pfp", "split", "stress", "harmonic",
                                            "views", "xcore", "xcore1" };
   printf("{\n  \"magic_ok\": true, \"version\": %u, \"ready\": %u, \"workload\": \"%s\",\n"
@@ -193,6 +236,10 @@ int main(int argc, char **argv)
          ", %" PRIu64 "]}",
          t.light_changes, t.light_state, t.light_since, t.light_stays[0], t.light_stays[1],
          t.light_stays[2], t.light_ticks[0], t.light_ticks[1], t.light_ticks[2]);
+  printf(",\n  \"acct\": {\"since\": %" PRIu32 ", \"task\": %u, \"isr2\": %u, \"isr_depth\": %u"
+         ", \"in_dispatcher\": %u, \"charged_to_now\": %s}",
+         t.acct.since, t.acct.task, t.acct.isr2, t.acct.isr_depth, t.acct.in_dispatcher,
+         now >= 0 ? "true" : "false");
   if (x.magic == RIG_XTRUTH_MAGIC)
     truth_print_xcore(&x, &sh);
   printf("\n}\n");

@@ -131,6 +131,22 @@ class Qmp:
         out = self.execute("human-monitor-command", **{"command-line": f"xp /1wx 0x{addr:x}"})
         return int(out.split(":")[1].split()[0], 16)
 
+    def close(self):
+        self.f.close()
+        self.sock.close()
+
+
+def board_now(core=None):
+    """The board timer (the FPGAIO counter, at ORTI_RIG_TICK_HZ) of @core (default the core
+    under test, ORTI_RIG_CORE), through its QEMU's spare QMP socket (the simulated probe maps
+    no MMIO); on a halted core, the board time of the halt: its virtual clock stops with it."""
+    core = int(os.environ.get("ORTI_RIG_CORE", "0")) if core is None else core
+    qmp = Qmp(os.environ["ORTI_RIG_QMP1" if core == 1 else "ORTI_RIG_QMP"])
+    try:
+        return qmp.read_phys32(FPGAIO_COUNTER)
+    finally:
+        qmp.close()
+
 
 class SwoCapture:
     """Collects the SWO byte stream from ORTI_RIG_SWO_PORT in a thread."""

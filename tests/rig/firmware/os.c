@@ -71,10 +71,7 @@ static uint32_t os_task_act_ts[OS_N_TASKS]; /* board time of the pending activat
 static uint32_t os_task_wait_ts[OS_N_TASKS]; /* board time it blocked in WaitEvent */
 static uint8_t os_task_waited[OS_N_TASKS];   /* 1: blocked since its last dispatch */
 static uint32_t *os_idle_sp;              /* saved stack pointer of the idle loop */
-static uint32_t os_last_ts;               /* board time of the last ownership change */
 static uint8_t os_isr_stack[4];           /* interrupted ISR2 ids while nested */
-static uint8_t os_isr_depth;              /* ISR2 nesting depth */
-static uint8_t os_in_dispatcher;          /* 1 from TerminateTask/ChainTask to the switch */
 static uint32_t os_idle_stack[128] __attribute__((aligned(8)));
 
 /* ---- state changes: the kernel's variables, and the same in the image's ORTI layout ---- */
@@ -94,6 +91,7 @@ static inline void NOINSTR os_set_prio(uint8_t t, uint8_t prio)
 static inline void NOINSTR os_set_running(uint8_t t, uint8_t prio)
 {
   os_running_task = t;
+  rig_truth.acct.task = t;
   os_running_prio = prio;
   rig_layout_running(t, prio);
 }
@@ -101,6 +99,7 @@ static inline void NOINSTR os_set_running(uint8_t t, uint8_t prio)
 static inline void NOINSTR os_set_isr(uint8_t isr)
 {
   os_running_isr2 = isr;
+  rig_truth.acct.isr2 = isr;
   rig_layout_isr(isr);
 }
 
@@ -123,11 +122,11 @@ uint32_t NOINSTR rig_now(void)
 /* Charges the time since the last ownership change to the current owner. */
 static void NOINSTR os_account(uint32_t now)
 {
-  uint32_t delta = now - os_last_ts;
-  os_last_ts = now;
-  if (os_isr_depth > 0)
+  uint32_t delta = now - rig_truth.acct.since;
+  rig_truth.acct.since = now;
+  if (rig_truth.acct.isr_depth > 0)
     rig_truth.live.isr[os_running_isr2].ticks += delta;
-  else if (os_in_dispatcher)
+  else if (rig_truth.acct.in_dispatcher)
     rig_truth.live.kernel_ticks += delta;
   else if (os_running_task != OS_NO_TASK)
     rig_truth.live.task[os_running_task].run_ticks += delta;
@@ -154,7 +153,7 @@ static uint8_t NOINSTR os_highest_ready(void)
  * at ISR level os_isr_exit does it when the last ISR2 returns). */
 static void NOINSTR os_reschedule(void)
 {
-  if (os_isr_depth > 0)
+  if (rig_truth.acct.isr_depth > 0)
     return;
   uint8_t next = os_highest_ready();
   if (next != OS_NO_TASK && next != os_running_task &&
@@ -224,7 +223,7 @@ StatusType NOINSTR TerminateTask(void)
 {
   uint32_t pm = os_irq_save();
   os_set_service(OS_SVC_TERMINATETASK | 1u);
-  if (os_isr_depth > 0 || os_running_task == OS_NO_TASK) {
+  if (rig_truth.acct.isr_depth > 0 || os_running_task == OS_NO_TASK) {
     os_set_service(OS_SVC_TERMINATETASK);
     os_last_error = E_OS_CALLEVEL;
     os_irq_restore(pm);
@@ -232,7 +231,7 @@ StatusType NOINSTR TerminateTask(void)
   }
   uint32_t now = rig_now();
   os_account(now);
-  os_in_dispatcher = 1;
+  rig_truth.acct.in_dispatcher = 1;
   os_terminate_running(now);
   SCB_ICSR = ICSR_PENDSVSET;
   os_set_service(OS_SVC_TERMINATETASK);
@@ -245,7 +244,7 @@ StatusType NOINSTR ChainTask(TaskType task)
 {
   uint32_t pm = os_irq_save();
   os_set_service(OS_SVC_CHAINTASK | 1u);
-  if (task >= OS_N_TASKS || os_isr_depth > 0 || os_running_task == OS_NO_TASK) {
+  if (task >= OS_N_TASKS || rig_truth.acct.isr_depth > 0 || os_running_task == OS_NO_TASK) {
     StatusType st = task >= OS_N_TASKS ? E_OS_ID : E_OS_CALLEVEL;
     os_last_error = st;
     os_set_service(OS_SVC_CHAINTASK);
@@ -254,7 +253,7 @@ StatusType NOINSTR ChainTask(TaskType task)
   }
   uint32_t now = rig_now();
   os_account(now);
-  os_in_dispatcher = 1;
+  rig_truth.acct.in_dispatcher = 1;
   os_terminate_running(now);
   (void)os_activate(task, now);
   SCB_ICSR = ICSR_PENDSVSET;
@@ -269,7 +268,7 @@ StatusType NOINSTR WaitEvent(EventMaskType mask)
   uint32_t pm = os_irq_save();
   os_set_service(OS_SVC_WAITEVENT | 1u);
   uint8_t t = os_running_task;
-  if (os_isr_depth > 0 || t == OS_NO_TASK) {
+  if (rig_truth.acct.isr_depth > 0 || t == OS_NO_TASK) {
     os_last_error = E_OS_CALLEVEL;
     os_set_service(OS_SVC_WAITEVENT);
     os_irq_restore(pm);
@@ -280,7 +279,7 @@ StatusType NOINSTR WaitEvent(EventMaskType mask)
      * resumes us here when SetEvent makes us ready */
     uint32_t now = rig_now();
     os_account(now);
-    os_in_dispatcher = 1;
+    rig_truth.acct.in_dispatcher = 1;
     os_task_waitmask[t] = mask;
     os_task_wait_ts[t] = now;
     os_task_waited[t] = 1;
@@ -321,7 +320,7 @@ StatusType NOINSTR ClearEvent(EventMaskType mask)
   uint32_t pm = os_irq_save();
   os_set_service(OS_SVC_CLEAREVENT | 1u);
   StatusType st = E_OK;
-  if (os_isr_depth > 0 || os_running_task == OS_NO_TASK)
+  if (rig_truth.acct.isr_depth > 0 || os_running_task == OS_NO_TASK)
     st = os_last_error = E_OS_CALLEVEL;
   else
     os_task_events[os_running_task] &= (uint8_t)~mask;
@@ -402,13 +401,13 @@ uint32_t * NOINSTR os_switch_context(uint32_t *sp)
 {
   uint32_t pm = os_irq_save();
   os_account(rig_now());  /* up to here: the outgoing task (or the dispatcher) */
-  os_in_dispatcher = 1;   /* from here: the dispatcher, until the switch is done */
+  rig_truth.acct.in_dispatcher = 1;   /* from here: the dispatcher, until the switch is done */
   rig_layout_dispatch(1);
   uint8_t old = os_running_task;
   uint8_t next = os_highest_ready();
   if (old != OS_NO_TASK && next == old && os_task_state[old] == OS_RUNNING) {
     os_account(rig_now());
-    os_in_dispatcher = 0;
+    rig_truth.acct.in_dispatcher = 0;
     rig_layout_dispatch(0);
     os_irq_restore(pm);
     return sp;  /* nothing more urgent after all */
@@ -430,7 +429,7 @@ uint32_t * NOINSTR os_switch_context(uint32_t *sp)
   if (next == OS_NO_TASK) {
     os_set_running(OS_NO_TASK, 0);
     os_account(rig_now());
-    os_in_dispatcher = 0;
+    rig_truth.acct.in_dispatcher = 0;
     rig_layout_dispatch(0);
     os_irq_restore(pm);
     return os_idle_sp;
@@ -459,7 +458,7 @@ uint32_t * NOINSTR os_switch_context(uint32_t *sp)
                     * instant a tracer in it records the switch, not a few µs before it) */
     rig_xcore_job_start(next);
   os_account(rig_now());
-  os_in_dispatcher = 0;
+  rig_truth.acct.in_dispatcher = 0;
   rig_layout_dispatch(0);
   os_irq_restore(pm);
   return os_task_sp[next];
@@ -471,7 +470,7 @@ static void NOINSTR os_isr_enter(uint8_t isr)
 {
   uint32_t pm = os_irq_save();
   os_account(rig_now());
-  os_isr_stack[os_isr_depth++] = os_running_isr2;
+  os_isr_stack[rig_truth.acct.isr_depth++] = os_running_isr2;
   os_set_isr(isr);
   rig_truth.live.isr[isr].count++;
   PreIsrHook(isr);
@@ -482,11 +481,11 @@ static void NOINSTR os_isr_exit(void)
 {
   uint32_t pm = os_irq_save();
   PostIsrHook(os_running_isr2);
-  os_isr_depth--;
+  rig_truth.acct.isr_depth--;
   os_reschedule();  /* decided as part of the ISR: charged to it below */
-  os_isr_depth++;
+  rig_truth.acct.isr_depth++;
   os_account(rig_now());
-  os_set_isr(os_isr_stack[--os_isr_depth]);
+  os_set_isr(os_isr_stack[--rig_truth.acct.isr_depth]);
   os_irq_restore(pm);
 }
 
@@ -571,6 +570,8 @@ void NOINSTR StartOS(AppModeType mode)
   rig_truth.n_tasks = OS_N_TASKS;
   rig_truth.n_isrs = OS_N_ISRS;
   rig_truth.snap_tick = RIG_SNAP_TICK;
+  rig_truth.acct.task = os_running_task;
+  rig_truth.acct.isr2 = os_running_isr2;
   rig_truth.magic = RIG_TRUTH_MAGIC;
 
   for (uint8_t t = 0; t < OS_N_TASKS; t++) {
@@ -610,7 +611,7 @@ void NOINSTR StartOS(AppModeType mode)
     NVIC_ISER0 = 1u << TIMER1_IRQ;
   }
   uint32_t now = rig_now();
-  os_last_ts = now;
+  rig_truth.acct.since = now;
   rig_truth.start_ts = now;
   TIMER_CTRL(TIMER0_BASE) = 1u | 8u;  /* enable, interrupt enable */
   if (mc->timer1_first != 0 && mc->timer1_period != 0)
@@ -658,7 +659,8 @@ static uint32_t NOINSTR os_task_cpu_ticks(void)
 {
   uint32_t pm = os_irq_save();
   uint32_t now = rig_now();
-  uint32_t v = (uint32_t)rig_truth.live.task[os_running_task].run_ticks + (now - os_last_ts);
+  uint32_t v = (uint32_t)rig_truth.live.task[os_running_task].run_ticks +
+               (now - rig_truth.acct.since);
   os_irq_restore(pm);
   return v;
 }
@@ -675,8 +677,8 @@ static uint32_t NOINSTR os_isr_cpu_ticks(uint8_t isr)
   uint32_t pm = os_irq_save();
   uint32_t now = rig_now();
   uint32_t v = (uint32_t)rig_truth.live.isr[isr].ticks;
-  if (os_isr_depth > 0 && os_running_isr2 == isr)
-    v += now - os_last_ts;
+  if (rig_truth.acct.isr_depth > 0 && os_running_isr2 == isr)
+    v += now - rig_truth.acct.since;
   os_irq_restore(pm);
   return v;
 }
@@ -701,7 +703,7 @@ void NOINSTR rig_wall_load(uint32_t ticks)
 void NOINSTR rig_count_calls(uint32_t n)
 {
   uint32_t pm = os_irq_save();
-  if (os_isr_depth == 0 && os_running_task != OS_NO_TASK)
+  if (rig_truth.acct.isr_depth == 0 && os_running_task != OS_NO_TASK)
     rig_truth.live.task[os_running_task].calls += n;
   os_irq_restore(pm);
 }

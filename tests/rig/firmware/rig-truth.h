@@ -34,7 +34,7 @@
 #define RIG_TRUTH_ADDR      0x21000040u /* RigTruth */
 #define RIG_TRUTH_ADDR1     0x21800040u /* core 1's RigTruth (run-rig --cores 2, demo-core1.ld) */
 #define RIG_TRUTH_MAGIC     0x54474952u /* "RIGT" */
-#define RIG_TRUTH_VERSION   3u
+#define RIG_TRUTH_VERSION   4u
 #define RIG_TICK_HZ         25000000u   /* board timer rate: all *_ticks fields */
 #define RIG_SNAP_TICK       1040u       /* system counter value at which `snap` is frozen:
                                            a multiple of every period (10, 40, 5 ms) where
@@ -81,6 +81,20 @@ typedef struct {
   uint32_t dispatches;              /* context switches done by PendSV */
 } RigStats;                         /* 784 bytes */
 
+/* The kernel's accounting state. os.c keeps it here rather than in private variables so that
+ * a reader of a halted target can make the charge the kernel would make at its next ownership
+ * change: `live` holds every tick up to board time `since`; from `since` on the CPU belongs to
+ * ISR2 `isr2` when isr_depth > 0, else to the dispatcher when in_dispatcher, else to task
+ * `task`, else (task 0xFF) to idle. rig-truth --now charges it (the ownership can change a few
+ * instructions after `since` is written, with interrupts off: a halt there misplaces those). */
+typedef struct {
+  uint32_t since;          /* board time of the last ownership change */
+  uint8_t task;            /* os_running_task (0xFF: none) */
+  uint8_t isr2;            /* os_running_isr2 */
+  uint8_t isr_depth;       /* ISR2 nesting depth */
+  uint8_t in_dispatcher;   /* 1 from TerminateTask/ChainTask/WaitEvent/PendSV to the switch */
+} RigAccount;              /* 8 bytes */
+
 typedef struct {
   uint32_t magic;          /* RIG_TRUTH_MAGIC once StartOS initialised the block */
   uint32_t version;        /* RIG_TRUTH_VERSION */
@@ -103,12 +117,14 @@ typedef struct {
   uint32_t light_since;    /* board time of the last change */
   uint32_t light_stays[3]; /* stays that ended, per value (red 0, green 1, yellow 2) */
   uint64_t light_ticks[3]; /* their total length */
+  RigAccount acct;         /* the charge in progress (above) */
 } RigTruth;
 
 _Static_assert(sizeof(RigTaskTruth) == 56, "RigTaskTruth layout");
 _Static_assert(sizeof(RigIsrTruth) == 16, "RigIsrTruth layout");
 _Static_assert(sizeof(RigStats) == 784, "RigStats layout");
-_Static_assert(sizeof(RigTruth) == 48 + 2 * 784 + 48, "RigTruth layout");
+_Static_assert(sizeof(RigAccount) == 8, "RigAccount layout");
+_Static_assert(sizeof(RigTruth) == 48 + 2 * 784 + 56, "RigTruth layout");
 
 /* ---- xcore (two cores, run-rig --cores 2 --workload xcore --workload1 xcore) ----
  * Core 0 is the time master: core 1 estimates offset = core 0's board timer - its own from

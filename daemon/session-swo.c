@@ -21,17 +21,15 @@ typedef struct {
   const char *target;
 } SwoTarget;
 
-/* Reads target bytes through OpenOCD (an OrtiReadFunc; @user_data: a SwoTarget). */
+/* Reads target bytes through OpenOCD (an OrtiReadFunc; @user_data: a SwoTarget), in one
+ * round trip whatever @size. */
 static gboolean
 target_read (guint64 address, guint size, guint8 *buf, gpointer user_data, GError **error)
 {
   const SwoTarget *t = user_data;
-  guint64 vals[64];
-  if (size > G_N_ELEMENTS (vals)) {
-    g_set_error (error, PROBE_ERROR, PROBE_ERROR_READ, "read of %u bytes at 0x%08"
-                 G_GINT64_MODIFIER "x is too large", size, address);
-    return FALSE;
-  }
+  guint64 small[64];
+  g_autofree guint64 *large = size > G_N_ELEMENTS (small) ? g_new (guint64, size) : NULL;
+  guint64 *vals = large != NULL ? large : small;
   if (!probe_openocd_read_memory (t->oc, t->target, address, 8, size, vals, error))
     return FALSE;
   for (guint i = 0; i < size; i++)
@@ -93,23 +91,24 @@ static void
 cache_round (PriorityCache *c)
 {
   g_clear_pointer (&c->bytes, g_free);
+  c->len = 0;
   guint64 lo = c->lo, hi = c->hi;
   c->lo = c->hi = 0;
   if (hi <= lo || hi - lo > PRIORITY_SPAN_MAX)
     return;
-  c->len = (guint) (hi - lo);
-  g_autofree guint64 *vals = g_new (guint64, c->len);
-  if (!probe_openocd_read_memory (c->at->oc, c->at->target, lo, 8, c->len, vals, NULL))
+  guint len = (guint) (hi - lo);
+  g_autofree guint8 *bytes = g_malloc (len);
+  if (!target_read (lo, len, bytes, (gpointer) c->at, NULL))
     return;
   c->base = lo;
-  c->bytes = g_malloc (c->len);
-  for (guint i = 0; i < c->len; i++)
-    c->bytes[i] = (guint8) vals[i];
+  c->len = len;
+  c->bytes = g_steal_pointer (&bytes);
 }
 
 /* A task whose priority add_priorities reads from the target. */
 typedef struct {
   const OrtiWatchTask *t;
+  gboolean on_target;  /* its PRIORITY is read from the target, each round */
   gint64 prio;         /* the lowest reading so far */
   gboolean known;      /* read at least once */
   GError *error;       /* the reading that failed (no more are taken) */
@@ -140,7 +139,8 @@ add_priorities (SessionSwo *sw, SessionWatch *w, guint core, const SwoTarget *oc
       n_const++;
     } else if (oc->oc == NULL) {
       pr[i].known = recorded_priority (recorded, t->value, &pr[i].prio);
-      n_read += pr[i].known;
+    } else {
+      pr[i].on_target = t->priority != NULL && t->priority->plan != NULL;
     }
   }
   PriorityCache cache = { .at = oc };
@@ -148,13 +148,10 @@ add_priorities (SessionSwo *sw, SessionWatch *w, guint core, const SwoTarget *oc
     gboolean any = FALSE;
     cache_round (&cache);
     for (guint i = 0; i < n; i++) {
-      const OrtiWatchTask *t = pr[i].t;
-      if (!t->has_value || (w->n_files < 2 && w->n_cores > 1 && t->core != core) ||
-          t->has_static_priority || t->priority == NULL || t->priority->plan == NULL ||
-          pr[i].error != NULL)
+      if (!pr[i].on_target || pr[i].error != NULL)
         continue;
       gint64 v = 0;
-      if (!orti_plan_eval (t->priority->plan, cached_read, &cache, &v, &pr[i].error))
+      if (!orti_plan_eval (pr[i].t->priority->plan, cached_read, &cache, &v, &pr[i].error))
         continue;
       pr[i].prio = pr[i].known ? MIN (pr[i].prio, v) : v;
       pr[i].known = TRUE;
@@ -177,8 +174,8 @@ add_priorities (SessionSwo *sw, SessionWatch *w, guint core, const SwoTarget *oc
     }
     if (!pr[i].known)
       continue;
-    if (oc->oc != NULL && !t->has_static_priority)
-      n_read++;
+    if (!t->has_static_priority)
+      n_read++;  /* read at start or recorded */
     ProbePollChannel ch = { 0 };
     ch.kind = PROBE_POLL_TASK_STATE;
     ch.core = (guint16) core;

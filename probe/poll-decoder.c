@@ -586,21 +586,6 @@ decode_sample (ProbePollDecoder *d, guint64 ts, ProbeEventFunc func, gpointer us
   }
 }
 
-static guint64
-rd_u64 (const guint8 *p)
-{
-  guint64 v = 0;
-  for (int i = 7; i >= 0; i--)
-    v = (v << 8) | p[i];
-  return v;
-}
-
-static guint32
-rd_u32 (const guint8 *p)
-{
-  return (guint32) p[0] | ((guint32) p[1] << 8) | ((guint32) p[2] << 16) | ((guint32) p[3] << 24);
-}
-
 static gsize
 record_size_p (guint n)
 {
@@ -624,7 +609,7 @@ static gboolean
 decode_record (ProbePollDecoder *d, const guint8 *p, ProbeEventFunc func, gpointer user,
                GError **error)
 {
-  guint64 ts = rd_u64 (p + 8);
+  guint64 ts = probe_le_get_u64 (p + 8);
   const guint8 *values;
   if (p[0] == 'P') {
     const guint8 *bits = p + 16;
@@ -632,7 +617,7 @@ decode_record (ProbePollDecoder *d, const guint8 *p, ProbeEventFunc func, gpoint
       d->valid[i] = (bits[i / 8] >> (i % 8)) & 1;
     values = bits + 8 * ((d->n_channels + 63) / 64);
   } else {
-    guint32 valid = rd_u32 (p + 4);
+    guint32 valid = probe_le_get_u32 (p + 4);
     for (guint i = 0; i < d->n_channels; i++)
       d->valid[i] = (valid >> i) & 1;
     values = p + 16;
@@ -644,7 +629,7 @@ decode_record (ProbePollDecoder *d, const guint8 *p, ProbeEventFunc func, gpoint
     return FALSE;
   }
   for (guint i = 0; i < d->n_channels; i++)
-    d->value[i] = (gint64) rd_u64 (values + 8 * i);
+    d->value[i] = (gint64) probe_le_get_u64 (values + 8 * i);
   d->last_ts = ts;
   d->samples++;
   decode_sample (d, ts, func, user);

@@ -27,7 +27,6 @@
 #define DECODER_MAX_STACKS 4096     /* tasks with a shadow stack before all are forgotten */
 #define DECODER_DEFAULT_DEPTH 256
 
-
 /* Shadow call stack of one task (or of "no task": key 0). */
 typedef struct {
   guint32 depth;   /* frames held */
@@ -212,12 +211,6 @@ read_varint (const guint8 **pp, const guint8 *end, guint bits, guint32 *out)
   }
 }
 
-static inline guint32
-rd_u32 (const guint8 *p)
-{
-  return (guint32) p[0] | (guint32) p[1] << 8 | (guint32) p[2] << 16 | (guint32) p[3] << 24;
-}
-
 static gboolean
 check_ok (const guint8 *p, gsize n)
 {
@@ -250,7 +243,7 @@ decoder_special (ProbeDecoder *d, const guint8 *p, gsize avail)
     }
     d->have_header = TRUE;
     d->version = p[3];
-    d->tick_hz = rd_u32 (p + 4);
+    d->tick_hz = probe_le_get_u32 (p + 4);
     d->core = (guint16) (p[8] | p[9] << 8);
     d->stats.headers++;
     d->stats.records++;
@@ -273,7 +266,8 @@ decoder_special (ProbeDecoder *d, const guint8 *p, gsize avail)
     d->bad_version = p[3];
     return -1;
   }
-  guint32 raw = rd_u32 (p + 4), fn = rd_u32 (p + 8), task1 = rd_u32 (p + 12);
+  guint32 raw = probe_le_get_u32 (p + 4), fn = probe_le_get_u32 (p + 8);
+  guint32 task1 = probe_le_get_u32 (p + 12);
   gboolean restart = d->need_sync; /* first sync after a stream header */
   if (!d->ever_synced) {
     d->ts = raw;

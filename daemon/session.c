@@ -1163,7 +1163,7 @@ write_stats (Session *s, gboolean final, GError **error)
   SessionLive live;
   session_get_live (s, &live);
   StoreSessionQuality q = { .gap_count = (gint64) live.gaps, .dropped_events = (gint64) live.drops,
-                            .anomaly_count = (gint64) live.anomalies };
+                            .anomaly_count = (gint64) live.anomalies, .samples_stalled = -1 };
   const ProbeSourceQuality *sq = probe_source_get_quality (s->source);
   const ProbePollQuality *pq = sq->poll;
   if (sq->clock_measured)

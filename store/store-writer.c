@@ -1289,7 +1289,7 @@ do_rows (StoreWriter *self, Session *s, Msg *m, GError **error)
     bind_i (st, &k, q->samples > 0 ? q->samples : -1);
     bind_d_or_na (st, &k, q->samples_effective);
     bind_d_or_na (st, &k, q->clock_hz_measured);
-    bind_d_or_na (st, &k, q->samples_stalled);
+    bind_d (st, &k, q->samples_stalled >= 0 ? q->samples_stalled : NAN); /* 0 is a measure */
     sqlite3_bind_int64 (st, k++, s->id);
     return step (self, ST_QUALITY, error);
   }

@@ -94,7 +94,8 @@ typedef struct {
                              * neighbouring samples is accounted for (0: n/a) */
   double clock_hz_measured; /* tick rate measured against host time (0: not measured) */
   double samples_stalled;   /* sampled sources: share of the sampled time the sampler was
-                             * held up (intervals > 3 × the median; 0: n/a) */
+                             * held up (intervals > 3 × the median; 0: never); negative:
+                             * n/a, the source does not sample */
 } StoreSessionQuality;
 
 /* How a session measured, in words; set once known (store_writer_set_notes). */

@@ -231,7 +231,7 @@ test_migrate_v1 (Fixture *f, gconstpointer data)
   gint64 id = store_writer_begin_session (w, &info, &error);
   g_assert_no_error (error);
   StoreSessionQuality q = { .sample_rate_hz = 1000, .interval_jitter_us = 12.5,
-                            .min_interval_us = 250, .reads_failed = 3 };
+                            .min_interval_us = 250, .reads_failed = 3, .samples_stalled = -1 };
   g_assert_true (store_writer_set_quality (w, id, &q, &error));
   g_assert_true (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error));
   g_assert_true (store_writer_close (w, &error));
@@ -239,7 +239,8 @@ test_migrate_v1 (Fixture *f, gconstpointer data)
   g_assert_no_error (error);
   g_autofree char *sql = g_strdup_printf ("SELECT count(*) FROM sessions_overview WHERE id = %"
                                           G_GINT64_FORMAT " AND interval_jitter_us = 12.5 AND "
-                                          "min_interval_us = 250 AND reads_failed = 3", id);
+                                          "min_interval_us = 250 AND reads_failed = 3 AND "
+                                          "samples_stalled IS NULL", id);
   g_assert_cmpint (query_int (db2, sql), ==, 1);
 }
 
@@ -678,7 +679,8 @@ test_roundtrip (Fixture *f, gconstpointer data)
                    ==, 1);
   g_assert_cmpint (query_int (db, "SELECT count(*) FROM sessions_overview WHERE clock_source = 'stream' "
                                   "AND inference = 'trace events' AND clock_warning IS NOT NULL AND "
-                                  "source_config = '{}' AND samples IS NULL AND functions = 1"), ==, 1);
+                                  "source_config = '{}' AND samples IS NULL AND functions = 1 AND "
+                                  "samples_stalled = 0"), ==, 1); /* a measured 0 is no NULL */
 
   /* every timeline level sums to the slices' total time, per core and task */
   for (int l = 0; l < STORE_LEVEL_COUNT; l++) {

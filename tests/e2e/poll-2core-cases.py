@@ -43,8 +43,9 @@ def main(seconds, tmp):
         tmp, poll_args(), ["--target-per-core", ",".join(rig_session.CORE_TARGETS)]))
     got = s.tasks()
     q = s.sql("SELECT sample_rate_hz, samples, samples_stalled FROM sessions WHERE id = 1")[0]
-    starved = (q[2] or 0) > 0.2
-    print(f"two cores: {q[1]} samples ({q[0] or 0:.0f}/s), stalled {100 * (q[2] or 0):.0f} % "
+    check(q[2] is not None, f"a poll session stored no samples_stalled: {q}")
+    starved = q[2] > 0.2
+    print(f"two cores: {q[1]} samples ({q[0] or 0:.0f}/s), stalled {100 * q[2]:.0f} % "
           f"of the time")
     bad, misses = [], []
     for core in (0, 1):

@@ -62,15 +62,15 @@ def run(workload, seconds, tmp):
               "interval_p99_us, samples_stalled FROM sessions WHERE id = 1")[0]
     # (an interval p50 of 0 is stored as NULL: on a starved host half the samples can share
     # one target timestamp; the bounds need only the count, effective count and p99)
-    check(None not in (q[1], q[2], q[4]), f"the session stored no sample record {q}: "
+    check(None not in (q[1], q[2], q[4], q[5]), f"the session stored no sample record {q}: "
           f"{s.log()[-3000:]}")
     f0_ = lambda v: "—" if v is None else f"{v:.0f}"  # noqa: E731
     print(f"{workload}: {span_us / 1e6:.2f} s of target time, {q[1]} samples "
           f"({f0_(q[0])}/s, effective {f0_(q[2])}), interval p50 {f0_(q[3])} us, "
-          f"p99 {f0_(q[4])} us, stalled {100 * (q[5] or 0):.0f} % of the time")
+          f"p99 {f0_(q[4])} us, stalled {100 * q[5]:.0f} % of the time")
     # a starved sampler (stalled > 20 % of the time: bounds.h) states no load bound — its
     # instants follow the host's tick — and a session that did not starve must state them
-    starved = (q[5] or 0) > 0.2
+    starved = q[5] > 0.2
     if os.environ.get("POLL_EXPECT_STARVED"):
         check(starved, f"the sampler ran beside a CPU hog of equal priority and was stalled "
               f"only {100 * (q[5] or 0):.0f} % of the time")

@@ -73,7 +73,7 @@ for q in "SELECT core, samples, unknown, sleeping, first_tick, last_tick FROM sa
           WHERE session_id = %s" \
          "SELECT core, context_kind, context, kind, function, samples, share FROM
           sampled_function_stat WHERE session_id = %s ORDER BY 1, 2, 3, 4, 5" \
-         "SELECT ifnull(samples_stalled, 0) FROM sessions WHERE id = %s"; do
+         "SELECT samples_stalled FROM sessions WHERE id = %s"; do
   # shellcheck disable=SC2059
   live=$(sql "$db" "$(printf "$q" 1)") replayed=$(sql "$db" "$(printf "$q" 2)")
   [[ -n $live && $live == "$replayed" ]] ||

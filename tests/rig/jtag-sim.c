@@ -14,8 +14,10 @@
  *   - a Cortex-M3 memory map: code memory from the ELF's load segments (0x0-0x3FFFFF), the
  *     16 MiB PSRAM at 0x21000000 = QEMU's shared RAM file, mapped live (reads see the running
  *     firmware, writes reach it), and the debug registers OpenOCD uses (CPUID, DHCSR, DCRSR,
- *     DCRDR, DEMCR, DFSR, AIRCR, FPB, DWT). Anything else is a bus error: the access sets
- *     STICKYERR, which OpenOCD reports as a failed read or write.
+ *     DCRDR, DEMCR, DFSR, AIRCR, FPB, DWT); with --board-timer also the board timer (mps2
+ *     FPGAIO COUNTER 0x40028018, read-only), reckoned from the host clock as QEMU's own
+ *     without -icount. Anything else is a bus error: the access sets STICKYERR, which
+ *     OpenOCD reports as a failed read or write.
  * Run control is truthful: C_HALT in DHCSR stops QEMU over QMP and clearing it continues it,
  * DHCSR reports S_HALT or S_RETIRE_ST from that state, core registers of a halted core come
  * from QEMU's `info registers`, and AIRCR.SYSRESETREQ resets the machine.
@@ -39,7 +41,7 @@
  * Facts measured against the real OpenOCD: ../shared/notes/openocd.md (remote_bitbang).
  * Usage: jtag-sim --ram FILE --elf FILE [--qmp SOCKET] [--elf1 FILE [--qmp1 SOCKET]]
  *                 [--port N] [--port-file FILE] [--unix PATH] [--trace-shm FILE]
- *                 [--trace-shm1 FILE]
+ *                 [--trace-shm1 FILE] [--board-timer]
  * --unix listens on a Unix-domain socket instead of TCP (OpenOCD: `remote_bitbang port 0`,
  * `remote_bitbang host PATH`): the same protocol with less kernel work per round trip.
  */
@@ -71,6 +73,8 @@
 #define SIM_PPB_BASE    0xE0000000u    /* private peripheral bus (SCS, DWT, FPB, ROM table) */
 #define SIM_PPB_SIZE    0x00100000u
 #define SIM_IDCODE      0x4BA00477u
+#define SIM_BOARD_TIMER 0x40028018u    /* FPGAIO COUNTER, 25 MHz (--board-timer) */
+#define SIM_BOARD_NS    40             /* ns per count of it */
 #define SIM_ACK_OK      0x2u           /* JTAG-DP OK/FAULT */
 
 /* TAP states, IEEE 1149.1. */
@@ -136,6 +140,15 @@ typedef struct {
   /* trace unit */
   RigTraceShm *trace;      /* the plugin's shared page, NULL without --trace-shm */
   guint32 match_seen[RIG_TRACE_NUMCOMP]; /* match counts at the last FUNCTIONn read */
+  /* board timer (--board-timer): QEMU's FPGAIO counter counts its virtual clock, which
+   * without -icount is the host's CLOCK_MONOTONIC while QEMU runs and stands while it is
+   * stopped. It is served as timer_at + (now - timer_ns) / 40 ns while running, timer_at
+   * while halted. timer_at is read from QEMU when its value is certain (at start, at a halt,
+   * after a reset) and timer_ns is taken after the read's reply (or the cont's), so a served
+   * value is never ahead of QEMU's: it never steps back at a halt. */
+  gboolean timer_live;     /* TRUE: served; FALSE: a bus error, as other MMIO */
+  guint32 timer_at;        /* the counter at timer_ns */
+  gint64 timer_ns;         /* host CLOCK_MONOTONIC, ns */
 } SimCore;
 
 #define SIM_MAX_CORES 2u
@@ -255,6 +268,34 @@ static void sim_load_regs(Sim *sim)
   sim->c->regs[handler ? 17 : 18] = sim->c->regs[13];  /* MSP in handler mode, else the PSP */
 }
 
+/* Takes the board timer's value from QEMU (`xp` of the FPGAIO counter) as timer_at, with
+ * timer_ns the time of the reply. Without a reply the timer stops being served. */
+static void sim_timer_sync(Sim *sim)
+{
+  if (!sim->c->timer_live)
+    return;
+  g_autofree char *reply = sim_qmp(sim,
+    "{\"execute\":\"human-monitor-command\",\"arguments\":{\"command-line\":"
+    "\"xp /1wx 0x40028018\"}}\n");
+  sim->c->timer_ns = rig_trace_mono_ns();
+  const char *v = reply != NULL ? strstr(reply, ": 0x") : NULL;
+  if (v == NULL) {
+    g_printerr("jtag-sim: the board timer could not be read from QEMU: %s\n",
+               reply != NULL ? reply : "no QMP connection");
+    sim->c->timer_live = FALSE;
+    return;
+  }
+  sim->c->timer_at = (guint32)g_ascii_strtoull(v + 2, NULL, 16);
+}
+
+/* The board timer's value now (see SimCore.timer_at). */
+static guint32 sim_timer_read(Sim *sim)
+{
+  if (sim->c->halted)
+    return sim->c->timer_at;
+  return sim->c->timer_at + (guint32)((rig_trace_mono_ns() - sim->c->timer_ns) / SIM_BOARD_NS);
+}
+
 /* The trace unit's wall-mode clock stops while QEMU is stopped (seqlock: see rig-trace-shm.h). */
 static void sim_trace_clock_halt(Sim *sim, gboolean halt)
 {
@@ -311,6 +352,10 @@ static void sim_set_halted(Sim *sim, gboolean halt)
   sim->c->regs_valid = FALSE;
   if (halt)
     sim->c->ppb[(REG_DFSR - SIM_PPB_BASE) / 4] |= 1u;  /* DFSR.HALTED: debug request */
+  if (halt)
+    sim_timer_sync(sim);  /* the frozen value, exact */
+  else
+    sim->c->timer_ns = rig_trace_mono_ns();  /* counting on from it since before the reply */
 }
 
 /* ---- memory map ---- */
@@ -541,6 +586,7 @@ static void sim_ppb_write(Sim *sim, guint32 addr, guint32 v)
       }
       sim->c->reset_seen = TRUE;
       sim->c->regs_valid = FALSE;
+      sim_timer_sync(sim);  /* the reset cleared it */
     }
     return;
   default:
@@ -566,6 +612,10 @@ static gboolean sim_read32(Sim *sim, guint32 addr, guint32 *v)
   }
   if (addr >= SIM_PPB_BASE && addr - SIM_PPB_BASE < SIM_PPB_SIZE) {
     *v = sim_ppb_read(sim, addr);
+    return TRUE;
+  }
+  if (addr == SIM_BOARD_TIMER && sim->c->timer_live) {
+    *v = sim_timer_read(sim);
     return TRUE;
   }
   *v = 0;
@@ -947,6 +997,7 @@ int main(int argc, char **argv)
   g_autofree char *elf1_path = NULL;
   g_autofree char *qmp1_path = NULL;
   int port = 0;
+  gboolean board_timer = FALSE;
   GOptionEntry entries[] = {
     { "ram", 0, 0, G_OPTION_ARG_FILENAME, &ram_path, "QEMU's shared RAM file (PSRAM)", "FILE" },
     { "elf", 0, 0, G_OPTION_ARG_FILENAME, &elf_path, "firmware ELF (code memory)", "FILE" },
@@ -965,6 +1016,9 @@ int main(int argc, char **argv)
       "a second core behind AP 1: its firmware ELF (its own code memory)", "FILE" },
     { "qmp1", 0, 0, G_OPTION_ARG_FILENAME, &qmp1_path,
       "the second core's QEMU QMP socket (with --elf1)", "PATH" },
+    { "board-timer", 0, 0, G_OPTION_ARG_NONE, &board_timer,
+      "serve each core's board timer (FPGAIO counter) from the host clock: QEMU without "
+      "-icount, with --qmp", NULL },
     { NULL },
   };
   g_autoptr(GOptionContext) ctx = g_option_context_new("- simulated JTAG probe for OpenOCD");
@@ -976,6 +1030,10 @@ int main(int argc, char **argv)
   }
   if (ram_path == NULL || elf_path == NULL || port < 0 || port > 65535) {
     g_printerr("jtag-sim: --ram and --elf are required, --port must be 0..65535\n");
+    return 2;
+  }
+  if (board_timer && qmp_path == NULL) {
+    g_printerr("jtag-sim: --board-timer needs --qmp\n");
     return 2;
   }
   if ((qmp1_path != NULL || trace1_path != NULL) && elf1_path == NULL) {
@@ -1003,6 +1061,10 @@ int main(int argc, char **argv)
       g_printerr("jtag-sim: core %u: %s\n", i, error->message);
       return 1;
     }
+    sim.c->timer_live = board_timer && qmps[i] != NULL;
+    sim_timer_sync(&sim);
+    if (board_timer && !sim.c->timer_live)
+      return 1;
   }
   sim.c = &sim.cores[0];
   guint16 bound = 0;

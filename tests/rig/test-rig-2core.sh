@@ -108,3 +108,39 @@ check_halt_one() {
 check_halt_one sim.cpu1 sim.cpu 1 0
 check_halt_one sim.cpu sim.cpu1 0 1
 echo "two cores: halting either stops only that core"
+
+# The board timer as MMIO (jtag-sim --board-timer, ORTI_RIG_BOARD_TIMER): through each AP its
+# own core's FPGAIO counter, as QEMU counts it. A read bracketed by two QMP reads of QEMU's
+# counter (a before, b after) is never ahead of b, and two such reads differ by what QEMU
+# counted between them (within the brackets); while halted it is QEMU's frozen value exactly,
+# not behind the last read before the halt; after the resume it counts on from there.
+[[ $ORTI_RIG_BOARD_TIMER == 0x40028018 ]] || die "ORTI_RIG_BOARD_TIMER '$ORTI_RIG_BOARD_TIMER'"
+python3 - <<'PY' || die "the board timer as MMIO"
+import os, sys, time
+sys.path.insert(0, os.path.join(os.environ["ORTI_SOURCE_DIR"], "tests/rig"))
+from trace_ref import Tcl, board_now, check
+addr = int(os.environ["ORTI_RIG_BOARD_TIMER"], 16)
+tcl = Tcl()
+for core, t in ((0, "sim.cpu"), (1, "sim.cpu1")):
+    def bracketed():
+        a = board_now(core)
+        v = int(tcl(f"{t} read_memory 0x{addr:x} 32 1"), 16)
+        return a, v, board_now(core)
+    a1, v1, b1 = bracketed()
+    time.sleep(0.5)
+    a2, v2, b2 = bracketed()
+    print(f"core {core}: served {v1} in [{a1}, {b1}] of QEMU's, then {v2} in [{a2}, {b2}]; "
+          f"{(v2 - v1) / 25e6:.3f} s counted")
+    check(v1 <= b1 and v2 <= b2, f"core {core}: a served value ahead of QEMU's counter")
+    check(a2 - b1 <= v2 - v1 <= b2 - a1,
+          f"core {core}: served {v2 - v1} ticks where QEMU counted {a2 - b1} … {b2 - a1}")
+    tcl(f"targets {t}; halt; targets sim.cpu")
+    q, v = board_now(core), int(tcl(f"{t} read_memory 0x{addr:x} 32 1"), 16)
+    print(f"core {core} halted: served {v}, QEMU's {q}")
+    check(v == q and v >= v2, f"core {core}: halted, served {v}, QEMU's {q}, before it {v2}")
+    tcl(f"targets {t}; resume; targets sim.cpu")
+    time.sleep(0.1)
+    a3, v3, b3 = bracketed()
+    check(v < v3 <= b3, f"core {core}: after the resume served {v3} of {v} … {b3}")
+PY
+echo "board timer: each core's own, as QEMU counts it, exact while halted"

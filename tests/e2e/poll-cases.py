@@ -28,8 +28,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.environ["ORTI_SOURCE_DIR"], "tests/rig"))
-from rig_session import (BOARD_HZ, coupled_load_misses, poll_args, profd_argv,  # noqa: E402
-                         window)
+from rig_session import BOARD_HZ, poll_args, profd_argv, window  # noqa: E402
 from sampled_check import check_profile  # noqa: E402
 from trace_ref import Fail, check  # noqa: E402
 
@@ -153,7 +152,6 @@ def run(workload, seconds, tmp):
               f"{len(TASKS[workload])} tasks ({', '.join(misses_p) or 'none'})")
     # a 99 % interval misses 1 time in 100: one miss among a case's few loads is allowed
     # (two have probability < 0.1 %), none by more than half the bound again (< 1e-4 each)
-    bad, misses = coupled_load_misses(bad, misses, workload, len(TASKS[workload]))
     if len(misses) > 1:
         bad += misses
     elif misses:

@@ -209,13 +209,20 @@ def swo_args():
 
 
 def poll_args():
-    """The poll source, stamped with the firmware's published board timer."""
+    """The poll source, stamped with the board timer: on the two-core rig the live one, read as
+    MMIO (ORTI_RIG_BOARD_TIMER, each target's own), as on silicon: its QEMUs share a CPU and
+    wait for each other; else the copy the firmware publishes, which its idle loop keeps fresh
+    (--spin-idle) on a CPU of its own (--own-cpu)."""
     target = core_target()
+    hz = os.environ["ORTI_RIG_TICK_HZ"]
+    live = os.environ.get("ORTI_RIG_CORES") == "2"
+    check(not live or "ORTI_RIG_BOARD_TIMER" in os.environ,
+          "the two-core rig under --icount has no live board timer to poll")
     if target is not None:
-        return ["--source", "poll", "--target-per-core", target, "--timestamp",
-                f"{os.environ['ORTI_RIG_TIMESTAMP_ADDR1']},{os.environ['ORTI_RIG_TICK_HZ']}"]
-    return ["--source", "poll", "--timestamp",
-            f"{os.environ['ORTI_RIG_TIMESTAMP_ADDR']},{os.environ['ORTI_RIG_TICK_HZ']}"]
+        addr = os.environ["ORTI_RIG_BOARD_TIMER" if live else "ORTI_RIG_TIMESTAMP_ADDR1"]
+        return ["--source", "poll", "--target-per-core", target, "--timestamp", f"{addr},{hz}"]
+    addr = os.environ["ORTI_RIG_BOARD_TIMER" if live else "ORTI_RIG_TIMESTAMP_ADDR"]
+    return ["--source", "poll", "--timestamp", f"{addr},{hz}"]
 
 
 class Session:
@@ -305,18 +312,3 @@ def window(tmp, seconds, extra=(), record=None, source=None, watch_log=False):
     s.stop()
     tcl.resume()
     return s, f0, f1, u0, u1, dlog
-
-
-def coupled_load_misses(bad, misses, label, n_tasks):
-    """POLL_COUPLED=1: the target has no CPU of its own (the two-core rig's two QEMUs and the
-    probe side on a 2-core host), so what the sampler sees is tied to what the target executes
-    (run-rig --own-cpu) and the load bound's assumption, sample instants independent of the
-    firmware, does not hold. Load misses (in @bad, "NAME load", and @misses) are then printed
-    as BENCH poll_coupled_load_misses_@label and dropped from the verdict. Returns (bad,
-    misses) left to judge."""
-    if not os.environ.get("POLL_COUPLED"):
-        return bad, misses
-    loads = [b for b in bad if b.endswith(" load")] + misses
-    print(f"BENCH poll_coupled_load_misses_{label} {len(loads)} of {n_tasks} tasks "
-          f"({', '.join(loads) or 'none'}; the target shares the host's CPUs with the sampler)")
-    return [b for b in bad if not b.endswith(" load")], []

@@ -72,7 +72,7 @@ def run(workload, seconds, tmp):
     starved = q[5] > 0.2
     if os.environ.get("POLL_EXPECT_STARVED"):
         check(starved, f"the sampler ran beside a CPU hog of equal priority and was stalled "
-              f"only {100 * (q[5] or 0):.0f} % of the time")
+              f"only {100 * q[5]:.0f} % of the time")
     # the emulated target's own schedule: QEMU starved by the host (even with a CPU of its
     # own, on a busy machine) coalesces timer interrupts, so the OS counter falls behind the
     # board timer and the alarms fire late — the tasks' real periods stretch, unevenly, which no
@@ -140,7 +140,7 @@ def run(workload, seconds, tmp):
     if BENCH and not starved:
         widths = [got[n]["load_bound"] for n in TASKS[workload] if got[n]["load_bound"] is not None]
         print(f"BENCH poll_load_bound_points_{workload} {max(widths):.3f} points "
-              f"({seconds:g} s, {f0_(q[0])} samples/s, stalled {100 * (q[5] or 0):.0f} %)")
+              f"({seconds:g} s, {f0_(q[0])} samples/s, stalled {100 * q[5]:.0f} %)")
     if BENCH:
         # the bench's 20 s runs give the narrowest bounds: how often they miss is a figure to
         # watch (a systematic error would show here first), not a test verdict — the

@@ -41,10 +41,17 @@ trap 'rm -rf "$tmp"' EXIT
        --source rtt --pc-sample 1 --duration 60s --db "$2/relink.db" --http none \
        --name relink --record "$2/relink.ocap" 2>"$2/relink.err" &
   daemon=$!
-  for _ in $(seq 100); do grep -q "PC samples: DWT_PCSR" "$2/relink.err" && break; sleep 0.1; done
+  # (the waits are up to 60 s: an ASan daemon on a busy host; quiet, the stream reconnects
+  # within its 2 s backoff cap and the sampler within 2 s after)
+  wait_log() {
+    for _ in $(seq 600); do grep -q "$1" "$2/relink.err" && return 0; sleep 0.1; done
+    echo "not in the log within 60 s: $1"; return 1
+  }
+  wait_log "PC samples: DWT_PCSR" "$2"
   sleep 2
   restart_openocd
-  sleep 5 # the stream reconnects within its 2 s backoff cap, the sampler within 2 s after
+  wait_log "PC sampler: sampling again" "$2"
+  sleep 2  # seconds of samples after the gap
   kill -INT "$daemon"
   wait "$daemon"
   "$1" --orti "$ORTI_RIG_ORTI" --elf "$ORTI_RIG_ELF" --replay "$2/relink.ocap" \

@@ -38,7 +38,19 @@ grep -q '0x30000000' "$tmp/fault.ort" || die "could not make the faulting ORTI f
            --source poll --duration 60s --db "$tmp/profile.db" --http none --name faults \
            --record "$tmp/faults.ocap" 2>"$tmp/err2" &
   daemon=$!
-  sleep 2
+  # waits up to 60 s until the count query $1 on the live store (committed every 100 ms)
+  # passes 10 task switches
+  wait_switches() {
+    local n
+    for _ in $(seq 600); do
+      n=$(sqlite3 -batch -noheader "$tmp/profile.db" "$1" 2>/dev/null) || n=0
+      (( ${n:-0} > 10 )) && return 0
+      kill -0 "$daemon" 2>/dev/null || { echo "the daemon ended early"; return 1; }
+      sleep 0.1
+    done
+    echo "no task switches within 60 s: $1"; return 1
+  }
+  wait_switches "SELECT count(*) FROM events WHERE kind_name = '\''task_switch'\''"
   # 3. halt and resume from a second client
   "$rigtcl" halt >/dev/null
   sleep 0.8
@@ -46,7 +58,8 @@ grep -q '0x30000000' "$tmp/fault.ort" || die "could not make the faulting ORTI f
   sleep 1.5
   # 2. OpenOCD dies and comes back on the same port
   restart_openocd
-  sleep 4 # the session reconnects within its 2 s backoff cap
+  # the session reconnects (within its 2 s backoff cap on a quiet host) and samples on
+  wait_switches "SELECT count(*) FROM events e JOIN gaps g ON g.reason = 3 AND g.\"end\" IS NOT NULL WHERE e.ts > g.\"end\" AND e.kind_name = '\''task_switch'\''"
   kill -INT "$daemon"
   wait "$daemon"
 ' faults "$tmp" "$PROFD" "$RIG_TCL" || die "the faults session failed: $(cat "$tmp/err2")"

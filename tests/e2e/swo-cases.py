@@ -299,9 +299,14 @@ def case_reconnect(tmp):
     db = os.path.join(tmp, "rc.db")
     proxy = CutProxy(int(os.environ["ORTI_RIG_SWO_PORT"]))
     args = profd_argv(db, "--source", "swo", "--swo", f":{proxy.port}",
-                      "--core-clock", os.environ["ORTI_RIG_CYCCNT_HZ"], "--duration", "6s")
+                      "--core-clock", os.environ["ORTI_RIG_CYCCNT_HZ"], "--duration", "8s")
     p = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
-    time.sleep(2.5)
+    # cut 1 s into the stream: the session programs the trace unit through OpenOCD before it
+    # connects (about 1.5 s quiet; up to 60 s allowed for an ASan daemon on a busy host)
+    deadline = time.monotonic() + 60
+    while not proxy.live and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.0)
     cut = proxy.cut()
     _, err = p.communicate(timeout=60)
     proxy.close()

@@ -226,11 +226,10 @@ def poll_args():
     live = os.environ.get("ORTI_RIG_CORES") == "2"
     check(not live or "ORTI_RIG_BOARD_TIMER" in os.environ,
           "the two-core rig under --icount has no live board timer to poll")
-    if target is not None:
-        addr = os.environ["ORTI_RIG_BOARD_TIMER" if live else "ORTI_RIG_TIMESTAMP_ADDR1"]
-        return ["--source", "poll", "--target-per-core", target, "--timestamp", f"{addr},{hz}"]
-    addr = os.environ["ORTI_RIG_BOARD_TIMER" if live else "ORTI_RIG_TIMESTAMP_ADDR"]
-    return ["--source", "poll", "--timestamp", f"{addr},{hz}"]
+    copy = "ORTI_RIG_TIMESTAMP_ADDR" if target is None else "ORTI_RIG_TIMESTAMP_ADDR1"
+    addr = os.environ["ORTI_RIG_BOARD_TIMER" if live else copy]
+    per_core = [] if target is None else ["--target-per-core", target]
+    return ["--source", "poll", *per_core, "--timestamp", f"{addr},{hz}"]
 
 
 class Session:

@@ -274,9 +274,10 @@ static void sim_timer_sync(Sim *sim)
 {
   if (!sim->c->timer_live)
     return;
-  g_autofree char *reply = sim_qmp(sim,
-    "{\"execute\":\"human-monitor-command\",\"arguments\":{\"command-line\":"
-    "\"xp /1wx 0x40028018\"}}\n");
+  g_autofree char *cmd = g_strdup_printf("{\"execute\":\"human-monitor-command\",\"arguments\":"
+                                         "{\"command-line\":\"xp /1wx 0x%08x\"}}\n",
+                                         SIM_BOARD_TIMER);
+  g_autofree char *reply = sim_qmp(sim, cmd);
   sim->c->timer_ns = rig_trace_mono_ns();
   const char *v = reply != NULL ? strstr(reply, ": 0x") : NULL;
   if (v == NULL) {
@@ -350,12 +351,12 @@ static void sim_set_halted(Sim *sim, gboolean halt)
   }
   sim->c->halted = halt;
   sim->c->regs_valid = FALSE;
-  if (halt)
+  if (halt) {
     sim->c->ppb[(REG_DFSR - SIM_PPB_BASE) / 4] |= 1u;  /* DFSR.HALTED: debug request */
-  if (halt)
     sim_timer_sync(sim);  /* the frozen value, exact */
-  else
+  } else {
     sim->c->timer_ns = rig_trace_mono_ns();  /* counting on from it since before the reply */
+  }
 }
 
 /* ---- memory map ---- */
@@ -1061,9 +1062,10 @@ int main(int argc, char **argv)
       g_printerr("jtag-sim: core %u: %s\n", i, error->message);
       return 1;
     }
+    /* a core without QMP has no board timer to serve; one whose QEMU does not answer fails */
     sim.c->timer_live = board_timer && qmps[i] != NULL;
     sim_timer_sync(&sim);
-    if (board_timer && !sim.c->timer_live)
+    if (board_timer && qmps[i] != NULL && !sim.c->timer_live)
       return 1;
   }
   sim.c = &sim.cores[0];

@@ -11,14 +11,16 @@
 
 #include "budgets.h"
 #include "check-db.h"
+#include "exit-status.h"
 
 #include <stdio.h>
 
 G_BEGIN_DECLS
 
-/* Exit statuses of `check` (and of `run --budgets` when its session completed). */
-enum { CHECK_EXIT_PASS = 0, CHECK_EXIT_VIOLATION = 1, CHECK_EXIT_BAD_INPUT = 2,
-       CHECK_EXIT_UNDECIDED = 3 };
+/* Exit statuses of `check` (and of `run --budgets` when its session completed): the
+ * policy of every command (exit-status.h) under the names of the verdicts. */
+enum { CHECK_EXIT_PASS = ORTI_EXIT_OK, CHECK_EXIT_VIOLATION = ORTI_EXIT_FAILED,
+       CHECK_EXIT_BAD_INPUT = ORTI_EXIT_BAD_INPUT, CHECK_EXIT_UNDECIDED = ORTI_EXIT_UNDECIDED };
 
 /* One budget judged. */
 typedef struct {

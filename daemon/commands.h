@@ -1,12 +1,13 @@
 /* commands.h — the orti-profd subcommands (daemon/cmd-*.c), dispatched by main.c.
  *
  * Each command parses its own arguments with GOptionContext (argv[0] is the command name),
- * prints to stdout/stderr, and returns the process exit status: 0 success, 1 failure
- * (an error message naming the file, line and column or the offending value has been
- * printed), 2 bad usage. `check` and `diff` are CI gates with statuses of their own: 1 is
- * their verdict (a violated budget, a regression), 2 any bad input, 3 `check` undecided
- * (docs/check.md); `run --budgets` ends with check's status when its session completed. */
+ * prints to stdout/stderr, and returns the process exit status of exit-status.h, the one
+ * policy of every command: 0 ok, 1 the work failed or its result is negative, 2 bad input,
+ * 3 undecided. An error message naming the file, line and column or the offending value has
+ * been printed for every status but 0 and 3. */
 #pragma once
+
+#include "exit-status.h"
 
 typedef int (*OrtiCommandFunc) (int argc, char **argv);
 

@@ -99,7 +99,9 @@ cmd_delete_session (int argc, char **argv)
   g_autoptr (StoreResult) about = store_db_query (db, sql, 0, &error);
   if (about == NULL || !store_db_delete_session (db, id, &error)) {
     fprintf (stderr, "delete-session: %s: %s\n", path, error->message);
-    return 1;
+    /* an unknown session is bad input; one being recorded is refused (the work failed) */
+    return g_error_matches (error, STORE_ERROR, STORE_ERROR_NOT_FOUND) ? ORTI_EXIT_BAD_INPUT
+                                                                       : ORTI_EXIT_FAILED;
   }
   GArray *row = g_ptr_array_index (about->rows, 0);
   printf ("deleted session %" G_GINT64_FORMAT " (%s, %s events) from %s\n", id,

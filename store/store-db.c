@@ -293,8 +293,11 @@ store__open_connection (const char *path, StoreOpenMode mode, guint *recovered, 
     g_propagate_prefixed_error (error, g_steal_pointer (&wal_error), "%s: ", path);
     return NULL;
   }
+  /* foreign keys (schema 13: every row REFERENCES its session) are enforced once migrated:
+   * the migrations rebuild tables, which needs them off */
   if (!store__exec (db, "PRAGMA synchronous = FULL", error) ||
-      !store__schema_upgrade (db, error)) {
+      !store__schema_upgrade (db, error) ||
+      !store__exec (db, "PRAGMA foreign_keys = ON", error)) {
     g_prefix_error (error, "%s: ", path);
     return NULL;
   }
@@ -399,16 +402,6 @@ store__db_read_only (StoreDb *db)
   return db->mode == STORE_OPEN_READ_ONLY;
 }
 
-/* Every table holding rows of a session (column session_id), and the sessions row last. */
-static const char *const session_tables[] = {
-  "cores", "tasks", "isrs", "services", "functions", "points", "variables", "event_chunks",
-  "slices", "timeline_buckets", "calls", "task_stat", "function_stat", "task_function_stat",
-  "isr_stat", "task_isr_stat", "service_stat", "task_service_stat", "point_stat", "data_stat",
-  "data_state_stat", "data_values", "core_stat", "cross_core_stat", "anomalies", "gaps",
-  "raw_dropped", "sampled_profile", "sampled_function_stat", "sampled_line_stat", "sampled_pc",
-  "task_core_stat", NULL,
-};
-
 gboolean
 store_db_delete_session (StoreDb *db, gint64 id, GError **error)
 {
@@ -419,23 +412,38 @@ store_db_delete_session (StoreDb *db, gint64 id, GError **error)
   }
   if (!store__exec (db->db, "BEGIN IMMEDIATE", error))
     return FALSE;
-  for (const char *const *t = session_tables; *t != NULL; t++) {
-    g_autofree char *sql = g_strdup_printf ("DELETE FROM %s WHERE session_id = %" G_GINT64_FORMAT,
-                                            *t, id);
-    if (!store__exec (db->db, sql, error)) {
-      store__exec (db->db, "ROLLBACK", NULL);
-      return FALSE;
-    }
-  }
-  g_autofree char *sql = g_strdup_printf ("DELETE FROM sessions WHERE id = %" G_GINT64_FORMAT, id);
-  if (!store__exec (db->db, sql, error)) {
+  /* Inside the write lock: a writer cannot start or end the session between the look and the
+   * delete. 'running' here has a live writer (the open marked crashed ones incomplete). */
+  g_autoptr (sqlite3_stmt) st = store__prepare (
+    db->db, "SELECT state, writer_pid FROM sessions WHERE id = ?", error);
+  if (st == NULL) {
     store__exec (db->db, "ROLLBACK", NULL);
     return FALSE;
   }
-  if (sqlite3_changes (db->db) == 0) {
+  sqlite3_bind_int64 (st, 1, id);
+  int rc = sqlite3_step (st);
+  if (rc != SQLITE_ROW) {
+    if (rc == SQLITE_DONE)
+      g_set_error (error, STORE_ERROR, STORE_ERROR_NOT_FOUND,
+                   "no session with id %" G_GINT64_FORMAT, id);
+    else
+      store__error_from_sqlite (error, db->db, rc, "reading the session");
     store__exec (db->db, "ROLLBACK", NULL);
-    g_set_error (error, STORE_ERROR, STORE_ERROR_NOT_FOUND, "no session with id %" G_GINT64_FORMAT,
-                 id);
+    return FALSE;
+  }
+  if (g_strcmp0 ((const char *) sqlite3_column_text (st, 0), "running") == 0) {
+    g_set_error (error, STORE_ERROR, STORE_ERROR_RUNNING, "session %" G_GINT64_FORMAT
+                 " is being recorded (by process %d); stop it first", id,
+                 sqlite3_column_int (st, 1));
+    g_clear_pointer (&st, sqlite3_finalize);
+    store__exec (db->db, "ROLLBACK", NULL);
+    return FALSE;
+  }
+  g_clear_pointer (&st, sqlite3_finalize);
+  /* every other table's rows go with it: REFERENCES sessions ON DELETE CASCADE (schema 13) */
+  g_autofree char *sql = g_strdup_printf ("DELETE FROM sessions WHERE id = %" G_GINT64_FORMAT, id);
+  if (!store__exec (db->db, sql, error)) {
+    store__exec (db->db, "ROLLBACK", NULL);
     return FALSE;
   }
   return store__exec (db->db, "COMMIT", error);

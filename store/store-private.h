@@ -43,6 +43,11 @@ sqlite3_stmt *store__prepare (sqlite3 *db, const char *sql, GError **error);
  * each migration and its version bump in one transaction (rolled back on failure). */
 gboolean store__schema_upgrade (sqlite3 *db, GError **error);
 
+/* store__migrate_session_keys: schema 12 → 13, every row tied to its session by a foreign
+ * key with ON DELETE CASCADE and session ids never reused (store-schema-keys.c). Runs inside
+ * the migration's transaction on a connection whose foreign keys are off. */
+gboolean store__migrate_session_keys (sqlite3 *db, GError **error);
+
 /* store__schema_version: user_version of @db, or -1 with a GError. */
 int store__schema_version (sqlite3 *db, GError **error);
 

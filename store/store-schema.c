@@ -50,6 +50,10 @@
  *      run time; view task_core_stats in µs with the share of that core's observed time.
  *  12  view core_skew (issue 19): per pair of cores, the bounds the cross-core activation
  *      latencies put on the offset between their clocks (other core's − this core's, µs).
+ *  13  every row tied to its session (issue 33): each session_id column REFERENCES
+ *      sessions (id) ON DELETE CASCADE, enforced on read-write connections; sessions.id
+ *      AUTOINCREMENT, never reused; rows of sessions that no longer exist are deleted
+ *      (store-schema-keys.c).
  *
  * Workload facts that shaped it: events dominate (millions per session) so they are packed
  * per core into ~1 KB chunks (store-private.h) — about 8 bytes an event instead of ~30 for a
@@ -866,6 +870,7 @@ static const StoreMigration migrations[STORE_SCHEMA_VERSION] = {
   migrate_9_to_10,
   migrate_10_to_11,
   migrate_11_to_12,
+  store__migrate_session_keys, /* 12 → 13 */
 };
 
 gboolean

@@ -49,10 +49,11 @@ typedef enum {
   STORE_ERROR_TIMEOUT,      /* the query ran past its time limit */
   STORE_ERROR_NOT_FOUND,    /* no such session */
   STORE_ERROR_CLOSED,       /* the writer stopped after an earlier failure */
+  STORE_ERROR_RUNNING,      /* the session is being recorded: stop it first */
 } StoreError;
 
 /* Schema version this build reads and writes (store-schema.c keeps the history). */
-#define STORE_SCHEMA_VERSION 12
+#define STORE_SCHEMA_VERSION 13
 
 /* --- rows -------------------------------------------------------------------------------- */
 
@@ -411,8 +412,11 @@ sqlite3 *store_db_handle (StoreDb *db);
 guint store_db_recovered_sessions (StoreDb *db);
 
 /* store_db_delete_session:
- * Removes session @id and all its rows in one transaction. Needs a read-write @db.
- * FALSE with STORE_ERROR_NOT_FOUND when there is no such session. */
+ * Removes session @id and all its rows in one transaction (the foreign keys' ON DELETE
+ * CASCADE: no row outlives its session). Needs a read-write @db. FALSE with
+ * STORE_ERROR_NOT_FOUND when there is no such session, STORE_ERROR_RUNNING when it is being
+ * recorded (its writer is alive: a crashed writer's session was marked incomplete by the
+ * open). The one code path of `delete-session` and REST DELETE. */
 gboolean store_db_delete_session (StoreDb *db, gint64 id, GError **error);
 
 /* Query results: column names and rows of cells. */

@@ -99,7 +99,7 @@ test_commands (void)
   g_assert_nonnull (strstr (out, "deleted session 1 (first, 1000 events)"));
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
-  g_assert_cmpint (run (&out, &err, "delete-session", "--db", db, "1", NULL), ==, 1);
+  g_assert_cmpint (run (&out, &err, "delete-session", "--db", db, "1", NULL), ==, 2);
   g_assert_nonnull (strstr (err, "no session with id 1"));
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);

@@ -431,10 +431,26 @@ test_routes (Fx *fx, gconstpointer data)
   g_assert_cmpint (code, ==, 202);
   g_assert_cmpstr (sp, ==, "{\"id\":1}");
   g_assert_true (fx->stopped);
-  /* the fake live session is the stored one, "running": deleting it is refused */
-  g_autofree char *del = curl (fx, &code, "DELETE", one_path, NULL, NULL);
+  /* a session being recorded (its writer alive: this process) cannot be deleted: the store
+   * refuses it (409), as it refuses `orti-profd delete-session`; once it has ended it can be
+   * (204), and then it is gone (404) */
+  g_autoptr (GError) error = NULL;
+  StoreWriter *w = store_writer_new (fx->db, NULL, &error);
+  g_assert_no_error (error);
+  StoreSessionInfo info = { .name = "recording", .tick_rate_hz = 1e6 };
+  gint64 rec = store_writer_begin_session (w, &info, &error);
+  g_assert_no_error (error);
+  g_assert_true (store_writer_flush (w, &error));
+  g_autofree char *rec_path = g_strdup_printf ("/api/sessions/%" G_GINT64_FORMAT, rec);
+  g_autofree char *del = curl (fx, &code, "DELETE", rec_path, NULL, NULL);
   g_assert_cmpint (code, ==, 409);
-  g_assert_nonnull (strstr (del, "is running"));
+  g_assert_nonnull (strstr (del, "is being recorded"));
+  g_assert_true (store_writer_end_session (w, rec, STORE_SESSION_COMPLETE, NULL, &error));
+  g_assert_true (store_writer_close (w, &error));
+  g_autofree char *del2 = curl (fx, &code, "DELETE", rec_path, NULL, NULL);
+  g_assert_cmpint (code, ==, 204);
+  g_autofree char *gone = curl (fx, &code, "GET", rec_path, NULL, NULL);
+  g_assert_cmpint (code, ==, 404);
 }
 
 /* The version-3 views through REST: ISR2s (and per task), services (and per task), profile

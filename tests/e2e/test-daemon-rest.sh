@@ -6,7 +6,8 @@
 #     < 16 MiB over the 15 s run (under ASan the quarantine is kept small so freed memory
 #     is reused; LeakSanitizer at exit checks for real leaks);
 #  2. malformed requests (bad ids, a huge query string, path traversal, invalid JSON,
-#     wrong methods) answer 4xx and the daemon keeps serving;
+#     wrong methods) answer 4xx and the daemon keeps serving; deleting the running session is
+#     refused over REST (409) and by `orti-profd delete-session` (exit status 1);
 #  3. after the session: the same per-task numbers from REST, from /metrics and from the SQL
 #     views (read by the sqlite3 client);
 #  4. the daemon keeps serving (--serve): a second session is started over REST with the
@@ -76,6 +77,10 @@ LUA
   [[ $code == 405 ]] || { echo "PUT: HTTP $code"; exit 1; }
   code=$(curl -s -o /dev/null -w "%{http_code}" -X DELETE "$url/api/sessions/1")
   [[ $code == 409 ]] || { echo "DELETE running session: HTTP $code"; exit 1; }
+  # and so does the CLI from another process (one code path: store_db_delete_session), exit 1
+  st=0; "$profd" delete-session --db "$tmp/profile.db" 1 2>"$tmp/delete.err" || st=$?
+  [[ $st == 1 ]] && grep -q "session 1 is being recorded" "$tmp/delete.err" ||
+    { echo "delete-session of the running session: exit $st: $(cat "$tmp/delete.err")"; exit 1; }
   # wait for the session to end, then read everything while the daemon still serves
   for _ in $(seq 300); do grep -q "session 1 complete" "$tmp/daemon.log" && break; sleep 0.1; done
   grep -q "session 1 complete" "$tmp/daemon.log" || { echo "session did not complete"; exit 1; }

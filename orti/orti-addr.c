@@ -83,18 +83,59 @@ intern_name (Builder *b, const char *name)
   return id;
 }
 
-/* @path of the current unit as binutils prints it: a relative path (DWARF 2–4 directory
- * entries such as "../../gcc") is joined to the unit's DW_AT_comp_dir. Interned. */
+char *
+orti_addr_canonical_path (const char *path)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+  char sep = strchr (path, '\\') != NULL ? '\\' : '/';
+  /* the root: "/", "\\", "C:\\", "C:" (kept as written, separators unified) */
+  gsize root = 0;
+  if (g_ascii_isalpha (path[0]) && path[1] == ':')
+    root = 2;
+  gboolean absolute = path[root] == '/' || path[root] == '\\';
+  g_autoptr (GPtrArray) parts = g_ptr_array_new ();
+  g_auto (GStrv) split = g_strsplit_set (path + root, "/\\", -1);
+  for (guint i = 0; split[i] != NULL; i++) {
+    const char *p = split[i];
+    if (*p == '\0' || strcmp (p, ".") == 0)
+      continue;
+    if (strcmp (p, "..") == 0) {
+      if (parts->len > 0 && strcmp (g_ptr_array_index (parts, parts->len - 1), "..") != 0) {
+        g_ptr_array_set_size (parts, parts->len - 1);
+        continue;
+      }
+      if (absolute) /* "/.." is "/" */
+        continue;
+    }
+    g_ptr_array_add (parts, (gpointer) p);
+  }
+  GString *out = g_string_new_len (path, (gssize) root);
+  if (absolute)
+    g_string_append_c (out, sep);
+  for (guint i = 0; i < parts->len; i++) {
+    if (i > 0)
+      g_string_append_c (out, sep);
+    g_string_append (out, g_ptr_array_index (parts, i));
+  }
+  if (out->len == 0)
+    g_string_append_c (out, '.');
+  return g_string_free (out, FALSE);
+}
+
+/* @path of the current unit, canonical: a relative path (DWARF 2–4 directory entries such as
+ * "../../gcc") is joined to the unit's DW_AT_comp_dir, then "." and ".." segments are folded
+ * (orti_addr_canonical_path), so one file has one name whichever unit or build directory
+ * names it. Interned. */
 static const char *
 unit_path (Builder *b, const char *path)
 {
   if (path == NULL)
     return NULL;
-  if (path[0] != '/' && b->comp_dir != NULL) {
-    g_autofree char *full = g_strconcat (b->comp_dir, "/", path, NULL);
-    return g_string_chunk_insert_const (b->map->strings, full);
-  }
-  return g_string_chunk_insert_const (b->map->strings, path);
+  g_autofree char *full = path[0] != '/' && b->comp_dir != NULL
+                            ? g_strconcat (b->comp_dir, "/", path, NULL)
+                            : g_strdup (path);
+  g_autofree char *canonical = orti_addr_canonical_path (full);
+  return g_string_chunk_insert_const (b->map->strings, canonical);
 }
 
 static guint32

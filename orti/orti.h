@@ -454,6 +454,14 @@ OrtiAddrMap *orti_addr_map_ref (OrtiAddrMap *map);
 void orti_addr_map_unref (OrtiAddrMap *map);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (OrtiAddrMap, orti_addr_map_unref)
 
+/* orti_addr_canonical_path: @path with its "." and ".." segments folded and repeated
+ * separators collapsed, lexically (no file system access: the sources need not exist here):
+ * "/b/x/../../src/./os.c" → "/b/src/os.c". A ".." above an absolute root is dropped, one at
+ * the start of a relative path kept ("../a/../b" → "../b"). Windows paths (a backslash
+ * anywhere, or a drive letter) keep their drive and are written with backslashes. Every file
+ * name the address map gives is canonical. Newly allocated; "." for an empty result. */
+char *orti_addr_canonical_path (const char *path);
+
 /* orti_addr_lookup: the range holding @pc (a binary search; never NULL). Thread safe. */
 const OrtiAddrRange *orti_addr_lookup (OrtiAddrMap *map, guint64 pc);
 /* orti_addr_get_frames:

@@ -140,8 +140,8 @@ addr2line_frames (const char *tool, const char *path, GArray *pcs)
     char *colon = strrchr (loc, ':');
     g_assert_nonnull (colon);
     *colon = '\0';
-    if (strcmp (loc, "??") != 0)
-      f.file = g_strdup (loc);
+    if (strcmp (loc, "??") != 0) /* binutils prints DWARF's joined path as it is */
+      f.file = orti_addr_canonical_path (loc);
     f.line = (guint) g_ascii_strtoull (colon + 1, NULL, 10);
     g_array_append_val (cur, f);
   }
@@ -317,6 +317,60 @@ test_demo_addr2line (void)
   g_assert_cmpuint (a.inlined, >=, 10);
 }
 
+/* Source paths are canonical: the rig's firmware is compiled from the build directory with
+ * relative source paths (DW_AT_comp_dir "…/build/dev/tests/rig/firmware", file
+ * "../../../../tests/rig/firmware/os.c"), which binutils prints joined as they are; the map
+ * folds them, so one file has one name ("…/tests/rig/firmware/os.c"). */
+static void
+test_demo_canonical (void)
+{
+  g_autofree char *path = NULL;
+  g_autoptr (OrtiAddrMap) map = open_demo (&path);
+  if (map == NULL)
+    return;
+  guint files = 0;
+  for (guint i = 0; i < orti_addr_get_n_functions (map); i++) {
+    const char *file = orti_addr_get_function (map, i)->file;
+    if (file == NULL)
+      continue;
+    files++;
+    g_autofree char *canonical = orti_addr_canonical_path (file);
+    g_assert_cmpstr (file, ==, canonical);
+    g_assert_null (strstr (file, "/../"));
+    g_assert_null (strstr (file, "/./"));
+    g_assert_true (g_path_is_absolute (file));
+  }
+  for (guint i = 0; i < orti_addr_get_n_lines (map); i++) {
+    const char *file = orti_addr_get_line (map, i)->file;
+    g_assert_null (strstr (file, "/../"));
+    g_assert_null (strstr (file, "/./"));
+  }
+  g_assert_cmpuint (files, >=, 20);
+  const OrtiAddrFunction *f = orti_addr_get_function (map, orti_addr_find_function (map, "os_account"));
+  g_assert_true (g_str_has_suffix (f->file, "/tests/rig/firmware/os.c"));
+}
+
+static void
+test_canonical_path (void)
+{
+  static const char *const cases[][2] = {
+    { "/b/dev/tests/rig/firmware/../../../../tests/rig/firmware/os.c", "/b/tests/rig/firmware/os.c" },
+    { "/a/./b//c/", "/a/b/c" },
+    { "/../x", "/x" },
+    { "/", "/" },
+    { "a/../../b", "../b" },
+    { "../a/../b", "../b" },
+    { "./", "." },
+    { "a/..", "." },
+    { "C:\\work\\build/../src\\os.c", "C:\\work\\src\\os.c" },
+    { "C:\\..\\x.c", "C:\\x.c" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autofree char *got = orti_addr_canonical_path (cases[i][0]);
+    g_assert_cmpstr (got, ==, cases[i][1]);
+  }
+}
+
 /* Inlined code: os_irq_save is inlined into rig_count_calls at its first instruction. The
  * profile can count the PC for rig_count_calls (function) or os_irq_save (leaf). */
 static void
@@ -444,6 +498,8 @@ main (int argc, char **argv)
   g_test_add_func ("/orti-addr/demo/functions", test_demo_functions);
   g_test_add_func ("/orti-addr/demo/unknown", test_demo_unknown);
   g_test_add_func ("/orti-addr/demo/addr2line", test_demo_addr2line);
+  g_test_add_func ("/orti-addr/demo/canonical", test_demo_canonical);
+  g_test_add_func ("/orti-addr/canonical-path", test_canonical_path);
   g_test_add_func ("/orti-addr/demo/inline", test_demo_inline);
   g_test_add_func ("/orti-addr/errors", test_errors);
   g_test_add_func ("/orti-addr/tricore", test_tricore);

@@ -108,6 +108,11 @@ read_rows (StoreDb *db, const char *sql, gint64 session, const char *task, GArra
 }
 
 /* task = ?2 (name or value) when a task is given */
+/* The context name of a row with no task: the context changed around the PC read, or was
+ * not known (before the core's first switch, after a gap). */
+#define NO_TASK(table) \
+  "CASE " table ".context_kind WHEN 'unattributed' THEN '(unattributed)' " \
+  "ELSE '(unknown context)' END"
 #define TASK_COND(col_name, col_value) \
   " AND (?2 IS NULL OR " col_name " = ?2 OR CAST(" col_value " AS TEXT) = ?2)"
 
@@ -158,7 +163,7 @@ export_sampled_write (StoreDb *db, gint64 session, const char *name, const char 
                         TASK_COND ("COALESCE(t.name, i.name)", "s.context"),
                     session, task, rows, strings, error);
   else if (lines)
-    ok = read_rows (db, "SELECT COALESCE(l.task, '(unknown context)'), l.function, l.address, (SELECT f.file FROM "
+    ok = read_rows (db, "SELECT COALESCE(l.task, " NO_TASK ("l") "), l.function, l.address, (SELECT f.file FROM "
                         "sampled_function_stats f WHERE f.session_id = l.session_id AND "
                         "f.core = l.core AND f.task_value IS l.task_value AND f.context_kind = "
                         "l.context_kind AND f.address IS l.address AND f.kind = l.kind), "
@@ -166,7 +171,7 @@ export_sampled_write (StoreDb *db, gint64 session, const char *name, const char 
                         "WHERE l.session_id = ?1" TASK_COND ("l.task", "l.task_value"),
                     session, task, rows, strings, error);
   else
-    ok = read_rows (db, "SELECT COALESCE(task, '(unknown context)'), function, address, file, NULL, 0, kind, "
+    ok = read_rows (db, "SELECT COALESCE(task, " NO_TASK ("sampled_function_stats") "), function, address, file, NULL, 0, kind, "
                         "samples, 0 "
                         "FROM sampled_function_stats WHERE session_id = ?1"
                         TASK_COND ("task", "task_value"),

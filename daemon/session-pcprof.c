@@ -100,9 +100,13 @@ session_pcprof_add (SessionPcprof *sp, const SlicerPcSample *s)
   }
   c->first_ts = MIN (c->first_ts, s->ts);
   c->last_ts = MAX (c->last_ts, s->ts);
-  /* a PC whose context the slicer does not know is not idle's: its own context kind */
+  /* a PC whose context the slicer does not know is not idle's: its own context kind; nor is
+   * one whose context changed around its read (a sleeping core is idle either way) */
   gboolean sleeping = (s->flags & PROBE_PC_SLEEPING) != 0;
-  if (s->state_unknown && !sleeping)
+  if ((s->flags & PROBE_PC_UNATTRIBUTED) && !sleeping)
+    pcprof_add (c->pp, (SlicerContextKind) STORE_SAMPLED_UNATTRIBUTED_CONTEXT, s->core, s->pc,
+                FALSE);
+  else if (s->state_unknown && !sleeping)
     pcprof_add (c->pp, (SlicerContextKind) STORE_SAMPLED_UNKNOWN_CONTEXT, s->core, s->pc, FALSE);
   else
     pcprof_add (c->pp, s->ctx_kind, s->ctx_id, s->pc, sleeping);

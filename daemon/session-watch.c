@@ -533,8 +533,9 @@ session_watch_free (SessionWatch *w)
 }
 
 void
-session_watch_add_pc_sampler (SessionWatch *w, int core)
+session_watch_add_pc_sampler (SessionWatch *w, int core, gboolean check_context)
 {
+  guint n_context = w->channels->len; /* the context channels come before the PC's */
   ProbePollChannel ch = { 0 };
   /* DHCSR first: a halted core's PCSR reads like a sleeping one's */
   ch.kind = PROBE_POLL_DHCSR;
@@ -551,7 +552,26 @@ session_watch_add_pc_sampler (SessionWatch *w, int core)
   ch.simple = TRUE;
   ch.address = PROBE_DWT_PCSR;
   ch.width = 4;
+  ch.phase = 1;
   g_array_append_val (w->channels, ch);
+  /* DHCSR needs only to be in the same sample: read after the context's second read (phase
+   * 2, a group of its own), so that only the PC read lies between the two */
+  g_array_index (w->channels, ProbePollChannel, w->channels->len - 2).phase = 2;
+  for (guint i = 0; check_context && i < n_context; i++) {
+    const ProbePollChannel *c = &g_array_index (w->channels, ProbePollChannel, i);
+    gboolean in_batch = c->simple || (c->n_reads > 0 && c->eval != NULL) || c->tcl != NULL;
+    if ((c->kind != PROBE_POLL_TASK && c->kind != PROBE_POLL_ISR) || c->core != MAX (core, 0) ||
+        !in_batch)
+      continue;
+    ProbePollChannel again;
+    probe_poll_channel_copy (&again, c);
+    g_free (again.name);
+    again.name = g_strdup_printf ("%s, again after DWT_PCSR", c->name);
+    again.kind = PROBE_POLL_CONTEXT_CHECK;
+    again.checks = i;
+    again.phase = 2;
+    g_array_append_val (w->channels, again);
+  }
 }
 
 SessionWatch *

@@ -154,9 +154,15 @@ gboolean session_watch_check_capture (const SessionWatch *w, GHashTable *meta,
 /* session_watch_add_pc_sampler:
  * Adds a PC channel (DWT_PCSR, read in every sample's batch after RUNNINGTASK: a PC_SAMPLE
  * event each sample) for @core (-1: core 0), and before it the core's DHCSR, which tells a
- * halted core's samples (left out of the profile) from a sleeping one's. The poll source reads it through the session's
- * OpenOCD target, whose DWT is the one of the core OpenOCD has selected: one PC channel. */
-void session_watch_add_pc_sampler (SessionWatch *w, int core);
+ * halted core's samples (left out of the profile) from a sleeping one's. The poll source
+ * reads it through the session's OpenOCD target, whose DWT is the one of the core OpenOCD has
+ * selected: one PC channel. With @check_context, the core's RUNNINGTASK and RUNNINGISR2
+ * channels are read again after the PC (PROBE_POLL_CONTEXT_CHECK, read phase 2; the PC's
+ * phase 1): a sample whose context reads disagree is charged to no task
+ * (PROBE_PC_UNATTRIBUTED). A channel evaluated on the host, outside the batch, is not
+ * checked (its reads cannot be placed around the PC's). FALSE @check_context only for
+ * captures recorded before the checks (their records lack the channels). */
+void session_watch_add_pc_sampler (SessionWatch *w, int core, gboolean check_context);
 
 /* session_watch_add_variables:
  * Compiles each of @watch ("EXPR", "EXPR:state" or "EXPR:value": an ELF symbol or any

@@ -64,6 +64,8 @@ struct _Session {
   double replay_stalled;        /* replay: the recorded PC sampler's share of time held up
                                  * (< 0: none recorded) */
   GArray *pc_samples;           /* SlicerPcSample taken from it, for pcprof */
+  gboolean pc_check_context;    /* replay: the capture's PC samples carry the context read
+                                 * again after the PC (metadata poll.pc_sample 2) */
   gint link_gen;                /* atomic: +1 as the stream's round trip starts, +1 as it ends
                                  * (ProbePollConfig.link_shared: the sampler's waits for it) */
   GArray *events;               /* ProbeEvent not yet handed to store + slicer */
@@ -181,10 +183,13 @@ session_new (const SessionConfig *cfg, GError **error)
       return NULL;
     s->capture_kind = info->source;
     s->tick_hz = info->tick_hz;
-    /* a poll capture made with --pc-sample has the PC channels in every record */
-    if (info->metadata && g_strcmp0 (g_hash_table_lookup (info->metadata, "poll.pc_sample"),
-                                     "1") == 0)
+    /* a poll capture made with --pc-sample has the PC channels in every record: "1" the
+     * PC's alone (older captures), "2" also the context read again after it */
+    const char *pcs = info->metadata ? g_hash_table_lookup (info->metadata, "poll.pc_sample")
+                                     : NULL;
+    if (g_strcmp0 (pcs, "1") == 0 || g_strcmp0 (pcs, "2") == 0)
       s->cfg.pc_sample_hz = MAX (s->cfg.pc_sample_hz, 1);
+    s->pc_check_context = g_strcmp0 (pcs, "1") != 0;
     if (info->source != PROBE_SOURCE_POLL && info->source != PROBE_SOURCE_RTT &&
         info->source != PROBE_SOURCE_SWO) {
       g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
@@ -227,7 +232,7 @@ session_new (const SessionConfig *cfg, GError **error)
    * same channels, read by a sampler beside the stream (session-sampler.h) */
   if (s->cfg.pc_sample_hz && (s->capture_kind == PROBE_SOURCE_POLL ||
                               (s->capture_kind == PROBE_SOURCE_RTT && s->replay == NULL)))
-    session_watch_add_pc_sampler (s->w, cfg->core);
+    session_watch_add_pc_sampler (s->w, cfg->core, s->replay == NULL || s->pc_check_context);
   s->name = cfg->name ? g_strdup (cfg->name) : session_watch_default_name (s->w);
   return g_steal_pointer (&s);
 }
@@ -879,7 +884,7 @@ start_live_source (Session *s, GError **error)
                                      "available here (%s)", local->message);
     s->capture_kind = PROBE_SOURCE_POLL;
     if (s->cfg.pc_sample_hz)
-      session_watch_add_pc_sampler (s->w, s->cfg.core);
+      session_watch_add_pc_sampler (s->w, s->cfg.core, TRUE);
   }
   g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "source: %s", s->source_why);
   s->source = make_source (s, s->capture_kind, error);
@@ -1381,7 +1386,7 @@ session_start (Session *s, StoreWriter *writer, GError **error)
     if (s->capture_kind == PROBE_SOURCE_RTT && s->expect_cores > 1) /* one channel per core */
       g_hash_table_insert (meta, "rtt.streams", g_strdup_printf ("%u", s->expect_cores));
     if (s->capture_kind == PROBE_SOURCE_POLL && s->cfg.pc_sample_hz) /* its records' channels */
-      g_hash_table_insert (meta, "poll.pc_sample", g_strdup ("1"));
+      g_hash_table_insert (meta, "poll.pc_sample", g_strdup ("2"));
     if (s->swo != NULL)
       session_swo_set_metadata (s->swo, sq, meta, keys);
     ci.metadata = meta;

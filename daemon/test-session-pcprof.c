@@ -62,7 +62,13 @@ test_profile (void)
   add (sp, &ts, 50, SLICER_CONTEXT_IDLE, 0, 0xFFFFFFFF, PROBE_PC_SLEEPING, FALSE);
   add (sp, &ts, 40, SLICER_CONTEXT_IDLE, 0, (guint32) load->start, 0, TRUE); /* not known */
   add (sp, &ts, 500, SLICER_CONTEXT_IDLE, 0, 0xFFFFFFFF, PROBE_PC_HALTED, FALSE);
-  g_assert_cmpuint (session_pcprof_samples (sp), ==, 499);
+  /* the context changed around the PC read: charged to no task, though the slicer says Task0 */
+  add (sp, &ts, 9, SLICER_CONTEXT_TASK, 1, (guint32) idle->start + 2, PROBE_PC_UNATTRIBUTED,
+       FALSE);
+  /* … a sleeping core is idle whatever the reads say */
+  add (sp, &ts, 3, SLICER_CONTEXT_IDLE, 0, 0xFFFFFFFF, PROBE_PC_SLEEPING | PROBE_PC_UNATTRIBUTED,
+       FALSE);
+  g_assert_cmpuint (session_pcprof_samples (sp), ==, 511);
   g_assert_true (session_pcprof_write (sp, FALSE, &error));
   g_assert_no_error (error);
   add (sp, &ts, 1, SLICER_CONTEXT_TASK, 2, (guint32) load->start + 8, 0, FALSE);
@@ -73,9 +79,9 @@ test_profile (void)
 
   g_autoptr (StoreDb) db = store_db_open (db_path, STORE_OPEN_READ_ONLY, &error);
   g_assert_no_error (error);
-  const guint64 N = 500;
+  const guint64 N = 512;
   g_assert_cmpint (query_int (db, "SELECT samples FROM sampled_profile"), ==, N);
-  g_assert_cmpint (query_int (db, "SELECT sleeping FROM sampled_profile"), ==, 50);
+  g_assert_cmpint (query_int (db, "SELECT sleeping FROM sampled_profile"), ==, 53);
   g_assert_cmpint (query_int (db, "SELECT unknown FROM sampled_profile"), ==, 2);
   /* span: first to last counted sample (the halted ones are not counted but advance ts) */
   double span = (double) (ts - 1 - 1000);
@@ -83,7 +89,7 @@ test_profile (void)
   g_assert_cmpint (query_int (db, "SELECT sum(samples) FROM sampled_function_stats"), ==, N);
   g_assert_cmpint (query_int (db, "SELECT sum(samples) FROM sampled_functions"), ==, N);
   g_assert_cmpint (query_int (db, "SELECT sum(samples) FROM sampled_line_stats"), ==, N);
-  g_assert_cmpint (query_int (db, "SELECT sum(samples) FROM sampled_pc"), ==, N - 50 - 2);
+  g_assert_cmpint (query_int (db, "SELECT sum(samples) FROM sampled_pc"), ==, N - 53 - 2);
   /* Task1 × rig_load: 101 of N, the interval pcprof_share gives, time = share × span (µs) */
   PcprofShare sh;
   pcprof_share (101, N, &sh);
@@ -102,7 +108,12 @@ test_profile (void)
   g_assert_cmpint (query_int (db, "SELECT samples FROM sampled_function_stats WHERE "
                                   "context_kind = 'unknown' AND task IS NULL"), ==, 40);
   g_assert_cmpint (query_int (db, "SELECT samples FROM sampled_function_stats WHERE task = "
-                                  "'idle' AND kind = 'sleeping'"), ==, 50);
+                                  "'idle' AND kind = 'sleeping'"), ==, 53);
+  g_assert_cmpint (query_int (db, "SELECT samples FROM sampled_function_stats WHERE "
+                                  "context_kind = 'unattributed' AND task IS NULL AND "
+                                  "function = 'os_idle_loop'"), ==, 9);
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM sampled_function_stats WHERE task = "
+                                  "'Task0' AND function = 'os_idle_loop'"), ==, 0);
   g_assert_cmpint (query_int (db, "SELECT samples FROM sampled_function_stats WHERE task = "
                                   "'Task0' AND kind = 'unknown'"), ==, 2);
   g_assert_cmpint (query_int (db, "SELECT samples FROM sampled_function_stats WHERE task = "

@@ -13,7 +13,11 @@
  *                    "inside that service";
  *   data channel:    DATA (a = variable id, b = value) on change;
  *   task states:     TASK_ACTIVATE when a task's state leaves SUSPENDED;
- *   PC channel:      PC_SAMPLE every sample (not only on change), after the sample's switches.
+ *   PC channel:      PC_SAMPLE every sample (not only on change), after the sample's switches;
+ *                    flagged PROBE_PC_UNATTRIBUTED when a CONTEXT_CHECK channel of its core
+ *                    (the context read again after the PC) disagrees with the first read, or
+ *                    either was not read: the context may have changed between the reads,
+ *                    so the sample's task is not known.
  * Within one sample, what ended comes first (ISR2 and service exits), then the evidence about
  * a task switching out, activations, the switch, and what began (entries, data). So a service
  * or ISR2 seen open in one sample and gone in the next ends in the context that entered it
@@ -531,6 +535,15 @@ channel_entries (ProbePollDecoder *d, guint i, guint64 ts, ProbeEventFunc func, 
       if (d->channels[k].kind == PROBE_POLL_DHCSR && d->channels[k].core == ch->core &&
           d->valid[k] && (d->value[k] & (1 << 17)) != 0)
         flags = PROBE_PC_HALTED;
+    /* the context reads around the PC read must agree for the sample to be the context's */
+    for (guint k = 0; k < d->n_channels; k++) {
+      const ProbePollChannel *c = &d->channels[k];
+      if (c->kind != PROBE_POLL_CONTEXT_CHECK || c->core != ch->core ||
+          c->checks >= d->n_channels)
+        continue;
+      if (!d->valid[k] || !d->valid[c->checks] || d->value[k] != d->value[c->checks])
+        flags |= PROBE_PC_UNATTRIBUTED;
+    }
     emit (d, func, user, ts, ch->core, PROBE_EVENT_PC_SAMPLE, (guint32) v, flags);
     break;
   }

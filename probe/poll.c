@@ -24,6 +24,11 @@
  * SplitC with 650 jobs for 493 at ~1000 samples/s). Dependent reads (the table entry) are
  * still read, after the groups.
  *
+ * Read order (ProbePollChannel.phase): a sample reads the channels of phase 0 (groups, then
+ * Tcl channels), then those of phase 1, then of phase 2, each phase in reads of its own (a
+ * group never spans two phases; a Tcl channel takes words only from its own phase's groups).
+ * So a PC sample (phase 1) lies between two reads of its core's context (phases 0 and 2).
+ *
  * Aliasing: a steady sample rate near a rational multiple of a task's period sees only a few
  * phases of it, which biases every duration measured in that window; cfg.dither_us pauses a
  * random time before each round trip so the phases spread evenly.
@@ -51,6 +56,7 @@ typedef struct {
   guint width;
   guint ch;        /* the channel it belongs to */
   const char *target; /* the OpenOCD target it is read through (NULL: the current one) */
+  guint phase;     /* its channel's read phase (ProbePollChannel.phase) */
 } PollItem;
 
 typedef struct {
@@ -60,7 +66,10 @@ typedef struct {
   guint n_ch;
   guint word0;     /* index of its first word in the sample's word buffer */
   const char *target; /* read through this OpenOCD target (NULL: the current one) */
+  guint phase;     /* read phase of its items */
 } PollGroup;
+
+#define POLL_PHASES 3 /* ProbePollChannel.phase 0, 1, 2 */
 
 struct _ProbePollSampler {
   ProbeOpenocd *oc;          /* borrowed */
@@ -76,7 +85,7 @@ struct _ProbePollSampler {
   guint n_groups;
   PollItem *items;           /* fixed-address reads, by address, grouped */
   guint n_items;
-  guint *tcl_ch;             /* channels evaluated by Tcl inside the batch */
+  guint *tcl_ch;             /* channels evaluated by Tcl inside the batch, by phase */
   guint n_tcl;
   guint *derived_ch;         /* channels evaluated on the host from their group reads */
   guint n_derived;
@@ -115,7 +124,7 @@ struct _ProbePollSampler {
  * that word's bytes from the group's Tcl variable _orti_gN (set as the group is read): the
  * sample stays one snapshot (header). Other reads are left as they are. */
 static char *
-snapshot_reads (const ProbePollSampler *s, const char *expr)
+snapshot_reads (const ProbePollSampler *s, const char *expr, guint phase)
 {
   static const char pat[] = "[read_memory 0x";
   GString *out = g_string_new (NULL);
@@ -134,7 +143,7 @@ snapshot_reads (const ProbePollSampler *s, const char *expr)
       off = (guint) (addr & 3);
       for (guint gi = 0; gi < s->n_groups && found < 0 && addr % bytes == 0; gi++) {
         const PollGroup *g = &s->groups[gi];
-        if ((g->target == NULL || g_strcmp0 (g->target, s->target) == 0) &&
+        if ((g->target == NULL || g_strcmp0 (g->target, s->target) == 0) && g->phase == phase &&
             addr >= g->start && addr + bytes <= g->start + 4ull * g->words)
           found = (gint) gi;
       }
@@ -157,12 +166,14 @@ snapshot_reads (const ProbePollSampler *s, const char *expr)
   return g_string_free (out, FALSE);
 }
 
-/* By target, then address: reads of different targets (cores) never share a group, even at
- * one address (a core's local memory). */
+/* By phase, target, then address: reads of different phases or targets (cores) never share a
+ * group, even at one address (a core's local memory; a context read again after the PC). */
 static int
 cmp_by_address (gconstpointer a, gconstpointer b)
 {
   const PollItem *x = a, *y = b;
+  if (x->phase != y->phase)
+    return x->phase < y->phase ? -1 : 1;
   int t = g_strcmp0 (x->target, y->target);
   if (t != 0)
     return t;
@@ -198,21 +209,22 @@ build_plan (ProbePollSampler *s)
   s->derived_ch = g_new0 (guint, s->n_ch);
   s->n_tcl = s->n_derived = 0;
   guint n = 0;
-  for (guint i = 0; i < s->n_ch; i++) {
-    const ProbePollChannel *c = &s->ch[i];
-    if (s->disabled[i])
-      continue;
-    const char *tgt = core_target (s, c->core);
-    if (c->simple) {
-      s->items[n++] = (PollItem) { c->address, c->width, i, tgt };
-    } else if (c->n_reads > 0 && c->eval != NULL) {
-      for (guint r = 0; r < c->n_reads; r++)
-        s->items[n++] = (PollItem) { c->reads[r].address, c->reads[r].width, i, tgt };
-      s->derived_ch[s->n_derived++] = i;
-    } else if (c->tcl != NULL) {
-      s->tcl_ch[s->n_tcl++] = i;
+  for (guint phase = 0; phase < POLL_PHASES; phase++)
+    for (guint i = 0; i < s->n_ch; i++) {
+      const ProbePollChannel *c = &s->ch[i];
+      if (s->disabled[i] || MIN (c->phase, POLL_PHASES - 1) != phase)
+        continue;
+      const char *tgt = core_target (s, c->core);
+      if (c->simple) {
+        s->items[n++] = (PollItem) { c->address, c->width, i, tgt, phase };
+      } else if (c->n_reads > 0 && c->eval != NULL) {
+        for (guint r = 0; r < c->n_reads; r++)
+          s->items[n++] = (PollItem) { c->reads[r].address, c->reads[r].width, i, tgt, phase };
+        s->derived_ch[s->n_derived++] = i;
+      } else if (c->tcl != NULL) {
+        s->tcl_ch[s->n_tcl++] = i;
+      }
     }
-  }
   s->n_items = n;
   qsort (s->items, n, sizeof (PollItem), cmp_by_address);
   s->groups = g_new0 (PollGroup, MAX (n, 1));
@@ -221,7 +233,8 @@ build_plan (ProbePollSampler *s)
     const PollItem *c = &s->items[k];
     guint64 end = c->address + c->width;
     PollGroup *g = s->n_groups ? &s->groups[s->n_groups - 1] : NULL;
-    if (g && g_strcmp0 (g->target, c->target) == 0 && end - g->start <= PROBE_POLL_MERGE_SPAN) {
+    if (g && g->phase == c->phase && g_strcmp0 (g->target, c->target) == 0 &&
+        end - g->start <= PROBE_POLL_MERGE_SPAN) {
       guint64 gend = g->start + 4ull * g->words;
       if (end > gend)
         g->words = (guint) ((end - g->start + 3) / 4);
@@ -233,6 +246,7 @@ build_plan (ProbePollSampler *s)
       g->first_ch = k;
       g->n_ch = 1;
       g->target = c->target;
+      g->phase = c->phase;
     }
   }
   s->n_words = 0;
@@ -250,18 +264,21 @@ build_plan (ProbePollSampler *s)
                             s->cfg.timestamp_address);
   else
     g_string_append (reads, " [clock microseconds]");
-  for (guint gi = 0; gi < s->n_groups; gi++) {
-    const char *gt = s->groups[gi].target;
-    g_string_append_printf (reads, " [set _orti_g%u [%s%sread_memory 0x%" G_GINT64_MODIFIER
-                            "x 32 %u]]", gi, gt ? gt : "", gt ? " " : "", s->groups[gi].start,
-                            s->groups[gi].words);
-  }
-  /* a channel whose expression fails (a fault in a pointer chase, a division by zero) reads
-   * as "X": unread in that sample */
-  for (guint k = 0; k < s->n_tcl; k++) {
-    g_autofree char *expr = snapshot_reads (s, s->ch[s->tcl_ch[k]].tcl);
-    g_string_append_printf (reads, " [if {[catch {expr {%s}} _orti_v]} {list X} else {set _orti_v}]",
-                            expr);
+  /* per phase: its groups, then its Tcl channels (parse_sample reads them in this order) */
+  for (guint phase = 0, gi = 0, k = 0; phase < POLL_PHASES; phase++) {
+    for (; gi < s->n_groups && s->groups[gi].phase == phase; gi++) {
+      const char *gt = s->groups[gi].target;
+      g_string_append_printf (reads, " [set _orti_g%u [%s%sread_memory 0x%" G_GINT64_MODIFIER
+                              "x 32 %u]]", gi, gt ? gt : "", gt ? " " : "",
+                              s->groups[gi].start, s->groups[gi].words);
+    }
+    /* a channel whose expression fails (a fault in a pointer chase, a division by zero) reads
+     * as "X": unread in that sample */
+    for (; k < s->n_tcl && MIN (s->ch[s->tcl_ch[k]].phase, POLL_PHASES - 1) == phase; k++) {
+      g_autofree char *expr = snapshot_reads (s, s->ch[s->tcl_ch[k]].tcl, phase);
+      g_string_append_printf (reads, " [if {[catch {expr {%s}} _orti_v]} {list X} else "
+                              "{set _orti_v}]", expr);
+    }
   }
   s->single_script = g_strdup_printf ("list%s", reads->str);
   s->batch_script = g_strdup_printf ("set _orti_r {}; for {set _orti_i 0} {$_orti_i < %u} "
@@ -392,14 +409,14 @@ probe_poll_sampler_prepare (ProbePollSampler *s, GError **error)
   return TRUE;
 }
 
-/* Copies @size bytes at @address from this sample's group words (target byte order); FALSE
- * when no group holds them all. */
+/* Copies @size bytes at @address from this sample's group words of read phase @phase (target
+ * byte order); FALSE when no group of it holds them all. */
 static gboolean
-group_bytes (const ProbePollSampler *s, guint64 address, guint size, guint8 *buf)
+group_bytes (const ProbePollSampler *s, guint64 address, guint size, guint phase, guint8 *buf)
 {
   for (guint gi = 0; gi < s->n_groups; gi++) {
     const PollGroup *g = &s->groups[gi];
-    if (address < g->start || address + size > g->start + 4ull * g->words)
+    if (g->phase != phase || address < g->start || address + size > g->start + 4ull * g->words)
       continue;
     const guint32 *words = s->words + g->word0;
     for (guint i = 0; i < size; i++) {
@@ -417,7 +434,7 @@ static gint64
 extract (const ProbePollSampler *s, const ProbePollChannel *c)
 {
   guint8 bytes[8] = { 0 };
-  group_bytes (s, c->address, c->width, bytes);
+  group_bytes (s, c->address, c->width, MIN (c->phase, POLL_PHASES - 1), bytes);
   guint64 v = 0;
   for (guint i = 0; i < c->width; i++) {
     guint idx = s->cfg.big_endian ? i : c->width - 1 - i;
@@ -430,11 +447,18 @@ extract (const ProbePollSampler *s, const ProbePollChannel *c)
   return (gint64) v;
 }
 
-/* Reader for derived channels: their reads come from the sample's group words. */
+/* Reader for derived channels: their reads come from the sample's group words of their
+ * phase. */
+typedef struct {
+  const ProbePollSampler *s;
+  guint phase;
+} GroupReader;
+
 static gboolean
 group_read (guint64 address, guint size, guint8 *buf, gpointer user_data, GError **error)
 {
-  if (size <= 8 && group_bytes (user_data, address, size, buf))
+  const GroupReader *r = user_data;
+  if (size <= 8 && group_bytes (r->s, address, size, r->phase, buf))
     return TRUE;
   g_set_error (error, PROBE_ERROR, PROBE_ERROR_READ, "0x%08" G_GINT64_MODIFIER "x (%u bytes) is "
                "not among the reads of the batch", address, size);
@@ -614,8 +638,8 @@ host_read (guint64 address, guint size, guint8 *buf, gpointer user_data, GError 
   return TRUE;
 }
 
-/* Parse one sample (timestamp element, one element per group, one per Tcl channel) starting
- * at @parts[*pos]. */
+/* Parse one sample (timestamp element, then per phase one element per group and one per Tcl
+ * channel) starting at @parts[*pos]. */
 static gboolean
 parse_sample (ProbePollSampler *s, GPtrArray *parts, guint *pos, GByteArray *out, GError **error)
 {
@@ -627,14 +651,19 @@ parse_sample (ProbePollSampler *s, GPtrArray *parts, guint *pos, GByteArray *out
   if (!probe_openocd_parse_memory (tstext, &raw, 1, error))
     return FALSE;
   (*pos)++;
-  for (guint gi = 0; gi < s->n_groups; gi++) {
-    const PollGroup *g = &s->groups[gi];
-    guint64 w64[PROBE_POLL_MERGE_SPAN / 4 + 2];
-    if (!probe_openocd_parse_memory (g_ptr_array_index (parts, *pos), w64, g->words, error))
-      return FALSE;
-    (*pos)++;
-    for (guint k = 0; k < g->words; k++)
-      s->words[g->word0 + k] = (guint32) w64[k];
+  const char **tcl_text = g_newa (const char *, s->n_tcl + 1);
+  for (guint phase = 0, gi = 0, t = 0; phase < POLL_PHASES; phase++) {
+    for (; gi < s->n_groups && s->groups[gi].phase == phase; gi++) {
+      const PollGroup *g = &s->groups[gi];
+      guint64 w64[PROBE_POLL_MERGE_SPAN / 4 + 2];
+      if (!probe_openocd_parse_memory (g_ptr_array_index (parts, *pos), w64, g->words, error))
+        return FALSE;
+      (*pos)++;
+      for (guint k = 0; k < g->words; k++)
+        s->words[g->word0 + k] = (guint32) w64[k];
+    }
+    for (; t < s->n_tcl && MIN (s->ch[s->tcl_ch[t]].phase, POLL_PHASES - 1) == phase; t++)
+      tcl_text[t] = g_ptr_array_index (parts, (*pos)++);
   }
   for (guint k = 0; k < s->n_items; k++) {
     guint ci = s->items[k].ch;
@@ -645,11 +674,12 @@ parse_sample (ProbePollSampler *s, GPtrArray *parts, guint *pos, GByteArray *out
   }
   for (guint k = 0; k < s->n_derived; k++) {
     guint ci = s->derived_ch[k];
-    if (s->ch[ci].eval (s->ch[ci].plan, group_read, s, &values[ci], NULL))
+    GroupReader r = { s, MIN (s->ch[ci].phase, POLL_PHASES - 1) };
+    if (s->ch[ci].eval (s->ch[ci].plan, group_read, &r, &values[ci], NULL))
       valid[ci / 32] |= 1u << (ci % 32);
   }
   for (guint k = 0; k < s->n_tcl; k++) {
-    const char *text = g_ptr_array_index (parts, (*pos)++);
+    const char *text = tcl_text[k];
     guint ci = s->tcl_ch[k];
     char *end = NULL;
     gint64 v = g_ascii_strtoll (text, &end, 0);

@@ -44,6 +44,10 @@ typedef enum {
 #define PROBE_PC_SLEEPING 1u /* the core was asleep (WFI/WFE): the sample counts as idle */
 #define PROBE_PC_HALTED 2u   /* the core was halted (poll: DHCSR.S_HALT in the same batch):
                               * not a sample of the running program, left out of profiles */
+#define PROBE_PC_UNATTRIBUTED 4u /* the core's context changed around the PC read (poll: its
+                              * RUNNINGTASK / RUNNINGISR2 read again after DWT_PCSR differ
+                              * from the sample's first read, PROBE_POLL_CONTEXT_CHECK): which
+                              * task, ISR2 or idle the PC belongs to is not known */
 
 /* Payload value meaning "unknown id" (e.g. an exit whose function is not known). */
 #define PROBE_ID_ANY 0xFFFFFFFFu
@@ -431,6 +435,10 @@ typedef enum {
                           * 0xFFFFFFFF (halted, asleep, no sample) counts as sleeping */
   PROBE_POLL_DHCSR,      /* the core's DHCSR, read before its PC channel: S_HALT marks the
                           * sample's PC_SAMPLE halted (PROBE_PC_HALTED) instead of sleeping */
+  PROBE_POLL_CONTEXT_CHECK, /* a second read of the core's TASK or ISR channel
+                          * (ProbePollChannel.checks), in a later phase than the PC channel:
+                          * when it differs from the first read (or either is unread) the
+                          * sample's PC_SAMPLE is flagged PROBE_PC_UNATTRIBUTED. No events */
 } ProbePollKind;
 
 /* Classes of values (ProbePollValueClass.cls). */
@@ -484,6 +492,10 @@ typedef struct {
   guint32 task;           /* TASK_STATE: the task's value (Event.a of its TASK_SWITCH) */
   gboolean has_priority;  /* TASK_STATE: the task's static priority is known: … */
   gint64 priority;        /* … (larger = more urgent) */
+  guint phase;            /* read order in a sample (0, 1, 2; above 2 reads as 2): every read
+                           * of phase 0 comes before any of phase 1, and so on; reads of
+                           * different phases are never merged (poll.c) */
+  guint checks;           /* CONTEXT_CHECK: index of the channel it reads again */
 } ProbePollChannel;
 
 /* TRUE when the channel reads something (a TASK_STATE channel may carry only a priority). */

@@ -420,6 +420,47 @@ test_pc_halted (void)
   }
 }
 
+/* The context read again after the PC (CONTEXT_CHECK of the task channel): a sample whose
+ * two reads differ, or whose second read failed, is flagged PROBE_PC_UNATTRIBUTED; the check
+ * channel emits nothing (the switch follows the first read). */
+static void
+test_pc_context_check (void)
+{
+  g_autoptr (GError) error = NULL;
+  const ProbePollChannel chs[] = {
+    { .kind = PROBE_POLL_TASK, .name = "RUNNINGTASK", .simple = TRUE, .none_values = task_none,
+      .n_none_values = 1 },
+    { .kind = PROBE_POLL_PC, .name = "PCSR", .simple = TRUE, .phase = 1 },
+    { .kind = PROBE_POLL_CONTEXT_CHECK, .name = "RUNNINGTASK again", .simple = TRUE,
+      .none_values = task_none, .n_none_values = 1, .phase = 2, .checks = 0 },
+  };
+  /* agree on task 1; task 1 then idle (it ended between the reads); agree on idle; the check
+   * unread */
+  const gint64 v[] = { 1, 0x2000, 1, 1, 0x2004, 0xFF, 0xFF, 0x3000, 0xFF, 0xFF, 0x3002, 0 };
+  const guint32 valid[] = { 7, 7, 7, 3 };
+  const guint32 want_b[] = { 0, PROBE_PC_UNATTRIBUTED, 0, PROBE_PC_UNATTRIBUTED };
+  g_autoptr (GByteArray) b = g_byte_array_new ();
+  for (guint i = 0; i < 4; i++)
+    probe_poll_record_append (b, 3, &valid[i], 10 * i, v + 3 * i);
+  g_autoptr (ProbePollDecoder) d = probe_poll_decoder_new (chs, 3, &error);
+  g_assert_no_error (error);
+  g_autoptr (GArray) ev = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+  g_assert_true (probe_poll_decoder_feed (d, b->data, b->len, collect, ev, &error));
+  guint pcs = 0, switches = 0;
+  for (guint i = 0; i < ev->len; i++) {
+    const ProbeEvent *e = &g_array_index (ev, ProbeEvent, i);
+    if (e->kind == PROBE_EVENT_TASK_SWITCH)
+      switches++;
+    else {
+      g_assert_cmpuint (e->kind, ==, PROBE_EVENT_PC_SAMPLE);
+      g_assert_cmpuint (e->b, ==, want_b[pcs]);
+      pcs++;
+    }
+  }
+  g_assert_cmpuint (pcs, ==, 4);
+  g_assert_cmpuint (switches, ==, 2); /* task 1, then idle: the second read switches nothing */
+}
+
 /* Records of older captures ('S', at most 32 channels) still decode; more than 32 channels
  * work in the current format. */
 static void
@@ -467,6 +508,7 @@ main (int argc, char **argv)
   g_test_add_func ("/probe/poll-decoder/record-formats", test_record_formats);
   g_test_add_func ("/probe/poll-decoder/pc-channel", test_pc_channel);
   g_test_add_func ("/probe/poll-decoder/pc-halted", test_pc_halted);
+  g_test_add_func ("/probe/poll-decoder/pc-context-check", test_pc_context_check);
   g_test_add_func ("/probe/poll-decoder/core-halted", test_core_halted);
   return g_test_run ();
 }

@@ -54,6 +54,8 @@
  *      sessions (id) ON DELETE CASCADE, enforced on read-write connections; sessions.id
  *      AUTOINCREMENT, never reused; rows of sessions that no longer exist are deleted
  *      (store-schema-keys.c).
+ *  14  sampled views: context_kind 4 'unattributed' (a PC sample whose context changed
+ *      around its read, charged to no task).
  *
  * Workload facts that shaped it: events dominate (millions per session) so they are packed
  * per core into ~1 KB chunks (store-private.h) — about 8 bytes an event instead of ~30 for a
@@ -691,14 +693,16 @@ migrate_6_to_7 (sqlite3 *db, GError **error)
 
 /* The context of a sampled row by name: a task, an ISR2, the core's idle context, or not
  * known (context_kind 0, 1, 2 as daemon/slicer.h SlicerContextKind; 3: the slicer did not
- * know the core's state, before its first switch or after a gap: task NULL). */
-#define SAMPLED_CONTEXT_COLUMNS \
+ * know the core's state, before its first switch or after a gap: task NULL). Version 13 adds
+ * 4, 'unattributed' (the context changed around the PC read), through @ELSE. */
+#define SAMPLED_CONTEXT_COLUMNS_ELSE(ELSE) \
   "  CASE s.context_kind WHEN 0 THEN COALESCE(t.name, printf('%d', s.context))\n" \
   "    WHEN 1 THEN COALESCE(i.name, printf('isr %d', s.context))\n" \
   "    WHEN 2 THEN 'idle' END AS task,\n" \
   "  CASE WHEN s.context_kind < 2 THEN s.context END AS task_value,\n" \
   "  CASE s.context_kind WHEN 0 THEN 'task' WHEN 1 THEN 'isr' WHEN 2 THEN 'idle'\n" \
-  "    ELSE 'unknown' END AS context_kind,\n"
+  "    " ELSE " END AS context_kind,\n"
+#define SAMPLED_CONTEXT_COLUMNS SAMPLED_CONTEXT_COLUMNS_ELSE ("ELSE 'unknown'")
 #define SAMPLED_VALUE_COLUMNS \
   "  CASE s.kind WHEN 0 THEN 'code' WHEN 1 THEN 'unknown' ELSE 'sleeping' END AS kind,\n" \
   "  s.samples, p.samples AS total_samples,\n" \
@@ -854,6 +858,28 @@ migrate_11_to_12 (sqlite3 *db, GError **error)
     "LEFT JOIN cores o ON o.session_id = p.session_id AND o.core = p.other_core;\n", error);
 }
 
+/* migrate_13_to_14: PC samples whose context changed around the PC read (the poll's context
+ * read again after DWT_PCSR disagreed) are charged to no task: context_kind 4, shown as
+ * 'unattributed' by the sampled views (re-created; the tables are unchanged, and older
+ * sessions have no such rows). */
+static gboolean
+migrate_13_to_14 (sqlite3 *db, GError **error)
+{
+#define UNATTRIBUTED_CONTEXT SAMPLED_CONTEXT_COLUMNS_ELSE ("WHEN 4 THEN 'unattributed' ELSE 'unknown'")
+  return store__exec (db,
+    "DROP VIEW sampled_function_stats;\n"
+    "DROP VIEW sampled_line_stats;\n"
+    "CREATE VIEW sampled_function_stats AS\n"
+    "SELECT s.session_id, s.core,\n" UNATTRIBUTED_CONTEXT
+    "  s.function, s.address, s.file,\n" SAMPLED_VALUE_COLUMNS
+    SAMPLED_JOINS ("sampled_function_stat") "WHERE s.context_kind != 255;\n"
+    "CREATE VIEW sampled_line_stats AS\n"
+    "SELECT s.session_id, s.core,\n" UNATTRIBUTED_CONTEXT
+    "  s.function, s.address, s.file, s.line,\n" SAMPLED_VALUE_COLUMNS
+    SAMPLED_JOINS ("sampled_line_stat") ";\n", error);
+#undef UNATTRIBUTED_CONTEXT
+}
+
 typedef gboolean (*StoreMigration) (sqlite3 *db, GError **error);
 
 /* migrations[v] upgrades version v to v + 1. */
@@ -871,6 +897,7 @@ static const StoreMigration migrations[STORE_SCHEMA_VERSION] = {
   migrate_10_to_11,
   migrate_11_to_12,
   store__migrate_session_keys, /* 12 → 13 */
+  migrate_13_to_14,
 };
 
 gboolean

@@ -53,7 +53,7 @@ typedef enum {
 } StoreError;
 
 /* Schema version this build reads and writes (store-schema.c keeps the history). */
-#define STORE_SCHEMA_VERSION 13
+#define STORE_SCHEMA_VERSION 14
 
 /* --- rows -------------------------------------------------------------------------------- */
 
@@ -333,6 +333,10 @@ typedef struct {
 /* context_kind of rows whose context was not known (before the core's first task switch,
  * after a gap): context is the core; the views show task NULL, context_kind 'unknown'. */
 #define STORE_SAMPLED_UNKNOWN_CONTEXT 3
+/* context_kind of rows whose context changed around the PC read (poll: the context read
+ * again after the PC disagreed, probe.h PROBE_PC_UNATTRIBUTED): charged to no task; context
+ * is the core; the views show task NULL, context_kind 'unattributed'. */
+#define STORE_SAMPLED_UNATTRIBUTED_CONTEXT 4
 /* context_kind of a function row merged over the core's contexts (view sampled_functions). */
 #define STORE_SAMPLED_ALL_CONTEXTS 255
 
@@ -349,7 +353,7 @@ typedef struct {
 typedef struct {
   guint32 core;
   guint8 context_kind;   /* 0 task, 1 ISR2, 2 idle (daemon/slicer.h SlicerContextKind), 3
-                          * STORE_SAMPLED_UNKNOWN_CONTEXT;
+                          * STORE_SAMPLED_UNKNOWN_CONTEXT, 4 STORE_SAMPLED_UNATTRIBUTED_CONTEXT;
                           * function rows: STORE_SAMPLED_ALL_CONTEXTS, over all contexts */
   guint8 kind;           /* 0 code, 1 unknown (PC in no function), 2 sleeping */
   guint32 context;       /* task value, ISR2 id, or the core for idle */

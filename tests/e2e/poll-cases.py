@@ -29,7 +29,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.environ["ORTI_SOURCE_DIR"], "tests/rig"))
 from rig_session import BOARD_HZ, poll_args, profd_argv, window  # noqa: E402
-from sampled_check import check_profile  # noqa: E402
+from sampled_check import check_attribution, check_profile  # noqa: E402
 from trace_ref import Fail, check  # noqa: E402
 
 TASKS = {"pfp": ("Task0", "Task1"), "split": ("SplitA", "SplitB", "SplitC", "SplitD"),
@@ -203,12 +203,16 @@ def run_pc_sample(seconds, tmp):
     the interval (a timer handler's MMIO accesses cost ~100x an ALU instruction: TIMER0_Handler
     has 6 % of the samples for 0.07 % of the instructions). Without --time-truth the
     instruction counts are compared (they fail that way). Prints the interval width as
-    BENCH pc_sample_interval_points_poll."""
+    BENCH pc_sample_interval_points_poll. Then (sampled_check.check_attribution) no task is
+    charged a sample of the idle loops, which the window ran in no task: the poll reads the
+    context again after the PC and charges a sample whose reads disagree to no task
+    (BENCH pc_sample_unattributed_percent_poll)."""
     cap = os.path.join(tmp, "pc.cap")
     s, _, _, u0, u1, _ = window(tmp, seconds, source=poll_args() + ["--pc-sample", "1"],
                                 record=cap)
     check(u0 is not None, "pc-sample needs the trace unit (run-rig --trace-unit)")
     check_profile(s, u0, u1, "poll", time=os.environ.get("ORTI_RIG_TIME_TRUTH") == "1")
+    check_attribution(s, u0, u1, "poll")
     # the capture replays to the same profile, without --pc-sample (its metadata says so)
     rdb = os.path.join(tmp, "replay.db")
     subprocess.run(profd_argv(rdb, "--replay", cap, live=False), check=True)
@@ -231,6 +235,7 @@ def run_pc_sample_rtt(seconds, tmp):
     check("PC samples: DWT_PCSR read beside the stream" in s.log(),
           f"the RTT session did not start its PC sampler: {s.log()[-1000:]}")
     check_profile(s, u0, u1, "rtt", time=True)
+    check_attribution(s, u0, u1, "rtt")
     rows = s.sql("SELECT task, function, calls, measured_self_us, measured_self_percent, "
                  "samples, total_samples, sampled_percent, sampled_lo_percent, "
                  "sampled_hi_percent, within FROM sampled_vs_measured WHERE session_id = 1 "

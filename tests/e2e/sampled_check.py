@@ -11,8 +11,15 @@ contexts). Every function with ≥ 1 % of the samples must have its exact share 
 interval — except that, as in poll-cases.py, one of them may miss it by less than half its
 interval's side again: with k independent 99 % intervals one miss happens in about k % of
 correct runs, a second or a wide one in about 0.05 %, so the test fails on the product, not on
-chance. Nothing else is asserted. Prints each such function and a BENCH line with the
-widest interval (points), before the verdict.
+chance. Prints each such function and a BENCH line with the widest interval (points), before
+the verdict.
+
+check_attribution: the sampled task of each PC sample (issue 33). The trace unit keys every
+thread-mode instruction by the task os_running_task names then, so a function it saw only
+while no task ran (the idle loops) has no instruction in any task: a task's sampled rows must
+hold no sample of it. A poll reads RUNNINGTASK and DWT_PCSR one after the other; a sample
+whose context reads around the PC disagree is charged to no task ('unattributed'), and only
+those may hold them. Also: every stored source path is canonical (no '.' or '..' segment).
 """
 import collections
 import os
@@ -90,3 +97,47 @@ def check_profile(s, u0, u1, label, time=False):
           f"{label}: the exact share is outside the stored 99 % interval for {misses} (one miss "
           f"by less than half its side is the most chance explains)")
     return widest
+
+
+def check_attribution(s, u0, u1, label):
+    """No task's sampled rows hold a sample of a function the window ran only in no task;
+    prints how many samples were charged to no task (BENCH pc_sample_unattributed_percent_*)
+    and checks the stored source paths are canonical."""
+    def per_ctx(u):
+        out = {}
+        for ctx in u["contexts"]:
+            key = (ctx["kind"], ctx.get("id", ctx.get("number")))
+            out[key] = collections.Counter(ctx["functions"])
+        return out
+    a, b = per_ctx(u0), per_ctx(u1)
+    delta = {k: {fn: n - a.get(k, {}).get(fn, 0) for fn, n in c.items()} for k, c in b.items()}
+    task_values = {v for (v,) in s.sql("SELECT DISTINCT task_value FROM sampled_function_stats "
+                                       "WHERE session_id = 1 AND context_kind = 'task'")}
+    # functions that ran in the window, and none of it in a task or an exception
+    ran, busy = collections.Counter(), set()
+    for (kind, key), fns in delta.items():
+        for fn, n in fns.items():
+            if n <= 0:
+                continue
+            ran[fn] += n
+            if kind == "exception" or (kind == "task" and key in task_values):
+                busy.add(fn)
+    no_task = sorted(fn for fn in ran if fn not in busy and fn != "(no symbol)")
+    check(no_task, f"{label}: the window ran no function outside every task (no idle loop?)")
+    rows = s.sql("SELECT task, function, samples, context_kind FROM sampled_function_stats "
+                 "WHERE session_id = 1 AND kind = 'code'")
+    wrong = [(t, fn, n) for t, fn, n, k in rows if k == "task" and fn in no_task and n > 0]
+    unattributed = sum(n for _, fn, n, k in rows if k == "unattributed")
+    total = s.sql("SELECT samples FROM sampled_profile WHERE session_id = 1")[0][0]
+    in_no_task = {fn: sum(n for _, f, n, k in rows if f == fn and k == "unattributed")
+                  for fn in no_task}
+    print(f"{label}: functions run only outside every task: {no_task}; of their samples "
+          f"{in_no_task} unattributed; {unattributed} of {total} samples charged to no task")
+    print(f"BENCH pc_sample_unattributed_percent_{label} {100 * unattributed / total:.2f} "
+          f"samples {total}")
+    check(not wrong, f"{label}: samples of functions no task ran charged to tasks: {wrong}")
+    files = [f for (f,) in s.sql("SELECT DISTINCT file FROM sampled_function_stats "
+                                 "WHERE session_id = 1 AND file IS NOT NULL")]
+    check(files, f"{label}: no source file in the sampled profile")
+    odd = [f for f in files if "/../" in f or "/./" in f or f.endswith("/..")]
+    check(not odd, f"{label}: source paths not canonical: {odd[:3]}")

@@ -361,8 +361,11 @@
   ];
   /* the PC-sampled flat profile: share and time with the larger side of their 99 % interval */
   const halfWidth = (v, lo, hi) => (isNum(v) && isNum(lo) && isNum(hi) ? Math.max(v - lo, hi - v) : null);
+  /* a sampled row without a task: its context was not known, or changed around the PC read */
+  const noTask = (r) => (r.task !== null ? r.task : r.context_kind === "unattributed" ? "(unattributed)" : "(unknown context)");
   const SAMPLED_COLS = [
-    { key: "task", label: "Task", width: "12em" },
+    { key: "task", label: "Task", width: "12em", value: noTask,
+      title: "(unattributed): the task changed around the PC read, so the sample is charged to no task" },
     { key: "function", label: "Function", width: "16em" },
     { key: "address", label: "Address", width: "7em", fmt: F.hex },
     { key: "samples", label: "Samples", num: true, fmt: F.int, title: "PC samples in this function while this task ran" },
@@ -660,7 +663,7 @@
             mt.setRows(measured);
             mt.el.hidden = measured.length === 0;
             fg.el.hidden = rows.length === 0;
-            if (rows.length) fg.setTree(OP.buildTree(rows.map((r) => ({ stack: (r.task === null ? "(unknown context)" : r.task) + ";" + r.function, self_us: r.time_us })), pick.value || "all tasks"));
+            if (rows.length) fg.setTree(OP.buildTree(rows.map((r) => ({ stack: noTask(r) + ";" + r.function, self_us: r.time_us })), pick.value || "all tasks"));
           },
         };
         pick.addEventListener("change", () => run(p));

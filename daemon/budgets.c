@@ -40,12 +40,15 @@ static const BudgetStatistic task_stats[] = {
     "(1.0 * (preemptions + preemptions_missed) / NULLIF(jobs, 0))", "" },
 };
 
+/* ISR2s, profile points and cores carry bounds too (schema 15: a sampled source's are
+ * load_bound_percent and time_bound_us; NULL bound: undecided) */
 static const BudgetStatistic isr_stats[] = {
-  { "load_max", FALSE, "load_percent", NULL, NULL, "%" },
-  { "net_p99_max", FALSE, "net_p99_us", NULL, NULL, "µs" },
-  { "net_max", FALSE, "net_max_us", NULL, NULL, "µs" },
-  { "period_min", TRUE, "period_min_us", NULL, NULL, "µs" },
-  { "period_max", FALSE, "period_max_us", NULL, NULL, "µs" },
+  { "load_max", FALSE, "load_percent", "(load_percent - load_bound_percent)",
+    "(load_percent + load_bound_percent)", "%" },
+  TASK_TIME ("net_p99_max", FALSE, "net_p99_us"),
+  TASK_TIME ("net_max", FALSE, "net_max_us"),
+  TASK_TIME ("period_min", TRUE, "period_min_us"),
+  TASK_TIME ("period_max", FALSE, "period_max_us"),
 };
 
 static const BudgetStatistic function_stats[] = {
@@ -56,12 +59,13 @@ static const BudgetStatistic function_stats[] = {
 };
 
 static const BudgetStatistic point_stats[] = {
-  { "net_p99_max", FALSE, "p99_us", NULL, NULL, "µs" },
-  { "net_max", FALSE, "max_us", NULL, NULL, "µs" },
+  TASK_TIME ("net_p99_max", FALSE, "p99_us"),
+  TASK_TIME ("net_max", FALSE, "max_us"),
 };
 
 static const BudgetStatistic core_stats[] = {
-  { "load_max", FALSE, "load_percent", NULL, NULL, "%" },
+  { "load_max", FALSE, "load_percent", "(load_percent - load_bound_percent)",
+    "(load_percent + load_bound_percent)", "%" },
 };
 
 /* a count of gaps is exact whatever the source */

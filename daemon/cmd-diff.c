@@ -15,7 +15,14 @@
  * A maximum is one instance. It counts as a regression only when the net time (p99, or the
  * average) regressed too; alone it is marked an "outlier": a longer window meets rarer
  * instances (measured on the rig: SystemTimerIsr's max 12 -> 24 µs between two sessions of
- * one build, 841 and 1209 instances, its p99 unchanged). */
+ * one build, 841 and 1209 instances, its p99 unchanged).
+ *
+ * A sampled figure is compared with its bound (docs/schema.md: load_bound_percent,
+ * time_bound_us): an increase past the threshold is a regression only when B's lower bound is
+ * above A's upper bound; inside the bounds, or with a bound unknown (NULL), it is shown
+ * "within bounds" and is no regression. A figure a sampled source leaves unknown (an ISR2's
+ * count and times when its instances are shorter than the sample interval) is NULL, not
+ * compared. Exact sources have bounds of 0. */
 #include "budgets.h"
 #include "check-db.h"
 #include "commands.h"
@@ -26,31 +33,49 @@
 
 enum { DIFF_LOAD, DIFF_P99, DIFF_AVG, DIFF_MAX, DIFF_COUNT, DIFF_SELF, DIFF_N_COLUMNS };
 
-/* The columns each kind's view holds for the compared measures (NULL: none). */
+/* The columns each kind's view holds for the compared measures (NULL: none), and the
+ * half-width of each one's bound (NULL: exact). */
 typedef struct {
   BudgetKind kind;
   const char *sql[DIFF_N_COLUMNS];
+  const char *load_bound, *time_bound;
 } DiffKind;
 
 static const DiffKind diff_kinds[] = {
-  { BUDGET_KIND_TASK, { "load_percent", "job_p99_us", "job_avg_us", "job_max_us", "jobs", NULL } },
-  { BUDGET_KIND_ISR, { "load_percent", "net_p99_us", "net_avg_us", "net_max_us", "count", NULL } },
+  { BUDGET_KIND_TASK, { "load_percent", "job_p99_us", "job_avg_us", "job_max_us", "jobs", NULL },
+    "load_bound_percent", "time_bound_us" },
+  { BUDGET_KIND_ISR, { "load_percent", "net_p99_us", "net_avg_us", "net_max_us", "count", NULL },
+    "load_bound_percent", "time_bound_us" },
   { BUDGET_KIND_FUNCTION, { NULL, "net_p99_us", "net_avg_us", "net_max_us", "count",
-                            "self_total_us / NULLIF(count, 0)" } },
-  { BUDGET_KIND_POINT, { NULL, "p99_us", "avg_us", "max_us", "count", NULL } },
+                            "self_total_us / NULLIF(count, 0)" }, NULL, NULL },
+  { BUDGET_KIND_POINT, { NULL, "p99_us", "avg_us", "max_us", "count", NULL }, NULL,
+    "time_bound_us" },
 };
+
+/* diff__bound_sql: the bound of column @c of @dk ("0": exact). */
+static const char *
+diff__bound_sql (const DiffKind *dk, guint c)
+{
+  const char *b = c == DIFF_LOAD ? dk->load_bound
+                  : c == DIFF_P99 || c == DIFF_AVG || c == DIFF_MAX ? dk->time_bound : NULL;
+  return b != NULL ? b : "0";
+}
 
 /* One compared measure of one entry. */
 typedef struct {
   const char *metric; /* "load_percent", "net_p99_us", "net_avg_us", "max_us", "count",
                        * "self_avg_us" */
   double a, b;        /* NAN: unknown or absent */
+  double a_bound, b_bound; /* ± half-widths (0 exact; NAN unknown) */
   double change;      /* percent of a; INFINITY from 0; NAN when not comparable */
   gboolean regression;
   gboolean through_callees; /* a function's net or max grew past the threshold, its self
                              * time did not: not its regression */
   gboolean outlier;         /* the max grew past the threshold, the net time did not: one
                              * instance, not a regression */
+  gboolean within_bounds;   /* grew past the threshold, but B's interval reaches into A's
+                             * (or a bound is unknown): sampling cannot tell, not a
+                             * regression */
 } DiffMetric;
 
 /* One task / ISR / function / point. */
@@ -70,7 +95,8 @@ diff_entry_free (gpointer data)
   g_free (e);
 }
 
-/* diff__rows: name → double[DIFF_N_COLUMNS] of one kind in one session. */
+/* diff__rows: name → double[2 × DIFF_N_COLUMNS] of one kind in one session: the values, then
+ * their bounds. */
 static GHashTable *
 diff__rows (StoreDb *db, const DiffKind *dk, gint64 session, GError **error)
 {
@@ -79,6 +105,8 @@ diff__rows (StoreDb *db, const DiffKind *dk, gint64 session, GError **error)
   g_string_append (sql, info->label_sql);
   for (guint c = 0; c < DIFF_N_COLUMNS; c++)
     g_string_append_printf (sql, ", %s", dk->sql[c] != NULL ? dk->sql[c] : "NULL");
+  for (guint c = 0; c < DIFF_N_COLUMNS; c++)
+    g_string_append_printf (sql, ", %s", diff__bound_sql (dk, c));
   g_string_append_printf (sql, " FROM %s WHERE session_id = ?1", info->view);
   g_autoptr (sqlite3_stmt) stmt = check_db_prepare (db, sql->str, error);
   if (stmt == NULL)
@@ -89,56 +117,66 @@ diff__rows (StoreDb *db, const DiffKind *dk, gint64 session, GError **error)
     const char *name = (const char *) sqlite3_column_text (stmt, 0);
     if (name == NULL)
       continue;
-    double *v = g_new (double, DIFF_N_COLUMNS);
-    for (guint c = 0; c < DIFF_N_COLUMNS; c++)
+    double *v = g_new (double, 2 * DIFF_N_COLUMNS);
+    for (guint c = 0; c < 2 * DIFF_N_COLUMNS; c++)
       v[c] = check_db_double (stmt, (int) c + 1);
     g_hash_table_replace (rows, g_strdup (name), v);
   }
   return g_steal_pointer (&rows);
 }
 
-/* diff__metric: compares @a and @b; an increase above @threshold percent is a regression
- * when @watch (count increases never are). */
+/* diff__metric: compares @a ± @ab and @b ± @bb; an increase above @threshold percent is a
+ * regression when @watch (count increases never are) and B's interval lies wholly above A's;
+ * else it is within the bounds. */
 static void
-diff__metric (DiffEntry *e, const char *metric, double a, double b, gboolean watch,
-              double threshold)
+diff__metric (DiffEntry *e, const char *metric, double a, double b, double ab, double bb,
+              gboolean watch, double threshold)
 {
   DiffMetric *m = &e->metrics[e->n_metrics++];
   m->metric = metric;
   m->a = a;
   m->b = b;
+  m->a_bound = ab;
+  m->b_bound = bb;
   m->change = isnan (a) || isnan (b) ? NAN
               : a == 0 ? (b == 0 ? 0 : (b > 0 ? INFINITY : -INFINITY))
                        : 100.0 * (b - a) / fabs (a);
-  m->regression = watch && !isnan (m->change) && b > a && m->change > threshold;
+  gboolean over = watch && !isnan (m->change) && b > a && m->change > threshold;
+  gboolean apart = !isnan (ab) && !isnan (bb) && b - bb > a + ab;
+  m->regression = over && apart;
+  m->within_bounds = over && !apart;
 }
 
 static DiffEntry *
 diff__entry (BudgetKind kind, const char *name, const double *a, const double *b,
              double threshold)
 {
-  static const double none[DIFF_N_COLUMNS] = { NAN, NAN, NAN, NAN, NAN, NAN };
+  static const double none[2 * DIFF_N_COLUMNS] = { NAN, NAN, NAN, NAN, NAN, NAN,
+                                                   0, 0, 0, 0, 0, 0 };
   DiffEntry *e = g_new0 (DiffEntry, 1);
   e->kind = kind;
   e->name = g_strdup (name);
   e->status = a != NULL && b != NULL ? "both" : a != NULL ? "vanished" : "new";
   const double *va = a != NULL ? a : none, *vb = b != NULL ? b : none;
   if (!isnan (va[DIFF_LOAD]) || !isnan (vb[DIFF_LOAD]))
-    diff__metric (e, "load_percent", va[DIFF_LOAD], vb[DIFF_LOAD], TRUE, threshold);
+    diff__metric (e, "load_percent", va[DIFF_LOAD], vb[DIFF_LOAD],
+                  va[DIFF_N_COLUMNS + DIFF_LOAD], vb[DIFF_N_COLUMNS + DIFF_LOAD], TRUE, threshold);
   /* p99 where both have one (an absent entry has neither), else the average */
   gboolean p99 = (a == NULL || !isnan (va[DIFF_P99])) && (b == NULL || !isnan (vb[DIFF_P99]));
   int net = p99 ? DIFF_P99 : DIFF_AVG;
-  diff__metric (e, p99 ? "net_p99_us" : "net_avg_us", va[net], vb[net], TRUE, threshold);
-  diff__metric (e, "max_us", va[DIFF_MAX], vb[DIFF_MAX], TRUE, threshold);
+  diff__metric (e, p99 ? "net_p99_us" : "net_avg_us", va[net], vb[net],
+                va[DIFF_N_COLUMNS + net], vb[DIFF_N_COLUMNS + net], TRUE, threshold);
+  diff__metric (e, "max_us", va[DIFF_MAX], vb[DIFF_MAX], va[DIFF_N_COLUMNS + DIFF_MAX],
+                vb[DIFF_N_COLUMNS + DIFF_MAX], TRUE, threshold);
   DiffMetric *nm = &e->metrics[e->n_metrics - 2], *mx = &e->metrics[e->n_metrics - 1];
   if (mx->regression && !nm->regression && !isnan (nm->change)) {
     mx->regression = FALSE;
     mx->outlier = TRUE;
   }
-  diff__metric (e, "count", va[DIFF_COUNT], vb[DIFF_COUNT], FALSE, threshold);
+  diff__metric (e, "count", va[DIFF_COUNT], vb[DIFF_COUNT], 0, 0, FALSE, threshold);
   if (isnan (va[DIFF_SELF]) && isnan (vb[DIFF_SELF]))
     return e;
-  diff__metric (e, "self_avg_us", va[DIFF_SELF], vb[DIFF_SELF], TRUE, threshold);
+  diff__metric (e, "self_avg_us", va[DIFF_SELF], vb[DIFF_SELF], 0, 0, TRUE, threshold);
   const DiffMetric *self = &e->metrics[e->n_metrics - 1];
   if (isnan (self->change) || self->regression)
     return e;
@@ -213,7 +251,8 @@ diff__changed (const DiffEntry *e, const DiffMetric *m)
 {
   if (strcmp (e->status, "both") != 0)
     return !isnan (m->a) || !isnan (m->b);
-  return m->regression || (!isnan (m->change) && m->change != 0) || isnan (m->a) != isnan (m->b);
+  return m->regression || m->within_bounds || (!isnan (m->change) && m->change != 0) ||
+         isnan (m->a) != isnan (m->b);
 }
 
 static char *
@@ -245,6 +284,7 @@ diff__to_text (const CheckSession *sa, const CheckSession *sb, GPtrArray *entrie
                                 change, m->regression        ? "**regression**"
                                         : m->through_callees ? "through callees"
                                         : m->outlier         ? "outlier"
+                                        : m->within_bounds   ? "within bounds"
                                                              : "");
       else
         g_string_append_printf (out, "%-9s %-28s %-9s %-13s %12s %12s %10s%s\n",
@@ -252,6 +292,7 @@ diff__to_text (const CheckSession *sa, const CheckSession *sb, GPtrArray *entrie
                                 change, m->regression        ? "  REGRESSION"
                                         : m->through_callees ? "  (through callees)"
                                         : m->outlier         ? "  (outlier)"
+                                        : m->within_bounds   ? "  (within bounds)"
                                                              : "");
     }
   }
@@ -319,6 +360,10 @@ diff__to_json (const CheckSession *sa, const CheckSession *sb, GPtrArray *entrie
       json_builder_add_boolean_value (b, m->through_callees);
       json_builder_set_member_name (b, "outlier");
       json_builder_add_boolean_value (b, m->outlier);
+      check_json_number (b, "a_bound", m->a_bound);
+      check_json_number (b, "b_bound", m->b_bound);
+      json_builder_set_member_name (b, "within_bounds");
+      json_builder_add_boolean_value (b, m->within_bounds);
       json_builder_end_object (b);
     }
     json_builder_end_array (b);

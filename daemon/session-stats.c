@@ -157,6 +157,86 @@ percentiles (const SlicerPercentiles *p, guint64 count, gint64 *p50, gint64 *p90
   *p99 = count ? (gint64) p->p99 : STORE_UNKNOWN;
 }
 
+/* ---- the bounds of a sampled source's rows beyond tasks (store.h total_bound, time_bound,
+ * note; docs/schema.md) ---------------------------------------------------------------- */
+
+/* What a sampled session's rows are bounded by: the span, the effective samples (0: a
+ * starved sampler, no bound) and the time resolution (ticks; STORE_UNKNOWN: none). */
+typedef struct {
+  gboolean exact;
+  double span;
+  double n_eff;
+  gint64 resolution;
+} Bounds;
+
+static const char NOTE_UNSEEN[] =
+  "sampled: an instance shorter than two sample intervals, or closer than that to the next, "
+  "may be missed or merged with it, so the counts and the per-instance times are unknown; "
+  "the total time is an estimate within its 99 % bound";
+static const char NOTE_STARVED[] =
+  "sampled by a starved sampler (held up more than 20 % of the time): its instants followed "
+  "the host's scheduler, so the total time has no bound; counts and per-instance times are "
+  "unknown";
+static const char NOTE_STARVED_TOTAL[] =
+  "sampled by a starved sampler (held up more than 20 % of the time): its instants followed "
+  "the host's scheduler, so the total time has no bound";
+
+static Bounds
+bounds_of (SessionStats *ss, const Slicer *slicer, const StoreSessionQuality *q)
+{
+  Bounds b = { .exact = ss->exact, .span = (double) slicer_span (slicer) };
+  b.n_eff = q != NULL && q->samples_stalled <= BOUNDS_STALLED_MAX ? q->samples_effective : 0;
+  b.resolution = q != NULL && q->interval_p99_us > 0 && ss->tick_hz
+                   ? (gint64) ceil (q->interval_p99_us * (double) ss->tick_hz / 1e6)
+                   : STORE_UNKNOWN;
+  return b;
+}
+
+/* ± ticks on a total time @total out of @of ticks (the span by default): its share's 99 %
+ * interval over the effective samples; 0 exact; STORE_UNKNOWN without a bound. */
+static gint64
+total_bound (const Bounds *b, double total, double of)
+{
+  if (b->exact)
+    return 0;
+  if (of <= 0)
+    of = b->span;
+  if (b->n_eff <= 0 || of <= 0)
+    return STORE_UNKNOWN;
+  return (gint64) ceil (bounds_load_half_width (CLAMP (total / of, 0.0, 1.0), b->n_eff) * of);
+}
+
+/* Whether a sampled source saw every instance as one: each seen one (@shortest ticks, the
+ * least) and each gap to the next (@closest ticks between starts; 0: none seen) lasted at
+ * least two resolutions, so no instance like them fits between two samples. Assumes the
+ * instances are alike: a rare short one among long ones is not seen. Always for exact
+ * sources. */
+static gboolean
+countable (const Bounds *b, guint64 count, guint64 shortest, guint64 closest)
+{
+  if (b->exact)
+    return TRUE;
+  if (b->resolution == STORE_UNKNOWN || count == 0)
+    return FALSE;
+  guint64 two = 2 * (guint64) b->resolution;
+  return shortest >= two && (closest == 0 || closest >= two);
+}
+
+/* The bounds of a row of @total ticks (of the span) whose instances are @counted. */
+static void
+row_bounds (const Bounds *b, double total, gboolean counted, gint64 *tb, gint64 *timeb,
+            const char **note)
+{
+  *tb = total_bound (b, total, 0);
+  *timeb = b->exact ? 0 : b->resolution;
+  if (b->exact)
+    *note = NULL;
+  else if (!counted)
+    *note = b->n_eff > 0 ? NOTE_UNSEEN : NOTE_STARVED;
+  else
+    *note = b->n_eff > 0 ? NULL : NOTE_STARVED_TOTAL;
+}
+
 /* ---- rows ------------------------------------------------------------------------------ */
 
 /* The tasks. A sampled source's load bound is the 99 % interval over its effective samples
@@ -284,11 +364,20 @@ put_functions (SessionStats *ss, const Slicer *slicer, GError **error)
                                           (StoreFunctionStat *) rows->data, rows->len, error);
 }
 
+/* Measures a sampled source cannot give for instances it may have missed or merged. */
+static void
+unknown_times (gint64 *min, gint64 *max, double *avg)
+{
+  *min = *max = STORE_UNKNOWN;
+  *avg = NAN;
+}
+
 static gboolean
-put_isrs (SessionStats *ss, const Slicer *slicer, GError **error)
+put_isrs (SessionStats *ss, const Slicer *slicer, const Bounds *b, GError **error)
 {
   gsize n = slicer_n_isrs (slicer);
   g_autoptr (GArray) rows = g_array_sized_new (FALSE, TRUE, sizeof (StoreIsrStat), (guint) n);
+  g_autoptr (GHashTable) uncounted = g_hash_table_new (NULL, NULL); /* ISR2 ids */
   for (gsize i = 0; i < n; i++) {
     SlicerCallStats c;
     SlicerIsrNesting nest;
@@ -303,6 +392,16 @@ put_isrs (SessionStats *ss, const Slicer *slicer, GError **error)
     percentiles (&c.net_pct, c.count, &r.net_p50, &r.net_p90, &r.net_p99);
     measure (&c.gross, &r.gross_min, &r.gross_max, &r.gross_avg);
     measure (&c.period, &r.period_min, &r.period_max, &r.period_avg);
+    gboolean counted = countable (b, c.count, c.net.min, c.period.count ? c.period.min : 0);
+    row_bounds (b, (double) c.net.total, counted, &r.total_bound, &r.time_bound, &r.note);
+    if (!counted) {
+      g_hash_table_add (uncounted, GUINT_TO_POINTER (c.id));
+      r.count = r.incomplete = r.nested = r.max_depth = STORE_UNKNOWN;
+      unknown_times (&r.net_min, &r.net_max, &r.net_avg);
+      r.net_p50 = r.net_p90 = r.net_p99 = STORE_UNKNOWN;
+      unknown_times (&r.gross_min, &r.gross_max, &r.gross_avg);
+      unknown_times (&r.period_min, &r.period_max, &r.period_avg);
+    }
     g_array_append_val (rows, r);
   }
   if (rows->len > 0 &&
@@ -331,16 +430,21 @@ put_isrs (SessionStats *ss, const Slicer *slicer, GError **error)
     r->time += (gint64) x.time;
   }
   g_autoptr (GArray) trows = g_array_sized_new (FALSE, FALSE, sizeof (StoreTaskIsrStat), order->len);
-  for (guint i = 0; i < order->len; i++)
-    g_array_append_val (trows, *(StoreTaskIsrStat *) g_hash_table_lookup (
-                                  merged, &g_array_index (order, gint64, i)));
+  for (guint i = 0; i < order->len; i++) {
+    StoreTaskIsrStat *r = g_hash_table_lookup (merged, &g_array_index (order, gint64, i));
+    gboolean counted = !g_hash_table_contains (uncounted, GUINT_TO_POINTER (r->isr));
+    row_bounds (b, (double) r->time, counted, &r->total_bound, &r->time_bound, &r->note);
+    if (!counted)
+      r->count = STORE_UNKNOWN;
+    g_array_append_val (trows, *r);
+  }
   return trows->len == 0 ||
          store_writer_put_task_isr_stats (ss->writer, ss->session,
                                           (StoreTaskIsrStat *) trows->data, trows->len, error);
 }
 
 static void
-service_row (const SlicerCallStats *c, gint64 task, StoreServiceStat *r)
+service_row (const SlicerCallStats *c, gint64 task, const Bounds *b, StoreServiceStat *r)
 {
   *r = (StoreServiceStat) {
     .task = task, .service = c->id, .count = (gint64) c->count,
@@ -352,10 +456,19 @@ service_row (const SlicerCallStats *c, gint64 task, StoreServiceStat *r)
   percentiles (&c->net_pct, c->count, &r->net_p50, &r->net_p90, &r->net_p99);
   measure (&c->gross, &r->gross_min, &r->gross_max, &r->gross_avg);
   measure (&c->period, &r->period_min, &r->period_max, &r->period_avg);
+  gboolean counted = countable (b, c->count, c->net.min, c->period.count ? c->period.min : 0);
+  row_bounds (b, (double) c->net.total, counted, &r->total_bound, &r->time_bound, &r->note);
+  if (!counted) {
+    r->count = r->incomplete = STORE_UNKNOWN;
+    unknown_times (&r->net_min, &r->net_max, &r->net_avg);
+    r->net_p50 = r->net_p90 = r->net_p99 = r->gross_p99 = STORE_UNKNOWN;
+    unknown_times (&r->gross_min, &r->gross_max, &r->gross_avg);
+    unknown_times (&r->period_min, &r->period_max, &r->period_avg);
+  }
 }
 
 static gboolean
-put_services (SessionStats *ss, const Slicer *slicer, GError **error)
+put_services (SessionStats *ss, const Slicer *slicer, const Bounds *b, GError **error)
 {
   g_autoptr (GArray) rows = g_array_new (FALSE, TRUE, sizeof (StoreServiceStat));
   for (gsize i = 0; i < slicer_n_services (slicer); i++) {
@@ -363,7 +476,7 @@ put_services (SessionStats *ss, const Slicer *slicer, GError **error)
     StoreServiceStat r;
     if (!slicer_get_service_stats (slicer, i, &c))
       continue;
-    service_row (&c, -1, &r);
+    service_row (&c, -1, b, &r);
     g_array_append_val (rows, r);
   }
   for (gsize i = 0; i < slicer_n_context_services (slicer); i++) {
@@ -371,7 +484,7 @@ put_services (SessionStats *ss, const Slicer *slicer, GError **error)
     StoreServiceStat r;
     if (!slicer_get_context_service_stats (slicer, i, &c) || c.ctx_kind != SLICER_CONTEXT_TASK)
       continue;
-    service_row (&c, (gint64) c.ctx_id, &r);
+    service_row (&c, (gint64) c.ctx_id, b, &r);
     g_array_append_val (rows, r);
   }
   return rows->len == 0 ||
@@ -380,7 +493,7 @@ put_services (SessionStats *ss, const Slicer *slicer, GError **error)
 }
 
 static gboolean
-put_points (SessionStats *ss, const Slicer *slicer, GError **error)
+put_points (SessionStats *ss, const Slicer *slicer, const Bounds *b, GError **error)
 {
   gsize n = slicer_n_points (slicer);
   g_autoptr (GArray) rows = g_array_sized_new (FALSE, TRUE, sizeof (StorePointStat), (guint) n);
@@ -397,6 +510,14 @@ put_points (SessionStats *ss, const Slicer *slicer, GError **error)
     };
     measure (&p.value, &r.min, &r.max, &r.avg);
     percentiles (&p.pct, p.value.count, &r.p50, &r.p90, &r.p99);
+    gboolean counted = countable (b, p.value.count, p.value.min, 0);
+    row_bounds (b, (double) p.value.total, counted, &r.total_bound, &r.time_bound, &r.note);
+    if (!counted) {
+      r.count = r.latches = r.last = STORE_UNKNOWN;
+      unknown_times (&r.min, &r.max, &r.avg);
+      r.p50 = r.p90 = r.p99 = STORE_UNKNOWN;
+      r.ema = NAN;
+    }
     g_array_append_val (rows, r);
   }
   return rows->len == 0 ||
@@ -405,7 +526,7 @@ put_points (SessionStats *ss, const Slicer *slicer, GError **error)
 }
 
 static gboolean
-put_data (SessionStats *ss, const Slicer *slicer, GError **error)
+put_data (SessionStats *ss, const Slicer *slicer, const Bounds *b, GError **error)
 {
   gsize n = slicer_n_variables (slicer);
   g_autoptr (GArray) rows = g_array_sized_new (FALSE, TRUE, sizeof (StoreDataStat), (guint) n);
@@ -418,6 +539,15 @@ put_data (SessionStats *ss, const Slicer *slicer, GError **error)
       .value_max = v.value_max, .last_value = v.last_value,
     };
     measure (&v.period, &r.period_min, &r.period_max, &r.period_avg);
+    /* a value held shorter than two samples may be missed: its changes, and the extremes */
+    gboolean counted = countable (b, v.changes, v.period.count ? v.period.min : G_MAXUINT64, 0);
+    row_bounds (b, 0, counted, &r.total_bound, &r.time_bound, &r.note);
+    r.total_bound = b->exact ? 0 : STORE_UNKNOWN; /* a variable has no total time */
+    if (!counted) {
+      r.changes = STORE_UNKNOWN;
+      unknown_times (&r.period_min, &r.period_max, &r.period_avg);
+      r.value_min = r.value_max = STORE_UNKNOWN;
+    }
     g_array_append_val (rows, r);
   }
   if (rows->len > 0 &&
@@ -437,6 +567,14 @@ put_data (SessionStats *ss, const Slicer *slicer, GError **error)
     };
     measure (&d.duration, &r.duration_min, &r.duration_max, &r.duration_avg);
     measure (&d.period, &r.period_min, &r.period_max, &r.period_avg);
+    gboolean counted = countable (b, d.count, d.duration.count ? d.duration.min : G_MAXUINT64,
+                                  d.period.count ? d.period.min : 0);
+    row_bounds (b, (double) d.duration.total, counted, &r.total_bound, &r.time_bound, &r.note);
+    if (!counted) {
+      r.count = STORE_UNKNOWN;
+      unknown_times (&r.duration_min, &r.duration_max, &r.duration_avg);
+      unknown_times (&r.period_min, &r.period_max, &r.period_avg);
+    }
     g_array_append_val (states, r);
   }
   return states->len == 0 ||
@@ -446,7 +584,7 @@ put_data (SessionStats *ss, const Slicer *slicer, GError **error)
 }
 
 static gboolean
-put_cores (SessionStats *ss, const Slicer *slicer, GError **error)
+put_cores (SessionStats *ss, const Slicer *slicer, const Bounds *b, GError **error)
 {
   gsize n = slicer_n_cores (slicer);
   g_autoptr (GArray) rows = g_array_sized_new (FALSE, TRUE, sizeof (StoreCoreStat), (guint) n);
@@ -459,6 +597,10 @@ put_cores (SessionStats *ss, const Slicer *slicer, GError **error)
       .task_time = (gint64) c.task_time, .isr_time = (gint64) c.isr_time,
       .idle_time = (gint64) c.idle_time, .unknown_time = (gint64) c.unknown_time,
     };
+    double known = (double) (c.task_time + c.isr_time + c.idle_time);
+    r.total_bound = total_bound (b, (double) (c.task_time + c.isr_time), known);
+    r.isr_bound = total_bound (b, (double) c.isr_time, known);
+    r.time_bound = b->exact ? 0 : b->resolution;
     g_array_append_val (rows, r);
   }
   return rows->len == 0 ||
@@ -513,10 +655,11 @@ session_stats_write (SessionStats *ss, const Slicer *slicer, const StoreSessionQ
                      gboolean final, GError **error)
 {
   gint64 t0 = g_get_monotonic_time ();
+  Bounds b = bounds_of (ss, slicer, quality);
   gboolean ok = session_stats_flush (ss, error) && put_tasks (ss, slicer, quality, error) &&
-                put_functions (ss, slicer, error) && put_isrs (ss, slicer, error) &&
-                put_services (ss, slicer, error) && put_points (ss, slicer, error) &&
-                put_data (ss, slicer, error) && put_cores (ss, slicer, error) &&
+                put_functions (ss, slicer, error) && put_isrs (ss, slicer, &b, error) &&
+                put_services (ss, slicer, &b, error) && put_points (ss, slicer, &b, error) &&
+                put_data (ss, slicer, &b, error) && put_cores (ss, slicer, &b, error) &&
                 put_cross_core (ss, slicer, error) && put_task_cores (ss, slicer, error) &&
                 (quality == NULL ||
                  store_writer_set_quality (ss->writer, ss->session, quality, error));

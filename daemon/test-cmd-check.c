@@ -148,7 +148,9 @@ write_sampled (StoreWriter *w)
   StoreIsrStat is = { .isr = 7, .count = 50, .net_total = 1500, .net_min = 10, .net_max = 40,
                       .net_avg = 30, .net_p50 = 20, .net_p90 = 30, .net_p99 = -1,
                       .gross_total = 1500, .gross_min = 10, .gross_max = 40, .gross_avg = 30,
-                      .period_min = 1000, .period_max = 3000, .period_avg = 2000, .max_depth = 1 };
+                      .period_min = 1000, .period_max = 3000, .period_avg = 2000, .max_depth = 1,
+                      /* sampled: its times ± the resolution (100 µs), its total ± 500 */
+                      .total_bound = 500, .time_bound = 100 };
   g_assert_true (store_writer_put_isr_stats (w, id, &is, 1, &error));
   /* TimerIsr: one instance of 30 µs where session 1's longest was 12, its p99 the same */
   put_timer_isr (w, id, 30);
@@ -299,14 +301,15 @@ test_check_violation (void)
 }
 
 /* Session 2 is sampled: 45 ± 5 % against 48 straddles the limit; 45 ± 5 against 40 is within
- * the bound too; against 39 it is a violation whatever the truth. The ISR view has no bound
- * column, so in a sampled session its statistics are undecided; a NULL statistic too. */
+ * the bound too; against 39 it is a violation whatever the truth. An ISR2's times carry
+ * their bound too (schema 15): CanIsr's longest, 40 ± 100 µs, against 100 straddles it; a
+ * NULL statistic is undecided. */
 static void
 test_check_undecided (void)
 {
   g_autofree char *budgets = write_budgets ("undecided.ini",
     "[task Task0]\nload_max = 48\nnet_p99_max = 700\n"
-    "[isr CanIsr]\nnet_max = 1000\n"
+    "[isr CanIsr]\nnet_max = 100\n"
     "[task Task2]\nnet_max = 10000\n");
   g_autofree char *junit = g_build_filename (dir, "undecided.xml", NULL);
   g_autofree char *out = NULL;
@@ -692,10 +695,15 @@ test_diff (void)
                    ==, "vanished");
   g_assert_cmpstr (json_object_get_string_member (diff_entry (entries, "task", "Task2"), "status"),
                    ==, "new");
-  /* CanIsr: session 2 has no p99, so the averages are compared (20 → 30 µs) */
+  /* CanIsr: session 2 has no p99, so the averages are compared (20 → 30 µs); session 2
+   * sampled them ± 100 µs, so +50 % is within the bounds: no regression claimed */
   JsonObject *isr = diff_entry (entries, "isr", "CanIsr");
   JsonObject *net = diff_metric (isr, 1, "net_avg_us");
   g_assert_cmpfloat_with_epsilon (json_object_get_double_member (net, "change_percent"), 50, 1e-6);
+  g_assert_false (json_object_get_boolean_member (net, "regression"));
+  g_assert_true (json_object_get_boolean_member (net, "within_bounds"));
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (net, "b_bound"), 100, 1e-6);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (net, "a_bound"), 0, 1e-9);
   g_assert_cmpstr (json_object_get_string_member (diff_entry (entries, "function", "compute"),
                                                   "status"), ==, "vanished");
   /* TimerIsr: a maximum that grew while the net time did not is an outlier, not a regression */
@@ -705,7 +713,7 @@ test_diff (void)
   g_assert_cmpfloat_with_epsilon (json_object_get_double_member (tmax, "change_percent"), 150, 1e-6);
   g_assert_false (json_object_get_boolean_member (tmax, "regression"));
   g_assert_true (json_object_get_boolean_member (tmax, "outlier"));
-  g_assert_cmpint (json_object_get_int_member (o, "regressions"), ==, 4);
+  g_assert_cmpint (json_object_get_int_member (o, "regressions"), ==, 3);
   /* the same session: nothing changed */
   g_clear_pointer (&out, g_free);
   g_assert_cmpint (run (&out, NULL, "diff", "1", "1", "--db", db_path, NULL), ==, 0);

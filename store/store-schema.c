@@ -56,6 +56,8 @@
  *      (store-schema-keys.c).
  *  14  sampled views: context_kind 4 'unattributed' (a PC sample whose context changed
  *      around its read, charged to no task).
+ *  15  bounds of the sampled statistics beyond tasks: total_bound, time_bound, note on isr,
+ *      service, point, data and core rows (store-schema-bounds.c).
  *
  * Workload facts that shaped it: events dominate (millions per session) so they are packed
  * per core into ~1 KB chunks (store-private.h) — about 8 bytes an event instead of ~30 for a
@@ -898,6 +900,7 @@ static const StoreMigration migrations[STORE_SCHEMA_VERSION] = {
   migrate_11_to_12,
   store__migrate_session_keys, /* 12 → 13 */
   migrate_13_to_14,
+  store__migrate_sampled_bounds, /* 14 → 15, store-schema-bounds.c */
 };
 
 gboolean

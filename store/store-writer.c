@@ -151,7 +151,8 @@ enum {
 
 #define SERVICE_STAT_COLUMNS \
   "count, incomplete, net_total, net_min, net_max, net_avg, net_p50, net_p90, net_p99, " \
-  "gross_total, gross_min, gross_max, gross_avg, gross_p99, period_min, period_max, period_avg"
+  "gross_total, gross_min, gross_max, gross_avg, gross_p99, period_min, period_max, period_avg, " \
+  "total_bound, time_bound, note"
 
 static const char *const statement_sql[ST_COUNT] = {
   [ST_BEGIN] = "BEGIN IMMEDIATE",
@@ -206,29 +207,31 @@ static const char *const statement_sql[ST_COUNT] = {
   [ST_ISR_STAT] = "INSERT OR REPLACE INTO isr_stat (session_id, isr, count, incomplete, "
                   "net_total, net_min, net_max, net_avg, net_p50, net_p90, net_p99, "
                   "gross_total, gross_min, gross_max, gross_avg, period_min, period_max, "
-                  "period_avg, max_depth, nested) "
-                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                  "period_avg, max_depth, nested, total_bound, time_bound, note) "
+                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   [ST_TASK_ISR_STAT] = "INSERT OR REPLACE INTO task_isr_stat (session_id, task, isr, count, "
-                       "time) VALUES (?, ?, ?, ?, ?)",
+                       "time, total_bound, time_bound, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
   [ST_SERVICE_STAT] = "INSERT OR REPLACE INTO service_stat (session_id, service, "
                       SERVICE_STAT_COLUMNS ") "
-                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   [ST_TASK_SERVICE_STAT] = "INSERT OR REPLACE INTO task_service_stat (session_id, task, "
                            "service, " SERVICE_STAT_COLUMNS ") "
-                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   [ST_POINT_STAT] = "INSERT OR REPLACE INTO point_stat (session_id, point, count, total, min, "
                     "max, avg, p50, p90, p99, latches, latched, last, ema, alpha, ends_outside, "
-                    "disabled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "disabled, total_bound, time_bound, note) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   [ST_DATA_STAT] = "INSERT OR REPLACE INTO data_stat (session_id, variable, changes, period_min, "
-                   "period_max, period_avg, value_min, value_max, last_value) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   "period_max, period_avg, value_min, value_max, last_value, total_bound, time_bound, "
+                   "note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   [ST_DATA_STATE_STAT] = "INSERT OR REPLACE INTO data_state_stat (session_id, variable, value, "
                          "count, duration_total, duration_min, duration_max, duration_avg, "
-                         "period_min, period_max, period_avg) "
-                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                         "period_min, period_max, period_avg, total_bound, time_bound, note) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   [ST_DATA_VALUE] = "INSERT INTO data_values (session_id, variable, ts, value) VALUES (?, ?, ?, ?)",
   [ST_CORE_STAT] = "INSERT OR REPLACE INTO core_stat (session_id, core, start, \"end\", "
-                   "task_time, isr_time, idle_time, unknown_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                   "task_time, isr_time, idle_time, unknown_time, total_bound, time_bound, note, "
+                   "isr_bound) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   [ST_CROSS_CORE_STAT] = "INSERT OR REPLACE INTO cross_core_stat (session_id, from_core, core, "
                          "count, min, max, avg, p50, p90, p99) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   [ST_TASK_CORE_STAT] = "INSERT OR REPLACE INTO task_core_stat (session_id, task, core, slices, "
@@ -892,6 +895,18 @@ bind_i (sqlite3_stmt *st, int *k, gint64 v)
     sqlite3_bind_int64 (st, (*k)++, v);
 }
 
+/* The bounds every sampled statistic row carries (store.h: total_bound, time_bound, note). */
+static inline void
+bind_bounds (sqlite3_stmt *st, int *k, gint64 total_bound, gint64 time_bound, const char *note)
+{
+  bind_i (st, k, total_bound);
+  bind_i (st, k, time_bound);
+  if (note != NULL)
+    sqlite3_bind_text (st, (*k)++, note, -1, SQLITE_STATIC);
+  else
+    sqlite3_bind_null (st, (*k)++);
+}
+
 static inline void
 bind_d (sqlite3_stmt *st, int *k, double v)
 {
@@ -1011,6 +1026,7 @@ bind_isr_stat (sqlite3_stmt *st, int *k, gconstpointer row)
   bind_d (st, k, r->period_avg);
   bind_i (st, k, r->max_depth);
   bind_i (st, k, r->nested);
+  bind_bounds (st, k, r->total_bound, r->time_bound, r->note);
 }
 
 static void
@@ -1021,6 +1037,7 @@ bind_task_isr_stat (sqlite3_stmt *st, int *k, gconstpointer row)
   sqlite3_bind_int64 (st, (*k)++, r->isr);
   bind_i (st, k, r->count);
   bind_i (st, k, r->time);
+  bind_bounds (st, k, r->total_bound, r->time_bound, r->note);
 }
 
 static void
@@ -1047,6 +1064,7 @@ bind_service_stat (sqlite3_stmt *st, int *k, gconstpointer row)
   bind_i (st, k, r->period_min);
   bind_i (st, k, r->period_max);
   bind_d (st, k, r->period_avg);
+  bind_bounds (st, k, r->total_bound, r->time_bound, r->note);
 }
 
 static void
@@ -1069,6 +1087,7 @@ bind_point_stat (sqlite3_stmt *st, int *k, gconstpointer row)
   bind_d (st, k, r->alpha);
   bind_i (st, k, r->ends_outside);
   sqlite3_bind_int (st, (*k)++, r->disabled ? 1 : 0);
+  bind_bounds (st, k, r->total_bound, r->time_bound, r->note);
 }
 
 static void
@@ -1083,6 +1102,7 @@ bind_data_stat (sqlite3_stmt *st, int *k, gconstpointer row)
   bind_i (st, k, r->value_min);
   bind_i (st, k, r->value_max);
   bind_i (st, k, r->last_value);
+  bind_bounds (st, k, r->total_bound, r->time_bound, r->note);
 }
 
 static void
@@ -1099,6 +1119,7 @@ bind_data_state_stat (sqlite3_stmt *st, int *k, gconstpointer row)
   bind_i (st, k, r->period_min);
   bind_i (st, k, r->period_max);
   bind_d (st, k, r->period_avg);
+  bind_bounds (st, k, r->total_bound, r->time_bound, r->note);
 }
 
 static void
@@ -1121,6 +1142,8 @@ bind_core_stat (sqlite3_stmt *st, int *k, gconstpointer row)
   bind_i (st, k, r->isr_time);
   bind_i (st, k, r->idle_time);
   bind_i (st, k, r->unknown_time);
+  bind_bounds (st, k, r->total_bound, r->time_bound, r->note);
+  bind_i (st, k, r->isr_bound);
 }
 
 static void

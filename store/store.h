@@ -53,7 +53,7 @@ typedef enum {
 } StoreError;
 
 /* Schema version this build reads and writes (store-schema.c keeps the history). */
-#define STORE_SCHEMA_VERSION 14
+#define STORE_SCHEMA_VERSION 15
 
 /* --- rows -------------------------------------------------------------------------------- */
 
@@ -205,6 +205,11 @@ typedef struct {
   double period_avg;
   gint64 max_depth;     /* deepest nesting level it ran at: 1 = over a task or idle */
   gint64 nested;        /* instances that entered over another ISR2 */
+  gint64 total_bound;     /* ± ticks on the row's total time (sampled sources; 0 exact;
+                           * STORE_UNKNOWN: no bound, a starved sampler) */
+  gint64 time_bound;      /* ± ticks on each duration and period (0 exact; STORE_UNKNOWN) */
+  const char *note;       /* a static string: why figures of the row are unknown (NULL:
+                           * none are); stored in the row's `note` column */
 } StoreIsrStat;
 
 /* Which task (or idle) each ISR2 interrupted, and for how long (task_isr_stat). */
@@ -213,6 +218,11 @@ typedef struct {
   guint32 isr;          /* ISR2 id */
   gint64 count;         /* ISR2 instances that began while the task was switched in */
   gint64 time;          /* ticks those instances ran (their net: the task's lost time) */
+  gint64 total_bound;     /* ± ticks on the row's total time (sampled sources; 0 exact;
+                           * STORE_UNKNOWN: no bound, a starved sampler) */
+  gint64 time_bound;      /* ± ticks on each duration and period (0 exact; STORE_UNKNOWN) */
+  const char *note;       /* a static string: why figures of the row are unknown (NULL:
+                           * none are); stored in the row's `note` column */
 } StoreTaskIsrStat;
 
 /* Per-OS-service statistics: over all callers (task < 0) or within one task. */
@@ -229,6 +239,11 @@ typedef struct {
   gint64 gross_p99;
   gint64 period_min, period_max; /* between entries */
   double period_avg;
+  gint64 total_bound;     /* ± ticks on the row's total time (sampled sources; 0 exact;
+                           * STORE_UNKNOWN: no bound, a starved sampler) */
+  gint64 time_bound;      /* ± ticks on each duration and period (0 exact; STORE_UNKNOWN) */
+  const char *note;       /* a static string: why figures of the row are unknown (NULL:
+                           * none are); stored in the row's `note` column */
 } StoreServiceStat;
 
 /* Per-profile-point statistics (seed 003 PFP; point_stat). */
@@ -245,6 +260,11 @@ typedef struct {
   double alpha;         /* its constant; NAN: not set */
   gint64 ends_outside;  /* End calls outside a measurement (ignored) */
   gboolean disabled;    /* disabled by invalid use (Begin-Begin) */
+  gint64 total_bound;     /* ± ticks on the row's total time (sampled sources; 0 exact;
+                           * STORE_UNKNOWN: no bound, a starved sampler) */
+  gint64 time_bound;      /* ± ticks on each duration and period (0 exact; STORE_UNKNOWN) */
+  const char *note;       /* a static string: why figures of the row are unknown (NULL:
+                           * none are); stored in the row's `note` column */
 } StorePointStat;
 
 /* Per-data-variable statistics (data_stat), for state and regular variables alike. */
@@ -254,6 +274,11 @@ typedef struct {
   gint64 period_min, period_max; /* ticks between changes */
   double period_avg;
   gint64 value_min, value_max, last_value; /* values taken (unsigned 32-bit); -1: none */
+  gint64 total_bound;     /* ± ticks on the row's total time (sampled sources; 0 exact;
+                           * STORE_UNKNOWN: no bound, a starved sampler) */
+  gint64 time_bound;      /* ± ticks on each duration and period (0 exact; STORE_UNKNOWN) */
+  const char *note;       /* a static string: why figures of the row are unknown (NULL:
+                           * none are); stored in the row's `note` column */
 } StoreDataStat;
 
 /* Per value of a state variable (data_state_stat; seed 002 §2.3.1). */
@@ -265,6 +290,11 @@ typedef struct {
   double duration_avg;
   gint64 period_min, period_max; /* between consecutive entries into it */
   double period_avg;
+  gint64 total_bound;     /* ± ticks on the row's total time (sampled sources; 0 exact;
+                           * STORE_UNKNOWN: no bound, a starved sampler) */
+  gint64 time_bound;      /* ± ticks on each duration and period (0 exact; STORE_UNKNOWN) */
+  const char *note;       /* a static string: why figures of the row are unknown (NULL:
+                           * none are); stored in the row's `note` column */
 } StoreDataStateStat;
 
 /* One change of a data variable (data_values), for value-over-time charts. */
@@ -282,6 +312,12 @@ typedef struct {
   gint64 isr_time;      /* an ISR2 ran */
   gint64 idle_time;     /* nothing ran (NO_TASK) */
   gint64 unknown_time;  /* the state was unknown (before the first switch, after a gap) */
+  gint64 total_bound;     /* ± ticks on the busy time (tasks and ISR2s) (sampled sources; 0 exact;
+                           * STORE_UNKNOWN: no bound, a starved sampler) */
+  gint64 time_bound;      /* ± ticks on each duration and period (0 exact; STORE_UNKNOWN) */
+  const char *note;       /* a static string: why figures of the row are unknown (NULL:
+                           * none are); stored in the row's `note` column */
+  gint64 isr_bound;       /* ± ticks on isr_time (0 exact; STORE_UNKNOWN) */
 } StoreCoreStat;
 
 /* A task on one core (task_core_stat; daemon/slicer.h SlicerTaskCoreStats): a task that

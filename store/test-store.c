@@ -519,6 +519,14 @@ write_session (const char *path, Written *out, guint n_events, guint32 seed)
                       .gross_avg = 110, .period_min = 1000, .period_max = 1000,
                       .period_avg = 1000, .max_depth = 2, .nested = 1 };
   g_assert_true (store_writer_put_isr_stats (w, id, &is, 1, &error));
+  /* version 14: a sampled ISR2 too short to count: its total ± its bound, the rest unknown */
+  StoreIsrStat sampled = { .isr = 6, .count = -1, .incomplete = -1, .net_total = 300,
+                           .net_min = -1, .net_max = -1, .net_avg = NAN, .net_p50 = -1,
+                           .net_p90 = -1, .net_p99 = -1, .gross_total = 300, .gross_min = -1,
+                           .gross_max = -1, .gross_avg = NAN, .period_min = -1,
+                           .period_max = -1, .period_avg = NAN, .max_depth = -1, .nested = -1,
+                           .total_bound = 30, .time_bound = 5, .note = "too short" };
+  g_assert_true (store_writer_put_isr_stats (w, id, &sampled, 1, &error));
   StoreTaskIsrStat tis[2] = { { 1, 5, 2, 200 }, { PROBE_TASK_IDLE, 5, 1, 100 } };
   g_assert_true (store_writer_put_task_isr_stats (w, id, tis, 2, &error));
   StoreServiceStat ss[2] = {
@@ -640,6 +648,14 @@ test_roundtrip (Fixture *f, gconstpointer data)
   g_assert_cmpint (query_int (db, "SELECT count(*) FROM isr_stats WHERE isr = 'ISR_Can' AND "
                                   "net_total_us = 300 AND gross_max_us = 120 AND max_depth = 2 "
                                   "AND nested = 1 AND incomplete = 1 AND net_p99_us = 110"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM isr_stats WHERE isr = 'ISR_Can' AND "
+                                  "load_bound_percent = 0 AND net_total_bound_us = 0 AND "
+                                  "time_bound_us = 0 AND note IS NULL"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM isr_stats WHERE isr_value = 6 AND "
+                                  "count IS NULL AND net_avg_us IS NULL AND net_total_us = 300 "
+                                  "AND net_total_bound_us = 30 AND time_bound_us = 5 AND "
+                                  "note = 'too short' AND "
+                                  "abs(load_bound_percent / load_percent - 0.1) < 1e-9"), ==, 1);
   g_assert_cmpint (query_int (db, "SELECT count(*) FROM task_isr_stats WHERE (task = 'Task_10ms' "
                                   "AND time_us = 200 AND avg_us = 100) OR (task = 'idle' AND "
                                   "task_value = 4294967295 AND count = 1)"), ==, 2);

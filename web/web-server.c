@@ -1170,7 +1170,7 @@ typedef struct {
 
 static const struct {
   const char *label, *sql;
-  MetricDesc m[5];
+  MetricDesc m[6];
   const char *label2; /* a second label (NULL: none) */
 } entity_metrics[] = {
   { "task",
@@ -1182,16 +1182,24 @@ static const struct {
       { "orti_task_run_seconds_total", "counter", "Time the task ran." },
       { "orti_task_preemptions_total", "counter", "Times the task was preempted." } } },
   { "isr",
-    "SELECT isr, count, net_total_us / 1e6, net_max_us / 1e6 FROM isr_stats "
-    "WHERE session_id = %lld ORDER BY isr",
-    { { "orti_isr_instances_total", "counter", "Complete instances of the ISR2." },
+    "SELECT isr, count, net_total_us / 1e6, net_max_us / 1e6, net_total_bound_us / 1e6 "
+    "FROM isr_stats WHERE session_id = %lld ORDER BY isr",
+    { { "orti_isr_instances_total", "counter", "Complete instances of the ISR2 (absent when a "
+        "sampled source cannot count them: instances shorter than the sample interval)." },
       { "orti_isr_seconds_total", "counter", "Net time the ISR2 ran (nested ISR2s excluded)." },
-      { "orti_isr_net_max_seconds", "gauge", "Longest net time of one instance of the ISR2." } } },
+      { "orti_isr_net_max_seconds", "gauge", "Longest net time of one instance of the ISR2 "
+        "(absent when a sampled source cannot tell instances apart)." },
+      { "orti_isr_seconds_bound", "gauge", "Half-width of the 99 % interval of the ISR2's net "
+        "time (0 for exact sources; absent when the sampler was starved)." } } },
   { "service",
-    "SELECT service, count, net_total_us / 1e6 FROM service_stats WHERE session_id = %lld "
-    "ORDER BY service",
-    { { "orti_service_calls_total", "counter", "Complete calls of the OS service." },
-      { "orti_service_seconds_total", "counter", "Net time spent in the OS service." } } },
+    "SELECT service, count, net_total_us / 1e6, net_total_bound_us / 1e6 FROM service_stats "
+    "WHERE session_id = %lld ORDER BY service",
+    { { "orti_service_calls_total", "counter", "Complete calls of the OS service (absent when "
+        "a sampled source cannot count them)." },
+      { "orti_service_seconds_total", "counter", "Net time spent in the OS service." },
+      { "orti_service_seconds_bound", "gauge", "Half-width of the 99 % interval of the net "
+        "time in the OS service (0 for exact sources; absent when the sampler was "
+        "starved)." } } },
   { "point",
     "SELECT point, count, avg_us / 1e6, ema_us / 1e6 FROM point_stats WHERE session_id = %lld "
     "ORDER BY point_value",
@@ -1206,14 +1214,17 @@ static const struct {
       { "orti_data_value", "gauge", "The data variable's latest value." } } },
   { "core",
     "SELECT core, load_percent / 100.0, busy_us / 1e6, isr_us / 1e6, idle_us / 1e6, "
-    "unknown_us / 1e6 FROM core_stats WHERE session_id = %lld ORDER BY core",
+    "unknown_us / 1e6, load_bound_percent / 100.0 FROM core_stats WHERE session_id = %lld "
+    "ORDER BY core",
     { { "orti_core_load_ratio", "gauge", "Share of the core's known time a task or ISR2 ran "
         "(0..1)." },
       { "orti_core_busy_seconds_total", "counter", "Time a task or ISR2 ran on the core." },
       { "orti_core_isr_seconds_total", "counter", "Time ISR2s ran on the core." },
       { "orti_core_idle_seconds_total", "counter", "Time the core was idle." },
       { "orti_core_unknown_seconds_total", "counter", "Time the core's state was unknown "
-        "(before the first switch, after a gap)." } } },
+        "(before the first switch, after a gap)." },
+      { "orti_core_load_bound_ratio", "gauge", "Half-width of the 99 % interval of the core's "
+        "load (0 for exact sources; absent when the sampler was starved)." } } },
   { "task",
     "SELECT task, core, load_percent / 100.0, run_total_us / 1e6, slices, jobs "
     "FROM task_core_stats WHERE session_id = %lld ORDER BY task, core",

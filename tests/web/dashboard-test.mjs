@@ -679,6 +679,21 @@ async function main() {
     await screenshot("dashboard-" + tab + ".png");
   }
 
+  /* a sampled session's ISR2 (fixture session 2, poll): what sampling cannot count is "—" with
+   * the row's note on hover, its load and net total carry "± bound" */
+  if (fixtureMode) {
+    await S("Page.navigate", { url: base + "/#/session/2/isrs" });
+    await waitFor(`!!document.querySelector('#isrs-table tr[data-key="SystemTimerIsr"]')`, "sampled ISR2 row rendered");
+    const cell = (col) => evaluate(`(() => { const td = document.querySelector('#isrs-table tr[data-key="SystemTimerIsr"] td[data-col="${col}"]');
+      return td ? {text: td.textContent.trim(), title: td.getAttribute('title')} : null; })()`);
+    const [isr2] = await api("/sessions/2/isrs");
+    const count = await cell("count"), avg = await cell("net_avg_us"), load = await cell("load_percent"), total = await cell("net_total_us");
+    check(count && count.text === "—" && count.title === isr2.note, "a count sampling cannot give shows — with its reason on hover", JSON.stringify(count));
+    check(avg && avg.text === "—" && avg.title === isr2.note, "so does a per-instance time", JSON.stringify(avg));
+    check(load && /±/.test(load.text) && !load.title, "the ISR2's load carries its bound", JSON.stringify(load));
+    check(total && /±/.test(total.text), "its net total carries its bound", JSON.stringify(total));
+  }
+
   /* data: the variables, the chosen one's states and its value over time */
   const vars = await api("/sessions/" + sid + "/data");
   await S("Page.navigate", { url: base + "/#/session/" + sid + "/data" });

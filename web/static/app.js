@@ -364,7 +364,7 @@
   /* a sampled row without a task: its context was not known, or changed around the PC read */
   const noTask = (r) => (r.task !== null ? r.task : r.context_kind === "unattributed" ? "(unattributed)" : "(unknown context)");
   const SAMPLED_COLS = [
-    { key: "task", label: "Task", width: "12em", value: noTask,
+    { key: "task", label: "Task", width: "12em", fmt: (v, r) => noTask(r),
       title: "(unattributed): the task changed around the PC read, so the sample is charged to no task" },
     { key: "function", label: "Function", width: "16em" },
     { key: "address", label: "Address", width: "7em", fmt: F.hex },
@@ -395,90 +395,95 @@
     { key: "measured_self_us", label: "Self µs", num: true, width: "9em", fmt: F.us },
     { key: "sampled_time_us", label: "Est. µs", num: true, width: "9em", fmt: F.us },
   ];
-  const ISR_COLS = [
+  /* Sampled rows beyond tasks (schema 15): a total ± its 99 % bound, times ± the resolution,
+   * and a figure sampling cannot give "—" with the row's note (why) on hover. */
+  const noteTip = (v, r) => (v === null || v === undefined) && r && r.note ? r.note : null;
+  const withNotes = (cols) => cols.map((c) => (c.tip ? c : Object.assign({ tip: noteTip }, c)));
+  const netTotalPm = F.bounded(F.us, (r) => r && r.net_total_bound_us);
+  const ISR_COLS = withNotes([
     { key: "isr", label: "ISR", width: "14em" },
     { key: "isr_value", label: "Value", num: true, width: "5em", fmt: F.int },
-    { key: "count", label: "Count", num: true, fmt: F.int },
-    { key: "load_percent", label: "Load", num: true, fmt: F.pct },
-    { key: "net_total_us", label: "Net total µs", num: true, width: "9em", fmt: F.us, title: "Nested ISR2s cut out" },
-    { key: "net_min_us", label: "Net min µs", num: true, fmt: F.us },
-    { key: "net_avg_us", label: "Net avg µs", num: true, fmt: F.us },
-    { key: "net_max_us", label: "Net max µs", num: true, fmt: F.us },
-    { key: "net_p99_us", label: "Net p99 µs", num: true, fmt: F.us },
-    { key: "gross_max_us", label: "Gross max µs", num: true, width: "9em", fmt: F.us, title: "Entry to exit, nested ISR2s included" },
-    { key: "period_min_us", label: "Period min µs", num: true, width: "9em", fmt: F.us },
-    { key: "period_avg_us", label: "Period avg µs", num: true, width: "9em", fmt: F.us },
+    { key: "count", label: "Count", num: true, fmt: F.int, title: "— when a sampled source cannot count the instances (hover for why)" },
+    { key: "load_percent", label: "Load", num: true, width: "10em", fmt: loadPm, title: "± half-width of the 99 % interval (sampled sources)" },
+    { key: "net_total_us", label: "Net total µs", num: true, width: "12em", fmt: netTotalPm, title: "Nested ISR2s cut out; ± its 99 % bound (sampled sources)" },
+    { key: "net_min_us", label: "Net min µs", num: true, fmt: timePm },
+    { key: "net_avg_us", label: "Net avg µs", num: true, fmt: timePm },
+    { key: "net_max_us", label: "Net max µs", num: true, fmt: timePm },
+    { key: "net_p99_us", label: "Net p99 µs", num: true, fmt: timePm },
+    { key: "gross_max_us", label: "Gross max µs", num: true, width: "9em", fmt: timePm, title: "Entry to exit, nested ISR2s included" },
+    { key: "period_min_us", label: "Period min µs", num: true, width: "9em", fmt: timePm },
+    { key: "period_avg_us", label: "Period avg µs", num: true, width: "9em", fmt: timePm },
     { key: "max_depth", label: "Max depth", num: true, width: "7em", fmt: F.int, title: "Deepest nesting level: 1 over a task or idle, 2 over another ISR2" },
     { key: "nested", label: "Nested", num: true, width: "6em", fmt: F.int, title: "Instances that interrupted another ISR2" },
     { key: "incomplete", label: "Cut", num: true, width: "5em", fmt: F.int, title: "Instances cut by a gap or the end" },
-  ];
-  const TASK_ISR_COLS = [
+  ]);
+  const TASK_ISR_COLS = withNotes([
     { key: "task", label: "Task", width: "12em" },
     { key: "isr", label: "ISR", width: "14em" },
     { key: "count", label: "Interruptions", num: true, width: "9em", fmt: F.int },
-    { key: "time_us", label: "Time taken µs", num: true, width: "10em", fmt: F.us, title: "Net time of the ISR2 instances that interrupted the task" },
+    { key: "time_us", label: "Time taken µs", num: true, width: "12em", fmt: F.bounded(F.us, (r) => r && r.time_total_bound_us), title: "Net time of the ISR2 instances that interrupted the task" },
     { key: "avg_us", label: "Avg µs", num: true, fmt: F.us },
-  ];
-  const SERVICE_COLS = [
+  ]);
+  const SERVICE_COLS = withNotes([
     { key: "service", label: "Service", width: "14em" },
-    { key: "count", label: "Calls", num: true, fmt: F.int },
-    { key: "net_total_us", label: "Net total µs", num: true, width: "9em", fmt: F.us, title: "Preemptions cut out" },
-    { key: "net_min_us", label: "Net min µs", num: true, fmt: F.us },
-    { key: "net_avg_us", label: "Net avg µs", num: true, fmt: F.us },
-    { key: "net_max_us", label: "Net max µs", num: true, fmt: F.us },
-    { key: "net_p99_us", label: "Net p99 µs", num: true, fmt: F.us },
-    { key: "gross_avg_us", label: "Gross avg µs", num: true, width: "9em", fmt: F.us, title: "Entry to exit, preemptions included" },
-    { key: "gross_max_us", label: "Gross max µs", num: true, width: "9em", fmt: F.us },
-    { key: "gross_p99_us", label: "Gross p99 µs", num: true, width: "9em", fmt: F.us },
-    { key: "period_avg_us", label: "Period avg µs", num: true, width: "9em", fmt: F.us },
-  ];
+    { key: "count", label: "Calls", num: true, fmt: F.int, title: "— when a sampled source cannot count the calls (hover for why)" },
+    { key: "net_total_us", label: "Net total µs", num: true, width: "12em", fmt: netTotalPm, title: "Preemptions cut out; ± its 99 % bound (sampled sources)" },
+    { key: "net_min_us", label: "Net min µs", num: true, fmt: timePm },
+    { key: "net_avg_us", label: "Net avg µs", num: true, fmt: timePm },
+    { key: "net_max_us", label: "Net max µs", num: true, fmt: timePm },
+    { key: "net_p99_us", label: "Net p99 µs", num: true, fmt: timePm },
+    { key: "gross_avg_us", label: "Gross avg µs", num: true, width: "9em", fmt: timePm, title: "Entry to exit, preemptions included" },
+    { key: "gross_max_us", label: "Gross max µs", num: true, width: "9em", fmt: timePm },
+    { key: "gross_p99_us", label: "Gross p99 µs", num: true, width: "9em", fmt: timePm },
+    { key: "period_avg_us", label: "Period avg µs", num: true, width: "9em", fmt: timePm },
+  ]);
   const TASK_SERVICE_COLS = [{ key: "task", label: "Task", width: "12em" }].concat(SERVICE_COLS);
-  const POINT_COLS = [
+  const POINT_COLS = withNotes([
     { key: "point", label: "Point", width: "14em" },
     { key: "point_value", label: "ID", num: true, width: "4em", fmt: F.int },
     { key: "count", label: "n", num: true, fmt: F.int },
-    { key: "total_us", label: "Total µs", num: true, width: "9em", fmt: F.us, title: "Exclusive: inner points and preemption cut out" },
-    { key: "min_us", label: "Min µs", num: true, fmt: F.us },
-    { key: "avg_us", label: "Avg µs", num: true, fmt: F.us },
-    { key: "max_us", label: "Max µs", num: true, fmt: F.us },
-    { key: "p99_us", label: "p99 µs", num: true, fmt: F.us },
+    { key: "total_us", label: "Total µs", num: true, width: "12em", fmt: F.bounded(F.us, (r) => r && r.total_bound_us), title: "Exclusive: inner points and preemption cut out" },
+    { key: "min_us", label: "Min µs", num: true, fmt: timePm },
+    { key: "avg_us", label: "Avg µs", num: true, fmt: timePm },
+    { key: "max_us", label: "Max µs", num: true, fmt: timePm },
+    { key: "p99_us", label: "p99 µs", num: true, fmt: timePm },
     { key: "last_us", label: "Last µs", num: true, fmt: F.us },
     { key: "ema_us", label: "Exp. avg µs", num: true, width: "9em", fmt: F.us, title: "Exponential average (— without alpha)" },
     { key: "alpha", label: "Alpha", num: true, width: "6em", fmt: (v) => (isNum(v) ? String(v) : "—") },
     { key: "latched_us", label: "Latched µs", num: true, width: "9em", fmt: F.us, title: "Latched and not yet recorded" },
     { key: "ends_outside", label: "Stray ends", num: true, width: "7em", fmt: F.int },
-  ];
-  const DATA_COLS = [
+  ]);
+  const DATA_COLS = withNotes([
     { key: "variable", label: "Variable", width: "14em" },
     { key: "kind", label: "Kind", width: "6em", fmt: F.text },
-    { key: "changes", label: "Changes", num: true, fmt: F.int },
+    { key: "changes", label: "Changes", num: true, fmt: F.int, title: "— when a sampled source may have missed changes (hover for why)" },
     { key: "states", label: "States", num: true, width: "6em", fmt: F.int },
-    { key: "period_min_us", label: "Period min µs", num: true, width: "9em", fmt: F.us },
-    { key: "period_avg_us", label: "Period avg µs", num: true, width: "9em", fmt: F.us },
-    { key: "period_max_us", label: "Period max µs", num: true, width: "9em", fmt: F.us },
+    { key: "period_min_us", label: "Period min µs", num: true, width: "9em", fmt: timePm },
+    { key: "period_avg_us", label: "Period avg µs", num: true, width: "9em", fmt: timePm },
+    { key: "period_max_us", label: "Period max µs", num: true, width: "9em", fmt: timePm },
     { key: "value_min", label: "Min", num: true, fmt: F.int },
     { key: "value_max", label: "Max", num: true, fmt: F.int },
     { key: "last_value", label: "Last", num: true, fmt: F.int },
-  ];
-  const DATA_STATE_COLS = [
+  ]);
+  const DATA_STATE_COLS = withNotes([
     { key: "value", label: "Value", num: true, width: "6em", fmt: F.int },
     { key: "count", label: "Entries", num: true, fmt: F.int },
-    { key: "share_percent", label: "Share", num: true, fmt: F.pct },
-    { key: "duration_total_us", label: "Time µs", num: true, width: "9em", fmt: F.us },
-    { key: "duration_min_us", label: "Stay min µs", num: true, width: "9em", fmt: F.us },
-    { key: "duration_avg_us", label: "Stay avg µs", num: true, width: "9em", fmt: F.us },
-    { key: "duration_max_us", label: "Stay max µs", num: true, width: "9em", fmt: F.us },
-    { key: "period_avg_us", label: "Period avg µs", num: true, width: "9em", fmt: F.us },
-  ];
+    { key: "share_percent", label: "Share", num: true, width: "10em", fmt: F.bounded(F.pct, (r) => r && r.share_bound_percent) },
+    { key: "duration_total_us", label: "Time µs", num: true, width: "12em", fmt: F.bounded(F.us, (r) => r && r.duration_total_bound_us) },
+    { key: "duration_min_us", label: "Stay min µs", num: true, width: "9em", fmt: timePm },
+    { key: "duration_avg_us", label: "Stay avg µs", num: true, width: "9em", fmt: timePm },
+    { key: "duration_max_us", label: "Stay max µs", num: true, width: "9em", fmt: timePm },
+    { key: "period_avg_us", label: "Period avg µs", num: true, width: "9em", fmt: timePm },
+  ]);
   const CORE_COLS = [
     { key: "name", label: "Core", width: "8em" },
-    { key: "load_percent", label: "Load", num: true, fmt: F.pct, title: "Busy share of the time the state was known" },
+    { key: "load_percent", label: "Load", num: true, width: "10em", fmt: loadPm, title: "Busy share of the time the state was known, ± its 99 % bound (sampled sources)" },
     { key: "busy_us", label: "Busy µs", num: true, width: "10em", fmt: F.us },
     { key: "task_us", label: "Tasks µs", num: true, width: "10em", fmt: F.us },
     { key: "isr_us", label: "ISR2s µs", num: true, width: "9em", fmt: F.us },
     { key: "idle_us", label: "Idle µs", num: true, width: "10em", fmt: F.us },
     { key: "unknown_us", label: "Unknown µs", num: true, width: "9em", fmt: F.us, title: "Before the first switch, after a gap" },
-    { key: "isr_percent", label: "ISR2 share", num: true, width: "7em", fmt: F.pct },
+    { key: "isr_percent", label: "ISR2 share", num: true, width: "10em", fmt: F.bounded(F.pct, (r) => r && r.isr_bound_percent) },
   ];
   const CROSS_CORE_COLS = [
     { key: "from_name", label: "ActivateTask on", width: "9em" },
@@ -681,6 +686,7 @@
         p = {
           el, tables: [t, tt], load: async () => {
             const [a, b] = await Promise.all([OP.api(base + "/" + tab, ctl.signal), OP.api(base + "/" + tab + "/tasks", ctl.signal)]);
+            for (const r of a.concat(b)) r.sampled = OP.sampled(info); /* unknown bounds: "± ?" */
             t.setRows(a);
             tt.setRows(b);
           },
@@ -702,6 +708,7 @@
           el, tables: [t, tct, xt], load: async () => {
             const [a, b, c] = await Promise.all([OP.api(base + "/cores", ctl.signal), OP.api(base + "/cross-core", ctl.signal),
               OP.api(base + "/task-cores", ctl.signal)]);
+            for (const r of a) r.sampled = OP.sampled(info);
             t.setRows(a);
             xt.setRows(b);
             tct.setRows(c);

@@ -157,8 +157,9 @@
         const v = this.valueOf(c, row);
         const cls = (c.num ? "num" : "") + (c.cls ? " " + (c.cls(row) || "") : "");
         const content = c.html ? c.html(row) : OP.esc(c.fmt ? c.fmt(v, row) : v === null || v === undefined ? "—" : v);
+        const tip = c.tip ? c.tip(v, row) : null; /* the cell's hover text, e.g. why it is "—" */
         h += '<td data-col="' + c.key + '" data-v="' + (v === null || v === undefined ? "" : OP.esc(v)) + '"' +
-          (cls.trim() ? ' class="' + cls.trim() + '"' : "") + ">" + content + "</td>";
+          (cls.trim() ? ' class="' + cls.trim() + '"' : "") + (tip ? ' title="' + OP.esc(tip) + '"' : "") + ">" + content + "</td>";
       }
       return h + "</tr>";
     }

@@ -11,6 +11,7 @@
  */
 #include "check-eval.h"
 #include "commands.h"
+#include "compare.h"
 #include "export-sampled.h"
 #include "store.h"
 #include "web.h"
@@ -73,6 +74,7 @@ cmd_serve (int argc, char **argv)
                    .check_data_ref = (GBoxedCopyFunc) budget_set_ref,
                    .check_data_unref = (GDestroyNotify) budget_set_free };
   export_sampled_web_config (&wc); /* /export?format=gmon|sampled-… */
+  compare_web_config (&wc);        /* /compare: diff's rule */
   g_autoptr (WebServer) web = web_server_new (&wc);
   if (!web_server_listen (web, http != NULL ? http : "127.0.0.1:8080", &error)) {
     fprintf (stderr, "serve: %s\n", error->message);

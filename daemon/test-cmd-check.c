@@ -824,6 +824,39 @@ http_get (const Server *s, const char *path, guint *status)
   return g_strndup (g_bytes_get_data (body, NULL), g_bytes_get_size (body));
 }
 
+/* One comparison rule (issue 33): GET /api/compare, which the dashboard's compare page shows,
+ * answers exactly the document `diff --json` prints for the same pair, at the same default
+ * threshold and at another; so both give identical verdicts (regressions, within bounds,
+ * outliers). Bad arguments are 400, an unknown session 404. */
+static void
+test_serve_compare (void)
+{
+  g_autofree char *diff = NULL, *diff100 = NULL;
+  g_assert_cmpint (run (&diff, NULL, "diff", "1", "2", "--db", db_path, "--json", NULL), ==, 1);
+  g_assert_cmpint (run (&diff100, NULL, "diff", "1", "2", "--db", db_path, "--json",
+                        "--threshold", "100", NULL), ==, 0);
+  Server s = { 0 };
+  server_start (&s, NULL);
+  guint status = 0;
+  g_autofree char *body = http_get (&s, "/api/compare?a=1&b=2", &status);
+  g_assert_cmpuint (status, ==, 200);
+  g_assert_cmpstr (body, ==, diff);
+  g_autofree char *body100 = http_get (&s, "/api/compare?a=1&b=2&threshold=100", &status);
+  g_assert_cmpuint (status, ==, 200);
+  g_assert_cmpstr (body100, ==, diff100);
+  /* the verdicts themselves: 3 regressions, one within the sampled bounds */
+  g_autoptr (JsonNode) root = parse_json (body);
+  JsonObject *o = json_node_get_object (root);
+  g_assert_cmpint (json_object_get_int_member (o, "regressions"), ==, 3);
+  g_assert_cmpfloat (json_object_get_double_member (o, "threshold_percent"), ==, 10);
+  g_autofree char *bad = http_get (&s, "/api/compare?a=1&b=2&threshold=-1", &status);
+  g_assert_cmpuint (status, ==, 400);
+  g_autofree char *missing = http_get (&s, "/api/compare?a=1&b=9", &status);
+  g_assert_cmpuint (status, ==, 404);
+  g_assert_nonnull (strstr (missing, "session B: no session 9"));
+  server_stop (&s);
+}
+
 /* serve --budgets: /api/sessions/{id}/check answers exactly the document `check --json`
  * prints (one evaluation code path), /metrics carries the latest session's counts, and
  * without --budgets /check is a 404 that says why. */
@@ -1238,6 +1271,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cmd-check/derive-orti-fixture", test_derive_orti_fixture);
   g_test_add_func ("/cmd-check/derive-orti-corpus", test_derive_orti_corpus);
   g_test_add_func ("/cmd-check/diff", test_diff);
+  g_test_add_func ("/cmd-check/serve-compare", test_serve_compare);
   g_test_add_func ("/cmd-check/sqlite3-shell", test_sqlite3_shell);
   g_test_add_func ("/cmd-check/serve-check", test_serve_check);
   g_test_add_func ("/cmd-check/run-bad-budgets", test_run_bad_budgets);

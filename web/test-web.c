@@ -392,11 +392,11 @@ test_routes (Fx *fx, gconstpointer data)
 
   g_autofree char *cmp_path = g_strdup_printf ("/api/compare?a=%" G_GINT64_FORMAT "&b=%" G_GINT64_FORMAT,
                                                fx->session, fx->session);
+  /* the comparison rule is the daemon's (daemon/compare.h, WebConfig.compare; test-cmd-check
+   * holds its answer to `diff --json`): a server given none says so */
   g_autofree char *cmp = curl (fx, &code, "GET", cmp_path, NULL, NULL);
-  g_assert_cmpint (code, ==, 200);
-  g_autoptr (JsonNode) cmpn = parse (cmp);
-  JsonArray *ct = json_object_get_array_member (json_node_get_object (cmpn), "tasks");
-  g_assert_cmpfloat (json_object_get_double_member (array_find (ct, "task", "Task_A"), "delta_load_percent"), ==, 0.0);
+  g_assert_cmpint (code, ==, 404);
+  g_assert_nonnull (strstr (cmp, "compares no sessions"));
 
   g_autofree char *api = curl (fx, &code, "GET", "/api/openapi.json", NULL, NULL);
   g_assert_cmpint (code, ==, 200);

@@ -44,6 +44,7 @@ struct _WebServer {
   guint n_export_kinds;
   WebExportFunc export;    /* writes them */
   gpointer export_data;
+  WebCompareFunc compare;  /* GET /api/compare */
   char *url;
   GPtrArray *live_clients; /* SoupServerMessage* being streamed /api/live */
   guint live_timer;
@@ -201,6 +202,7 @@ typedef struct {
   guint n_export_kinds;
   WebExportFunc export;
   gpointer export_data;
+  WebCompareFunc compare;
   Reply reply;
 } Job;
 
@@ -905,6 +907,9 @@ route_session (Job *j, StoreDb *db, gint64 id, const char *what, const char *sub
     reply_error (&j->reply, SOUP_STATUS_NOT_FOUND, "not_found", "no such resource \"%s\"", what);
 }
 
+/* GET /api/compare?a=ID&b=ID[&threshold=PCT]: session B against A by the daemon's comparison
+ * rule, the document `orti-profd diff A B --json` prints (the one rule of diff and the
+ * compare page: daemon/compare.h). */
 static void
 route_compare (Job *j, StoreDb *db)
 {
@@ -913,40 +918,27 @@ route_compare (Job *j, StoreDb *db)
     reply_error (&j->reply, SOUP_STATUS_BAD_REQUEST, "bad_request", "compare needs a=ID and b=ID");
     return;
   }
-  double rate;
-  if (!session_tick_rate (j, db, a, &rate) || !session_tick_rate (j, db, b, &rate))
+  double threshold = NAN;
+  const char *t = qparam (j, "threshold");
+  if (t != NULL) {
+    char *end = NULL;
+    threshold = g_ascii_strtod (t, &end);
+    if (end == t || *end != '\0' || !isfinite (threshold) || threshold < 0) {
+      reply_error (&j->reply, SOUP_STATUS_BAD_REQUEST, "bad_request",
+                   "threshold \"%s\": must be a non-negative number of percent", t);
+      return;
+    }
+  }
+  if (j->compare == NULL) {
+    reply_error (&j->reply, SOUP_STATUS_NOT_FOUND, "not_found", "this server compares no sessions");
     return;
+  }
   g_autoptr (GError) error = NULL;
-  g_autoptr (StoreResult) res = run_sql (j, db, &error,
-      "SELECT json_object("
-      " 'tasks', (SELECT json_group_array(json_object('task', x.task,"
-      "   'a', (SELECT json_object('load_percent', load_percent, 'slice_avg_us', slice_avg_us, "
-      "         'slice_p99_us', slice_p99_us, 'preemptions', preemptions) FROM task_stats WHERE session_id = %lld AND task = x.task),"
-      "   'b', (SELECT json_object('load_percent', load_percent, 'slice_avg_us', slice_avg_us, "
-      "         'slice_p99_us', slice_p99_us, 'preemptions', preemptions) FROM task_stats WHERE session_id = %lld AND task = x.task),"
-      "   'delta_load_percent', (SELECT load_percent FROM task_stats WHERE session_id = %lld AND task = x.task) -"
-      "                         (SELECT load_percent FROM task_stats WHERE session_id = %lld AND task = x.task),"
-      "   'delta_slice_avg_us', (SELECT slice_avg_us FROM task_stats WHERE session_id = %lld AND task = x.task) -"
-      "                       (SELECT slice_avg_us FROM task_stats WHERE session_id = %lld AND task = x.task),"
-      "   'delta_slice_p99_us', (SELECT slice_p99_us FROM task_stats WHERE session_id = %lld AND task = x.task) -"
-      "                       (SELECT slice_p99_us FROM task_stats WHERE session_id = %lld AND task = x.task)))"
-      "   FROM (SELECT DISTINCT task FROM task_stats WHERE session_id IN (%lld, %lld) ORDER BY task) x),"
-      " 'functions', (SELECT json_group_array(json_object('function', y.function,"
-      "   'a', (SELECT json_object('count', count, 'net_avg_us', net_avg_us, 'net_p99_us', net_p99_us) FROM function_stats WHERE session_id = %lld AND function = y.function),"
-      "   'b', (SELECT json_object('count', count, 'net_avg_us', net_avg_us, 'net_p99_us', net_p99_us) FROM function_stats WHERE session_id = %lld AND function = y.function),"
-      "   'delta_net_avg_us', (SELECT net_avg_us FROM function_stats WHERE session_id = %lld AND function = y.function) -"
-      "                       (SELECT net_avg_us FROM function_stats WHERE session_id = %lld AND function = y.function),"
-      "   'delta_net_p99_us', (SELECT net_p99_us FROM function_stats WHERE session_id = %lld AND function = y.function) -"
-      "                       (SELECT net_p99_us FROM function_stats WHERE session_id = %lld AND function = y.function)))"
-      "   FROM (SELECT DISTINCT function FROM function_stats WHERE session_id IN (%lld, %lld) ORDER BY function) y))",
-      (long long) a, (long long) b, (long long) b, (long long) a, (long long) b, (long long) a,
-      (long long) b, (long long) a, (long long) a, (long long) b,
-      (long long) a, (long long) b, (long long) b, (long long) a, (long long) b, (long long) a,
-      (long long) a, (long long) b);
-  if (res == NULL)
+  char *json = j->compare (db, a, b, threshold, &error);
+  if (json == NULL)
     reply_from_error (&j->reply, error);
   else
-    reply_json (&j->reply, g_strdup (cell_text (res, 0, 0)));
+    reply_json (&j->reply, json);
 }
 
 /* Each worker thread keeps one read-only connection to the store it last served (opening
@@ -996,6 +988,7 @@ job_set_check (Job *j, WebServer *ws)
   j->n_export_kinds = ws->export != NULL ? ws->n_export_kinds : 0;
   j->export = ws->export;
   j->export_data = ws->export_data;
+  j->compare = ws->compare;
 }
 
 static void
@@ -1637,6 +1630,7 @@ web_server_new (const WebConfig *cfg)
   ws->n_export_kinds = cfg->n_export_kinds;
   ws->export = cfg->export;
   ws->export_data = cfg->export_data;
+  ws->compare = cfg->compare;
   ws->check_data_ref = cfg->check_data_ref;
   ws->check_data_unref = cfg->check_data_unref;
   ws->check_data = cfg->check_data != NULL && cfg->check_data_ref != NULL

@@ -89,6 +89,14 @@ typedef gboolean (*WebExportFunc) (gpointer user_data, StoreDb *db, gint64 sessi
                                    const char *format, const char *task, GOutputStream *out,
                                    GError **error);
 
+/* Compares stored session @b against @a of @db (the worker thread's read-only connection) at
+ * @threshold percent (NAN: the rule's default) by the rule `orti-profd diff` applies
+ * (daemon/compare.h), returning the document `orti-profd diff --json` prints. Called on
+ * worker threads, possibly several at once. NULL with STORE_ERROR_NOT_FOUND for an unknown
+ * session, or another error. Serves GET /api/compare, which the compare page shows. */
+typedef char *(*WebCompareFunc) (StoreDb *db, gint64 a, gint64 b, double threshold,
+                                 GError **error);
+
 typedef struct {
   const char *db_path;       /* the store the daemon writes */
   const char *token;         /* bearer token required for every request (NULL: none) */
@@ -106,6 +114,7 @@ typedef struct {
   guint n_export_kinds;
   WebExportFunc export;      /* writes them */
   gpointer export_data;      /* its user_data; static or NULL (jobs may outlive the server) */
+  WebCompareFunc compare;    /* GET /api/compare (NULL: it answers 404) */
 } WebConfig;
 
 typedef struct _WebServer WebServer;

@@ -4,7 +4,7 @@
  *               #/session/ID[/TAB]      one session: timeline, CPU load, then TAB = tasks |
  *                                       functions | isrs | services | points | data | cores |
  *                                       flame | anomalies
- *               #/compare/A/B           per task and function deltas between sessions A and B
+ *               #/compare/A/B           session B against A by diff's rule (GET /api/compare)
  * All data comes from the REST API of docs/rest-api.md (same origin). The live feed
  * (EventSource on /api/live) updates the running session's numbers and, on its session page,
  * re-reads the tables every few seconds. The daemon's feed names the running or else the last
@@ -909,27 +909,22 @@
   }
 
   /* ---------- compare ---------- */
-  const REGRESS_MIN = 0.02; /* a delta counts when it is at least 2 % of the baseline */
-
-  function judge(delta, base) {
-    if (!isNum(delta) || delta === 0) return "";
-    const rel = isNum(base) && base !== 0 ? Math.abs(delta / base) : Infinity;
-    if (rel < REGRESS_MIN) return "";
-    return delta > 0 ? "regress" : "improve";
-  }
-  function deltaCol(key, label, baseOf, fmt) {
-    return {
-      key, label, num: true, width: "9em",
-      html: (r) => {
-        const j = judge(r[key], baseOf(r));
-        const mark = j === "regress" ? '<span class="mark" aria-hidden="true">▲ </span><span class="sr">regression </span>' :
-          j === "improve" ? '<span class="mark" aria-hidden="true">▼ </span><span class="sr">improvement </span>' : "";
-        return mark + OP.esc(fmt(r[key]));
-      },
-      cls: (r) => judge(r[key], baseOf(r)),
-    };
-  }
-  const side = (s, k) => (r) => (r[s] ? r[s][k] : null);
+  /* The page shows GET /api/compare: the document `orti-profd diff A B --json` prints, by the
+   * daemon's one comparison rule (daemon/compare.h, docs/check.md "diff": same code, same
+   * default threshold). Its verdicts are the daemon's: a regression, or an increase "within
+   * bounds" of a sampled figure (not a regression), "through callees", "outlier". */
+  const VERDICTS = [["regression", "regression"], ["within_bounds", "within bounds"], ["through_callees", "through callees"], ["outlier", "outlier"]];
+  const verdictOf = (m) => { for (const [k, label] of VERDICTS) if (m[k]) return label; return null; };
+  const boundText = (v, b) => (isNum(v) ? F.bounded((x) => (isNum(x) ? nf2.format(x) : "—"), () => b)(v, { sampled: true }) : "—");
+  /* one row per compared measure of each entry */
+  OP.compareRows = (doc) => {
+    const rows = [];
+    for (const e of doc.entries || [])
+      for (const m of e.metrics || [])
+        rows.push({ key: e.kind + "|" + e.name + "|" + m.metric, kind: e.kind, name: e.name, status: e.status, metric: m.metric,
+                    a: m.a, b: m.b, a_bound: m.a_bound, b_bound: m.b_bound, change_percent: m.change_percent, verdict: verdictOf(m), m });
+    return rows;
+  };
 
   function comparePage(a, b) {
     const v = $view();
@@ -938,47 +933,35 @@
     document.title = "Compare " + a + " and " + b + " — orti-profd";
     v.replaceChildren(h("p", { class: "crumbs" }, h("a", { href: "#/", text: "Sessions" }), " › compare"),
       h("h1", { text: "Session " + a + " (A) vs session " + b + " (B)" }), h("p", { class: "muted", text: "Loading…" }));
-    const tcols = [
-      { key: "task", label: "Task", width: "12em" },
-      { key: "a_load", label: "Load A", num: true, value: side("a", "load_percent"), fmt: F.pct },
-      { key: "b_load", label: "Load B", num: true, value: side("b", "load_percent"), fmt: F.pct },
-      deltaCol("delta_load_percent", "Δ load", side("a", "load_percent"), F.signedPts),
-      { key: "a_avg", label: "Slice avg µs A", num: true, width: "9em", value: side("a", "slice_avg_us"), fmt: F.us },
-      { key: "b_avg", label: "Slice avg µs B", num: true, width: "9em", value: side("b", "slice_avg_us"), fmt: F.us },
-      deltaCol("delta_slice_avg_us", "Δ avg µs", side("a", "slice_avg_us"), F.signedUs),
-      { key: "a_p99", label: "Slice p99 µs A", num: true, width: "9em", value: side("a", "slice_p99_us"), fmt: F.us },
-      { key: "b_p99", label: "Slice p99 µs B", num: true, width: "9em", value: side("b", "slice_p99_us"), fmt: F.us },
-      deltaCol("delta_slice_p99_us", "Δ p99 µs", side("a", "slice_p99_us"), F.signedUs),
+    const cols = [
+      { key: "kind", label: "Kind", width: "6em" },
+      { key: "name", label: "Name", width: "16em", html: (r) => OP.esc(r.name) + (r.status === "new" ? ' <span class="badge">only in B</span>' : r.status === "vanished" ? ' <span class="badge">only in A</span>' : "") },
+      { key: "metric", label: "Measure", width: "9em" },
+      { key: "a", label: "A", num: true, width: "10em", fmt: (x, r) => (r.metric === "count" ? F.int(x) : boundText(x, r.a_bound)) },
+      { key: "b", label: "B", num: true, width: "10em", fmt: (x, r) => (r.metric === "count" ? F.int(x) : boundText(x, r.b_bound)) },
+      { key: "change_percent", label: "Change", num: true, width: "8em",
+        html: (r) => (r.m.regression ? '<span class="mark" aria-hidden="true">▲ </span><span class="sr">regression </span>' : "") +
+          OP.esc(isNum(r.change_percent) ? (r.change_percent > 0 ? "+" : "") + nf1.format(r.change_percent) + " %" : r.change_percent === null ? "—" : String(r.change_percent)),
+        cls: (r) => (r.m.regression ? "regress" : isNum(r.change_percent) && r.change_percent < 0 && !r.metric.startsWith("count") ? "improve" : "") },
+      { key: "verdict", label: "Verdict", width: "10em", title: "within bounds: an increase a sampled figure's 99 % bounds cannot tell from noise, not a regression" },
     ];
-    const fcols = [
-      { key: "function", label: "Function", width: "16em", html: (r) => OP.esc(r.function) + (!r.a ? ' <span class="badge">only in B</span>' : !r.b ? ' <span class="badge">only in A</span>' : "") },
-      { key: "a_count", label: "Count A", num: true, value: side("a", "count"), fmt: F.int },
-      { key: "b_count", label: "Count B", num: true, value: side("b", "count"), fmt: F.int },
-      { key: "a_avg", label: "Avg µs A", num: true, value: side("a", "net_avg_us"), fmt: F.us },
-      { key: "b_avg", label: "Avg µs B", num: true, value: side("b", "net_avg_us"), fmt: F.us },
-      deltaCol("delta_net_avg_us", "Δ avg µs", side("a", "net_avg_us"), F.signedUs),
-      { key: "a_p99", label: "p99 µs A", num: true, value: side("a", "net_p99_us"), fmt: F.us },
-      { key: "b_p99", label: "p99 µs B", num: true, value: side("b", "net_p99_us"), fmt: F.us },
-      deltaCol("delta_net_p99_us", "Δ p99 µs", side("a", "net_p99_us"), F.signedUs),
-    ];
-    const rowCls = (keys, baseKeys) => (r) => (keys.some((k, i) => judge(r[k], side("a", baseKeys[i])(r)) === "regress") ? "row-regress" : "");
-    const tt = new OP.Table({ caption: "Tasks", columns: tcols, rowKey: (r) => r.task, sort: { key: "delta_slice_avg_us", dir: "desc" },
-      rowClass: rowCls(["delta_load_percent", "delta_slice_avg_us", "delta_slice_p99_us"], ["load_percent", "slice_avg_us", "slice_p99_us"]), empty: "No tasks in common." });
-    tt.el.id = "compare-tasks";
-    const ft = new OP.Table({ caption: "Functions", columns: fcols, rowKey: (r) => r.function, sort: { key: "delta_net_avg_us", dir: "desc" },
-      rowClass: rowCls(["delta_net_avg_us", "delta_net_p99_us"], ["net_avg_us", "net_p99_us"]), empty: "No functions." });
-    ft.el.id = "compare-functions";
-    ft.el.classList.add("tall");
+    const t = new OP.Table({ caption: "Measures of every task, ISR2, function and profile point", columns: cols, rowKey: (r) => r.key,
+      sort: { key: "change_percent", dir: "desc" }, rowClass: (r) => (r.m.regression ? "row-regress" : ""), empty: "Nothing to compare." });
+    t.el.id = "compare-table";
+    t.el.classList.add("tall");
     (async () => {
       try {
-        const c = await OP.api("/compare" + q({ a, b }), ctl.signal);
+        const doc = await OP.api("/compare" + q({ a, b }), ctl.signal);
         if (dead) return;
-        tt.setRows(c.tasks || []);
-        ft.setRows(c.functions || []);
-        const nreg = (c.tasks || []).filter((r) => tt.opts.rowClass(r)).length + (c.functions || []).filter((r) => ft.opts.rowClass(r)).length;
+        const rows = OP.compareRows(doc);
+        t.setRows(rows);
+        const within = rows.filter((r) => r.m.within_bounds).length;
         v.replaceChildren(v.firstChild, v.children[1],
-          h("p", { class: nreg ? "summary bad" : "summary" }, nreg + " regression(s): B slower or busier than A by at least " + REGRESS_MIN * 100 + " % (red, ▲); improvements in green (▼)."),
-          tt.el, ft.el);
+          h("p", { class: doc.regressions ? "summary bad" : "summary", id: "compare-summary" },
+            doc.regressions + " regression(s) over " + doc.threshold_percent + " % of A (red, ▲)" +
+            (within ? "; " + within + " increase(s) within the sampled bounds, not regressions" : "") +
+            ". The same rule as orti-profd diff " + a + " " + b + "."),
+          t.el);
       } catch (err) {
         if (!dead) showError(v, err);
       }

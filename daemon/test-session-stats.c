@@ -70,13 +70,12 @@ col_double (sqlite3_stmt *st, int i)
   return sqlite3_column_type (st, i) == SQLITE_NULL ? NAN : sqlite3_column_double (st, i);
 }
 
+/* One sampled session of the simulated target, sampler seed @seed, written through @w to
+ * the store at @path; its stored figures and their truth in *@out. */
 static void
-run_once (guint seed, const char *dir, Run *out)
+run_once (guint seed, StoreWriter *w, const char *path, Run *out)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree char *path = g_strdup_printf ("%s/s%u.db", dir, seed);
-  StoreWriter *w = store_writer_new (path, NULL, &error);
-  g_assert_no_error (error);
   StoreSessionInfo info = { .name = "sim", .source_kind = "poll", .tick_rate_hz = 1e6 };
   gint64 id = store_writer_begin_session (w, &info, &error);
   g_assert_no_error (error);
@@ -144,7 +143,7 @@ run_once (guint seed, const char *dir, Run *out)
   g_assert_true (session_stats_write (ss, s, &q, TRUE, &error));
   g_assert_no_error (error);
   g_assert_true (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error));
-  g_assert_true (store_writer_close (w, &error));
+  g_assert_true (store_writer_flush (w, &error));
   session_stats_free (ss);
   slicer_free (s);
 
@@ -169,8 +168,9 @@ run_once (guint seed, const char *dir, Run *out)
   g_assert_cmpint (sqlite3_prepare_v2 (db, "SELECT isr_value, count, incomplete, net_avg_us, "
                                        "net_max_us, period_avg_us, net_total_us, "
                                        "net_total_bound_us, time_bound_us, note "
-                                       "FROM isr_stats WHERE session_id = 1", -1, &st, NULL),
+                                       "FROM isr_stats WHERE session_id = ?1", -1, &st, NULL),
                    ==, SQLITE_OK);
+  sqlite3_bind_int64 (st, 1, id);
   guint rows = 0;
   while (sqlite3_step (st) == SQLITE_ROW) {
     rows++;
@@ -191,14 +191,14 @@ run_once (guint seed, const char *dir, Run *out)
   sqlite3_finalize (st);
   g_assert_cmpuint (rows, ==, 2);
   g_assert_cmpint (sqlite3_prepare_v2 (db, "SELECT load_percent, load_bound_percent FROM "
-                                       "core_stats WHERE session_id = 1", -1, &st, NULL),
+                                       "core_stats WHERE session_id = ?1", -1, &st, NULL),
                    ==, SQLITE_OK);
+  sqlite3_bind_int64 (st, 1, id);
   g_assert_cmpint (sqlite3_step (st), ==, SQLITE_ROW);
   out->load = col_double (st, 0);
   out->load_bound = col_double (st, 1);
   sqlite3_finalize (st);
   sqlite3_close (db);
-  g_unlink (path);
 }
 
 static int
@@ -212,11 +212,15 @@ static void
 test_sampled_bounds (void)
 {
   g_autofree char *dir = g_dir_make_tmp ("session-stats-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "s.db", NULL);
+  g_autoptr (GError) error = NULL;
+  StoreWriter *w = store_writer_new (path, NULL, &error); /* one store, a session per seed */
+  g_assert_no_error (error);
   guint tick_miss = 0, load_miss = 0;
   double tick_w[RUNS], load_w[RUNS];
   for (guint seed = 1; seed <= RUNS; seed++) {
     Run r = { 0 };
-    run_once (seed, dir, &r);
+    run_once (seed, w, path, &r);
     /* what sampling cannot count is NULL with its reason, never a number */
     g_assert_true (r.tick_count_null);
     g_assert_true (r.tick_times_null);
@@ -239,6 +243,11 @@ test_sampled_bounds (void)
           load_w[RUNS / 2], load_miss, RUNS);
   g_assert_cmpuint (tick_miss, <=, 3);
   g_assert_cmpuint (load_miss, <=, 3);
+  g_assert_true (store_writer_close (w, &error));
+  g_unlink (path);
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL), *shm = g_strconcat (path, "-shm", NULL);
+  g_unlink (wal);
+  g_unlink (shm);
   g_rmdir (dir);
 }
 

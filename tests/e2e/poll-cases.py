@@ -222,10 +222,11 @@ def run_views(seconds, tmp):
     s, f0, f1, _, _, _ = window(tmp, seconds, source=poll_args() + watch)
     l0, l1 = f0["light"], f1["light"]
     res = s.sql("SELECT interval_p99_us FROM sessions WHERE id = 1")[0][0]
-    states = {v: (n, d) for v, n, d in s.sql(
-        "SELECT value, count, duration_avg_us FROM data_state_stats WHERE variable = "
+    states = {v: (n, d, note) for v, n, d, note in s.sql(
+        "SELECT value, count, duration_avg_us, note FROM data_state_stats WHERE variable = "
         "'views_light'")}
-    changes = s.sql("SELECT changes, value_min, value_max FROM data_stats ORDER BY variable")
+    changes = s.sql("SELECT changes, value_min, value_max, note FROM data_stats "
+                    "ORDER BY variable")
     truth = {}
     for v in range(3):
         n = l1["stays"][v] - l0["stays"][v]
@@ -234,15 +235,26 @@ def run_views(seconds, tmp):
     print(f"views: resolution ±{res:.0f} us; light in the session {states}; firmware {truth} "
           f"(found at {l0['state']}), {made} changes; changes/range {changes}")
     check(l0["changes"] > 0, "the firmware had not written the light when the window began")
+    # a sampler too slow for the shortest stay (two intervals: a starved one) may miss stays:
+    # then counts and times are NULL with the note saying why (docs/schema.md), never a guess
     for v in range(3):
         n, want = truth[v]
         if v == l0["state"] or n == 0:
             continue
-        check(v in states and states[v][1] is not None, f"light {v}: no stay in the session")
+        check(v in states, f"light {v}: no stay in the session")
+        if states[v][1] is None:
+            check(states[v][0] is None and states[v][2], f"light {v}: a count without times, "
+                  f"or NULL times without a note: {states[v]}")
+            print(f"  light {v}: stays not stated: {states[v][2][:70]}…")
+            continue
         avg = states[v][1]
         check(abs(avg - want) <= res, f"light {v}: {avg:.0f} us, firmware {want:.0f} ± {res:.0f}")
-    check(changes[0][0] <= made, f"{changes[0][0]} light changes, the firmware made {made}")
-    check(changes[1][1] >= 50 and changes[1][2] <= 149, "speed outside what was written")
+    for c, lo, hi, note in changes:
+        check(c is not None or note, f"changes NULL without a note: {changes}")
+    if changes[0][0] is not None:
+        check(changes[0][0] <= made, f"{changes[0][0]} light changes, the firmware made {made}")
+    if changes[1][1] is not None:
+        check(changes[1][1] >= 50 and changes[1][2] <= 149, "speed outside what was written")
 
 
 def run_pc_sample(seconds, tmp):

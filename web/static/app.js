@@ -364,8 +364,10 @@
   /* a sampled row without a task: its context was not known, or changed around the PC read */
   const noTask = (r) => (r.task !== null ? r.task : r.context_kind === "unattributed" ? "(unattributed)" : "(unknown context)");
   const SAMPLED_COLS = [
-    { key: "task", label: "Task", width: "12em", fmt: (v, r) => noTask(r),
-      title: "(unattributed): the task changed around the PC read, so the sample is charged to no task" },
+    { key: "task", label: "Task", width: "12em", tip: (v, r) => (v !== null ? null : r.context_kind === "unattributed"
+        ? "unattributed: the task changed around the PC read, so the sample is charged to no task"
+        : "unknown context: before the core's first task switch, or after a gap"),
+      title: "— : charged to no task (hover for why)" },
     { key: "function", label: "Function", width: "16em" },
     { key: "address", label: "Address", width: "7em", fmt: F.hex },
     { key: "samples", label: "Samples", num: true, fmt: F.int, title: "PC samples in this function while this task ran" },

@@ -4,9 +4,10 @@
  * daemon that recorded them has stopped. With --budgets, GET /api/sessions/{id}/check and
  * /metrics judge sessions against the file as `orti-profd check` does (check-eval.h).
  *
- * The database is opened read-write once, so an older schema is migrated and sessions a
- * crashed writer left 'running' are marked incomplete; the web layer then reads it with its
- * own read-only connections (DELETE of a session opens a read-write one). Starting and
+ * The database is only read (docs/security.md: every open checks its schema, so a crafted
+ * file's views and triggers never run); a file with an older schema is migrated once,
+ * read-write. The web layer reads it with its own read-only connections (DELETE of a session
+ * opens a read-write one, checked the same way). Starting and
  * stopping sessions answer 409: there is no target. SIGINT/SIGTERM stop it (exit status 0).
  */
 #include "check-eval.h"
@@ -60,13 +61,23 @@ cmd_serve (int argc, char **argv)
     fprintf (stderr, "serve: %s: no such database file\n", path);
     return 1;
   }
-  /* migrate an older schema and close sessions a crashed writer left running */
-  g_autoptr (StoreDb) db = store_db_open (path, STORE_OPEN_READ_WRITE, &error);
+  /* Read-only: a colleague's file is only read (its schema checked on every open, so its own
+   * views and triggers never run); an older schema is migrated once, read-write, after the
+   * same check. */
+  g_autoptr (StoreDb) db = store_db_open (path, STORE_OPEN_READ_ONLY, &error);
+  if (db == NULL && g_error_matches (error, STORE_ERROR, STORE_ERROR_TOO_OLD)) {
+    g_clear_error (&error);
+    if (!quiet)
+      fprintf (stderr, "orti-profd: %s: migrating to schema version %d\n", path,
+               STORE_SCHEMA_VERSION);
+    g_autoptr (StoreDb) rw = store_db_open (path, STORE_OPEN_READ_WRITE, &error);
+    if (rw != NULL)
+      db = store_db_open (path, STORE_OPEN_READ_ONLY, &error);
+  }
   if (db == NULL) {
     fprintf (stderr, "serve: %s\n", error->message);
     return 1;
   }
-  guint recovered = store_db_recovered_sessions (db);
   g_clear_pointer (&db, store_db_close);
 
   WebConfig wc = { .db_path = path, .token = token,
@@ -81,9 +92,6 @@ cmd_serve (int argc, char **argv)
     return 1;
   }
   if (!quiet) {
-    if (recovered)
-      fprintf (stderr, "orti-profd: %u session(s) left running by a crashed writer marked incomplete\n",
-               recovered);
     fprintf (stderr, "orti-profd: serving %s\n", path);
     fprintf (stderr, "orti-profd: dashboard at %s\n", web_server_get_url (web));
   }

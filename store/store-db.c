@@ -20,6 +20,10 @@ struct _StoreDb {
   sqlite3 *db;        /* the connection, owned */
   StoreOpenMode mode; /* read-only connections have the authorizer installed */
   guint recovered;    /* crashed sessions marked incomplete by the open */
+  guint64 max_rows;   /* store_db_query's caps (0: none) */
+  gsize max_bytes;
+  gint64 schema_cookie; /* PRAGMA schema_version when the schema was last compared */
+  char *path;
 };
 
 G_DEFINE_QUARK (store-error-quark, store_error)
@@ -216,6 +220,147 @@ recover_sessions (sqlite3 *db, guint *recovered, GError **error)
   return TRUE;
 }
 
+void
+store__harden (sqlite3 *db, gboolean read_only)
+{
+  sqlite3_db_config (db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+  sqlite3_db_config (db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+  sqlite3_db_config (db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
+  sqlite3_db_config (db, SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0, NULL);
+  if (read_only) {
+    sqlite3_limit (db, SQLITE_LIMIT_LENGTH, STORE_READ_MAX_LENGTH);
+    sqlite3_limit (db, SQLITE_LIMIT_SQL_LENGTH, STORE_READ_MAX_SQL_LENGTH);
+  }
+}
+
+/* open_hardened: @name (@path, or a URI for it) opened with @flags, extended result codes, a
+ * busy timeout and store__harden; NULL with a GError naming @path. */
+static sqlite3 *
+open_hardened (const char *path, const char *name, int flags, gboolean read_only, GError **error)
+{
+  sqlite3 *raw = NULL;
+  int rc = sqlite3_open_v2 (name, &raw, flags, NULL);
+  g_autoptr (sqlite3) db = raw;
+  if (rc != SQLITE_OK) {
+    g_autofree char *what = g_strdup_printf ("%s: cannot open", path);
+    store__error_from_sqlite (error, db, rc, what);
+    return NULL;
+  }
+  sqlite3_extended_result_codes (db, 1);
+  sqlite3_busy_timeout (db, 5000);
+  store__harden (db, read_only);
+  return g_steal_pointer (&db);
+}
+
+/* compare_schema: refuses @db (of @path, at @version) unless its schema is exactly the one
+ * this build's migrations create for @version, naming the first object that differs. */
+static gboolean
+compare_schema (sqlite3 *db, const char *path, gint64 version, GError **error)
+{
+  const GPtrArray *want = store__schema_expected ((int) version, error);
+  if (want == NULL)
+    return FALSE;
+  g_autoptr (GPtrArray) have = store__schema_describe (db, error);
+  if (have == NULL) {
+    g_prefix_error (error, "%s: ", path);
+    return FALSE;
+  }
+  guint i = 0, k = 0;
+  while (i < have->len || k < want->len) {
+    const char *h = i < have->len ? g_ptr_array_index (have, i) : NULL;
+    const char *w = k < want->len ? g_ptr_array_index (want, k) : NULL;
+    gsize hn = h != NULL ? strcspn (h, "\x1f") : 0, wn = w != NULL ? strcspn (w, "\x1f") : 0;
+    int order = h == NULL ? 1 : w == NULL ? -1 : strncmp (h, w, MAX (hn, wn));
+    if (order == 0 && strcmp (h, w) == 0) {
+      i++, k++;
+      continue;
+    }
+    /* "TYPE NAME" of the object that differs, and how */
+    const char *obj = order <= 0 ? h : w;
+    gsize on = order <= 0 ? hn : wn;
+    const char *how = order < 0 ? "is not part of" : order > 0 ? "is missing from" : "differs from";
+    g_set_error (error, STORE_ERROR, STORE_ERROR_FOREIGN,
+                 "%s: its schema is not orti-profd's: %.*s %s the schema of version %"
+                 G_GINT64_FORMAT "; refusing to use it (a file changed by hand or crafted: "
+                 "its views and triggers could run code)", path, (int) on, obj, how, version);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* validation_uri: @path as an SQLite URI for a read-only look: immutable when no -wal file
+ * exists, so nothing can be missed and SQLite creates no -wal or -shm file beside a file that
+ * may then be refused. */
+static char *
+validation_uri (const char *path)
+{
+  g_autofree char *abs = g_canonicalize_filename (path, NULL);
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  g_autofree char *esc = g_uri_escape_string (abs, "/", FALSE);
+  return g_strdup_printf ("file:%s?mode=ro%s", esc,
+                          g_file_test (wal, G_FILE_TEST_EXISTS) ? "" : "&immutable=1");
+}
+
+/* validate_file: reads what decides whether @path may be used, through its own hardened
+ * read-only connection (views and triggers off): *@tables objects in its schema, its
+ * *@version; refuses a damaged, foreign, too new or tampered file, or (@mode read-only) one
+ * that needs migrating. Writes nothing, creates nothing beside the file. */
+static gboolean
+validate_file (const char *path, StoreOpenMode mode, gint64 *tables, gint64 *version,
+               GError **error)
+{
+  g_autofree char *uri = validation_uri (path);
+  g_autoptr (sqlite3) db = open_hardened (path, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, TRUE,
+                                          error);
+  if (db == NULL)
+    return FALSE;
+  sqlite3_db_config (db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL);
+  sqlite3_db_config (db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, NULL);
+
+  /* Reads only: the schema table, then the two header fields. */
+  g_autoptr (GError) local = NULL;
+  gint64 app = -1;
+  *version = -1;
+  *tables = query_int (db, "SELECT count(*) FROM sqlite_schema", &local);
+  if (*tables >= 0)
+    app = query_int (db, "PRAGMA application_id", &local);
+  if (local == NULL)
+    *version = query_int (db, "PRAGMA user_version", &local);
+  if (local != NULL) {
+    if (local->code == STORE_ERROR_NOT_DATABASE || local->code == STORE_ERROR_CORRUPT)
+      g_set_error (error, STORE_ERROR, local->code,
+                   "%s: damaged or not an SQLite database (%s); refusing to use it", path,
+                   local->message);
+    else
+      g_set_error (error, STORE_ERROR, local->code, "%s: %s", path, local->message);
+    return FALSE;
+  }
+  if (*tables == 0)
+    return TRUE;
+  if (app != STORE_APPLICATION_ID) {
+    g_set_error (error, STORE_ERROR, STORE_ERROR_FOREIGN,
+                 "%s: an SQLite database of another program (application_id %" G_GINT64_FORMAT
+                 "), not an orti-profd store; refusing to use it", path, app);
+    return FALSE;
+  }
+  if (*version > STORE_SCHEMA_VERSION) {
+    g_set_error (error, STORE_ERROR, STORE_ERROR_TOO_NEW,
+                 "%s: schema version %" G_GINT64_FORMAT " is newer than this orti-profd "
+                 "understands (%d); use a newer orti-profd", path, *version, STORE_SCHEMA_VERSION);
+    return FALSE;
+  }
+  if (!compare_schema (db, path, *version, error))
+    return FALSE;
+  if (mode == STORE_OPEN_READ_ONLY && *version < STORE_SCHEMA_VERSION) {
+    g_set_error (error, STORE_ERROR, STORE_ERROR_TOO_OLD,
+                 "%s: schema version %" G_GINT64_FORMAT " needs migrating to %d; open it "
+                 "once read-write (e.g. start a session) first", path, *version,
+                 STORE_SCHEMA_VERSION);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 sqlite3 *
 store__open_connection (const char *path, StoreOpenMode mode, guint *recovered, GError **error)
 {
@@ -228,58 +373,18 @@ store__open_connection (const char *path, StoreOpenMode mode, guint *recovered, 
     g_set_error (error, STORE_ERROR, STORE_ERROR_IO, "%s: no such database file", path);
     return NULL;
   }
+  /* Everything that decides whether the file may be used is read first, by a connection
+   * that can neither write nor run the file's views and triggers. */
+  gint64 tables = 0, version = 0;
+  if (exists && !validate_file (path, mode, &tables, &version, error))
+    return NULL;
   int flags = mode == STORE_OPEN_READ_ONLY ? SQLITE_OPEN_READONLY
                                            : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  sqlite3 *raw = NULL;
-  int rc = sqlite3_open_v2 (path, &raw, flags, NULL);
-  g_autoptr (sqlite3) db = raw;
-  if (rc != SQLITE_OK) {
-    g_autofree char *what = g_strdup_printf ("%s: cannot open", path);
-    store__error_from_sqlite (error, db, rc, what);
+  g_autoptr (sqlite3) db = open_hardened (path, path, flags, mode == STORE_OPEN_READ_ONLY, error);
+  if (db == NULL)
     return NULL;
-  }
-  sqlite3_extended_result_codes (db, 1);
-  sqlite3_busy_timeout (db, 5000);
-
-  /* Reads only: the schema table, then the two header fields. */
-  g_autoptr (GError) local = NULL;
-  gint64 tables = query_int (db, "SELECT count(*) FROM sqlite_schema", &local);
-  gint64 app = -1, version = -1;
-  if (tables >= 0)
-    app = query_int (db, "PRAGMA application_id", &local);
-  if (local == NULL)
-    version = query_int (db, "PRAGMA user_version", &local);
-  if (local != NULL) {
-    if (local->code == STORE_ERROR_NOT_DATABASE || local->code == STORE_ERROR_CORRUPT)
-      g_set_error (error, STORE_ERROR, local->code,
-                   "%s: damaged or not an SQLite database (%s); refusing to use it", path,
-                   local->message);
-    else
-      g_set_error (error, STORE_ERROR, local->code, "%s: %s", path, local->message);
-    return NULL;
-  }
-  if (tables > 0 && app != STORE_APPLICATION_ID) {
-    g_set_error (error, STORE_ERROR, STORE_ERROR_FOREIGN,
-                 "%s: an SQLite database of another program (application_id %" G_GINT64_FORMAT
-                 "), not an orti-profd store; refusing to use it", path, app);
-    return NULL;
-  }
-  if (version > STORE_SCHEMA_VERSION) {
-    g_set_error (error, STORE_ERROR, STORE_ERROR_TOO_NEW,
-                 "%s: schema version %" G_GINT64_FORMAT " is newer than this orti-profd "
-                 "understands (%d); use a newer orti-profd", path, version, STORE_SCHEMA_VERSION);
-    return NULL;
-  }
-  if (mode == STORE_OPEN_READ_ONLY) {
-    if (version < STORE_SCHEMA_VERSION) {
-      g_set_error (error, STORE_ERROR, STORE_ERROR_TOO_OLD,
-                   "%s: schema version %" G_GINT64_FORMAT " needs migrating to %d; open it "
-                   "once read-write (e.g. start a session) first", path, version,
-                   STORE_SCHEMA_VERSION);
-      return NULL;
-    }
+  if (mode == STORE_OPEN_READ_ONLY)
     return g_steal_pointer (&db);
-  }
 
   /* Ours or empty: now it may be written. */
   /* A new file: 8 KiB pages, and incremental auto_vacuum (only settable before the first
@@ -323,6 +428,27 @@ static const char *const pragmas_query_only[] = {
   "foreign_keys", NULL,
 };
 
+/* The SQL functions read-only connections may call: SQLite's core, date, math, window and
+ * JSON functions. Left out: what reads or changes connection state or reaches outside the
+ * data (load_extension, fts3_tokenizer — it hands out a library address —, changes(),
+ * last_insert_rowid(), sqlite_compileoption_*, the FTS and R-Tree helpers). */
+static const char *const functions_allowed[] = {
+  "->", "->>", "abs", "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "avg",
+  "ceil", "ceiling", "char", "coalesce", "cos", "cosh", "count", "cume_dist", "current_date",
+  "current_time", "current_timestamp", "date", "datetime", "degrees", "dense_rank", "exp",
+  "first_value", "floor", "format", "glob", "group_concat", "hex", "ifnull", "iif", "instr",
+  "json", "json_array", "json_array_length", "json_extract", "json_group_array",
+  "json_group_object", "json_insert", "json_object", "json_patch", "json_quote", "json_remove",
+  "json_replace", "json_set", "json_type", "json_valid", "julianday", "lag", "last_value",
+  "lead", "length", "like", "likelihood", "likely", "ln", "log", "log10", "log2", "lower",
+  "ltrim", "max", "min", "mod", "nth_value", "ntile", "nullif", "percent_rank", "pi", "pow",
+  "power", "printf", "quote", "radians", "random", "randomblob", "rank", "replace", "round",
+  "row_number", "rtrim", "sign", "sin", "sinh", "soundex", "sqlite_source_id",
+  "sqlite_version", "sqrt", "strftime", "substr", "substring", "sum", "tan", "tanh", "time",
+  "total", "trim", "trunc", "typeof", "unicode", "unixepoch", "unlikely", "upper", "zeroblob",
+  NULL,
+};
+
 static gboolean
 in_list (const char *const *list, const char *name)
 {
@@ -339,9 +465,10 @@ authorize_read_only (void *user_data, int action, const char *arg1, const char *
   switch (action) {
   case SQLITE_SELECT:
   case SQLITE_READ:
-  case SQLITE_FUNCTION:
   case SQLITE_RECURSIVE:
     return SQLITE_OK;
+  case SQLITE_FUNCTION: /* arg2: the function's name */
+    return arg2 != NULL && in_list (functions_allowed, arg2) ? SQLITE_OK : SQLITE_DENY;
   case SQLITE_UPDATE:
     /* Declaring an eponymous virtual table (pragma_table_info(…)) checks column access
      * on sqlite_master as an UPDATE. The connection is opened SQLITE_OPEN_READONLY and
@@ -370,8 +497,13 @@ store_db_open (const char *path, StoreOpenMode mode, GError **error)
   self->db = db;
   self->mode = mode;
   self->recovered = recovered;
-  if (mode == STORE_OPEN_READ_ONLY)
+  self->path = g_strdup (path);
+  self->schema_cookie = query_int (db, "PRAGMA schema_version", NULL);
+  if (mode == STORE_OPEN_READ_ONLY) {
     sqlite3_set_authorizer (db, authorize_read_only, self);
+    self->max_rows = STORE_READ_MAX_ROWS;
+    self->max_bytes = STORE_READ_MAX_BYTES;
+  }
   return self;
 }
 
@@ -381,6 +513,7 @@ store_db_close (StoreDb *db)
   if (db == NULL)
     return;
   sqlite3_close_v2 (db->db);
+  g_free (db->path);
   g_free (db);
 }
 
@@ -400,6 +533,37 @@ gboolean
 store__db_read_only (StoreDb *db)
 {
   return db->mode == STORE_OPEN_READ_ONLY;
+}
+
+gboolean
+store_db_recheck_schema (StoreDb *db, GError **error)
+{
+  gint64 cookie = query_int (db->db, "PRAGMA schema_version", error);
+  if (cookie < 0) {
+    g_prefix_error (error, "%s: ", db->path);
+    return FALSE;
+  }
+  if (cookie == db->schema_cookie)
+    return TRUE;
+  gint64 version = query_int (db->db, "PRAGMA user_version", error);
+  if (version < 0 || !compare_schema (db->db, db->path, version, error))
+    return FALSE;
+  db->schema_cookie = cookie;
+  return TRUE;
+}
+
+void
+store_db_set_result_caps (StoreDb *db, guint64 max_rows, gsize max_bytes)
+{
+  db->max_rows = max_rows;
+  db->max_bytes = max_bytes;
+}
+
+void
+store__db_result_caps (StoreDb *db, guint64 *max_rows, gsize *max_bytes)
+{
+  *max_rows = db->max_rows;
+  *max_bytes = db->max_bytes;
 }
 
 gboolean

@@ -51,6 +51,20 @@ gboolean store__migrate_sampled_bounds (sqlite3 *db, GError **error);
  * the migration's transaction on a connection whose foreign keys are off. */
 gboolean store__migrate_session_keys (sqlite3 *db, GError **error);
 
+/* store__schema_describe: @db's schema as sorted rows "TYPE NAME\x1fTABLE\x1fSQL", one per
+ * object of sqlite_schema (ANALYZE's sqlite_stat1/4 left out); NULL with a GError. */
+GPtrArray *store__schema_describe (sqlite3 *db, GError **error);
+
+/* store__schema_expected: the rows store__schema_describe gives for a store at @version as
+ * this build's own migrations create it (built once per version in an in-memory database,
+ * then kept: thread-safe, never freed). NULL with a GError for a version this build lacks. */
+const GPtrArray *store__schema_expected (int version, GError **error);
+
+/* store__harden: what every connection gets before it reads a file: defensive mode, no
+ * trusted schema (functions with side effects never run from a view or trigger), no
+ * extension loading; read-only ones also length limits (STORE_READ_MAX_LENGTH). */
+void store__harden (sqlite3 *db, gboolean read_only);
+
 /* store__schema_version: user_version of @db, or -1 with a GError. */
 int store__schema_version (sqlite3 *db, GError **error);
 
@@ -61,6 +75,12 @@ sqlite3 *store__open_connection (const char *path, StoreOpenMode mode, guint *re
 
 /* store__db_read_only: whether @db was opened STORE_OPEN_READ_ONLY. */
 gboolean store__db_read_only (StoreDb *db);
+
+/* store__blob_literal: @data as an SQL blob literal, x'0a1b…' (lower-case hex). */
+char *store__blob_literal (const guint8 *data, gsize len);
+
+/* store__db_result_caps: @db's caps (store_db_set_result_caps; 0: none). */
+void store__db_result_caps (StoreDb *db, guint64 *max_rows, gsize *max_bytes);
 
 /* store__process_start: start time of process @pid (clock ticks since boot), 0 if none. */
 guint64 store__process_start (int pid);

@@ -53,7 +53,12 @@ store_db_query (StoreDb *db, const char *sql, guint timeout_ms, GError **error)
   const char *tail = NULL;
   int rc = sqlite3_prepare_v2 (h, sql, -1, &stmt, &tail);
   if (rc != SQLITE_OK) {
-    if ((rc & 0xff) == SQLITE_AUTH)
+    const char *msg = sqlite3_errmsg (h);
+    if (g_str_has_prefix (msg, "not authorized to use function"))
+      g_set_error (error, STORE_ERROR, STORE_ERROR_DENIED,
+                   "SQL: %s (read-only access allows SQLite's core, date, math, window and "
+                   "JSON functions)", msg);
+    else if ((rc & 0xff) == SQLITE_AUTH)
       g_set_error_literal (error, STORE_ERROR, STORE_ERROR_DENIED,
                            "SQL: not authorized: read-only access (no writes, ATTACH, DDL, "
                            "transactions or writing pragmas)");
@@ -76,8 +81,12 @@ store_db_query (StoreDb *db, const char *sql, guint timeout_ms, GError **error)
                          "SQL: not authorized: read-only access (the statement would write)");
     return NULL;
   }
-  Progress progress = { timeout_ms > 0 ? g_get_monotonic_time () + (gint64) timeout_ms * 1000 : 0 };
+  gint64 deadline = timeout_ms > 0 ? g_get_monotonic_time () + (gint64) timeout_ms * 1000 : 0;
+  Progress progress = { deadline };
   sqlite3_progress_handler (h, 10000, progress_cb, &progress);
+  guint64 max_rows;
+  gsize max_bytes;
+  store__db_result_caps (db, &max_rows, &max_bytes);
 
   g_autoptr (StoreResult) result = g_new0 (StoreResult, 1);
   result->columns = g_ptr_array_new_with_free_func (g_free);
@@ -85,37 +94,65 @@ store_db_query (StoreDb *db, const char *sql, guint timeout_ms, GError **error)
   int ncol = sqlite3_column_count (stmt);
   for (int i = 0; i < ncol; i++)
     g_ptr_array_add (result->columns, g_strdup (sqlite3_column_name (stmt, i)));
+  /* What the rows hold, as allocated: each row's array, each cell's text. */
+  gsize bytes = 0;
+  gboolean late = FALSE, big = FALSE;
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW) {
     GArray *row = g_array_sized_new (FALSE, TRUE, sizeof (StoreCell), (guint) ncol);
     g_array_set_clear_func (row, cell_clear);
+    bytes += 64 + (gsize) ncol * sizeof (StoreCell);
     for (int i = 0; i < ncol; i++) {
       StoreCell c = { sqlite3_column_type (stmt, i), NULL };
-      if (c.type == SQLITE_BLOB) {
-        const guint8 *b = sqlite3_column_blob (stmt, i);
-        int n = sqlite3_column_bytes (stmt, i);
-        GString *hex = g_string_sized_new ((gsize) n * 2 + 3);
-        g_string_append (hex, "x'");
-        for (int k = 0; k < n; k++)
-          g_string_append_printf (hex, "%02x", b[k]);
-        g_string_append_c (hex, '\'');
-        c.text = g_string_free (hex, FALSE);
-      } else if (c.type != SQLITE_NULL) {
+      if (c.type == SQLITE_BLOB)
+        c.text = store__blob_literal (sqlite3_column_blob (stmt, i),
+                                      (gsize) sqlite3_column_bytes (stmt, i));
+      else if (c.type != SQLITE_NULL)
         c.text = g_strdup ((const char *) sqlite3_column_text (stmt, i));
-      }
+      if (c.text != NULL)
+        bytes += strlen (c.text) + 17;
       g_array_append_val (row, c);
     }
     g_ptr_array_add (result->rows, row);
+    /* the time limit covers turning rows into text and collecting them too */
+    late = deadline != 0 && g_get_monotonic_time () > deadline;
+    big = (max_rows != 0 && result->rows->len > max_rows) || (max_bytes != 0 && bytes > max_bytes);
+    if (late || big)
+      break;
   }
   sqlite3_progress_handler (h, 0, NULL, NULL);
+  if (late || (rc & 0xff) == SQLITE_INTERRUPT) {
+    g_set_error (error, STORE_ERROR, STORE_ERROR_TIMEOUT,
+                 "SQL: stopped after the time limit of %u ms", timeout_ms);
+    return NULL;
+  }
+  if (big) {
+    g_set_error (error, STORE_ERROR, STORE_ERROR_TOO_BIG,
+                 "SQL: the result is larger than this connection returns (at most %"
+                 G_GUINT64_FORMAT " rows and %" G_GSIZE_FORMAT " MiB); narrow the query "
+                 "(WHERE, LIMIT)", max_rows, max_bytes >> 20);
+    return NULL;
+  }
   if (rc != SQLITE_DONE) {
-    if ((rc & 0xff) == SQLITE_INTERRUPT)
-      g_set_error (error, STORE_ERROR, STORE_ERROR_TIMEOUT,
-                   "SQL: stopped after the time limit of %u ms", timeout_ms);
-    else
-      store__error_from_sqlite (error, h, rc, "SQL");
+    store__error_from_sqlite (error, h, rc, "SQL");
     return NULL;
   }
   return g_steal_pointer (&result);
+}
+
+char *
+store__blob_literal (const guint8 *data, gsize len)
+{
+  static const char digits[] = "0123456789abcdef";
+  char *out = g_malloc (len * 2 + 4), *p = out;
+  *p++ = 'x';
+  *p++ = '\'';
+  for (gsize k = 0; k < len; k++) {
+    *p++ = digits[data[k] >> 4];
+    *p++ = digits[data[k] & 15];
+  }
+  *p++ = '\'';
+  *p = '\0';
+  return out;
 }
 
 static const StoreCell *
@@ -173,8 +210,11 @@ store_result_to_table (const StoreResult *result)
 }
 
 static void
-json_string (GString *out, const char *s)
+json_string (GString *out, const char *text)
 {
+  /* a file's text need not be UTF-8: JSON must be */
+  g_autofree char *valid = g_utf8_validate (text, -1, NULL) ? NULL : g_utf8_make_valid (text, -1);
+  const char *s = valid != NULL ? valid : text;
   g_string_append_c (out, '"');
   for (const guchar *p = (const guchar *) s; *p != '\0'; p++) {
     switch (*p) {

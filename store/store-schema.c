@@ -903,15 +903,17 @@ static const StoreMigration migrations[STORE_SCHEMA_VERSION] = {
   store__migrate_sampled_bounds, /* 14 → 15, store-schema-bounds.c */
 };
 
-gboolean
-store__schema_upgrade (sqlite3 *db, GError **error)
+/* schema_upgrade_to: brings @db to version @target, each migration and its version bump in
+ * one transaction (rolled back on failure). */
+static gboolean
+schema_upgrade_to (sqlite3 *db, int target, GError **error)
 {
   for (;;) {
     /* Read the version inside the transaction so two writers cannot both migrate. */
     if (!store__exec (db, "BEGIN IMMEDIATE", error))
       return FALSE;
     int version = store__schema_version (db, error);
-    if (version < 0 || version >= STORE_SCHEMA_VERSION) {
+    if (version < 0 || version >= target) {
       store__exec (db, "ROLLBACK", NULL);
       return version >= 0;
     }
@@ -924,4 +926,66 @@ store__schema_upgrade (sqlite3 *db, GError **error)
       return FALSE;
     }
   }
+}
+
+gboolean
+store__schema_upgrade (sqlite3 *db, GError **error)
+{
+  return schema_upgrade_to (db, STORE_SCHEMA_VERSION, error);
+}
+
+GPtrArray *
+store__schema_describe (sqlite3 *db, GError **error)
+{
+  /* sqlite_stat1 and sqlite_stat4 (ANALYZE, e.g. from the sqlite3 shell) only steer the
+   * query planner: not part of what is compared. */
+  g_autoptr (sqlite3_stmt) stmt = NULL;
+  int rc = sqlite3_prepare_v2 (db,
+    "SELECT type, name, tbl_name, sql FROM sqlite_schema "
+    "WHERE NOT (type = 'table' AND name IN ('sqlite_stat1', 'sqlite_stat4')) "
+    "ORDER BY type, name", -1, &stmt, NULL);
+  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func (g_free);
+  while (rc == SQLITE_OK || rc == SQLITE_ROW) {
+    if ((rc = sqlite3_step (stmt)) != SQLITE_ROW)
+      break;
+    const char *sql = (const char *) sqlite3_column_text (stmt, 3);
+    g_ptr_array_add (rows, g_strdup_printf ("%s %s\x1f%s\x1f%s", sqlite3_column_text (stmt, 0),
+                                            sqlite3_column_text (stmt, 1),
+                                            sqlite3_column_text (stmt, 2),
+                                            sql != NULL ? sql : ""));
+  }
+  if (rc != SQLITE_DONE) {
+    store__error_from_sqlite (error, db, rc, "reading the database schema");
+    return NULL;
+  }
+  return g_steal_pointer (&rows);
+}
+
+/* The expected schemas, by version: built on first use, kept for the process. */
+static GMutex expected_lock;
+static GPtrArray *expected[STORE_SCHEMA_VERSION + 1];
+
+const GPtrArray *
+store__schema_expected (int version, GError **error)
+{
+  if (version < 0 || version > STORE_SCHEMA_VERSION) {
+    g_set_error (error, STORE_ERROR, STORE_ERROR_TOO_NEW, "no schema version %d", version);
+    return NULL;
+  }
+  g_autoptr (GMutexLocker) locker = g_mutex_locker_new (&expected_lock);
+  if (expected[version] != NULL)
+    return expected[version];
+  sqlite3 *raw = NULL;
+  int rc = sqlite3_open_v2 (":memory:", &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL);
+  g_autoptr (sqlite3) db = raw;
+  if (rc != SQLITE_OK) {
+    store__error_from_sqlite (error, db, rc, "building the expected schema");
+    return NULL;
+  }
+  if (!schema_upgrade_to (db, version, error)) {
+    g_prefix_error (error, "building the expected schema of version %d: ", version);
+    return NULL;
+  }
+  expected[version] = store__schema_describe (db, error);
+  return expected[version];
 }

@@ -50,6 +50,7 @@ typedef enum {
   STORE_ERROR_NOT_FOUND,    /* no such session */
   STORE_ERROR_CLOSED,       /* the writer stopped after an earlier failure */
   STORE_ERROR_RUNNING,      /* the session is being recorded: stop it first */
+  STORE_ERROR_TOO_BIG,      /* a result passed the connection's row or byte cap */
 } StoreError;
 
 /* Schema version this build reads and writes (store-schema.c keeps the history). */
@@ -432,6 +433,11 @@ typedef enum {
   STORE_OPEN_READ_ONLY = 1,  /* never writes; authorizer + time limit installed */
 } StoreOpenMode;
 
+/* Read-only connections: the longest string or blob a value may be (a longer one fails the
+ * query with "string or blob too big"), and the longest SQL text. */
+#define STORE_READ_MAX_LENGTH (8 * 1024 * 1024)
+#define STORE_READ_MAX_SQL_LENGTH 100000
+
 /* store_db_open:
  * Opens @path. Read-write: creates it when missing, migrates an older schema (each step in
  * one transaction), and marks sessions left 'running' by a writer that no longer exists as
@@ -439,6 +445,12 @@ typedef enum {
  * Returns NULL with STORE_ERROR_NOT_DATABASE / _CORRUPT / _FOREIGN / _TOO_NEW / _TOO_OLD /
  * _IO; in every failure case the file is left byte-identical. */
 StoreDb *store_db_open (const char *path, StoreOpenMode mode, GError **error);
+
+/* store_db_recheck_schema: for a connection kept open while others may write the file: when
+ * its schema changed since the open (or the last check), compares it again with the one this
+ * build expects; FALSE with STORE_ERROR_FOREIGN when it differs now (a file crafted under a
+ * running server). Cheap when nothing changed (one pragma). */
+gboolean store_db_recheck_schema (StoreDb *db, GError **error);
 
 /* store_db_close: closes the connection; NULL is ignored. */
 void store_db_close (StoreDb *db);
@@ -473,10 +485,23 @@ typedef struct {
 void store_result_free (StoreResult *result);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StoreResult, store_result_free)
 
+/* Caps on what store_db_query collects on a read-only connection, by default: rows, and
+ * bytes (each cell's text plus the cells' and rows' own bookkeeping, as allocated). */
+#define STORE_READ_MAX_ROWS 10000000
+#define STORE_READ_MAX_BYTES ((gsize) 512 * 1024 * 1024)
+
+/* store_db_set_result_caps: the row and byte caps of store_db_query on @db (0: none); a
+ * read-only connection starts with STORE_READ_MAX_ROWS and STORE_READ_MAX_BYTES, a read-write
+ * one with none. */
+void store_db_set_result_caps (StoreDb *db, guint64 max_rows, gsize max_bytes);
+
 /* store_db_query:
- * Runs one SQL statement on @db and collects every row. On a read-only @db writes are
- * refused (STORE_ERROR_DENIED) and the statement is stopped after @timeout_ms
- * (STORE_ERROR_TIMEOUT; 0: no limit). More than one statement → STORE_ERROR_SQL. */
+ * Runs one SQL statement on @db and collects every row. On a read-only @db writes and SQL
+ * functions outside the allowlist are refused (STORE_ERROR_DENIED). @timeout_ms (0: no
+ * limit) bounds the whole call: SQLite's work, and turning the rows into text and collecting
+ * them (STORE_ERROR_TIMEOUT); a result past the connection's caps fails with
+ * STORE_ERROR_TOO_BIG, one value longer than STORE_READ_MAX_LENGTH (read-only) with
+ * STORE_ERROR_SQL. More than one statement → STORE_ERROR_SQL. */
 StoreResult *store_db_query (StoreDb *db, const char *sql, guint timeout_ms, GError **error);
 
 /* Formatting a result. Each returns a newly allocated string ending in a newline. */

@@ -30,7 +30,7 @@ G_STATIC_ASSERT (SESSION_LIVE_MAX_CORES <= WEB_LIVE_MAX_CORES);
 
 typedef struct {
   char *orti, *elf, *openocd, *source, *db, *duration, *name, *record, *replay, *config;
-  char *timestamp, *rtt, *http, *http_token, *core_clock;
+  char *timestamp, *rtt, *http, *http_token, *http_token_file, *core_clock;
   char *swo, *swo_format, *swo_pin_freq, *swo_protocol, *pc_sample;
   char *swo_global_clock;          /* --swo-global-clock HZ */
   char *keep_raw;                  /* --keep-raw DURATION|SIZE */
@@ -67,6 +67,7 @@ run_options_clear (RunOptions *o)
   g_free (o->rtt);
   g_free (o->http);
   g_free (o->http_token);
+  g_free (o->http_token_file);
   g_free (o->swo);
   g_free (o->swo_format);
   g_free (o->swo_pin_freq);
@@ -111,9 +112,17 @@ load_config (RunOptions *o, const char *path, gboolean must_exist, GError **erro
     { "swo_global_clock", &o->swo_global_clock },
     { "pc_sample", &o->pc_sample }, { "keep_raw", &o->keep_raw }, { "budgets", &o->budgets },
     { "http", &o->http }, { "http_token", &o->http_token },
+    { "http_token_file", &o->http_token_file },
     { "target_per_core", &o->target_per_core },
     { "rtt_address_per_core", &o->rtt_address_per_core },
   };
+  /* a token in a file other users may read is no secret */
+  g_autoptr (GError) perm = NULL;
+  if (g_key_file_has_key (kf, "orti-profd", "http_token", NULL) &&
+      !web_check_private_file (path, &perm)) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "config file %s", perm->message);
+    return FALSE;
+  }
   g_auto (GStrv) present = g_key_file_get_keys (kf, "orti-profd", NULL, NULL);
   for (char **k = present; k && *k; k++) {
     gboolean known = FALSE;
@@ -750,7 +759,8 @@ cmd_run (int argc, char **argv)
     { "rtt", 0, 0, G_OPTION_ARG_STRING, &o.rtt, "RTT method: drain, server or auto (default auto)", "METHOD" },
     { "config", 0, 0, G_OPTION_ARG_FILENAME, &o.config, "Read options from this file too", "FILE" },
     { "http", 0, 0, G_OPTION_ARG_STRING, &o.http, "REST API and dashboard address (127.0.0.1:8080; none: off)", "ADDR:PORT" },
-    { "http-token", 0, 0, G_OPTION_ARG_STRING, &o.http_token, "Bearer token required by the REST API", "TOKEN" },
+    { "http-token", 0, 0, G_OPTION_ARG_STRING, &o.http_token, "Bearer token required by the REST API (every local user sees it in ps: prefer --http-token-file)", "TOKEN" },
+    { "http-token-file", 0, 0, G_OPTION_ARG_FILENAME, &o.http_token_file, "Read the bearer token from the first line of FILE (mode 0600)", "FILE" },
     { "pp-alpha", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.pp_alpha, "Exponential averaging constant of profile point ID (seed 003 pfpSetAlpha; repeatable)", "ID=ALPHA" },
     { "variable", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.variable, "Name a data variable (orti_trace_value id) and say whether it is a state or a regular value (repeatable)", "ID=NAME[:state|:value]" },
     { "watch", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.watch, "Poll/SWO: watch a variable (an ELF symbol or a C expression over symbols) as a state (statistics per value) or a regular value (repeatable)", "EXPR[:state|:value]" },
@@ -792,13 +802,25 @@ cmd_run (int argc, char **argv)
   }
 #define FILL(f) if (o.f == NULL) { o.f = file.f; file.f = NULL; }
   FILL (orti) FILL (elf) FILL (openocd) FILL (source) FILL (db) FILL (duration) FILL (name)
-  FILL (timestamp) FILL (rtt) FILL (http) FILL (http_token) FILL (core_clock)
+  FILL (timestamp) FILL (rtt) FILL (http) FILL (http_token) FILL (http_token_file)
+  FILL (core_clock)
   FILL (swo) FILL (swo_format) FILL (swo_pin_freq) FILL (swo_protocol) FILL (pc_sample)
   FILL (swo_global_clock)
   FILL (keep_raw) FILL (budgets) FILL (target_per_core) FILL (rtt_address_per_core)
 #undef FILL
   o.core = core >= 0 ? core : file.core;
   run_options_clear (&file);
+  if (o.http_token_file != NULL && o.http_token != NULL) {
+    fprintf (stderr, "orti-profd: --http-token and --http-token-file (or the config's "
+             "http_token and http_token_file): give one\n");
+    run_options_clear (&o);
+    return 2;
+  }
+  if (o.http_token_file != NULL && !web_read_token_file (o.http_token_file, &o.http_token, &error)) {
+    fprintf (stderr, "orti-profd: --http-token-file: %s\n", error->message);
+    run_options_clear (&o);
+    return 2;
+  }
 
   /* the budgets before anything runs: a typo must not cost a measurement */
   g_autoptr (BudgetSet) budgets = NULL;

@@ -1,4 +1,4 @@
-/* cmd-serve.c — `orti-profd serve --db FILE [--http ADDR:PORT] [--http-token TOKEN]
+/* cmd-serve.c — `orti-profd serve --db FILE [--http ADDR:PORT] [--http-token-file FILE]
  * [--budgets FILE]`: the dashboard and the REST API over a stored database, with no target:
  * for looking at sessions recorded elsewhere (a CI run, a colleague's file) or after the
  * daemon that recorded them has stopped. With --budgets, GET /api/sessions/{id}/check and
@@ -30,12 +30,14 @@ on_signal (gpointer data)
 int
 cmd_serve (int argc, char **argv)
 {
-  g_autofree char *db_path = NULL, *http = NULL, *token = NULL, *budgets_path = NULL;
+  g_autofree char *db_path = NULL, *http = NULL, *token = NULL, *token_file = NULL;
+  g_autofree char *budgets_path = NULL;
   gboolean quiet = FALSE;
   GOptionEntry entries[] = {
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "Session database (default ./profile.db)", "FILE" },
     { "http", 0, 0, G_OPTION_ARG_STRING, &http, "Address to serve on (default 127.0.0.1:8080; port 0: any free port)", "ADDR:PORT" },
-    { "http-token", 0, 0, G_OPTION_ARG_STRING, &token, "Bearer token required by the REST API (required off loopback)", "TOKEN" },
+    { "http-token", 0, 0, G_OPTION_ARG_STRING, &token, "Bearer token required by the REST API (required off loopback; every local user sees it in ps: prefer --http-token-file)", "TOKEN" },
+    { "http-token-file", 0, 0, G_OPTION_ARG_FILENAME, &token_file, "Read the bearer token from the first line of FILE (mode 0600)", "FILE" },
     { "budgets", 0, 0, G_OPTION_ARG_FILENAME, &budgets_path, "Judge sessions against this budgets file at /api/sessions/ID/check and in /metrics (docs/check.md)", "FILE" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Print nothing but errors", NULL },
     { NULL },
@@ -49,6 +51,14 @@ cmd_serve (int argc, char **argv)
   }
   if (argc != 1) {
     fprintf (stderr, "serve: unexpected argument '%s'\n", argv[1]);
+    return 2;
+  }
+  if (token != NULL && token_file != NULL) {
+    fprintf (stderr, "serve: --http-token and --http-token-file: give one\n");
+    return 2;
+  }
+  if (token_file != NULL && !web_read_token_file (token_file, &token, &error)) {
+    fprintf (stderr, "serve: --http-token-file: %s\n", error->message);
     return 2;
   }
   g_autoptr (BudgetSet) budgets = NULL;

@@ -13,19 +13,7 @@
 static void
 make_store (const char *path)
 {
-  g_autoptr (GError) error = NULL;
-  StoreWriter *w = store_writer_new (path, NULL, &error);
-  g_assert_no_error (error);
-  StoreSessionInfo info = { .name = "untrusted", .source_kind = "rtt", .clock = "target",
-                            .tick_rate_hz = 1e6 };
-  gint64 id = store_writer_begin_session (w, &info, &error);
-  g_assert_no_error (error);
-  store_writer_add_task (w, id, 1, "Task_A", &error);
-  StoreSlice sl = { 0, 1, 0, 100, 0 };
-  store_writer_push_slices (w, id, &sl, 1, &error);
-  store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_true (store_writer_close (w, &error));
+  store_test_make_session (path, "untrusted");
   g_autofree char *wal = g_strconcat (path, "-wal", NULL);
   g_assert_false (g_file_test (wal, G_FILE_TEST_EXISTS));
 }

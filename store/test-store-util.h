@@ -42,6 +42,28 @@ fixture_teardown (Fixture *f, gconstpointer data)
   g_free (f->path);
 }
 
+/* store_test_make_session: a store at @path with one finished session named @name (one task,
+ * one slice), made through the StoreWriter so its schema is the real one; its id. The WAL is
+ * checkpointed away when the writer closes (no -wal or -shm left). */
+static inline gint64
+store_test_make_session (const char *path, const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  StoreWriter *w = store_writer_new (path, NULL, &error);
+  g_assert_no_error (error);
+  StoreSessionInfo info = { .name = name, .source_kind = "rtt", .clock = "target",
+                            .tick_rate_hz = 1e6 };
+  gint64 id = store_writer_begin_session (w, &info, &error);
+  g_assert_no_error (error);
+  store_writer_add_task (w, id, 1, "Task_A", &error);
+  StoreSlice sl = { 0, 1, 0, 100, 0 };
+  store_writer_push_slices (w, id, &sl, 1, &error);
+  store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (store_writer_close (w, &error));
+  return id;
+}
+
 /* query_cell: the first column of the one row @sql returns, as text; never NULL (a NULL
  * value fails the test). */
 static inline char *

@@ -210,6 +210,10 @@ curl (Fx *fx, int *http, const char *method, const char *path, const char *body,
     g_ptr_array_add (argv, g_strdup ("-H"));
     g_ptr_array_add (argv, g_strdup_printf ("Authorization: Bearer %s", token));
   }
+  if (strcmp (method, "POST") == 0) { /* what the guard asks of a state-changing request */
+    g_ptr_array_add (argv, g_strdup ("-H"));
+    g_ptr_array_add (argv, g_strdup ("Content-Type: application/json"));
+  }
   g_ptr_array_add (argv, g_strdup ("-w"));
   g_ptr_array_add (argv, g_strdup ("\n%{http_code}"));
   g_ptr_array_add (argv, g_strconcat (fx->base, path, NULL));

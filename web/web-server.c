@@ -12,6 +12,7 @@
 #include "web.h"
 
 #include "store.h"
+#include "web-guard.h"
 #ifdef WEB_HAVE_DASHBOARD
 #include "web-dashboard.h"
 #endif
@@ -25,13 +26,12 @@
 G_DEFINE_QUARK (web-error-quark, web_error)
 
 #define MAX_QUERY_LEN 4096       /* longer query strings are refused (414) */
-#define MAX_BODY_LEN 65536       /* longer request bodies are refused (413) */
 #define LIVE_INTERVAL_MS 500     /* /api/live period */
-#define MAX_LIVE_CLIENTS 32
 #define MAX_FLAME_CALLS 4000000  /* calls a flame graph folds */
 
 struct _WebServer {
   SoupServer *server;
+  WebGuard *guard;         /* connections, limits and checks before any route (web-guard.h) */
   char *db_path;
   char *token;
   guint query_timeout_ms;
@@ -99,8 +99,9 @@ reply_error (Reply *r, guint status, const char *code, const char *fmt, ...)
 {
   va_list ap;
   va_start (ap, fmt);
-  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
+  g_autofree char *raw = g_strdup_vprintf (fmt, ap);
   va_end (ap);
+  g_autofree char *msg = g_utf8_make_valid (raw, -1); /* it may quote the request */
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "error");
@@ -170,8 +171,9 @@ reply_from_error (Reply *r, const GError *e)
 static void
 json_str (GString *out, const char *s)
 {
+  g_autofree char *valid = g_utf8_validate (s, -1, NULL) ? NULL : g_utf8_make_valid (s, -1);
   g_autoptr (JsonNode) n = json_node_new (JSON_NODE_VALUE);
-  json_node_set_string (n, s);
+  json_node_set_string (n, valid != NULL ? valid : s);
   g_autofree char *t = json_to_string (n, FALSE);
   g_string_append (out, t);
 }
@@ -242,7 +244,10 @@ parse_id (const char *s, gint64 *id)
   return TRUE;
 }
 
-/* Parse a number query parameter (µs); FALSE when present but malformed. */
+/* Query times beyond ±31 years (in µs) are refused (400): they could not become ticks. */
+#define MAX_ABS_US 1e15
+
+/* Parse a number query parameter (µs); FALSE when present but malformed or out of range. */
 static gboolean
 parse_number (const char *s, double *v)
 {
@@ -250,7 +255,22 @@ parse_number (const char *s, double *v)
     return TRUE;
   char *end = NULL;
   *v = g_ascii_strtod (s, &end);
-  return end != s && *end == '\0' && isfinite (*v);
+  return end != s && *end == '\0' && isfinite (*v) && fabs (*v) <= MAX_ABS_US;
+}
+
+/* us_to_ticks: @us at @rate ticks/s, rounded down (or up with @up); FALSE with a 400 reply
+ * when the result does not fit a tick count (a huge time, or a file's absurd tick rate). */
+static gboolean
+us_to_ticks (Job *j, double us, double rate, gboolean up, gint64 *ticks)
+{
+  double t = up ? ceil (us * rate / 1e6) : floor (us * rate / 1e6);
+  if (!isfinite (t) || fabs (t) > 9e18) {
+    reply_error (&j->reply, SOUP_STATUS_BAD_REQUEST, "bad_request",
+                 "%.17g µs is out of range for a session of %.17g ticks/s", us, rate);
+    return FALSE;
+  }
+  *ticks = (gint64) t;
+  return TRUE;
 }
 
 static StoreResult *
@@ -379,7 +399,10 @@ route_timeline (Job *j, StoreDb *db, gint64 id)
     reply_error (&j->reply, SOUP_STATUS_BAD_REQUEST, "bad_request", "to is before from");
     return;
   }
-  gint64 t0 = (gint64) floor (from_us * rate / 1e6), t1 = (gint64) ceil (to_us * rate / 1e6) + 1;
+  gint64 t0, t1;
+  if (!us_to_ticks (j, from_us, rate, FALSE, &t0) || !us_to_ticks (j, to_us, rate, TRUE, &t1))
+    return;
+  t1++;
   g_autoptr (StoreTimeline) tl = store_db_timeline (db, id, t0, t1, (guint) max_points, &error);
   if (tl == NULL) {
     reply_from_error (&j->reply, error);
@@ -701,10 +724,11 @@ route_data_values (Job *j, StoreDb *db, gint64 id, double rate)
     reply_from_error (&j->reply, error);
     return;
   }
-  gint64 t0 = qparam (j, "from") ? (gint64) floor (from_us * rate / 1e6)
-                                 : g_ascii_strtoll (cell_text (span, 0, 0), NULL, 10);
-  gint64 t1 = to_us >= 0 ? (gint64) ceil (to_us * rate / 1e6)
-                         : g_ascii_strtoll (cell_text (span, 0, 1), NULL, 10);
+  gint64 t0 = g_ascii_strtoll (cell_text (span, 0, 0), NULL, 10);
+  gint64 t1 = g_ascii_strtoll (cell_text (span, 0, 1), NULL, 10);
+  if ((qparam (j, "from") && !us_to_ticks (j, from_us, rate, FALSE, &t0)) ||
+      (to_us >= 0 && !us_to_ticks (j, to_us, rate, TRUE, &t1)))
+    return;
   if (t1 < t0) {
     reply_error (&j->reply, SOUP_STATUS_BAD_REQUEST, "bad_request", "to is before from");
     return;
@@ -882,7 +906,11 @@ route_session (Job *j, StoreDb *db, gint64 id, const char *what, const char *sub
     if (!require_calls (j, db, id))
       return;
     char *cond = task_condition (task, "t.name", "c.task");
-    gint64 tick = (gint64) (t_us * rate / 1e6);
+    gint64 tick;
+    if (!us_to_ticks (j, t_us, rate, FALSE, &tick)) {
+      sqlite3_free (cond);
+      return;
+    }
     if (log) /* seed 000 log mode: the last n calls entered before t, oldest first */
       answer_rows (j, db, "SELECT * FROM (SELECT c.depth, coalesce(f.name, printf('0x%%x', c.function)) "
                    "AS function, c.function AS address, c.start * 1e6 / %.17g AS start_us, c.\"end\" "
@@ -964,8 +992,15 @@ static StoreDb *
 thread_db (const char *path, GError **error)
 {
   ThreadDb *t = g_private_get (&thread_db_key);
-  if (t && g_strcmp0 (t->path, path) == 0)
+  if (t && g_strcmp0 (t->path, path) == 0) {
+    /* the file may have been changed under the server: its schema is compared again when
+     * it changed (a crafted view put in later never runs) */
+    if (!store_db_recheck_schema (t->db, error)) {
+      g_private_replace (&thread_db_key, NULL);
+      return NULL;
+    }
     return t->db;
+  }
   StoreDb *db = store_db_open (path, STORE_OPEN_READ_ONLY, error);
   if (db == NULL)
     return NULL;
@@ -1115,15 +1150,28 @@ live_gone (SoupServerMessage *msg, gpointer data)
     g_object_unref (msg);
 }
 
+/* live_evict: ends the oldest /api/live stream with an "evicted" event (the dashboard then
+ * leaves live mode and says why). */
+static void
+live_evict (WebServer *ws)
+{
+  SoupServerMessage *old = g_ptr_array_steal_index (ws->live_clients, 0);
+  g_signal_handlers_disconnect_by_data (old, ws);
+  static const char bye[] = "event: evicted\ndata: {\"reason\":\"too many live clients: "
+                            "the oldest stream was ended for a newer one\"}\n\n";
+  SoupMessageBody *body = soup_server_message_get_response_body (old);
+  soup_message_body_append (body, SOUP_MEMORY_STATIC, bye, strlen (bye));
+  soup_message_body_complete (body);
+  soup_server_message_unpause (old);
+  g_object_unref (old);
+}
+
 static void
 handle_live (WebServer *ws, SoupServerMessage *msg)
 {
-  Reply r = { 0 };
-  if (ws->live_clients->len >= MAX_LIVE_CLIENTS) {
-    reply_error (&r, SOUP_STATUS_SERVICE_UNAVAILABLE, "busy", "too many live clients");
-    send_reply (msg, &r);
-    return;
-  }
+  /* a full house evicts its oldest stream: idle clients cannot lock every dashboard out */
+  while (ws->live_clients->len > 0 && ws->live_clients->len >= web_guard_max_live (ws->guard))
+    live_evict (ws);
   SoupMessageHeaders *h = soup_server_message_get_response_headers (msg);
   soup_message_headers_set_encoding (h, SOUP_ENCODING_CHUNKED);
   soup_message_headers_replace (h, "Content-Type", "text/event-stream");
@@ -1520,30 +1568,9 @@ handle_static (SoupServerMessage *msg, const char *path, Reply *r)
 
 /* ---- dispatch ----------------------------------------------------------------------------- */
 
-/* The dashboard's files hold no data, so they need no token (a browser cannot send a bearer
- * header when it opens a page). Everything else needs "Authorization: Bearer T"; /api/live
- * also takes ?access_token=T, because EventSource cannot send headers either. */
-static gboolean
-token_ok (WebServer *ws, SoupServerMessage *msg, const char *path, GHashTable *query)
-{
-  if (ws->token == NULL || !(g_str_has_prefix (path, "/api/") || strcmp (path, "/metrics") == 0))
-    return TRUE;
-  const char *auth = soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
-                                                   "Authorization");
-  const char *given = NULL;
-  if (auth && g_str_has_prefix (auth, "Bearer "))
-    given = auth + 7;
-  else if (strcmp (path, "/api/live") == 0 && query)
-    given = g_hash_table_lookup (query, "access_token");
-  if (given == NULL)
-    return FALSE;
-  gsize a = strlen (given), b = strlen (ws->token);
-  guint8 diff = (guint8) (a != b);
-  for (gsize i = 0; i < b; i++) /* constant time in the token's length */
-    diff |= (guint8) ((i < a ? given[i] : 0) ^ ws->token[i]);
-  return diff == 0;
-}
-
+/* The token, the Host, the body's size and where a state-changing request comes from were
+ * checked before the body was read (web-guard.c: its early handler); the dashboard's files
+ * need no token (a browser cannot send a bearer header when it opens a page). */
 static void
 handler (SoupServer *server, SoupServerMessage *msg, const char *path, GHashTable *query,
          gpointer data)
@@ -1557,12 +1584,6 @@ handler (SoupServer *server, SoupServerMessage *msg, const char *path, GHashTabl
   if (q && strlen (q) > MAX_QUERY_LEN) {
     reply_error (&r, SOUP_STATUS_REQUEST_URI_TOO_LONG, "bad_request", "query string longer than %d bytes",
                  MAX_QUERY_LEN);
-  } else if (soup_server_message_get_request_body (msg)->length > MAX_BODY_LEN) {
-    reply_error (&r, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, "bad_request", "body too large");
-  } else if (!token_ok (ws, msg, path, query)) {
-    reply_error (&r, SOUP_STATUS_UNAUTHORIZED, "unauthorized", "a valid bearer token is required");
-    soup_message_headers_replace (soup_server_message_get_response_headers (msg),
-                                  "WWW-Authenticate", "Bearer");
   } else if (strcmp (path, "/metrics") == 0 && strcmp (method, "GET") == 0) {
     handle_metrics (ws, msg);
     return;
@@ -1639,6 +1660,7 @@ web_server_new (const WebConfig *cfg)
   ws->metrics = g_atomic_rc_box_new0 (MetricsCache);
   g_mutex_init (&ws->metrics->lock);
   ws->server = soup_server_new ("server-header", "orti-profd ", NULL);
+  ws->guard = web_guard_new (ws->server, cfg->token);
   soup_server_add_handler (ws->server, NULL, handler, ws, NULL);
   return ws;
 }
@@ -1656,6 +1678,7 @@ web_server_free (WebServer *ws)
     g_object_unref (msg);
   }
   g_ptr_array_unref (ws->live_clients);
+  web_guard_free (ws->guard);
   soup_server_disconnect (ws->server);
   g_object_unref (ws->server);
   g_free (ws->db_path);
@@ -1694,16 +1717,15 @@ web_server_listen (WebServer *ws, const char *address, GError **error)
   }
   g_autoptr (GSocketAddress) sa = g_inet_socket_address_new (ia, (guint16) port);
   g_autoptr (GError) local = NULL;
-  if (!soup_server_listen (ws->server, sa, 0, &local)) {
+  if (!web_guard_listen (ws->guard, sa, &local)) {
     g_set_error (error, WEB_ERROR, WEB_ERROR_LISTEN, "cannot listen on %s: %s", address, local->message);
     return FALSE;
   }
-  GSList *uris = soup_server_get_uris (ws->server);
-  if (uris) {
-    g_free (ws->url);
-    ws->url = g_uri_to_string (uris->data);
-  }
-  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+  g_autofree char *ip = g_inet_address_to_string (ia);
+  g_free (ws->url);
+  ws->url = g_strdup_printf (g_inet_address_get_family (ia) == G_SOCKET_FAMILY_IPV6
+                             ? "http://[%s]:%u/" : "http://%s:%u/", ip,
+                             web_guard_port (ws->guard));
   return TRUE;
 }
 

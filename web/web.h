@@ -131,6 +131,16 @@ gboolean web_server_listen (WebServer *ws, const char *address, GError **error);
 /* The URL it listens on ("http://127.0.0.1:8080/"), after web_server_listen. */
 const char *web_server_get_url (WebServer *ws);
 
+/* web_read_token_file: the bearer token in @path (its first line, surrounding blanks removed),
+ * for --http-token-file: a token on the command line is visible to every local user (ps).
+ * The file must be a regular file of this user that no one else may read or write (mode 0600
+ * or stricter); FALSE with WEB_ERROR_CONFIG naming the file and what is wrong. */
+gboolean web_read_token_file (const char *path, char **token, GError **error);
+
+/* web_check_private_file: FALSE with WEB_ERROR_CONFIG unless @path is a regular file of this
+ * user with no group or other permissions (a config file that holds the token). */
+gboolean web_check_private_file (const char *path, GError **error);
+
 /* web_parse_duration: "10", "10s", "250ms", "2m", "1min", "1h" → milliseconds (a bare number
  * is seconds). FALSE with WEB_ERROR_CONFIG naming @text otherwise. Shared by the CLI's
  * --duration and the REST body's "duration". */

@@ -71,7 +71,7 @@ LUA
     code=$(curl -s -g --path-as-is -o /dev/null -w "%{http_code}" "$url$p")
     [[ $code == 4* ]] || { echo "GET $p: HTTP $code"; exit 1; }
   done
-  code=$(curl -s -o /dev/null -w "%{http_code}" -X POST --data-binary "{oops" "$url/api/sessions")
+  code=$(curl -s -o /dev/null -w "%{http_code}" -X POST -H "Content-Type: application/json" --data-binary "{oops" "$url/api/sessions")
   [[ $code == 400 ]] || { echo "POST invalid JSON: HTTP $code"; exit 1; }
   code=$(curl -s -o /dev/null -w "%{http_code}" -X PUT "$url/api/sessions")
   [[ $code == 405 ]] || { echo "PUT: HTTP $code"; exit 1; }
@@ -90,12 +90,12 @@ LUA
   out=$(curl -s -w " %{http_code}" "$url/api/sessions/1/callstack?task=SplitA&t=1000")
   [[ $out == *"the poll source sees no function calls"*409 ]] || { echo "callstack of a poll session: $out"; exit 1; }
   # an unknown field of the start body is refused, naming it
-  out=$(curl -s -w " %{http_code}" -X POST --data-binary "{\"duration_s\":30}" "$url/api/sessions")
+  out=$(curl -s -w " %{http_code}" -X POST -H "Content-Type: application/json" --data-binary "{\"duration_s\":30}" "$url/api/sessions")
   [[ $out == *duration_s*400 ]] || { echo "POST with duration_s: $out"; exit 1; }
   # the daemon keeps running (--serve): a second session started and stopped over REST
-  started=$(curl -s -w " %{http_code}" -X POST --data-binary "{\"name\":\"second\",\"duration\":\"30s\"}" "$url/api/sessions")
+  started=$(curl -s -w " %{http_code}" -X POST -H "Content-Type: application/json" --data-binary "{\"name\":\"second\",\"duration\":\"30s\"}" "$url/api/sessions")
   [[ $started == "{\"id\":2} 201" ]] || { echo "POST /api/sessions: $started"; exit 1; }
-  code=$(curl -s -o /dev/null -w "%{http_code}" -X POST "$url/api/sessions")
+  code=$(curl -s -o /dev/null -w "%{http_code}" -X POST -H "Content-Type: application/json" "$url/api/sessions")
   [[ $code == 409 ]] || { echo "second POST while running: HTTP $code"; exit 1; }
   t2=$(date +%s%N)  # it runs (live task statistics) before it is stopped
   until [[ $(curl -sf "$url/api/sessions/2/tasks") == *task_value* ]]; do
@@ -103,7 +103,7 @@ LUA
     sleep 0.05
   done
   sleep 1
-  code=$(curl -s -o /dev/null -w "%{http_code}" -X POST "$url/api/sessions/2/stop")
+  code=$(curl -s -o /dev/null -w "%{http_code}" -X POST -H "Content-Type: application/json" "$url/api/sessions/2/stop")
   [[ $code == 202 ]] || { echo "POST /api/sessions/2/stop: HTTP $code"; exit 1; }
   for _ in $(seq 600); do grep -q "session 2 complete" "$tmp/daemon.log" && break; sleep 0.1; done
   grep -q "session 2 complete" "$tmp/daemon.log" || { echo "session 2 did not complete in 60 s"; exit 1; }
@@ -124,7 +124,7 @@ grep -q "the poll source sees no function calls" "$tmp/cg.err" || die "callgrind
 served=$!
 surl=$(wait_url "$tmp/serve.log") || { kill $served; die "serve did not start: $(cat "$tmp/serve.log")"; }
 curl -sf "$surl/api/sessions/1/tasks" >"$tmp/served-tasks.json" || { kill $served; die "serve: GET tasks failed"; }
-code=$(curl -s -o /dev/null -w "%{http_code}" -X POST "$surl/api/sessions")
+code=$(curl -s -o /dev/null -w "%{http_code}" -X POST -H "Content-Type: application/json" "$surl/api/sessions")
 kill -TERM $served
 wait $served || die "serve exited with $? after SIGTERM"
 [[ $code == 409 ]] || die "serve: POST /api/sessions answered $code, not 409"

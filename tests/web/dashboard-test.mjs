@@ -29,19 +29,16 @@
  *   TEST_ARTIFACT_DIR  where screenshots go (default /tmp)
  * Exit: 0 pass, 1 fail, 77 when Chromium is not installed.
  */
-import { spawn } from "node:child_process";
-import crypto from "node:crypto";
 import fs from "node:fs";
-import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { Cdp, children, startAndWait, which } from "./cdp.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ARTIFACTS = process.env.TEST_ARTIFACT_DIR || "/tmp";
 const CHROMIUM = process.env.CHROMIUM || "chromium";
 const TOKEN = process.env.DASHBOARD_TOKEN || "";
-const children = [];
 let userDir = null;
 let failures = 0;
 
@@ -80,174 +77,6 @@ async function fatal(msg) {
   process.exit(1);
 }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function which(cmd) {
-  if (cmd.includes("/")) return fs.existsSync(cmd) ? cmd : null;
-  for (const dir of (process.env.PATH || "").split(":")) {
-    const p = path.join(dir, cmd);
-    try {
-      fs.accessSync(p, fs.constants.X_OK);
-      return p;
-    } catch (e) { /* next */ }
-  }
-  return null;
-}
-
-/* Spawn a child and resolve with the first stream match of re. */
-function startAndWait(cmd, args, stream, re, what) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
-    children.push(child);
-    let buf = "";
-    const timer = setTimeout(() => reject(new Error(what + ": no start within 20 s; output: " + buf.slice(-2000))), 20000);
-    child[stream].setEncoding("utf8");
-    child[stream].on("data", (d) => {
-      buf += d;
-      const m = buf.match(re);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, match: m });
-      }
-    });
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(what + " exited with " + code + ": " + buf.slice(-2000)));
-    });
-    if (stream === "stdout") child.stderr.on("data", (d) => process.stderr.write("[" + what + "] " + d));
-    else child.stdout.resume();
-  });
-}
-
-/* ---------- WebSocket (RFC 6455) client: just what the DevTools protocol needs ---------- */
-class MiniWebSocket {
-  /* Resolves once the upgrade succeeded; onmessage(text) gets each complete text message. */
-  static connect(url, onmessage) {
-    return new Promise((resolve, reject) => {
-      const u = new URL(url);
-      const key = crypto.randomBytes(16).toString("base64");
-      const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search,
-        headers: { Connection: "Upgrade", Upgrade: "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": key } });
-      req.on("upgrade", (res, socket, head) => {
-        const want = crypto.createHash("sha1").update(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest("base64");
-        if (res.headers["sec-websocket-accept"] !== want) return reject(new Error("websocket: bad Sec-WebSocket-Accept"));
-        resolve(new MiniWebSocket(socket, head, onmessage));
-      });
-      req.on("response", (res) => reject(new Error("websocket: upgrade refused, HTTP " + res.statusCode)));
-      req.on("error", reject);
-      req.end();
-    });
-  }
-  constructor(socket, head, onmessage) {
-    this.socket = socket;
-    this.onmessage = onmessage;
-    this.buf = head && head.length ? Buffer.from(head) : Buffer.alloc(0);
-    this.parts = [];
-    socket.setNoDelay(true);
-    socket.on("data", (d) => {
-      this.buf = Buffer.concat([this.buf, d]);
-      this.parse();
-    });
-    socket.on("error", () => {});
-    this.parse();
-  }
-  parse() {
-    for (;;) {
-      const b = this.buf;
-      if (b.length < 2) return;
-      const fin = (b[0] & 0x80) !== 0, op = b[0] & 0x0f, masked = (b[1] & 0x80) !== 0;
-      let len = b[1] & 0x7f, off = 2;
-      if (len === 126) {
-        if (b.length < 4) return;
-        len = b.readUInt16BE(2);
-        off = 4;
-      } else if (len === 127) {
-        if (b.length < 10) return;
-        len = Number(b.readBigUInt64BE(2));
-        off = 10;
-      }
-      const maskOff = off;
-      if (masked) off += 4;
-      if (b.length < off + len) return;
-      let payload = b.subarray(off, off + len);
-      if (masked) {
-        payload = Buffer.from(payload);
-        for (let i = 0; i < payload.length; i++) payload[i] ^= b[maskOff + (i & 3)];
-      }
-      this.buf = b.subarray(off + len);
-      if (op === 0x8) { /* close */
-        this.socket.end();
-        return;
-      }
-      if (op === 0x9) this.frame(0xa, payload); /* ping → pong */
-      else if (op === 0x1 || op === 0x2 || op === 0x0) {
-        this.parts.push(Buffer.from(payload));
-        if (fin) {
-          const text = Buffer.concat(this.parts).toString("utf8");
-          this.parts = [];
-          this.onmessage(text);
-        }
-      }
-    }
-  }
-  frame(op, payload) {
-    const len = payload.length;
-    const head = len < 126 ? Buffer.alloc(2) : len < 65536 ? Buffer.alloc(4) : Buffer.alloc(10);
-    head[0] = 0x80 | op;
-    if (len < 126) head[1] = 0x80 | len;
-    else if (len < 65536) {
-      head[1] = 0x80 | 126;
-      head.writeUInt16BE(len, 2);
-    } else {
-      head[1] = 0x80 | 127;
-      head.writeBigUInt64BE(BigInt(len), 2);
-    }
-    const mask = crypto.randomBytes(4);
-    const body = Buffer.from(payload);
-    for (let i = 0; i < body.length; i++) body[i] ^= mask[i & 3];
-    this.socket.write(Buffer.concat([head, mask, body]));
-  }
-  send(text) {
-    this.frame(0x1, Buffer.from(text, "utf8"));
-  }
-  close() {
-    this.socket.destroy();
-  }
-}
-
-/* ---------- DevTools protocol client ---------- */
-class Cdp {
-  static async connect(url) {
-    const cdp = new Cdp();
-    cdp.ws = await MiniWebSocket.connect(url, (text) => cdp.dispatch(JSON.parse(text)));
-    return cdp;
-  }
-  constructor() {
-    this.nextId = 1;
-    this.pending = new Map();
-    this.handlers = [];
-  }
-  dispatch(msg) {
-    if (msg.id !== undefined) {
-      const p = this.pending.get(msg.id);
-      if (!p) return;
-      this.pending.delete(msg.id);
-      if (msg.error) p.reject(new Error(p.method + ": " + msg.error.message));
-      else p.resolve(msg.result);
-    } else for (const h of this.handlers) h(msg);
-  }
-  send(method, params = {}, sessionId) {
-    const id = this.nextId++;
-    const msg = { id, method, params };
-    if (sessionId) msg.sessionId = sessionId;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, method });
-      this.ws.send(JSON.stringify(msg));
-    });
-  }
-  on(fn) {
-    this.handlers.push(fn);
-  }
-}
 
 async function main() {
   const chromium = which(CHROMIUM);

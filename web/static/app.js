@@ -153,6 +153,12 @@
         else this.setStatus("session " + s.session + " " + (s.state || "running") + ", " + F.int(s.rate) + " ev/s", "on");
         for (const fn of this.listeners) fn(s);
       });
+      /* the server ended this stream for a newer client (it keeps a limited number): stay
+       * off rather than take another dashboard's place in turn */
+      this.source.addEventListener("evicted", () => {
+        this.stop();
+        this.setStatus("off: too many live clients (reload to take a place)", "bad");
+      });
       this.source.onerror = () => this.setStatus(this.source && this.source.readyState === 2 ? "off" : "reconnecting…", "bad");
     },
     stop() {
@@ -221,7 +227,7 @@
     v.replaceChildren(h("h1", { text: "Sessions" }), h("p", { class: "muted", text: "Loading…" }));
     const cols = [
       { key: "id", label: "ID", num: true, width: "3.5em", fmt: F.int },
-      { key: "name", label: "Name", width: "12em", html: (r) => '<a href="#/session/' + r.id + '">' + OP.esc(F.text(r.name)) + "</a>" },
+      { key: "name", label: "Name", width: "12em", html: (r) => '<a href="#/session/' + OP.esc(r.id) + '">' + OP.esc(F.text(r.name)) + "</a>" },
       { key: "state", label: "State", width: "7em", html: (r) => '<span class="badge ' + OP.esc(r.state) + '"' + (r.state_reason ? ' title="' + OP.esc(r.state_reason) + '"' : "") + ">" + OP.esc(F.text(r.state)) + "</span>" },
       { key: "started_at", label: "Started (UTC)", width: "11.5em", fmt: F.date },
       { key: "target", label: "Target", width: "11em", fmt: F.text },
@@ -256,7 +262,7 @@
     }
 
     function buildCompareForm() {
-      const opts = rows.map((r) => '<option value="' + r.id + '">' + r.id + " — " + OP.esc(F.text(r.name)) + "</option>").join("");
+      const opts = rows.map((r) => '<option value="' + OP.esc(r.id) + '">' + OP.esc(r.id) + " — " + OP.esc(F.text(r.name)) + "</option>").join("");
       const a = form.querySelector("#cmp-a"), b = form.querySelector("#cmp-b");
       const keep = [a ? a.value : null, b ? b.value : null];
       form.innerHTML =

@@ -152,14 +152,14 @@
       const rc = this.opts.rowClass ? this.opts.rowClass(row) : "";
       const act = this.opts.onActivate ? ' tabindex="0"' : "";
       let h = '<tr data-i="' + index + '" data-key="' + OP.esc(key) + '" aria-rowindex="' + (index + 2) + '"' +
-        (rc ? ' class="' + rc + '"' : "") + act + ">";
+        (rc ? ' class="' + OP.esc(rc) + '"' : "") + act + ">";
       for (const c of this.columns) {
         const v = this.valueOf(c, row);
         const cls = (c.num ? "num" : "") + (c.cls ? " " + (c.cls(row) || "") : "");
         const content = c.html ? c.html(row) : OP.esc(c.fmt ? c.fmt(v, row) : v === null || v === undefined ? "—" : v);
         const tip = c.tip ? c.tip(v, row) : null; /* the cell's hover text, e.g. why it is "—" */
-        h += '<td data-col="' + c.key + '" data-v="' + (v === null || v === undefined ? "" : OP.esc(v)) + '"' +
-          (cls.trim() ? ' class="' + cls.trim() + '"' : "") + (tip ? ' title="' + OP.esc(tip) + '"' : "") + ">" + content + "</td>";
+        h += '<td data-col="' + OP.esc(c.key) + '" data-v="' + (v === null || v === undefined ? "" : OP.esc(v)) + '"' +
+          (cls.trim() ? ' class="' + OP.esc(cls.trim()) + '"' : "") + (tip ? ' title="' + OP.esc(tip) + '"' : "") + ">" + content + "</td>";
       }
       return h + "</tr>";
     }

@@ -503,7 +503,7 @@
       if ([...sel.options].map((o) => o.value).join(",") === want.join(",")) return;
       const keep = sel.value;
       sel.innerHTML = '<option value="">all cores</option>' +
-        this.cores.map((c) => '<option value="' + c + '">core ' + c + "</option>").join("");
+        this.cores.map((c) => '<option value="' + OP.esc(c) + '">core ' + OP.esc(c) + "</option>").join("");
       sel.value = want.includes(keep) ? keep : "";
     }
 

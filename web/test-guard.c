@@ -447,6 +447,32 @@ test_idle_crowd_evicted (Fx *fx, gconstpointer data)
   g_free (r.answer);
 }
 
+/* Finding 8: a token on the command line is visible in ps; a token file must be private. */
+static void
+test_token_file (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("orti-token-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "token", NULL);
+  g_assert_true (g_file_set_contents (path, "  s3cret \nsecond line\n", -1, NULL));
+  g_autoptr (GError) error = NULL;
+  g_autofree char *token = NULL;
+  g_chmod (path, 0644);
+  g_assert_false (web_read_token_file (path, &token, &error));
+  g_assert_error (error, WEB_ERROR, WEB_ERROR_CONFIG);
+  g_assert_nonnull (strstr (error->message, "chmod 600"));
+  g_clear_error (&error);
+  g_chmod (path, 0600);
+  g_assert_true (web_read_token_file (path, &token, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (token, ==, "s3cret");
+  g_assert_true (g_file_set_contents (path, "\n", -1, NULL));
+  g_chmod (path, 0600);
+  g_clear_pointer (&token, g_free);
+  g_assert_false (web_read_token_file (path, &token, &error));
+  g_assert_nonnull (strstr (error->message, "no token"));
+  remove_tmp_dir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -462,5 +488,6 @@ main (int argc, char **argv)
   g_test_add ("/guard/live-evicted", Fx, NULL, fx_set_up, test_live_evicted, fx_tear_down);
   g_test_add ("/guard/idle-crowd-evicted", Fx, NULL, fx_set_up, test_idle_crowd_evicted,
               fx_tear_down);
+  g_test_add_func ("/guard/token-file", test_token_file);
   return g_test_run ();
 }

@@ -156,6 +156,8 @@ reply_from_error (Reply *r, const GError *e)
 {
   if (g_error_matches (e, STORE_ERROR, STORE_ERROR_TIMEOUT))
     reply_error (r, SOUP_STATUS_SERVICE_UNAVAILABLE, "timeout", "%s", e->message);
+  else if (g_error_matches (e, STORE_ERROR, STORE_ERROR_TOO_BIG))
+    reply_error (r, SOUP_STATUS_SERVICE_UNAVAILABLE, "too_large", "%s", e->message);
   else if (g_error_matches (e, STORE_ERROR, STORE_ERROR_NOT_FOUND) ||
            g_error_matches (e, WEB_ERROR, WEB_ERROR_NOT_FOUND))
     reply_error (r, SOUP_STATUS_NOT_FOUND, "not_found", "%s", e->message);

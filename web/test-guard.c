@@ -447,6 +447,35 @@ test_idle_crowd_evicted (Fx *fx, gconstpointer data)
   g_free (r.answer);
 }
 
+static gpointer
+two_on_one (gpointer p)
+{
+  OneRequest *r = p;
+  g_autoptr (GSocketConnection) c = dial (r->port);
+  GString *both = g_string_new (NULL);
+  for (int i = 0; i < 2; i++) {
+    send_all (c, r->request, strlen (r->request));
+    g_autofree char *a = read_answer (c);
+    g_string_append (both, a);
+  }
+  return g_string_free (both, FALSE);
+}
+
+/* The guard accepts connections itself: libsoup must still keep them alive between requests
+ * (it does only while the server has a listener: the inert one). */
+static void
+test_keep_alive (Fx *fx, gconstpointer data)
+{
+  g_autofree char *req = g_strdup_printf ("GET /api/sessions HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n",
+                                          fx->port);
+  OneRequest r = { fx->port, req };
+  g_autofree char *both = run_client (two_on_one, &r);
+  const char *second = strstr (both + 1, "HTTP/1.1 200 ");
+  g_assert_true (g_str_has_prefix (both, "HTTP/1.1 200 "));
+  g_assert_nonnull (second);
+  g_assert_null (strstr (both, "Connection: close"));
+}
+
 /* Finding 8: a token on the command line is visible in ps; a token file must be private. */
 static void
 test_token_file (void)
@@ -488,6 +517,7 @@ main (int argc, char **argv)
   g_test_add ("/guard/live-evicted", Fx, NULL, fx_set_up, test_live_evicted, fx_tear_down);
   g_test_add ("/guard/idle-crowd-evicted", Fx, NULL, fx_set_up, test_idle_crowd_evicted,
               fx_tear_down);
+  g_test_add ("/guard/keep-alive", Fx, NULL, fx_set_up, test_keep_alive, fx_tear_down);
   g_test_add_func ("/guard/token-file", test_token_file);
   return g_test_run ();
 }

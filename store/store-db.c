@@ -12,6 +12,7 @@
 #include "store-private.h"
 
 #include <errno.h>
+#include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -288,30 +289,45 @@ compare_schema (sqlite3 *db, const char *path, gint64 version, GError **error)
   return TRUE;
 }
 
-/* validation_uri: @path as an SQLite URI for a read-only look: immutable when no -wal file
- * exists, so nothing can be missed and SQLite creates no -wal or -shm file beside a file that
- * may then be refused. */
-static char *
-validation_uri (const char *path)
+/* side_file: whether @path's @suffix file ("-wal", "-shm") exists, and its size. */
+static gboolean
+side_file (const char *path, const char *suffix, gint64 *size)
 {
-  g_autofree char *abs = g_canonicalize_filename (path, NULL);
-  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
-  g_autofree char *esc = g_uri_escape_string (abs, "/", FALSE);
-  return g_strdup_printf ("file:%s?mode=ro%s", esc,
-                          g_file_test (wal, G_FILE_TEST_EXISTS) ? "" : "&immutable=1");
+  g_autofree char *name = g_strconcat (path, suffix, NULL);
+  struct stat st;
+  if (stat (name, &st) != 0)
+    return FALSE;
+  *size = (gint64) st.st_size;
+  return TRUE;
 }
 
-/* validate_file: reads what decides whether @path may be used, through its own hardened
+/* remove_side_files: removes the -wal and -shm files a refused look at @path created (SQLite
+ * creates both when it opens a file whose header says WAL, even read-only). Only when there
+ * was no -wal before and the new one is empty: nothing of anyone else's is touched. (The
+ * look cannot use SQLite's immutable mode instead: closing such a connection drops the
+ * process's locks on the file, and a writer in the same process then lost commits.) */
+static void
+remove_side_files (const char *path, gboolean had_wal, gboolean had_shm)
+{
+  gint64 size = -1;
+  if (had_wal || !side_file (path, "-wal", &size) || size != 0)
+    return;
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  g_autofree char *shm = g_strconcat (path, "-shm", NULL);
+  g_unlink (wal);
+  if (!had_shm)
+    g_unlink (shm);
+}
+
+/* validate_connection: reads what decides whether @path may be used, through its own hardened
  * read-only connection (views and triggers off): *@tables objects in its schema, its
  * *@version; refuses a damaged, foreign, too new or tampered file, or (@mode read-only) one
- * that needs migrating. Writes nothing, creates nothing beside the file. */
+ * that needs migrating. Writes nothing to the file. */
 static gboolean
-validate_file (const char *path, StoreOpenMode mode, gint64 *tables, gint64 *version,
-               GError **error)
+validate_connection (const char *path, StoreOpenMode mode, gint64 *tables, gint64 *version,
+                     GError **error)
 {
-  g_autofree char *uri = validation_uri (path);
-  g_autoptr (sqlite3) db = open_hardened (path, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, TRUE,
-                                          error);
+  g_autoptr (sqlite3) db = open_hardened (path, path, SQLITE_OPEN_READONLY, TRUE, error);
   if (db == NULL)
     return FALSE;
   sqlite3_db_config (db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL);
@@ -359,6 +375,19 @@ validate_file (const char *path, StoreOpenMode mode, gint64 *tables, gint64 *ver
     return FALSE;
   }
   return TRUE;
+}
+
+/* validate_file: validate_connection, leaving nothing beside a file it refuses. */
+static gboolean
+validate_file (const char *path, StoreOpenMode mode, gint64 *tables, gint64 *version,
+               GError **error)
+{
+  gint64 size;
+  gboolean had_wal = side_file (path, "-wal", &size), had_shm = side_file (path, "-shm", &size);
+  if (validate_connection (path, mode, tables, version, error))
+    return TRUE;
+  remove_side_files (path, had_wal, had_shm);
+  return FALSE;
 }
 
 sqlite3 *

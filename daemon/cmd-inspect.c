@@ -6,7 +6,11 @@
  * RUNNINGISR), SERVICETRACE, RUNNINGTASKPRIORITY and VALID per core the formula, the read
  * plan and the value→name map; per task what the profiler knows of its state and priority
  * (the evidence that tells a preemption from the end of a job); notes about what a session
- * ignores (an ISR attribute that aliases RUNNINGTASK, placeholder labels); the file's
+ * ignores (an ISR attribute that aliases RUNNINGTASK, placeholder labels); what each running
+ * value stands for (a task, an ISR, nothing running, other time) and why, every assumption the
+ * file leaves open (which value means "no task" / "no ISR", the priority order) and how to name
+ * it (--idle-value, --no-isr-value, --priority-order), `.` read through a pointer, STATE values
+ * the kernel's enum has and the file does not label; errors at file:line:col; the file's
  * diagnostics come last. `--json` prints the same as one JSON document.
  *
  * Exit status: 0; 1 when the file has errors or no running-task information (everything that
@@ -14,6 +18,7 @@
  */
 #include "commands.h"
 #include "orti.h"
+#include "session-watch.h"
 
 #include <json-glib/json-glib.h>
 #include <stdio.h>
@@ -260,9 +265,27 @@ json_watch_attr (JsonBuilder *b, const OrtiWatchAttr *wa)
   else
     json_builder_add_null_value (b);
   json_member_string (b, "error", wa->error);
+  g_autofree char *error_loc = wa->error != NULL ? location_string (&wa->error_loc) : NULL;
+  json_member_string (b, "error_location", error_loc);
   json_member_bool (b, "service_entry_bit", wa->service_entry_bit);
   json_member_bool (b, "shares_task_variable", wa->shares_task_variable);
   json_member_bool (b, "placeholder_only", wa->placeholder_only);
+  json_builder_set_member_name (b, "notes");
+  json_builder_begin_array (b);
+  for (guint i = 0; wa->plan != NULL && i < orti_plan_get_n_notes (wa->plan); i++)
+    json_builder_add_string_value (b, orti_plan_get_note (wa->plan, i));
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "unlabelled");
+  json_builder_begin_array (b);
+  for (guint i = 0; wa->unlabelled != NULL && i < wa->unlabelled->len; i++) {
+    const OrtiEnumerator *e = &g_array_index (wa->unlabelled, OrtiEnumerator, i);
+    json_builder_begin_object (b);
+    json_member_int (b, "value", e->value);
+    json_member_string (b, "name", e->name);
+    json_builder_end_object (b);
+  }
+  json_builder_end_array (b);
+  json_member_bool (b, "labels_incomplete", wa->labels_incomplete);
   json_builder_set_member_name (b, "values");
   if (wa->values == NULL) {
     json_builder_add_null_value (b);
@@ -280,6 +303,14 @@ json_watch_attr (JsonBuilder *b, const OrtiWatchAttr *wa)
       json_member_string (b, "ref", v->ref);
       json_member_bool (b, "none", v->is_none);
       json_member_bool (b, "placeholder", v->is_placeholder);
+      json_member_string (b, "meaning", v->meaning != ORTI_MEANING_NAME
+                                          ? orti_value_meaning_name (v->meaning) : NULL);
+      json_member_string (b, "object", v->object);
+      json_member_string (b, "basis", v->meaning != ORTI_MEANING_NAME
+                                        ? orti_basis_name (v->basis) : NULL);
+      json_member_bool (b, "assumed", v->assumed);
+      json_member_bool (b, "synthetic", v->synthetic);
+      json_member_string (b, "why", v->why);
       if (strcmp (wa->attr, "STATE") == 0)
         json_member_string (b, "state", state_name (orti_task_state_from_name (v->name)));
       json_member_bool (b, "resolved", v->resolved);
@@ -444,6 +475,7 @@ inspect_json (Inspect *in, const char *error)
     else
       json_builder_add_null_value (b);
     json_member_int (b, "core", t->core);
+    json_member_bool (b, "idle", t->is_idle);
     json_builder_set_member_name (b, "static_priority");
     if (t->has_static_priority)
       json_builder_add_int_value (b, t->static_priority);
@@ -462,6 +494,20 @@ inspect_json (Inspect *in, const char *error)
     json_builder_end_object (b);
   }
   json_builder_end_array (b);
+  json_builder_set_member_name (b, "priority_order");
+  if (in->watch != NULL) {
+    const OrtiPriorityInfo *po = orti_watch_get_priority_order (in->watch);
+    json_builder_begin_object (b);
+    json_member_string (b, "order", orti_priority_order_name (po->order));
+    json_member_string (b, "basis", orti_basis_name (po->basis));
+    json_member_bool (b, "assumed", po->basis == ORTI_BASIS_DEFAULT);
+    json_member_string (b, "why", po->why);
+    g_autofree char *ploc = po->loc.file != NULL ? location_string (&po->loc) : NULL;
+    json_member_string (b, "location", ploc);
+    json_builder_end_object (b);
+  } else {
+    json_builder_add_null_value (b);
+  }
   json_builder_set_member_name (b, "notes");
   json_builder_begin_array (b);
   for (guint i = 0; in->watch && i < orti_watch_get_notes (in->watch)->len; i++) {
@@ -593,6 +639,8 @@ print_task_evidence (Inspect *in)
       printf ("  running value ?");
     if (t->has_static_priority)
       printf ("  static priority %" G_GINT64_FORMAT, t->static_priority);
+    if (t->is_idle)
+      printf ("  [the idle loop: idle time, no jobs]");
     printf ("\n");
     if (t->state != NULL)
       print_watch_attr (t->state);
@@ -614,16 +662,29 @@ print_watch_attr (const OrtiWatchAttr *wa)
             orti_decl_get_ctype (wa->decl) != NULL ? "\"" : "");
   }
   printf (" = \"%s\"  [%s]\n", wa->formula != NULL ? wa->formula : "", loc);
-  if (wa->plan != NULL)
+  if (wa->plan != NULL) {
     print_plan (wa->plan);
-  else
-    printf ("      plan: none: %s\n", wa->error != NULL ? wa->error : "not compiled");
+    for (guint i = 0; i < orti_plan_get_n_notes (wa->plan); i++)
+      printf ("      note: %s\n", orti_plan_get_note (wa->plan, i));
+  } else {
+    g_autofree char *at = location_string (&wa->error_loc);
+    printf ("      plan: none: %s: error: %s\n", at,
+            wa->error != NULL ? wa->error : "not compiled");
+  }
   if (wa->service_entry_bit)
     printf ("      encoding: bit 0 set while inside the service (entry = id|1, exit = id)\n");
   if (wa->shares_task_variable)
     printf ("      shares RUNNINGTASK's variable: not a source of its own\n");
   if (wa->placeholder_only)
     printf ("      labels: placeholders only (no names)\n");
+  if (wa->labels_incomplete) {
+    printf ("      unlabelled values of the kernel's enum type:");
+    for (guint i = 0; i < wa->unlabelled->len; i++) {
+      const OrtiEnumerator *e = &g_array_index (wa->unlabelled, OrtiEnumerator, i);
+      printf (" %" G_GINT64_FORMAT " (%s)", e->value, e->name);
+    }
+    printf ("\n");
+  }
   if (wa->values == NULL)
     return;
   printf ("      values (%u):\n", orti_value_map_get_size (wa->values));
@@ -642,6 +703,15 @@ print_watch_attr (const OrtiWatchAttr *wa)
       printf ("  [none]");
     if (v->is_placeholder)
       printf ("  [placeholder]");
+    if (v->meaning == ORTI_MEANING_TASK || v->meaning == ORTI_MEANING_ISR)
+      printf ("  -> %s %s", v->meaning == ORTI_MEANING_TASK ? "task" : "ISR", v->object);
+    else if (v->meaning == ORTI_MEANING_OTHER)
+      printf ("  -> other time");
+    if (v->basis == ORTI_BASIS_USER && v->meaning != ORTI_MEANING_NAME)
+      printf ("  [given by the user]");
+    else if (v->assumed || (v->meaning == ORTI_MEANING_NONE && v->basis != ORTI_BASIS_LABEL))
+      printf ("  [%s: %s]", v->assumed ? "assumed" : orti_basis_name (v->basis),
+              v->why != NULL ? v->why : "?");
     if (strcmp (wa->attr, "STATE") == 0)
       printf ("  [%s]", state_name (orti_task_state_from_name (v->name)));
     if (!v->resolved)
@@ -725,6 +795,10 @@ inspect_print (Inspect *in)
         print_watch_attr (was[a]);
     }
     print_task_evidence (in);
+    const OrtiPriorityInfo *po = orti_watch_get_priority_order (in->watch);
+    printf ("\nPriority order: %s (%s%s): %s\n", orti_priority_order_name (po->order),
+            po->basis == ORTI_BASIS_DEFAULT ? "assumed, " : "", orti_basis_name (po->basis),
+            po->why);
     GPtrArray *notes = orti_watch_get_notes (in->watch);
     printf ("\nNotes (%u):\n", notes->len);
     for (guint i = 0; i < notes->len; i++) {
@@ -751,7 +825,8 @@ inspect_print (Inspect *in)
  * failure (the file's errors, why nothing can be watched, or why it could not be read at all:
  * then nothing is printed; newly allocated) or NULL. */
 static char *
-inspect_one (const char *orti_path, OrtiElf *elf, int core, char **json_out)
+inspect_one (const char *orti_path, OrtiElf *elf, int core, const OrtiWatchOptions *options,
+             char **json_out)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (OrtiDoc) doc = orti_doc_parse_file (orti_path, &error);
@@ -759,7 +834,7 @@ inspect_one (const char *orti_path, OrtiElf *elf, int core, char **json_out)
     return g_strdup (error->message);
   Inspect in = { .doc = doc, .elf = elf, .core = core };
   in.maps = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) orti_value_map_free);
-  in.watch = orti_watch_resolve (doc, elf, core, &error);
+  in.watch = orti_watch_resolve_full (doc, elf, core, options, &error);
   if (in.watch == NULL)
     in.watch_error = g_strdup (error->message);
   g_clear_error (&error);
@@ -802,12 +877,19 @@ cmd_inspect (int argc, char **argv)
   g_autofree char *elf_path = NULL;
   int core = -1;
   gboolean json = FALSE;
+  g_autofree char *idle_value = NULL, *no_isr_value = NULL, *priority_order = NULL;
   GOptionEntry entries[] = {
     { "orti", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &orti_given, "ORTI file to read; several (repeated "
       "or comma-separated): one file per core, file K describing core K (ERIKA)", "FILE" },
     { "elf", 0, 0, G_OPTION_ARG_FILENAME, &elf_path, "firmware ELF to resolve formulas on", "ELF" },
     { "core", 0, 0, G_OPTION_ARG_INT, &core, "use this core's copies of per-core symbols", "N" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "print one JSON document", NULL },
+    { "idle-value", 0, 0, G_OPTION_ARG_STRING, &idle_value, "RUNNINGTASK value(s) meaning no task "
+      "runs, replacing what the file says or implies", "VALUE[,VALUE…]|LABEL" },
+    { "no-isr-value", 0, 0, G_OPTION_ARG_STRING, &no_isr_value, "RUNNINGISR2 value(s) meaning no "
+      "ISR runs, likewise", "VALUE[,VALUE…]|LABEL" },
+    { "priority-order", 0, 0, G_OPTION_ARG_STRING, &priority_order, "higher-first or lower-first, "
+      "where the file does not say", "ORDER" },
     { NULL },
   };
   g_autoptr (GOptionContext) octx = g_option_context_new ("- show what an ORTI file says to watch");
@@ -820,11 +902,16 @@ cmd_inspect (int argc, char **argv)
   g_autoptr (GPtrArray) paths = orti_paths (orti_given);
   if (paths->len == 0 || argc > 1) {
     fprintf (stderr, "inspect: usage: orti-profd inspect --orti FILE[,FILE…] [--elf ELF] [--core N] "
-             "[--json]\n");
+             "[--json] [--idle-value V] [--no-isr-value V] [--priority-order ORDER]\n");
     return 2;
   }
   if (core < -1 || core > 255) {
     fprintf (stderr, "inspect: --core %d: must be between 0 and 255\n", core);
+    return 2;
+  }
+  OrtiWatchOptions options;
+  if (!session_watch_options (idle_value, no_isr_value, priority_order, &options, &error)) {
+    fprintf (stderr, "inspect: %s\n", error->message);
     return 2;
   }
   if (paths->len > 1 && core != -1) {
@@ -843,7 +930,7 @@ cmd_inspect (int argc, char **argv)
 
   if (paths->len == 1) {
     g_autofree char *text = NULL;
-    g_autofree char *failure = inspect_one (g_ptr_array_index (paths, 0), elf, core,
+    g_autofree char *failure = inspect_one (g_ptr_array_index (paths, 0), elf, core, &options,
                                             json ? &text : NULL);
     if (text != NULL)
       printf ("%s\n", text);
@@ -864,7 +951,7 @@ cmd_inspect (int argc, char **argv)
     g_autofree char *text = NULL;
     if (!json)
       printf ("%s==== core %u: %s ====\n", k ? "\n" : "", k, path);
-    g_autofree char *failure = inspect_one (path, elf, (int) k, json ? &text : NULL);
+    g_autofree char *failure = inspect_one (path, elf, (int) k, &options, json ? &text : NULL);
     if (json) {
       g_autoptr (JsonNode) name = json_node_new (JSON_NODE_VALUE);
       json_node_set_string (name, path);

@@ -18,6 +18,7 @@
 #include "rtt-cores.h"
 #include "export-sampled.h"
 #include "session.h"
+#include "session-watch.h"
 #include "web.h"
 
 /* the live snapshot is copied core by core into the web layer's */
@@ -34,6 +35,7 @@ typedef struct {
   char *swo, *swo_format, *swo_pin_freq, *swo_protocol, *pc_sample;
   char *swo_global_clock;          /* --swo-global-clock HZ */
   char *keep_raw;                  /* --keep-raw DURATION|SIZE */
+  char *idle_value, *no_isr_value, *priority_order; /* where the ORTI file leaves it open */
   char *target_per_core;           /* --target-per-core NAME,NAME|auto */
   GStrv core_targets;              /* parsed ("" for an empty entry: the current target) */
   char *rtt_address_per_core;      /* --rtt-address-per-core ADDR,ADDR */
@@ -75,6 +77,9 @@ run_options_clear (RunOptions *o)
   g_free (o->swo_global_clock);
   g_free (o->pc_sample);
   g_free (o->keep_raw);
+  g_free (o->idle_value);
+  g_free (o->no_isr_value);
+  g_free (o->priority_order);
   g_free (o->target_per_core);
   g_free (o->rtt_address_per_core);
   g_clear_pointer (&o->rtt_addresses, g_array_unref);
@@ -115,6 +120,8 @@ load_config (RunOptions *o, const char *path, gboolean must_exist, GError **erro
     { "http_token_file", &o->http_token_file },
     { "target_per_core", &o->target_per_core },
     { "rtt_address_per_core", &o->rtt_address_per_core },
+    { "idle_value", &o->idle_value }, { "no_isr_value", &o->no_isr_value },
+    { "priority_order", &o->priority_order },
   };
   /* a token in a file other users may read is no secret */
   g_autoptr (GError) perm = NULL;
@@ -586,6 +593,9 @@ build_config (RunOptions *o, SessionConfig *cfg, char **host, GError **error)
                  "--orti FILE is required (see orti-profd --help)");
     return FALSE;
   }
+  if (!session_watch_options (o->idle_value, o->no_isr_value, o->priority_order,
+                              &cfg->orti_options, error))
+    return FALSE;
   if (o->openocd && !parse_host_port (o->openocd, host, &cfg->openocd_port, error))
     return FALSE;
   cfg->openocd_host = *host;
@@ -737,6 +747,9 @@ cmd_run (int argc, char **argv)
     { "orti", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &orti_given, "ORTI file of the firmware; several (repeated or comma-separated): one file per core, file K describing core K (ERIKA)", "FILE" },
     { "elf", 0, 0, G_OPTION_ARG_FILENAME, &o.elf, "Firmware ELF (with DWARF)", "ELF" },
     { "core", 0, 0, G_OPTION_ARG_INT, &core, "Only this core's copies of per-core symbols", "N" },
+    { "idle-value", 0, 0, G_OPTION_ARG_STRING, &o.idle_value, "The RUNNINGTASK value(s) meaning no task runs (idle), where the ORTI file leaves it open or says it wrong; replaces what the file says or implies (`inspect` shows what was assumed)", "VALUE[,VALUE…]|LABEL" },
+    { "no-isr-value", 0, 0, G_OPTION_ARG_STRING, &o.no_isr_value, "The RUNNINGISR2 value(s) meaning no ISR runs, likewise", "VALUE[,VALUE…]|LABEL" },
+    { "priority-order", 0, 0, G_OPTION_ARG_STRING, &o.priority_order, "Which priorities are more urgent where the ORTI file does not say: higher-first (OSEK's, assumed by default) or lower-first", "ORDER" },
     { "target-per-core", 0, 0, G_OPTION_ARG_STRING, &o.target_per_core, "Poll and RTT: read core 0, 1, … through these OpenOCD targets (an AMP part; RTT: one control block per core); auto: OpenOCD's `target names` in order", "NAME,NAME|auto" },
     { "rtt-address-per-core", 0, 0, G_OPTION_ARG_STRING, &o.rtt_address_per_core, "RTT with --target-per-core: each core's control block (orti_trace_rtt of that core's image), in core order; default: the ELF's per-core copies", "ADDR,ADDR" },
     { "openocd", 0, 0, G_OPTION_ARG_STRING, &o.openocd, "OpenOCD TCL RPC address (127.0.0.1:6666)", "HOST:PORT" },

@@ -99,8 +99,13 @@ put_name (SessionWatch *w, GHashTable *names, guint32 key, const char *name)
   g_hash_table_insert (names, GUINT_TO_POINTER (id), g_strdup (name));
 }
 
-/* Add the poll channel for one watched attribute, and its names. @isr: for RUNNINGTASK, the
- * core's ISR attribute when it shares RUNNINGTASK's variable (its named values are ISR2s). */
+/* Add the poll channel for one watched attribute, and its names. What each value of RUNNINGTASK
+ * and RUNNINGISR2 is comes from the watch (OrtiValueName.meaning): "nothing runs" values are
+ * the channel's none values (what the file says, what orti assumed and said in a note, or what
+ * the user named), TASK values are task names, ISR values ISR2 names (on RUNNINGTASK: an ISR2
+ * running over the task, class PROBE_VALUE_ISR); OTHER values name nothing. @isr: for
+ * RUNNINGTASK, the core's ISR attribute when it shares RUNNINGTASK's variable (its ISR values
+ * missing from RUNNINGTASK's map are ISR2s too). */
 static void
 add_channel (SessionWatch *w, const OrtiWatchAttr *wa, ProbePollKind kind, GHashTable *names,
              const OrtiWatchAttr *isr)
@@ -110,22 +115,29 @@ add_channel (SessionWatch *w, const OrtiWatchAttr *wa, ProbePollKind kind, GHash
   OrtiValueMap *map = wa->values;
   g_autoptr (GArray) none = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr (GArray) classes = g_array_new (FALSE, FALSE, sizeof (ProbePollValueClass));
-  gboolean has_zero = FALSE;
   for (guint i = 0; map && i < orti_value_map_get_size (map); i++) {
     const OrtiValueName *vn = orti_value_map_get (map, i);
     if (!vn->resolved)
       continue;
-    if (vn->value == 0)
-      has_zero = TRUE;
     if (vn->is_none) {
       g_array_append_val (none, vn->value);
       continue;
     }
-    if (vn->is_placeholder) {
-      /* a slot RUNNINGTASK labels "X" while the variable is shared: not a task */
-      if (isr != NULL)
-        add_class (classes, vn->value, PROBE_VALUE_ISR);
+    switch (vn->meaning) {
+    case ORTI_MEANING_TASK:
+      if (kind == PROBE_POLL_TASK && names != NULL)
+        put_name (w, names, (guint32) vn->value, vn->object);
       continue;
+    case ORTI_MEANING_ISR:
+      if (kind == PROBE_POLL_TASK)
+        add_class (classes, vn->value, PROBE_VALUE_ISR);
+      put_name (w, w->isr_names, (guint32) vn->value, vn->object);
+      continue;
+    case ORTI_MEANING_OTHER:
+    case ORTI_MEANING_NONE:
+      continue; /* names nothing: neither a task's time nor an ISR's */
+    case ORTI_MEANING_NAME:
+      break;
     }
     gint64 key = kind == PROBE_POLL_SERVICE && wa->service_entry_bit ? (vn->value & ~1) : vn->value;
     if (names != NULL)
@@ -134,21 +146,14 @@ add_channel (SessionWatch *w, const OrtiWatchAttr *wa, ProbePollKind kind, GHash
     if (svc != PROBE_VALUE_OTHER)
       add_class (classes, key, svc);
   }
-  /* ISR values of a shared running-id variable: ISR2s over the task */
+  /* ISR values of a shared running-id variable that RUNNINGTASK's map lacks: ISR2s too */
   for (guint i = 0; isr && isr->values && i < orti_value_map_get_size (isr->values); i++) {
     const OrtiValueName *vn = orti_value_map_get (isr->values, i);
-    if (!vn->resolved || vn->is_none || vn->is_placeholder ||
-        (map && orti_value_map_lookup (map, vn->value) &&
-         !orti_value_map_lookup (map, vn->value)->is_placeholder))
+    if (!vn->resolved || vn->meaning != ORTI_MEANING_ISR ||
+        (map && orti_value_map_lookup (map, vn->value)))
       continue;
     add_class (classes, vn->value, PROBE_VALUE_ISR);
-    put_name (w, w->isr_names, (guint32) vn->value, vn->name);
-  }
-  /* ISR2 values are often entry addresses or indices with no element for "none": 0 is
-   * then the "no ISR" value (ERIKA, VSTAR: NULL pointer) */
-  if (kind == PROBE_POLL_ISR && none->len == 0 && !has_zero) {
-    gint64 zero = 0;
-    g_array_append_val (none, zero);
+    put_name (w, w->isr_names, (guint32) vn->value, vn->object);
   }
   if (wa->plan == NULL)
     return; /* reported by inspect; the session watches what it can */
@@ -181,7 +186,7 @@ add_task_evidence (SessionWatch *w, OrtiWatch *watch, int core, guint n_cores)
 {
   for (guint i = 0; i < orti_watch_get_n_tasks (watch); i++) {
     const OrtiWatchTask *t = orti_watch_get_task (watch, i);
-    if (!t->has_value || (core >= 0 && n_cores > 1 && (int) t->core != core))
+    if (!t->has_value || t->is_idle || (core >= 0 && n_cores > 1 && (int) t->core != core))
       continue;
     w->ev_tasks++;
     gboolean state = t->state && t->state->plan && t->state->values;
@@ -291,7 +296,7 @@ add_file (SessionWatch *w, OrtiWatch *watch, const char *orti_path, int core,
   gboolean all_states = orti_watch_get_n_tasks (watch) > 0;
   for (guint i = 0; i < orti_watch_get_n_tasks (watch); i++) {
     const OrtiWatchTask *t = orti_watch_get_task (watch, i);
-    if (t->has_value && !(t->state && t->state->plan && t->state->values))
+    if (t->has_value && !t->is_idle && !(t->state && t->state->plan && t->state->values))
       all_states = FALSE;
   }
   for (guint c = 0; c < orti_watch_get_n_cores (watch); c++) {
@@ -300,8 +305,8 @@ add_file (SessionWatch *w, OrtiWatch *watch, const char *orti_path, int core,
     const OrtiWatchAttr *task = orti_watch_get (watch, c, "RUNNINGTASK");
     if (task && task->plan == NULL) {
       g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "%s:%u:%u: RUNNINGTASK of core %u "
-                   "(\"%s\") cannot be watched: %s", task->loc.file, task->loc.line,
-                   task->loc.column, w->n_files > 1 ? w->adding_core : c, task->formula,
+                   "(\"%s\") cannot be watched: %s", task->error_loc.file, task->error_loc.line,
+                   task->error_loc.column, w->n_files > 1 ? w->adding_core : c, task->formula,
                    task->error ? task->error : "unresolved");
       return FALSE;
     }
@@ -339,8 +344,24 @@ add_file (SessionWatch *w, OrtiWatch *watch, const char *orti_path, int core,
   return TRUE;
 }
 
+/* orti_watch_resolve_full, its option errors as SESSION_ERROR_CONFIG naming the file. */
+static OrtiWatch *
+resolve (OrtiDoc *doc, OrtiElf *elf, int core, const OrtiWatchOptions *options,
+         const char *orti_path, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  OrtiWatch *watch = orti_watch_resolve_full (doc, elf, core, options, &local);
+  if (watch == NULL && g_error_matches (local, ORTI_ERROR, ORTI_ERROR_OPTION))
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "%s: %s", orti_path,
+                 local->message);
+  else if (watch == NULL)
+    g_propagate_error (error, g_steal_pointer (&local));
+  return watch;
+}
+
 SessionWatch *
-session_watch_new (const char *orti_path, const char *elf_path, int core, GError **error)
+session_watch_new (const char *orti_path, const char *elf_path, int core,
+                   const OrtiWatchOptions *options, GError **error)
 {
   g_autoptr (SessionWatch) w = watch_alloc ();
   w->n_files = 1;
@@ -354,7 +375,7 @@ session_watch_new (const char *orti_path, const char *elf_path, int core, GError
     if (w->elf == NULL)
       return NULL;
   }
-  w->watch = orti_watch_resolve (w->doc, w->elf, core, error);
+  w->watch = resolve (w->doc, w->elf, core, options, orti_path, error);
   if (w->watch == NULL)
     return NULL;
   w->n_cores = MAX (orti_watch_get_n_cores (w->watch), 1);
@@ -380,10 +401,10 @@ elf_n_cores (OrtiElf *elf)
 
 SessionWatch *
 session_watch_new_per_core (const char *const *orti_paths, guint n, const char *elf_path,
-                            GError **error)
+                            const OrtiWatchOptions *options, GError **error)
 {
   if (n == 1)
-    return session_watch_new (orti_paths[0], elf_path, -1, error);
+    return session_watch_new (orti_paths[0], elf_path, -1, options, error);
   g_return_val_if_fail (n > 1, NULL);
   if (n > SESSION_WATCH_MAX_FILES) {
     g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "%u ORTI files (one per core): at "
@@ -415,7 +436,7 @@ session_watch_new_per_core (const char *const *orti_paths, guint n, const char *
     if (doc == NULL)
       return NULL;
     /* file K: core K's copies of per-core symbols; the file itself describes one core */
-    g_autoptr (OrtiWatch) watch = orti_watch_resolve (doc, w->elf, (int) k, error);
+    g_autoptr (OrtiWatch) watch = resolve (doc, w->elf, (int) k, options, path, error);
     if (watch == NULL) {
       g_prefix_error (error, "core %u: ", k);
       return NULL;
@@ -576,7 +597,7 @@ session_watch_add_pc_sampler (SessionWatch *w, int core, gboolean check_context)
 
 SessionWatch *
 session_watch_new_from_option (const char *orti_option, const char *elf_path, int core,
-                               GError **error)
+                               const OrtiWatchOptions *options, GError **error)
 {
   g_auto (GStrv) parts = g_strsplit (orti_option, ",", -1);
   g_autoptr (GPtrArray) paths = g_ptr_array_new ();
@@ -589,14 +610,14 @@ session_watch_new_from_option (const char *orti_option, const char *elf_path, in
     return NULL;
   }
   if (paths->len == 1)
-    return session_watch_new (g_ptr_array_index (paths, 0), elf_path, core, error);
+    return session_watch_new (g_ptr_array_index (paths, 0), elf_path, core, options, error);
   if (core >= 0) {
     g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--core %d: with one ORTI file per "
                  "core (--orti %s), file K is core K", core, orti_option);
     return NULL;
   }
   return session_watch_new_per_core ((const char *const *) paths->pdata, paths->len, elf_path,
-                                     error);
+                                     options, error);
 }
 
 char *
@@ -653,4 +674,24 @@ session_watch_check_capture (const SessionWatch *w, GHashTable *meta, const char
                  "file but --orti gives %u (one per core): give the file it was recorded with",
                  capture, w->n_files);
   return FALSE;
+}
+
+gboolean
+session_watch_options (const char *idle_value, const char *no_isr_value,
+                       const char *priority_order, OrtiWatchOptions *out, GError **error)
+{
+  *out = (OrtiWatchOptions) { .idle_values = idle_value, .no_isr_values = no_isr_value };
+  if (priority_order == NULL)
+    return TRUE;
+  if (strcmp (priority_order, "higher-first") == 0) {
+    out->priority_order = ORTI_PRIORITY_HIGHER_FIRST;
+  } else if (strcmp (priority_order, "lower-first") == 0) {
+    out->priority_order = ORTI_PRIORITY_LOWER_FIRST;
+  } else {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--priority-order \"%s\": say "
+                 "higher-first (a larger number is more urgent) or lower-first",
+                 priority_order);
+    return FALSE;
+  }
+  return TRUE;
 }

@@ -118,24 +118,37 @@ session_watch_namespace_event (const SessionWatch *w, ProbeEvent *ev)
 
 /* session_watch_new:
  * Parses @orti_path, opens @elf_path (may be NULL) and resolves what to watch for @core (-1:
- * every core). Fails (file:line:col for ORTI errors, "no running-task information in FILE",
- * RUNNINGTASK that cannot be watched) with SESSION_ERROR_CONFIG. */
+ * every core), with the user's @options (NULL: none; orti_watch_resolve_full). Fails
+ * (file:line:col for ORTI errors, "no running-task information in FILE", RUNNINGTASK that
+ * cannot be watched, an option value that names nothing) with SESSION_ERROR_CONFIG. */
 SessionWatch *session_watch_new (const char *orti_path, const char *elf_path, int core,
-                                 GError **error);
+                                 const OrtiWatchOptions *options, GError **error);
 /* session_watch_new_per_core:
  * One ORTI file per core: @orti_paths[K] (n ≥ 1; n == 1 is session_watch_new with every core)
  * describes core K and is resolved on @elf_path with core K's copies of per-core symbols; its
  * channels are core K's, its task and ISR2 names are namespaced (SESSION_WATCH_NS_SHIFT).
  * Fails with SESSION_ERROR_CONFIG naming the file: a parse error (file:line:col), a file that
  * describes several cores, no running-task information, more files than the ELF has cores,
- * two files reading one RUNNINGTASK variable. */
+ * two files reading one RUNNINGTASK variable. @options apply to every file. */
 SessionWatch *session_watch_new_per_core (const char *const *orti_paths, guint n,
-                                          const char *elf_path, GError **error);
+                                          const char *elf_path, const OrtiWatchOptions *options,
+                                          GError **error);
 /* session_watch_new_from_option: --orti as given: one file (resolved for @core), or several,
  * comma-separated, one per core (session_watch_new_per_core; @core must then be -1). */
 SessionWatch *session_watch_new_from_option (const char *orti_option, const char *elf_path,
-                                             int core, GError **error);
+                                             int core, const OrtiWatchOptions *options,
+                                             GError **error);
 void session_watch_free (SessionWatch *w);
+
+/* session_watch_options: the user's word where the ORTI file leaves it open, as
+ * orti_watch_resolve_full takes it: @idle_value (--idle-value: RUNNINGTASK values meaning no
+ * task, "0,255" or element labels), @no_isr_value (--no-isr-value), @priority_order
+ * (--priority-order: "higher-first" or "lower-first"); each may be NULL. The strings are
+ * borrowed. FALSE (SESSION_ERROR_CONFIG) for an unknown order; values are checked when the file
+ * is resolved. */
+gboolean session_watch_options (const char *idle_value, const char *no_isr_value,
+                                const char *priority_order, OrtiWatchOptions *out,
+                                GError **error);
 
 /* session_watch_orti_sha256: SHA-256 of each ORTI file as 64 hex digits, comma-separated in
  * core order (one file: one digest); NULL when one cannot be read. */

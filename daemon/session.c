@@ -139,7 +139,8 @@ session_new (const SessionConfig *cfg, GError **error)
     g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "an ORTI file is required (--orti)");
     return NULL;
   }
-  s->w = session_watch_new_from_option (cfg->orti_path, cfg->elf_path, cfg->core, error);
+  s->w = session_watch_new_from_option (cfg->orti_path, cfg->elf_path, cfg->core,
+                                        &cfg->orti_options, error);
   if (s->w == NULL)
     return NULL;
   if (cfg->n_watch > 0 && !session_watch_add_variables (s->w, cfg->watch, cfg->n_watch,

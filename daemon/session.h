@@ -47,6 +47,8 @@ typedef struct {
   const char *orti_path;         /* ORTI file (required) */
   const char *elf_path;          /* firmware ELF (NULL: only constant formulas) */
   int core;                      /* only this core's symbols (-1: all cores) */
+  OrtiWatchOptions orti_options; /* what the user says where the ORTI file leaves it open
+                                  * (--idle-value, --no-isr-value, --priority-order) */
   const char *openocd_host;      /* default 127.0.0.1 */
   guint16 openocd_port;          /* TCL RPC port, default 6666 */
   SessionSourceKind source;

@@ -5,6 +5,7 @@
  * the ERIKA master and slave1 ORTI files, the iSoft 6-core file, a file without an OS object)
  * are skipped when ../shared is absent. Checks fields, never whole-output snapshots.
  */
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +199,109 @@ test_erika_ambiguous (void)
   g_assert_nonnull (rt);
   g_assert_true (json_object_get_null_member (rt, "plan"));
   g_assert_nonnull (strstr (json_object_get_string_member (rt, "error"), "EE_stkfirst"));
+}
+
+/* The value whose "name" is @name in @attr's values, or NULL. */
+static JsonObject *
+value_named (JsonObject *attr, const char *name)
+{
+  JsonArray *values = json_object_get_array_member (attr, "values");
+  for (guint i = 0; i < json_array_get_length (values); i++) {
+    JsonObject *v = json_array_get_object_element (values, i);
+    if (strcmp (json_object_get_string_member (v, "name"), name) == 0)
+      return v;
+  }
+  return NULL;
+}
+
+/* TRUE when a note of @root contains @text. */
+static gboolean
+has_note (JsonObject *root, const char *text)
+{
+  JsonArray *notes = json_object_get_array_member (root, "notes");
+  for (guint i = 0; i < json_array_get_length (notes); i++)
+    if (strstr (json_array_get_string_element (notes, i), text) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* What the file leaves open is shown as assumed, with why; the options name it instead. */
+static void
+test_assumptions_and_options (void)
+{
+  static const char text[] =
+    "VERSION { KOIL = \"2.2\"; OSSEMANTICS = \"ORTI\", \"2.2\"; };\n"
+    "IMPLEMENTATION A { OS {\n"
+    "  ENUM [ \"IdleTask\" = 0, \"T0\" = 1, \"X\" = 2 ] RUNNINGTASK;\n"
+    "  ENUM [ \"CanIsr\" = 4 ] RUNNINGISR2;\n"
+    "}; TASK { CTYPE PRIORITY, \"0 = highest\"; }; };\n"
+    "OS os { RUNNINGTASK = \"1\"; RUNNINGISR2 = \"4\"; };\n"
+    "TASK T0 { PRIORITY = \"1\"; };\n";
+  g_autofree char *dir = g_dir_make_tmp ("test-cmd-inspect-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "a.ort", NULL);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+
+  int status = 0;
+  g_autofree char *err = NULL;
+  g_autofree char *out = run_inspect (&status, &err, "--orti", path, "--json", NULL);
+  g_assert_cmpint (status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *root = parse_json (parser, out);
+  JsonObject *rt = watch_attr (root, 0, "RUNNINGTASK");
+  JsonObject *idle = value_named (rt, "IdleTask");
+  g_assert_cmpstr (json_object_get_string_member (idle, "meaning"), ==, "none");
+  g_assert_cmpstr (json_object_get_string_member (value_named (rt, "T0"), "meaning"), ==, "task");
+  g_assert_cmpstr (json_object_get_string_member (value_named (rt, "X"), "meaning"), ==, "other");
+  JsonObject *isr = watch_attr (root, 0, "RUNNINGISR2");
+  JsonObject *zero = value_named (isr, "(no ISR)");
+  g_assert_nonnull (zero);
+  g_assert_true (json_object_get_boolean_member (zero, "assumed"));
+  g_assert_true (json_object_get_boolean_member (zero, "synthetic"));
+  g_assert_cmpstr (json_object_get_string_member (zero, "basis"), ==, "default");
+  g_assert_true (has_note (root, "assumed 0 = no ISR"));
+  JsonObject *po = json_object_get_object_member (root, "priority_order");
+  g_assert_cmpstr (json_object_get_string_member (po, "order"), ==, "lower-first");
+  g_assert_false (json_object_get_boolean_member (po, "assumed"));
+
+  /* the user's values replace the assumption and what the labels implied */
+  g_autofree char *err2 = NULL;
+  g_autofree char *out2 = run_inspect (&status, &err2, "--orti", path, "--json",
+                                       "--no-isr-value", "CanIsr", "--idle-value", "2",
+                                       "--priority-order", "higher-first", NULL);
+  g_assert_cmpint (status, ==, 0);
+  g_autoptr (JsonParser) parser2 = json_parser_new ();
+  JsonObject *root2 = parse_json (parser2, out2);
+  JsonObject *can = value_named (watch_attr (root2, 0, "RUNNINGISR2"), "CanIsr");
+  g_assert_cmpstr (json_object_get_string_member (can, "meaning"), ==, "none");
+  g_assert_cmpstr (json_object_get_string_member (can, "basis"), ==, "user");
+  g_assert_null (value_named (watch_attr (root2, 0, "RUNNINGISR2"), "(no ISR)"));
+  JsonObject *rt2 = watch_attr (root2, 0, "RUNNINGTASK");
+  g_assert_cmpstr (json_object_get_string_member (value_named (rt2, "X"), "meaning"), ==, "none");
+  g_assert_cmpstr (json_object_get_string_member (value_named (rt2, "IdleTask"), "meaning"), ==,
+                   "other"); /* no TASK IdleTask in this file */
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (root2,
+                     "priority_order"), "basis"), ==, "user");
+
+  /* the text output says the same */
+  g_autofree char *err3 = NULL;
+  g_autofree char *out3 = run_inspect (&status, &err3, "--orti", path, NULL);
+  g_assert_nonnull (strstr (out3, "(no ISR)  [none]  [assumed: no element of RUNNINGISR2"));
+  g_assert_nonnull (strstr (out3, "X  [placeholder]  -> other time"));
+  g_assert_nonnull (strstr (out3, "Priority order: lower-first (label)"));
+
+  /* values that name nothing, and an unknown order, are refused */
+  g_autofree char *err4 = NULL;
+  g_autofree char *out4 = run_inspect (&status, &err4, "--orti", path, "--idle-value", "Nope",
+                                       NULL);
+  g_assert_cmpint (status, ==, 1);
+  g_assert_nonnull (strstr (err4, "idle value \"Nope\": not a number and no RUNNINGTASK element"));
+  g_autofree char *err5 = NULL;
+  g_autofree char *out5 = run_inspect (&status, &err5, "--orti", path, "--priority-order",
+                                       "sideways", NULL);
+  g_assert_cmpint (status, ==, 2);
+  g_assert_nonnull (strstr (err5, "--priority-order \"sideways\""));
+  g_unlink (path);
+  g_rmdir (dir);
 }
 
 /* Text output names the symbol, its address and width. */
@@ -407,6 +511,7 @@ main (int argc, char **argv)
   g_test_add_func ("/inspect/erika-text", test_erika_text);
   g_test_add_func ("/inspect/isoft-cores", test_isoft_cores);
   g_test_add_func ("/inspect/erika-per-core-files", test_erika_per_core_files);
+  g_test_add_func ("/inspect/assumptions-and-options", test_assumptions_and_options);
   int ret = g_test_run ();
   g_free (shared_files);
   g_free (shared_elf);

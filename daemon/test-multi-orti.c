@@ -211,7 +211,7 @@ test_errors (void)
                                       "IMPLEMENTATION X {\n  OS { ENUM [ \"A\" = 1 ] ;\n", -1,
                                       NULL));
   g_autofree char *list = g_strconcat (f0, ",", bad, NULL);
-  g_autoptr (SessionWatch) w = session_watch_new_from_option (list, NULL, -1, &error);
+  g_autoptr (SessionWatch) w = session_watch_new_from_option (list, NULL, -1, NULL, &error);
   g_assert_null (w);
   g_assert_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG);
   g_test_message ("%s", error->message);
@@ -222,7 +222,7 @@ test_errors (void)
   /* --core with several files */
   g_autofree char *f1 = write_orti (dir, "core1.ort", "TaskB", "TaskB2", 0x20000100);
   g_autofree char *pair = g_strconcat (f0, ",", f1, NULL);
-  w = session_watch_new_from_option (pair, NULL, 1, &error);
+  w = session_watch_new_from_option (pair, NULL, 1, NULL, &error);
   g_assert_null (w);
   g_assert_nonnull (strstr (error->message, "file K is core K"));
   g_clear_error (&error);
@@ -230,7 +230,7 @@ test_errors (void)
   /* two files reading one variable: the same core twice */
   g_autofree char *same = write_orti (dir, "same.ort", "TaskC", "TaskC2", 0x20000000);
   g_autofree char *dup = g_strconcat (f0, ",", same, NULL);
-  w = session_watch_new_from_option (dup, NULL, -1, &error);
+  w = session_watch_new_from_option (dup, NULL, -1, NULL, &error);
   g_assert_null (w);
   g_assert_nonnull (strstr (error->message, "same RUNNINGTASK variable at 0x20000000"));
   g_assert_nonnull (strstr (error->message, same));
@@ -245,14 +245,14 @@ test_errors (void)
            "  RUNNINGTASK[0] = \"*(unsigned char *)0x20000200\";\n"
            "  RUNNINGTASK[1] = \"*(unsigned char *)0x20000201\";\n};\n", -1, NULL));
   g_autofree char *mixed = g_strconcat (f0, ",", multi, NULL);
-  w = session_watch_new_from_option (mixed, NULL, -1, &error);
+  w = session_watch_new_from_option (mixed, NULL, -1, NULL, &error);
   g_assert_null (w);
   g_assert_nonnull (strstr (error->message, "describes 2 cores"));
   g_assert_nonnull (strstr (error->message, multi));
   g_clear_error (&error);
 
   /* what one file per core resolves to without an ELF: two cores, namespaced names */
-  w = session_watch_new_from_option (pair, NULL, -1, &error);
+  w = session_watch_new_from_option (pair, NULL, -1, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (w->n_cores, ==, 2);
   g_assert_cmpuint (w->channels->len, ==, 2);
@@ -278,7 +278,7 @@ test_errors (void)
   g_autofree char *c0 = write_orti_values (dir, "x0.ort", "A", 0, "B", 1, 0x20000000);
   g_autofree char *c1 = write_orti_values (dir, "x1.ort", "C", 2, "D", 3, 0x20000100);
   g_autofree char *xpair = g_strconcat (c0, ",", c1, NULL);
-  w = session_watch_new_from_option (xpair, NULL, -1, &error);
+  w = session_watch_new_from_option (xpair, NULL, -1, NULL, &error);
   g_assert_no_error (error);
   ev = (ProbeEvent) { .kind = PROBE_EVENT_TASK_ACTIVATE, .core = 0, .a = 2 };
   session_watch_namespace_event (w, &ev);
@@ -370,7 +370,7 @@ test_erika (void)
     g_ptr_array_add (paths, g_build_filename (shared_files, names[k], NULL));
   g_autoptr (GError) error = NULL;
   g_autoptr (SessionWatch) w = session_watch_new_per_core ((const char *const *) paths->pdata, 3,
-                                                           shared_elf, &error);
+                                                           shared_elf, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (w->n_cores, ==, 3);
   g_assert_cmpuint (w->n_files, ==, 3);
@@ -405,7 +405,7 @@ test_erika (void)
 
   g_ptr_array_add (paths, g_strdup (g_ptr_array_index (paths, 0)));
   g_autoptr (SessionWatch) w4 = session_watch_new_per_core ((const char *const *) paths->pdata, 4,
-                                                            shared_elf, &error);
+                                                            shared_elf, NULL, &error);
   g_assert_null (w4);
   g_assert_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG);
   g_test_message ("%s", error->message);

@@ -34,6 +34,8 @@ typedef struct {
   const char *formula; /* value text, quotes removed */
   int index;           /* -1 for a scalar definition */
   OrtiLocation loc;    /* of the attribute name */
+  OrtiLocation value_loc; /* of the formula's first character when the text maps 1:1 onto the
+                           * file (orti_object_get_formula_location), else file NULL */
 } OrtiAttrDef;
 
 struct _OrtiDecl {
@@ -117,7 +119,7 @@ void orti_doc__add_decl (OrtiParseCtx *ctx, OrtiDecl *decl);
 void orti_doc__begin_object (OrtiParseCtx *ctx, const char *type, const char *name,
                              guint line, guint column);
 void orti_doc__add_def (OrtiParseCtx *ctx, const char *name, int index, const char *formula,
-                        guint line, guint column);
+                        guint line, guint column, const OrtiLocation *value_loc);
 void orti_doc__decl_free (OrtiDecl *decl);
 void orti_doc__enum_list_free (OrtiEnumList *list);
 

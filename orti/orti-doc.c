@@ -283,7 +283,7 @@ object_find_def (OrtiObject *obj, const char *attr, int index)
 
 void
 orti_doc__add_def (OrtiParseCtx *ctx, const char *name, int index, const char *formula,
-                   guint line, guint column)
+                   guint line, guint column, const OrtiLocation *value_loc)
 {
   OrtiObject *obj = ctx->cur_obj;
   if (obj == NULL || index < -1) /* -2: the index was rejected */
@@ -310,9 +310,10 @@ orti_doc__add_def (OrtiParseCtx *ctx, const char *name, int index, const char *f
     old->formula = formula;
     old->loc.line = line;
     old->loc.column = column;
+    old->value_loc = *value_loc;
     return;
   }
-  OrtiAttrDef def = { name, formula, index, { ctx->doc->filename, line, column } };
+  OrtiAttrDef def = { name, formula, index, { ctx->doc->filename, line, column }, *value_loc };
   g_array_append_val (obj->defs, def);
   g_clear_pointer (&obj->attr_names, g_ptr_array_unref);
   if (obj->def_pos != NULL) {
@@ -644,6 +645,17 @@ orti_object_get_formula (OrtiObject *obj, const char *attr, int index, OrtiLocat
   return def->formula;
 }
 
+gboolean
+orti_object_get_formula_location (OrtiObject *obj, const char *attr, int index,
+                                  OrtiLocation *loc)
+{
+  const OrtiAttrDef *def = object_find_def (obj, attr, index < 0 ? -1 : index);
+  if (def == NULL || def->value_loc.file == NULL)
+    return FALSE;
+  *loc = def->value_loc;
+  return TRUE;
+}
+
 guint
 orti_object_get_n_indices (OrtiObject *obj, const char *attr)
 {
@@ -708,18 +720,38 @@ orti_doc_get_os_object (OrtiDoc *doc, guint core)
   return core < orti_doc_get_n_cores (doc) ? g_ptr_array_index (os, 0) : NULL;
 }
 
-const char *
-orti_doc_get_os_formula (OrtiDoc *doc, guint core, const char *attr, OrtiLocation *loc)
+/* The OS object and the index of its definition of @attr for @core (see
+ * orti_doc_get_os_formula), or NULL. */
+static OrtiObject *
+os_definition (OrtiDoc *doc, guint core, const char *attr, int *index)
 {
   OrtiObject *obj = orti_doc_get_os_object (doc, core);
   if (obj == NULL)
     return NULL;
+  /* one object per core: its scalar, else its own [core] entry; one object: [core] first */
   GPtrArray *os = orti_doc_get_objects (doc, "OS");
-  if (os->len > 1) {
-    /* one object per core: its scalar, else its own [core] entry */
-    const char *text = orti_object_get_formula (obj, attr, -1, loc);
-    return text != NULL ? text : orti_object_get_formula (obj, attr, (int) core, loc);
-  }
-  const char *text = orti_object_get_formula (obj, attr, (int) core, loc);
-  return text != NULL ? text : orti_object_get_formula (obj, attr, -1, loc);
+  int first = os->len > 1 ? -1 : (int) core, second = os->len > 1 ? (int) core : -1;
+  if (orti_object_get_formula (obj, attr, first, NULL) != NULL)
+    *index = first;
+  else if (orti_object_get_formula (obj, attr, second, NULL) != NULL)
+    *index = second;
+  else
+    return NULL;
+  return obj;
+}
+
+const char *
+orti_doc_get_os_formula (OrtiDoc *doc, guint core, const char *attr, OrtiLocation *loc)
+{
+  int index = -1;
+  OrtiObject *obj = os_definition (doc, core, attr, &index);
+  return obj != NULL ? orti_object_get_formula (obj, attr, index, loc) : NULL;
+}
+
+gboolean
+orti_doc_get_os_formula_location (OrtiDoc *doc, guint core, const char *attr, OrtiLocation *loc)
+{
+  int index = -1;
+  OrtiObject *obj = os_definition (doc, core, attr, &index);
+  return obj != NULL && orti_object_get_formula_location (obj, attr, index, loc);
 }

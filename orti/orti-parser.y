@@ -36,6 +36,25 @@ void orti_doc_yyerror (ORTI_DOC_YYLTYPE *lloc, void *scanner, OrtiParseCtx *ctx,
 #define INTERN(s, loc) orti_doc__intern (ctx, (s), (loc).first_line, (loc).first_column)
 #define STORE(s, loc) orti_doc__store (ctx, (s), (loc).first_line, (loc).first_column)
 
+/* Adds the definition `@name[@index] = value;` (@name at @nloc); @formula is the value stored,
+ * @vloc the value token(s). The value's location is that of its first character inside the
+ * quotes when the stored text is that token verbatim (one string on one line, nothing
+ * repaired), so a column inside the formula maps onto the file; else none (file NULL). */
+static void
+add_def (OrtiParseCtx *ctx, const char *name, int index, const char *formula, gboolean quoted,
+         ORTI_DOC_YYLTYPE nloc, ORTI_DOC_YYLTYPE vloc)
+{
+  OrtiLocation at = { NULL, 0, 0 };
+  gsize width = (gsize) (vloc.last_column - vloc.first_column + 1);
+  if (vloc.first_line == vloc.last_line && (quoted ? width == strlen (formula) + 2
+                                                   : width == strlen (formula))) {
+    at.file = ctx->doc->filename;
+    at.line = (guint) vloc.first_line;
+    at.column = (guint) vloc.first_column + (quoted ? 1 : 0);
+  }
+  orti_doc__add_def (ctx, name, index, formula, nloc.first_line, nloc.first_column, &at);
+}
+
 static OrtiSlice
 slice_minus (OrtiParseCtx *ctx, OrtiSlice num)
 {
@@ -308,14 +327,12 @@ attr_defs:
 attr_def:
     name index_opt '=' def_value ';'
       {
-        orti_doc__add_def (ctx, INTERN ($1, @1), $2, STORE ($4.text, @4),
-                           @1.first_line, @1.first_column);
+        add_def (ctx, INTERN ($1, @1), $2, STORE ($4.text, @4), $4.quoted, @1, @4);
       }
   | name index_opt '=' def_value
       {
         WEND (@4, "missing ';' after attribute definition (T6)");
-        orti_doc__add_def (ctx, INTERN ($1, @1), $2, STORE ($4.text, @4),
-                           @1.first_line, @1.first_column);
+        add_def (ctx, INTERN ($1, @1), $2, STORE ($4.text, @4), $4.quoted, @1, @4);
       }
   | error ';'
   ;

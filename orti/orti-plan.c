@@ -23,40 +23,7 @@
  */
 #include <string.h>
 
-#include "orti-elf-private.h"
-#include "orti-formula-ast.h"
-
-typedef enum {
-  PN_CONST,   /* value */
-  PN_READ,    /* read width bytes at the address a */
-  PN_UNARY,   /* op a */
-  PN_BINARY,  /* a op b, computed with op_signed semantics */
-  PN_COND,    /* a ? b : c (also && and ||, with op) */
-  PN_CONVERT, /* a truncated / extended to width, is_signed */
-} PnKind;
-
-typedef struct PNode PNode;
-struct PNode {
-  PnKind kind;
-  OrtiFOp op;          /* operator of UNARY / BINARY / COND */
-  PNode *a, *b, *c;    /* operands */
-  guint64 value;       /* PN_CONST */
-  guint width;         /* result width in bytes */
-  gboolean is_signed;  /* result signedness */
-  gboolean op_signed;  /* BINARY: compare / divide / shift as signed */
-  int read;            /* PN_READ: index in plan->reads */
-  int last_read;       /* highest read index in this subtree, or -1 */
-};
-
-struct _OrtiPlan {
-  char *formula;         /* the source text */
-  GArray *reads;         /* OrtiPlanRead */
-  GArray *folded;        /* OrtiPlanRead: reads of read-only memory made at compile time */
-  GStringChunk *strings; /* `what` texts */
-  GPtrArray *nodes;      /* PNode arena */
-  PNode *root;           /* the value */
-  gboolean big_endian;   /* target byte order */
-};
+#include "orti-plan-private.h"
 
 /* ---- compile-time C types ----------------------------------------------------------------- */
 
@@ -68,7 +35,8 @@ struct CType {
   guint64 size;      /* bytes */
   gboolean is_signed;
   CType *target;     /* PTR, ARRAY: pointed-to / element type */
-  Dwarf_Die die;     /* STRUCT: for member lookup */
+  Dwarf_Die die;     /* STRUCT: for member lookup; INT with is_enum: the enumeration type */
+  gboolean is_enum;  /* INT: a C enum (its enumerators are the values the type names) */
 };
 
 typedef struct {
@@ -192,7 +160,10 @@ ctype_from_die (Compiler *c, const OrtiFNode *at, Dwarf_Die *die_in, guint level
           is_signed = TRUE;
       } while (dwarf_siblingof (&child, &child) == 0);
     }
-    return ctype_int (c, (guint) size, is_signed);
+    CType *t = ctype_int (c, (guint) size, is_signed);
+    t->is_enum = TRUE;
+    t->die = die;
+    return t;
   }
   case DW_TAG_pointer_type:
   case DW_TAG_reference_type: {
@@ -311,17 +282,6 @@ find_member (Compiler *c, const OrtiFNode *at, Dwarf_Die *sdie, const char *name
 
 /* ---- plan nodes ----------------------------------------------------------------------------- */
 
-static guint64
-normalize (guint64 v, guint width, gboolean is_signed)
-{
-  if (width >= 8)
-    return v;
-  guint bits = width * 8;
-  v &= (G_GUINT64_CONSTANT (1) << bits) - 1;
-  if (is_signed && (v >> (bits - 1)) != 0)
-    v |= ~((G_GUINT64_CONSTANT (1) << bits) - 1);
-  return v;
-}
 
 static PNode *
 pnode (Compiler *c, PnKind kind, guint width, gboolean is_signed)
@@ -340,7 +300,7 @@ static PNode *
 pconst (Compiler *c, guint64 v, guint width, gboolean is_signed)
 {
   PNode *n = pnode (c, PN_CONST, width, is_signed);
-  n->value = normalize (v, width, is_signed);
+  n->value = orti_plan__normalize (v, width, is_signed);
   return n;
 }
 
@@ -355,9 +315,6 @@ set_children (PNode *n, PNode *a, PNode *b, PNode *d)
   if (d != NULL) n->last_read = MAX (n->last_read, d->last_read);
 }
 
-static gboolean eval_node (OrtiPlan *plan, PNode *n, OrtiReadFunc read, gpointer data,
-                           guint64 *out, GError **error);
-
 /* Evaluates a read-free node now (constant folding); FALSE leaves it for run time. */
 static PNode *
 fold (Compiler *c, PNode *n)
@@ -366,7 +323,7 @@ fold (Compiler *c, PNode *n)
   if (n->last_read >= 0 || n->kind == PN_CONST)
     return n;
   /* a division by zero folds to nothing: it stays and fails at evaluation */
-  if (!eval_node (c->plan, n, NULL, NULL, &v, NULL))
+  if (!orti_plan__eval_node (c->plan, n, NULL, NULL, &v, NULL))
     return n;
   return pconst (c, v, n->width, n->is_signed);
 }
@@ -472,7 +429,7 @@ rvalue (Compiler *c, Operand *op)
     for (guint i = 0; i < width; i++)
       v = (v << 8) | bytes[c->plan->big_endian ? i : width - 1 - i];
     g_array_append_val (c->plan->folded, r);
-    op->node = pconst (c, normalize (v, width, r.is_signed), width, r.is_signed);
+    op->node = pconst (c, orti_plan__normalize (v, width, r.is_signed), width, r.is_signed);
     op->lvalue = FALSE;
     return TRUE;
   }
@@ -800,7 +757,19 @@ compile (Compiler *c, const OrtiFNode *f, Operand *out)
     if (!compile (c, f->a, &a))
       return FALSE;
     CType *st;
-    if (f->op == ORTI_FN_ARROW) {
+    if (f->op == ORTI_FN_MEMBER && a.type->kind == CT_PTR && a.type->target->kind == CT_STRUCT) {
+      /* `.` on a pointer to a struct: real generators write `table[N].field` on tables of
+       * pointers (Trampoline's tpl_dyn_proc_table); GDB reads through the pointer, so do we,
+       * and say so */
+      g_autofree char *what = source_text (c, f->a);
+      g_ptr_array_add (c->plan->notes,
+                       g_strdup_printf ("column %u: '%s' is a pointer: '.%s' reads through it "
+                                        "as GDB does (C would need '->')", f->start + 1, what,
+                                        f->name));
+      if (!rvalue (c, &a))
+        return FALSE;
+      st = a.type->target;
+    } else if (f->op == ORTI_FN_ARROW) {
       if (a.lvalue && a.type->kind == CT_STRUCT) {
         g_autofree char *what = source_text (c, f->a);
         return fail (c, f, ORTI_ERROR_FORMULA, "'%s' is not a pointer to a struct (it is a "
@@ -924,258 +893,40 @@ compile (Compiler *c, const OrtiFNode *f, Operand *out)
   }
 }
 
-/* ---- evaluation ----------------------------------------------------------------------------- */
-
-static guint64
-binary_op (OrtiFOp op, guint64 a, guint64 b, gboolean sgn, gboolean *div0)
-{
-  gint64 sa = (gint64) a, sb = (gint64) b;
-  switch (op) {
-  case ORTI_FN_MUL: return a * b;
-  case ORTI_FN_DIV:
-  case ORTI_FN_MOD:
-    if (b == 0) {
-      *div0 = TRUE;
-      return 0;
-    }
-    if (sgn) {
-      if (sa == G_MININT64 && sb == -1)
-        return op == ORTI_FN_DIV ? a : 0;
-      return (guint64) (op == ORTI_FN_DIV ? sa / sb : sa % sb);
-    }
-    return op == ORTI_FN_DIV ? a / b : a % b;
-  case ORTI_FN_ADD: return a + b;
-  case ORTI_FN_SUB: return a - b;
-  case ORTI_FN_SHL: return b >= 64 ? 0 : a << b;
-  case ORTI_FN_SHR:
-    if (sgn)
-      return (guint64) (b >= 64 ? (sa < 0 ? -1 : 0) : sa >> b);
-    return b >= 64 ? 0 : a >> b;
-  case ORTI_FN_LT: return sgn ? sa < sb : a < b;
-  case ORTI_FN_GT: return sgn ? sa > sb : a > b;
-  case ORTI_FN_LE: return sgn ? sa <= sb : a <= b;
-  case ORTI_FN_GE: return sgn ? sa >= sb : a >= b;
-  case ORTI_FN_EQ: return a == b;
-  case ORTI_FN_NE: return a != b;
-  case ORTI_FN_BITAND: return a & b;
-  case ORTI_FN_BITXOR: return a ^ b;
-  case ORTI_FN_BITOR: return a | b;
-  default: return 0;
-  }
-}
-
-/* Evaluates @n into @out (normalized to the node's width). @read NULL: constant folding, any
- * read fails without an error. */
-static gboolean
-eval_node (OrtiPlan *plan, PNode *n, OrtiReadFunc read, gpointer data, guint64 *out,
-           GError **error)
-{
-  guint64 a = 0, b = 0, v = 0;
-  switch (n->kind) {
-  case PN_CONST:
-    *out = n->value;
-    return TRUE;
-  case PN_READ: {
-    const OrtiPlanRead *r = &g_array_index (plan->reads, OrtiPlanRead, n->read);
-    guint8 buf[8];
-    if (read == NULL || !eval_node (plan, n->a, read, data, &a, error))
-      return FALSE;
-    if (!read (a, n->width, buf, data, error)) {
-      g_prefix_error (error, "reading %s (%u bytes at 0x%" G_GINT64_MODIFIER "x) for \"%s\": ",
-                      r->what, n->width, a, plan->formula);
-      return FALSE;
-    }
-    for (guint i = 0; i < n->width; i++) {
-      guint k = plan->big_endian ? i : n->width - 1 - i;
-      v = (v << 8) | buf[k];
-    }
-    break;
-  }
-  case PN_CONVERT:
-    if (!eval_node (plan, n->a, read, data, &v, error))
-      return FALSE;
-    break;
-  case PN_UNARY:
-    if (!eval_node (plan, n->a, read, data, &a, error))
-      return FALSE;
-    v = n->op == ORTI_FN_NEG ? (guint64) 0 - a : n->op == ORTI_FN_BITNOT ? ~a : (guint64) (a == 0);
-    break;
-  case PN_BINARY: {
-    gboolean div0 = FALSE;
-    if (!eval_node (plan, n->a, read, data, &a, error) ||
-        !eval_node (plan, n->b, read, data, &b, error))
-      return FALSE;
-    v = binary_op (n->op, a, b, n->op_signed, &div0);
-    if (div0) {
-      g_set_error (error, ORTI_ERROR, ORTI_ERROR_EVAL, "division by zero in \"%s\"",
-                   plan->formula);
-      return FALSE;
-    }
-    break;
-  }
-  case PN_COND:
-    if (!eval_node (plan, n->a, read, data, &a, error))
-      return FALSE;
-    if (n->op == ORTI_FN_COND) {
-      if (!eval_node (plan, a != 0 ? n->b : n->c, read, data, &v, error))
-        return FALSE;
-    } else if ((n->op == ORTI_FN_LAND && a == 0) || (n->op == ORTI_FN_LOR && a != 0)) {
-      v = n->op == ORTI_FN_LOR;
-    } else {
-      if (!eval_node (plan, n->b, read, data, &b, error))
-        return FALSE;
-      v = b != 0;
-    }
-    break;
-  }
-  *out = normalize (v, n->width, n->is_signed);
-  return TRUE;
-}
-
-
-/* ---- Jim Tcl ---------------------------------------------------------------------------------- */
-
-/* Appends @v as a Tcl integer literal of a node with @is_signed (values are kept normalized:
- * sign-extended when signed). */
-static void
-tcl_const (GString *out, guint64 v, gboolean is_signed)
-{
-  if (is_signed || (gint64) v >= 0)
-    g_string_append_printf (out, "%" G_GINT64_FORMAT, (gint64) v);
-  else /* an unsigned 64-bit value past Jim's signed range: its bit pattern */
-    g_string_append_printf (out, "0x%" G_GINT64_MODIFIER "x", v);
-}
-
-/* Wraps the expression appended since @mark to @width / @is_signed, as normalize(). */
-static void
-tcl_normalize (GString *out, gsize mark, guint width, gboolean is_signed)
-{
-  if (width >= 8)
-    return;
-  guint64 mask = (G_GUINT64_CONSTANT (1) << (width * 8)) - 1;
-  g_autofree char *inner = g_strdup (out->str + mark);
-  g_string_truncate (out, mark);
-  if (is_signed) {
-    guint64 sign = G_GUINT64_CONSTANT (1) << (width * 8 - 1);
-    g_string_append_printf (out, "((((%s) & %" G_GUINT64_FORMAT ") ^ %" G_GUINT64_FORMAT ") - %"
-                            G_GUINT64_FORMAT ")", inner, mask, sign, sign);
-  } else {
-    g_string_append_printf (out, "((%s) & %" G_GUINT64_FORMAT ")", inner, mask);
-  }
-}
-
-static const char *
-tcl_binary_op (OrtiFOp op)
-{
-  switch (op) {
-  case ORTI_FN_MUL: return "*";
-  case ORTI_FN_DIV: return "/";
-  case ORTI_FN_MOD: return "%";
-  case ORTI_FN_ADD: return "+";
-  case ORTI_FN_SUB: return "-";
-  case ORTI_FN_SHL: return "<<";
-  case ORTI_FN_SHR: return ">>";
-  case ORTI_FN_LT: return "<";
-  case ORTI_FN_GT: return ">";
-  case ORTI_FN_LE: return "<=";
-  case ORTI_FN_GE: return ">=";
-  case ORTI_FN_EQ: return "==";
-  case ORTI_FN_NE: return "!=";
-  case ORTI_FN_BITAND: return "&";
-  case ORTI_FN_BITXOR: return "^";
-  case ORTI_FN_BITOR: return "|";
-  default: return NULL;
-  }
-}
-
-static void
-tcl_node (OrtiPlan *plan, PNode *n, const char *tgt, GString *out)
-{
-  gsize mark = out->len;
-  switch (n->kind) {
-  case PN_CONST:
-    tcl_const (out, n->value, n->is_signed);
-    return;
-  case PN_READ:
-    g_string_append_printf (out, "[%sread_memory ", tgt);
-    if (n->a->kind == PN_CONST)
-      g_string_append_printf (out, "0x%" G_GINT64_MODIFIER "x", n->a->value);
-    else {
-      g_string_append (out, "[expr {");
-      tcl_node (plan, n->a, tgt, out);
-      g_string_append (out, "}]");
-    }
-    g_string_append_printf (out, " %u 1]", n->width * 8);
-    if (n->is_signed)
-      tcl_normalize (out, mark, n->width, TRUE);
-    return;
-  case PN_CONVERT:
-    g_string_append_c (out, '(');
-    tcl_node (plan, n->a, tgt, out);
-    g_string_append_c (out, ')');
-    break;
-  case PN_UNARY:
-    g_string_append (out, n->op == ORTI_FN_NEG ? "(-(" : n->op == ORTI_FN_BITNOT ? "(~(" : "(!(");
-    tcl_node (plan, n->a, tgt, out);
-    g_string_append (out, "))");
-    break;
-  case PN_BINARY: {
-    g_autoptr (GString) a = g_string_new (NULL);
-    g_autoptr (GString) b = g_string_new (NULL);
-    tcl_node (plan, n->a, tgt, a);
-    tcl_node (plan, n->b, tgt, b);
-    if (n->op_signed && (n->op == ORTI_FN_DIV || n->op == ORTI_FN_MOD)) {
-      /* Jim rounds toward minus infinity, C toward zero: when the remainder is not zero and
-       * the signs differ, the quotient is one more and the remainder one divisor less (the
-       * operands are evaluated twice) */
-      g_autofree char *adjust = g_strdup_printf ("(((%s) %% (%s)) != 0 && ((%s) < 0) != ((%s) < 0))",
-                                                 a->str, b->str, a->str, b->str);
-      if (n->op == ORTI_FN_DIV)
-        g_string_append_printf (out, "((%s) / (%s) + (%s ? 1 : 0))", a->str, b->str, adjust);
-      else
-        g_string_append_printf (out, "((%s) %% (%s) - (%s ? (%s) : 0))", a->str, b->str, adjust,
-                                b->str);
-    } else {
-      g_string_append_printf (out, "((%s) %s (%s))", a->str, tcl_binary_op (n->op), b->str);
-    }
-    break;
-  }
-  case PN_COND:
-    /* Jim evaluates ?: && || lazily, like C: reads in a branch not taken are not made */
-    g_string_append (out, "((");
-    tcl_node (plan, n->a, tgt, out);
-    if (n->op == ORTI_FN_COND) {
-      g_string_append (out, ") ? (");
-      tcl_node (plan, n->b, tgt, out);
-      g_string_append (out, ") : (");
-      tcl_node (plan, n->c, tgt, out);
-      g_string_append (out, "))");
-    } else {
-      g_string_append (out, n->op == ORTI_FN_LAND ? ") && (" : ") || (");
-      tcl_node (plan, n->b, tgt, out);
-      g_string_append (out, "))");
-    }
-    return; /* 0 or 1, or a branch already normalized to this node's type */
-  }
-  tcl_normalize (out, mark, n->width, n->is_signed);
-}
-
-/* orti_plan_to_tcl: see orti.h. */
-char *
-orti_plan_to_tcl (OrtiPlan *plan, const char *target)
-{
-  g_autofree char *tgt = target != NULL ? g_strdup_printf ("%s ", target) : g_strdup ("");
-  GString *out = g_string_new (NULL);
-  tcl_node (plan, plan->root, tgt, out);
-  return g_string_free (out, FALSE);
-}
-
 /* ---- public API ----------------------------------------------------------------------------- */
 
 static gboolean
 plan_is_type (const char *name, gpointer user_data)
 {
   return orti_elf__is_type_name (user_data, name);
+}
+
+/* The enumerators of DWARF enumeration type @die, in declaration order, into plan->enumerators
+ * (a duplicate value keeps its first name). */
+static void
+collect_enumerators (OrtiPlan *plan, Dwarf_Die *die)
+{
+  Dwarf_Die child;
+  if (dwarf_child (die, &child) != 0)
+    return;
+  do {
+    Dwarf_Attribute attr;
+    const char *name = dwarf_diename (&child);
+    if (dwarf_tag (&child) != DW_TAG_enumerator || name == NULL ||
+        dwarf_attr (&child, DW_AT_const_value, &attr) == NULL)
+      continue;
+    OrtiEnumerator e = { 0 };
+    Dwarf_Sword sv = 0;
+    Dwarf_Word uv = 0;
+    if (dwarf_whatform (&attr) == DW_FORM_sdata && dwarf_formsdata (&attr, &sv) == 0)
+      e.value = sv;
+    else if (dwarf_formudata (&attr, &uv) == 0)
+      e.value = (gint64) uv;
+    else
+      continue;
+    e.name = g_string_chunk_insert_const (plan->strings, name);
+    g_array_append_val (plan->enumerators, e);
+  } while (dwarf_siblingof (&child, &child) == 0);
 }
 
 /* orti_plan_compile: see orti.h. */
@@ -1196,6 +947,8 @@ orti_plan_compile (const char *formula, OrtiElf *elf, int core, GError **error)
   plan->strings = g_string_chunk_new (128);
   plan->nodes = g_ptr_array_new_with_free_func (g_free);
   plan->big_endian = elf != NULL && orti_elf_is_big_endian (elf);
+  plan->notes = g_ptr_array_new_with_free_func (g_free);
+  plan->enumerators = g_array_new (FALSE, TRUE, sizeof (OrtiEnumerator));
 
   g_autoptr (GPtrArray) types = g_ptr_array_new_with_free_func (g_free);
   Compiler c = {
@@ -1214,93 +967,8 @@ orti_plan_compile (const char *formula, OrtiElf *elf, int core, GError **error)
     return NULL;
   }
   plan->root = out.node;
+  if (out.type->kind == CT_INT && out.type->is_enum)
+    collect_enumerators (plan, &out.type->die);
   return g_steal_pointer (&plan);
 }
 
-void
-orti_plan_free (OrtiPlan *plan)
-{
-  if (plan == NULL)
-    return;
-  g_clear_pointer (&plan->nodes, g_ptr_array_unref);
-  g_clear_pointer (&plan->reads, g_array_unref);
-  g_clear_pointer (&plan->folded, g_array_unref);
-  if (plan->strings != NULL)
-    g_string_chunk_free (plan->strings);
-  g_free (plan->formula);
-  g_free (plan);
-}
-
-const char *
-orti_plan_get_formula (OrtiPlan *plan)
-{
-  return plan->formula;
-}
-
-guint
-orti_plan_get_n_reads (OrtiPlan *plan)
-{
-  return plan->reads->len;
-}
-
-const OrtiPlanRead *
-orti_plan_get_read (OrtiPlan *plan, guint index)
-{
-  g_return_val_if_fail (index < plan->reads->len, NULL);
-  return &g_array_index (plan->reads, OrtiPlanRead, index);
-}
-
-guint
-orti_plan_get_n_folded (OrtiPlan *plan)
-{
-  return plan->folded->len;
-}
-
-const OrtiPlanRead *
-orti_plan_get_folded (OrtiPlan *plan, guint index)
-{
-  g_return_val_if_fail (index < plan->folded->len, NULL);
-  return &g_array_index (plan->folded, OrtiPlanRead, index);
-}
-
-gboolean
-orti_plan_is_simple_read (OrtiPlan *plan)
-{
-  return plan->root->kind == PN_READ && plan->root->a->kind == PN_CONST;
-}
-
-gboolean
-orti_plan_is_constant (OrtiPlan *plan)
-{
-  return plan->reads->len == 0;
-}
-
-guint
-orti_plan_get_width (OrtiPlan *plan)
-{
-  return plan->root->width;
-}
-
-gboolean
-orti_plan_is_signed (OrtiPlan *plan)
-{
-  return plan->root->is_signed;
-}
-
-/* orti_plan_eval: see orti.h. The value is sign-extended when the plan is signed and
- * zero-extended otherwise. @read may be NULL for constant plans. */
-gboolean
-orti_plan_eval (OrtiPlan *plan, OrtiReadFunc read, gpointer user_data, gint64 *value,
-                GError **error)
-{
-  guint64 v = 0;
-  if (read == NULL && plan->reads->len > 0) {
-    g_set_error (error, ORTI_ERROR, ORTI_ERROR_READ, "\"%s\" reads memory but no reader was given",
-                 plan->formula);
-    return FALSE;
-  }
-  if (!eval_node (plan, plan->root, read, user_data, &v, error))
-    return FALSE;
-  *value = (gint64) v;
-  return TRUE;
-}

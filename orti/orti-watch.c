@@ -1,20 +1,10 @@
 /* orti-watch.c — what a profiler watches (orti.h section 4): per core, the RUNNINGTASK,
- * RUNNINGISR2 (or ORTI 2.1's RUNNINGISR) and SERVICETRACE formulas of the OS object compiled
- * into read plans, and their ENUM declarations turned into value→name maps.
- *
- * Value maps. Every element value is compiled and evaluated once, at load time: numbers
- * ("0xFFFF", "-1", "~0", "(1)") and formulas that name addresses ("&OS_taskTable[3]", a
- * function name such as "DecrIsr") alike (TRAPS 15). A value that needs a memory read or a
- * symbol the ELF lacks marks only that element unresolved. With the attribute's plan known,
- * values are wrapped to the plan's width and signedness, so "-1" matches a 2-byte unsigned
- * 0xFFFF.
- *
- * "Nothing running" rule (is_none): an element is none when its name, upper-cased with every
- * character other than letters and digits removed, is NOTASK, NOISR, NOISR1, NOISR2,
- * INVALIDTASK, INVALIDISR, INVALIDISR2, NOSERVICE, INVALIDSERVICE or IDLE, or IDLE followed
- * by digits only (Trampoline's idle_0…); and also when its value equals the value of such an
- * element (the vendor's "no task" value, whatever else it is called). Names that merely
- * contain "idle" (EB's OsTask_Idle_Core0, a real task) are not none.
+ * RUNNINGISR2 (or ORTI 2.1's RUNNINGISR), SERVICETRACE, RUNNINGTASKPRIORITY and VALID formulas of
+ * the OS object compiled into read plans with their ENUM declarations as value→name maps
+ * (orti-values.c), and each TASK's STATE and PRIORITY. What each running value stands for, the
+ * assumptions where the file is silent and the priority order are decided in
+ * orti-watch-meaning.c; every assumption, every liberty taken with a formula (`.` through a
+ * pointer) and every STATE value the kernel's enum has but the file does not label is a note.
  *
  * Service entry bit (TRAPS 20): TRUE iff the SERVICETRACE declaration is an ENUM with at least
  * one resolved element and every resolved element value is even — the standard encoding where
@@ -24,160 +14,10 @@
  * file per core) the @core given by the user picks the ELF copies of per-core symbols; for a
  * file describing several cores, file core k resolves against ELF core k.
  */
+#include <stdio.h>
 #include <string.h>
 
-#include "orti.h"
-
-struct _OrtiValueMap {
-  GArray *values;        /* OrtiValueName */
-  GStringChunk *strings; /* names, refs, errors */
-};
-
-struct _OrtiWatch {
-  OrtiDoc *doc;     /* keeps decls, formulas and locations alive */
-  guint n_cores;
-  GPtrArray *attrs; /* OrtiWatchAttr* (OS attributes) */
-  GPtrArray *tasks; /* OrtiWatchTask* */
-  GPtrArray *notes; /* OrtiWatchNote* */
-};
-
-static gboolean
-name_means_none (const char *name)
-{
-  static const char *const none[] = {
-    "NOTASK", "NOISR", "NOISR1", "NOISR2", "INVALIDTASK", "INVALIDISR", "INVALIDISR2",
-    "NOSERVICE", "INVALIDSERVICE", "IDLE",
-  };
-  g_autoptr (GString) norm = g_string_new (NULL);
-  for (const char *p = name; *p != '\0'; p++)
-    if (g_ascii_isalnum (*p))
-      g_string_append_c (norm, g_ascii_toupper (*p));
-  for (guint i = 0; i < G_N_ELEMENTS (none); i++)
-    if (strcmp (norm->str, none[i]) == 0)
-      return TRUE;
-  if (g_str_has_prefix (norm->str, "IDLE")) {
-    const char *d = norm->str + 4;
-    while (g_ascii_isdigit (*d))
-      d++;
-    return *d == '\0';
-  }
-  return FALSE;
-}
-
-static gint64
-wrap_value (gint64 v, guint width, gboolean is_signed)
-{
-  if (width == 0 || width >= 8)
-    return v;
-  guint64 mask = (G_GUINT64_CONSTANT (1) << (width * 8)) - 1;
-  guint64 u = (guint64) v & mask;
-  if (is_signed && (u >> (width * 8 - 1)) != 0)
-    u |= ~mask;
-  return (gint64) u;
-}
-
-/* orti_value_map_new_full: see orti.h. @decl's elements are evaluated in order; an element that
- * cannot be evaluated is kept with resolved = FALSE and its error. Never NULL. */
-OrtiValueMap *
-orti_value_map_new_full (OrtiDecl *decl, OrtiElf *elf, int core, guint width, gboolean is_signed)
-{
-  OrtiValueMap *map = g_new0 (OrtiValueMap, 1);
-  GPtrArray *elements = orti_decl_get_elements (decl);
-  map->values = g_array_new (FALSE, TRUE, sizeof (OrtiValueName));
-  map->strings = g_string_chunk_new (256);
-
-  for (guint i = 0; elements != NULL && i < elements->len; i++) {
-    const OrtiEnumElement *el = g_ptr_array_index (elements, i);
-    OrtiValueName vn = { 0 };
-    g_autoptr (GError) error = NULL;
-    vn.name = g_string_chunk_insert_const (map->strings, el->name != NULL ? el->name : "");
-    vn.ref = el->ref != NULL ? g_string_chunk_insert_const (map->strings, el->ref) : NULL;
-    g_autoptr (OrtiPlan) plan =
-      el->value != NULL ? orti_plan_compile (el->value, elf, core, &error) : NULL;
-    if (el->value == NULL) {
-      vn.error = "element has no value";
-    } else if (plan == NULL) {
-      g_autofree char *msg = g_strdup_printf ("value \"%s\": %s", el->value, error->message);
-      vn.error = g_string_chunk_insert (map->strings, msg);
-    } else if (!orti_plan_is_constant (plan)) {
-      g_autofree char *msg =
-        g_strdup_printf ("value \"%s\" reads target memory; element values must be constants "
-                         "or addresses", el->value);
-      vn.error = g_string_chunk_insert (map->strings, msg);
-    } else if (!orti_plan_eval (plan, NULL, NULL, &vn.value, &error)) {
-      g_autofree char *msg = g_strdup_printf ("value \"%s\": %s", el->value, error->message);
-      vn.error = g_string_chunk_insert (map->strings, msg);
-    } else {
-      vn.resolved = TRUE;
-      vn.value = wrap_value (vn.value, width, is_signed);
-    }
-    vn.is_none = name_means_none (vn.name);
-    g_array_append_val (map->values, vn);
-  }
-  /* a label given to several values names none of them (Trampoline's "X" slots) */
-  for (guint i = 0; i < map->values->len; i++) {
-    OrtiValueName *vn = &g_array_index (map->values, OrtiValueName, i);
-    for (guint k = 0; k < map->values->len && vn->resolved && !vn->is_none; k++) {
-      const OrtiValueName *other = &g_array_index (map->values, OrtiValueName, k);
-      if (k != i && other->resolved && other->value != vn->value &&
-          strcmp (other->name, vn->name) == 0)
-        vn->is_placeholder = TRUE;
-    }
-  }
-  /* the value of a "no task" element means "no task" under any name */
-  for (guint i = 0; i < map->values->len; i++) {
-    const OrtiValueName *none = &g_array_index (map->values, OrtiValueName, i);
-    if (!none->is_none || !none->resolved)
-      continue;
-    for (guint k = 0; k < map->values->len; k++) {
-      OrtiValueName *other = &g_array_index (map->values, OrtiValueName, k);
-      if (other->resolved && other->value == none->value)
-        other->is_none = TRUE;
-    }
-  }
-  return map;
-}
-
-/* orti_value_map_new: see orti.h (values as written, not wrapped to a width). */
-OrtiValueMap *
-orti_value_map_new (OrtiDecl *decl, OrtiElf *elf, int core)
-{
-  return orti_value_map_new_full (decl, elf, core, 0, FALSE);
-}
-
-void
-orti_value_map_free (OrtiValueMap *map)
-{
-  if (map == NULL)
-    return;
-  g_array_unref (map->values);
-  g_string_chunk_free (map->strings);
-  g_free (map);
-}
-
-guint
-orti_value_map_get_size (OrtiValueMap *map)
-{
-  return map->values->len;
-}
-
-const OrtiValueName *
-orti_value_map_get (OrtiValueMap *map, guint index)
-{
-  g_return_val_if_fail (index < map->values->len, NULL);
-  return &g_array_index (map->values, OrtiValueName, index);
-}
-
-const OrtiValueName *
-orti_value_map_lookup (OrtiValueMap *map, gint64 value)
-{
-  for (guint i = 0; i < map->values->len; i++) {
-    const OrtiValueName *vn = &g_array_index (map->values, OrtiValueName, i);
-    if (vn->resolved && vn->value == value)
-      return vn;
-  }
-  return NULL;
-}
+#include "orti-watch-private.h"
 
 /* ---- the watch ------------------------------------------------------------------------------ */
 
@@ -186,6 +26,7 @@ watch_attr_free (OrtiWatchAttr *wa)
 {
   g_clear_pointer (&wa->plan, orti_plan_free);
   g_clear_pointer (&wa->values, orti_value_map_free);
+  g_clear_pointer (&wa->unlabelled, g_array_unref);
   g_free (wa->error);
   g_free (wa);
 }
@@ -194,8 +35,8 @@ static gboolean
 all_values_even (OrtiValueMap *map)
 {
   guint n = 0;
-  for (guint i = 0; i < map->values->len; i++) {
-    const OrtiValueName *vn = &g_array_index (map->values, OrtiValueName, i);
+  for (guint i = 0; i < orti_value_map_get_size (map); i++) {
+    const OrtiValueName *vn = orti_value_map_get (map, i);
     if (!vn->resolved)
       continue;
     if ((vn->value & 1) != 0)
@@ -205,11 +46,56 @@ all_values_even (OrtiValueMap *map)
   return n > 0;
 }
 
+/* Maps a compiler message's "column N: " (inside @formula, which begins at @value_loc in the
+ * file; file NULL: not verbatim there) onto the file: *@at is that place, the message without
+ * its prefix is returned (newly allocated). Without a column or a place: @def, the message. */
+static char *
+locate_message (const char *message, OrtiLocation value_loc, OrtiLocation def, OrtiLocation *at)
+{
+  guint column = 0;
+  int used = 0;
+  *at = def;
+  if (sscanf (message, "column %u: %n", &column, &used) == 1 && used > 0 && column > 0) {
+    if (value_loc.file != NULL) {
+      *at = value_loc;
+      at->column = value_loc.column + column - 1;
+      return g_strdup (message + used);
+    }
+  }
+  return g_strdup (message);
+}
+
+/* Values of the C enum type @wa's plan reads (DWARF) that no element of its map labels. */
+static void
+find_unlabelled (OrtiWatchAttr *wa)
+{
+  if (wa->plan == NULL || wa->values == NULL)
+    return;
+  guint width = orti_plan_get_width (wa->plan);
+  gboolean is_signed = orti_plan_is_signed (wa->plan);
+  for (guint i = 0; i < orti_plan_get_n_enumerators (wa->plan); i++) {
+    OrtiEnumerator e = *orti_plan_get_enumerator (wa->plan, i);
+    e.value = orti__wrap_value (e.value, width, is_signed);
+    if (orti_value_map_lookup (wa->values, e.value) != NULL)
+      continue;
+    if (wa->unlabelled == NULL)
+      wa->unlabelled = g_array_new (FALSE, FALSE, sizeof (OrtiEnumerator));
+    gboolean dup = FALSE;
+    for (guint k = 0; k < wa->unlabelled->len && !dup; k++)
+      dup = g_array_index (wa->unlabelled, OrtiEnumerator, k).value == e.value;
+    if (!dup)
+      g_array_append_val (wa->unlabelled, e);
+  }
+  wa->labels_incomplete = wa->unlabelled != NULL;
+}
+
 /* Compiles @formula of attribute @attr (declared by @decl, may be NULL) for @elf_core into an
- * OrtiWatchAttr; a formula that fails fails only this attribute (error set). */
+ * OrtiWatchAttr; a formula that fails fails only this attribute (error and error_loc set).
+ * @value_loc: where the formula's text begins in the file when it is verbatim there (file
+ * NULL: not). */
 static OrtiWatchAttr *
 attr_compile (OrtiElf *elf, OrtiDecl *decl, const char *attr, const char *formula,
-              OrtiLocation loc, guint core, int elf_core)
+              OrtiLocation loc, OrtiLocation value_loc, guint core, int elf_core)
 {
   OrtiWatchAttr *wa = g_new0 (OrtiWatchAttr, 1);
   wa->attr = attr;
@@ -217,6 +103,7 @@ attr_compile (OrtiElf *elf, OrtiDecl *decl, const char *attr, const char *formul
   wa->decl = decl;
   wa->formula = formula;
   wa->loc = loc;
+  wa->error_loc = loc;
   wa->error_code = -1;
 
   if (wa->decl != NULL && orti_decl_get_kind (wa->decl) == ORTI_KIND_STRING) {
@@ -227,7 +114,8 @@ attr_compile (OrtiElf *elf, OrtiDecl *decl, const char *attr, const char *formul
   g_autoptr (GError) error = NULL;
   wa->plan = orti_plan_compile (formula, elf, elf_core, &error);
   if (wa->plan == NULL) {
-    wa->error = g_strdup_printf ("%s = \"%s\": %s", attr, formula, error->message);
+    g_autofree char *msg = locate_message (error->message, value_loc, loc, &wa->error_loc);
+    wa->error = g_strdup_printf ("%s = \"%s\": %s", attr, formula, msg);
     wa->error_code = error->code;
   }
   if (wa->decl != NULL && orti_decl_get_kind (wa->decl) == ORTI_KIND_ENUM) {
@@ -237,14 +125,15 @@ attr_compile (OrtiElf *elf, OrtiDecl *decl, const char *attr, const char *formul
     if (strcmp (attr, "SERVICETRACE") == 0)
       wa->service_entry_bit = all_values_even (wa->values);
     guint named = 0, placeholders = 0;
-    for (guint i = 0; i < wa->values->values->len; i++) {
-      const OrtiValueName *vn = &g_array_index (wa->values->values, OrtiValueName, i);
+    for (guint i = 0; i < orti_value_map_get_size (wa->values); i++) {
+      const OrtiValueName *vn = orti_value_map_get (wa->values, i);
       if (!vn->resolved || vn->is_none)
         continue;
       named++;
       placeholders += vn->is_placeholder;
     }
     wa->placeholder_only = named > 0 && placeholders == named;
+    find_unlabelled (wa);
   }
   return wa;
 }
@@ -253,26 +142,32 @@ attr_compile (OrtiElf *elf, OrtiDecl *decl, const char *attr, const char *formul
 static OrtiWatchAttr *
 watch_attr_resolve (OrtiDoc *doc, OrtiElf *elf, guint core, int elf_core, const char *attr)
 {
-  OrtiLocation loc = { 0 };
+  OrtiLocation loc = { 0 }, value_loc = { 0 };
   const char *formula = orti_doc_get_os_formula (doc, core, attr, &loc);
   if (formula == NULL)
     return NULL;
-  return attr_compile (elf, orti_doc_lookup_decl (doc, "OS", attr), attr, formula, loc, core,
-                       elf_core);
+  if (!orti_doc_get_os_formula_location (doc, core, attr, &value_loc))
+    value_loc.file = NULL;
+  return attr_compile (elf, orti_doc_lookup_decl (doc, "OS", attr), attr, formula, loc,
+                       value_loc, core, elf_core);
 }
 
-static void
-add_note (OrtiWatch *watch, OrtiLocation loc, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
-
-static void
-add_note (OrtiWatch *watch, OrtiLocation loc, const char *fmt, ...)
+/* orti_watch__add_note: see orti-watch-private.h. */
+void
+orti_watch__add_note (OrtiWatch *watch, OrtiLocation loc, const char *fmt, ...)
 {
-  OrtiWatchNote *n = g_new0 (OrtiWatchNote, 1);
   va_list ap;
   va_start (ap, fmt);
-  n->loc = loc;
-  n->message = g_strdup_vprintf (fmt, ap);
+  g_autofree char *message = g_strdup_vprintf (fmt, ap);
   va_end (ap);
+  for (guint i = 0; i < watch->notes->len; i++) {
+    const OrtiWatchNote *had = g_ptr_array_index (watch->notes, i);
+    if (strcmp (had->message, message) == 0)
+      return;
+  }
+  OrtiWatchNote *n = g_new0 (OrtiWatchNote, 1);
+  n->loc = loc;
+  n->message = g_steal_pointer (&message);
   g_ptr_array_add (watch->notes, n);
 }
 
@@ -317,15 +212,16 @@ analyse_isr (OrtiWatch *watch, OrtiWatchAttr *isr, const OrtiWatchAttr *task)
 {
   if (task != NULL && same_variable (isr, task)) {
     isr->shares_task_variable = TRUE;
-    add_note (watch, isr->loc, "%s of core %u reads the same variable as RUNNINGTASK (\"%s\"): "
-              "one running id for tasks and ISRs; %s", isr->attr, isr->core, isr->formula,
-              isr->placeholder_only
-                ? "its labels are all placeholders, so it names no ISR: ignored"
-                : "values it names are ISR2s running over the task, values RUNNINGTASK "
-                  "names are tasks");
+    orti_watch__add_note (watch, isr->loc, "%s of core %u reads the same variable as RUNNINGTASK "
+                          "(\"%s\"): one running id for tasks and ISRs; %s", isr->attr, isr->core,
+                          isr->formula,
+                          isr->placeholder_only
+                            ? "its labels are all placeholders, so it names no ISR: ignored"
+                            : "values it names are ISR2s running over the task, values "
+                              "RUNNINGTASK names are tasks");
   } else if (isr->placeholder_only) {
-    add_note (watch, isr->loc, "%s of core %u labels every value with one placeholder: it names "
-              "no ISR and is ignored", isr->attr, isr->core);
+    orti_watch__add_note (watch, isr->loc, "%s of core %u labels every value with one "
+                          "placeholder: it names no ISR and is ignored", isr->attr, isr->core);
   }
 }
 
@@ -357,11 +253,37 @@ watch_task_free (gpointer p)
   g_free (t);
 }
 
+/* The RUNNINGTASK element naming TASK @name (by label or ':' reference) on the cores of @watch,
+ * the assigned core first; *@core_out its core. NULL when none does. */
+static const OrtiValueName *
+task_element (OrtiWatch *watch, const char *name, guint assigned, guint *core_out)
+{
+  const OrtiValueName *found = NULL;
+  for (guint j = 0; j < watch->n_cores; j++) {
+    guint k = (assigned + j) % watch->n_cores;
+    const OrtiWatchAttr *rt = orti_watch_get (watch, k, "RUNNINGTASK");
+    for (guint e = 0; rt && rt->values && e < orti_value_map_get_size (rt->values); e++) {
+      const OrtiValueName *vn = orti_value_map_get (rt->values, e);
+      if (vn->synthetic || (vn->is_placeholder && vn->meaning != ORTI_MEANING_NONE) ||
+          (strcmp (vn->name, name) != 0 && (vn->ref == NULL || strcmp (vn->ref, name) != 0)))
+        continue;
+      if (found == NULL || (vn->resolved && !found->resolved)) {
+        found = vn;
+        *core_out = k;
+      }
+      if (vn->resolved)
+        return found;
+    }
+  }
+  return found;
+}
+
 /* Each TASK object: its core, its RUNNINGTASK value (by name), STATE and PRIORITY. The core is
  * the one its constant core attribute names (EB's STRING vs_COREASSIGNMENT = "1", or vs_CORE /
  * vs_CORE_ID / CORE) when the file has that many cores, else the first core whose RUNNINGTASK
  * lists its name: per-core arrays sharing one task enum list every task on every core, and
- * only the attribute says which core's copies of per-core symbols its formulas read. */
+ * only the attribute says which core's copies of per-core symbols its formulas read. A TASK
+ * whose value means "no task" (the idle loop the file declares as a task) is idle. */
 static void
 resolve_tasks (OrtiWatch *watch, OrtiDoc *doc, OrtiElf *elf, int core)
 {
@@ -375,40 +297,33 @@ resolve_tasks (OrtiWatch *watch, OrtiDoc *doc, OrtiElf *elf, int core)
     OrtiWatchTask *t = g_new0 (OrtiWatchTask, 1);
     t->name = orti_object_get_name (obj);
     t->loc = orti_object_get_location (obj);
-    const OrtiValueName *named = NULL;
     gint64 assigned = 0;
     if (watch->n_cores > 1 && constant_attr (obj, core_attrs, &assigned) &&
         (assigned < 0 || assigned >= watch->n_cores)) {
-      add_note (watch, t->loc, "TASK %s: its core attribute names core %" G_GINT64_FORMAT
-                ", but the file describes %u cores: ignored", t->name, assigned,
-                watch->n_cores);
+      orti_watch__add_note (watch, t->loc, "TASK %s: its core attribute names core %"
+                            G_GINT64_FORMAT ", but the file describes %u cores: ignored",
+                            t->name, assigned, watch->n_cores);
       assigned = 0;
     }
-    for (guint j = 0; j < watch->n_cores && !t->has_value; j++) {
-      guint k = (guint) ((assigned + j) % watch->n_cores); /* the assigned core first */
-      const OrtiWatchAttr *rt = orti_watch_get (watch, k, "RUNNINGTASK");
-      for (guint e = 0; rt && rt->values && e < orti_value_map_get_size (rt->values); e++) {
-        const OrtiValueName *vn = orti_value_map_get (rt->values, e);
-        if (vn->is_none || vn->is_placeholder || strcmp (vn->name, t->name) != 0)
-          continue;
-        named = vn;
-        t->core = k;
-        if (vn->resolved) {
-          t->has_value = TRUE;
-          t->value = vn->value;
-          break;
-        }
-      }
+    guint k = 0;
+    const OrtiValueName *named = task_element (watch, t->name, (guint) assigned, &k);
+    if (named != NULL) {
+      t->core = k;
+      t->has_value = named->resolved;
+      t->value = named->value;
+      t->is_idle = named->meaning == ORTI_MEANING_NONE;
     }
     int elf_core = watch->n_cores == 1 ? core : (int) t->core;
     static const char *const attrs[] = { "STATE", "PRIORITY" };
     for (guint a = 0; a < G_N_ELEMENTS (attrs); a++) {
-      OrtiLocation loc = { 0 };
+      OrtiLocation loc = { 0 }, value_loc = { 0 };
       const char *f = orti_object_get_formula (obj, attrs[a], -1, &loc);
       if (f == NULL)
         continue;
+      if (!orti_object_get_formula_location (obj, attrs[a], -1, &value_loc))
+        value_loc.file = NULL;
       OrtiWatchAttr *wa = attr_compile (elf, orti_doc_lookup_decl (doc, "TASK", attrs[a]),
-                                        attrs[a], f, loc, t->core, elf_core);
+                                        attrs[a], f, loc, value_loc, t->core, elf_core);
       if (a == 0)
         t->state = wa;
       else
@@ -420,24 +335,89 @@ resolve_tasks (OrtiWatch *watch, OrtiDoc *doc, OrtiElf *elf, int core)
     else
       t->has_static_priority = constant_attr (obj, static_prio, &t->static_priority);
     if (named == NULL)
-      add_note (watch, t->loc, "TASK %s has no RUNNINGTASK element of its name: its state and "
-                "priority cannot be tied to a running value", t->name);
+      orti_watch__add_note (watch, t->loc, "TASK %s has no RUNNINGTASK element of its name: its "
+                            "state and priority cannot be tied to a running value", t->name);
     else if (!t->has_value)
-      add_note (watch, t->loc, "TASK %s: its RUNNINGTASK value is unresolved (%s): its state "
-                "and priority cannot be tied to a running value", t->name,
-                named->error ? named->error : "?");
+      orti_watch__add_note (watch, t->loc, "TASK %s: its RUNNINGTASK value is unresolved (%s): "
+                            "its state and priority cannot be tied to a running value", t->name,
+                            named->error ? named->error : "?");
+    else if (t->is_idle)
+      orti_watch__add_note (watch, t->loc, "TASK %s is the idle loop (its RUNNINGTASK value %"
+                            G_GINT64_FORMAT " means no task: %s): its time is idle, it has no "
+                            "jobs", t->name, t->value, named->why ? named->why : "?");
     g_ptr_array_add (watch->tasks, t);
   }
 }
 
-/* orti_watch_resolve: see orti.h. Per-core rule in the file comment. */
+/* A list "4 (AUTOSTART), 5 (READY_AND_NEW)" of @e. */
+static char *
+enumerators_text (GArray *e)
+{
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; i < e->len; i++) {
+    const OrtiEnumerator *en = &g_array_index (e, OrtiEnumerator, i);
+    g_string_append_printf (s, "%s%" G_GINT64_FORMAT " (%s)", i == 0 ? "" : i + 1 == e->len
+                            ? " and " : ", ", en->value, en->name);
+  }
+  return g_string_free (s, FALSE);
+}
+
+/* Notes about the tasks' formulas, one per attribute and kind (not one per task): `.` read
+ * through a pointer, and STATE values of the kernel's enum that the file does not label. */
+static void
+note_task_formulas (OrtiWatch *watch)
+{
+  static const char *const attrs[] = { "STATE", "PRIORITY" };
+  for (guint a = 0; a < G_N_ELEMENTS (attrs); a++) {
+    guint n_dot = 0, n_unlabelled = 0;
+    const OrtiWatchAttr *first_dot = NULL, *first_unlabelled = NULL;
+    for (guint i = 0; i < watch->tasks->len; i++) {
+      const OrtiWatchTask *t = g_ptr_array_index (watch->tasks, i);
+      const OrtiWatchAttr *wa = a == 0 ? t->state : t->priority;
+      if (wa == NULL || t->is_idle)
+        continue;
+      if (wa->plan != NULL && orti_plan_get_n_notes (wa->plan) > 0 && n_dot++ == 0)
+        first_dot = wa;
+      if (wa->labels_incomplete && n_unlabelled++ == 0)
+        first_unlabelled = wa;
+    }
+    if (first_dot != NULL)
+      orti_watch__add_note (watch, first_dot->loc, "TASK %s = \"%s\": %s%s", attrs[a],
+                            first_dot->formula, orti_plan_get_note (first_dot->plan, 0),
+                            n_dot > 1 ? " (so in every task's formula of this form)" : "");
+    if (first_unlabelled != NULL) {
+      g_autofree char *list = enumerators_text (first_unlabelled->unlabelled);
+      OrtiLocation at = first_unlabelled->decl != NULL
+                          ? orti_decl_get_location (first_unlabelled->decl)
+                          : first_unlabelled->loc;
+      orti_watch__add_note (watch, at, "TASK %s: the kernel's enum type has %s, which no label "
+                            "of the file names (%u task%s): a task in such a state is in an "
+                            "unknown state, and what needs its state (jobs, preemptions, "
+                            "activations from STATE) is unknown", attrs[a], list, n_unlabelled,
+                            n_unlabelled == 1 ? "" : "s");
+    }
+  }
+}
+
+/* orti_watch_resolve: see orti.h. */
 OrtiWatch *
 orti_watch_resolve (OrtiDoc *doc, OrtiElf *elf, int core, GError **error)
 {
+  return orti_watch_resolve_full (doc, elf, core, NULL, error);
+}
+
+/* orti_watch_resolve_full: see orti.h. Per-core rule in the file comment. */
+OrtiWatch *
+orti_watch_resolve_full (OrtiDoc *doc, OrtiElf *elf, int core, const OrtiWatchOptions *options,
+                         GError **error)
+{
   g_return_val_if_fail (doc != NULL, NULL);
+  OrtiWatchOptions none = { 0 };
   guint n_cores = orti_doc_get_n_cores (doc);
   gboolean any_task = FALSE;
 
+  if (options == NULL)
+    options = &none;
   for (guint k = 0; k < n_cores && !any_task; k++)
     any_task = orti_doc_get_os_formula (doc, k, "RUNNINGTASK", NULL) != NULL;
   if (!any_task) {
@@ -468,12 +448,19 @@ orti_watch_resolve (OrtiDoc *doc, OrtiElf *elf, int core, GError **error)
       else if (i == 1)
         analyse_isr (watch, wa, task);
       else if (i == 4)
-        add_note (watch, wa->loc, "VALID of core %u (\"%s\"): samples of this core count only "
-                  "while it is not 0", k, wa->formula);
+        orti_watch__add_note (watch, wa->loc, "VALID of core %u (\"%s\"): samples of this core "
+                              "count only while it is not 0", k, wa->formula);
+      for (guint n = 0; wa->plan != NULL && n < orti_plan_get_n_notes (wa->plan); n++)
+        orti_watch__add_note (watch, wa->loc, "%s = \"%s\": %s", wa->attr, wa->formula,
+                              orti_plan_get_note (wa->plan, n));
       g_ptr_array_add (watch->attrs, wa);
     }
   }
+  if (!orti_watch__decide_values (watch, elf, core, options, error))
+    return NULL;
   resolve_tasks (watch, doc, elf, core);
+  note_task_formulas (watch);
+  orti_watch__decide_priority_order (watch, options);
   return g_steal_pointer (&watch);
 }
 
@@ -486,6 +473,7 @@ orti_watch_free (OrtiWatch *watch)
   g_clear_pointer (&watch->tasks, g_ptr_array_unref);
   g_clear_pointer (&watch->notes, g_ptr_array_unref);
   g_clear_pointer (&watch->doc, orti_doc_unref);
+  g_free (watch->priority_why);
   g_free (watch);
 }
 
@@ -529,7 +517,8 @@ orti_watch_lookup_task (OrtiWatch *watch, guint core, gint64 value)
 {
   for (guint i = 0; i < watch->tasks->len; i++) {
     const OrtiWatchTask *t = g_ptr_array_index (watch->tasks, i);
-    if (t->has_value && t->value == value && (watch->n_cores == 1 || t->core == core))
+    if (t->has_value && !t->is_idle && t->value == value &&
+        (watch->n_cores == 1 || t->core == core))
       return t;
   }
   return NULL;
@@ -539,6 +528,12 @@ GPtrArray *
 orti_watch_get_notes (OrtiWatch *watch)
 {
   return watch->notes;
+}
+
+const OrtiPriorityInfo *
+orti_watch_get_priority_order (OrtiWatch *watch)
+{
+  return &watch->priority;
 }
 
 /* orti_task_state_from_name: see orti.h. The vendor maps of ATTRIBUTES.md: ERIKA/VSTAR,

@@ -41,6 +41,7 @@ typedef enum {
   ORTI_ERROR_ELF,         /* the ELF/DWARF could not be read */
   ORTI_ERROR_READ,        /* a memory read failed (message names address and formula) */
   ORTI_ERROR_EVAL,        /* evaluation failed (division by zero, bad dereference width) */
+  ORTI_ERROR_OPTION,      /* a value given in OrtiWatchOptions names nothing (message says which) */
 } OrtiError;
 
 /* ---------------------------------------------------------------------------------------- */
@@ -142,6 +143,12 @@ GPtrArray *orti_object_get_attr_names (OrtiObject *obj);
  * pass -1 for a scalar definition). Returns NULL when not defined. @loc may be NULL. */
 const char *orti_object_get_formula (OrtiObject *obj, const char *attr, int index,
                                      OrtiLocation *loc);
+/* orti_object_get_formula_location: where the text of @attr (@index as above) begins in the
+ * file — its first character inside the quotes — when the text is exactly what the file holds
+ * there (one string on one line: not concatenated, nothing repaired), so column N inside the
+ * formula is file column loc.column + N - 1. FALSE otherwise (or when not defined). */
+gboolean orti_object_get_formula_location (OrtiObject *obj, const char *attr, int index,
+                                           OrtiLocation *loc);
 /* Highest index defined for @attr plus one (0: only scalar or undefined). */
 guint orti_object_get_n_indices (OrtiObject *obj, const char *attr);
 
@@ -158,6 +165,9 @@ OrtiObject *orti_doc_get_os_object (OrtiDoc *doc, guint core);
  * ATTR in the core-th object, scalar ATTR shared by all cores). NULL when undefined. */
 const char *orti_doc_get_os_formula (OrtiDoc *doc, guint core, const char *attr,
                                      OrtiLocation *loc);
+/* orti_doc_get_os_formula_location: orti_object_get_formula_location() of that definition. */
+gboolean orti_doc_get_os_formula_location (OrtiDoc *doc, guint core, const char *attr,
+                                           OrtiLocation *loc);
 
 /* ---------------------------------------------------------------------------------------- */
 /* 2. The ELF                                                                                */
@@ -254,6 +264,25 @@ const OrtiPlanRead *orti_plan_get_read (OrtiPlan *plan, guint index);
  * cost nothing at run time and are not among the reads above. */
 guint orti_plan_get_n_folded (OrtiPlan *plan);
 const OrtiPlanRead *orti_plan_get_folded (OrtiPlan *plan, guint index);
+/* Liberties the compiler took with C to accept what real generators write, one sentence each,
+ * starting with "column N: " (the column inside the formula). Today one kind: `.` applied to a
+ * pointer to a struct (`tpl_dyn_proc_table[1].state` on a table of pointers) reads through the
+ * pointer, as GDB does, where C would need `->`. A profiler shows them as notes. */
+guint orti_plan_get_n_notes (OrtiPlan *plan);
+const char *orti_plan_get_note (OrtiPlan *plan, guint index);
+
+/* One enumerator of a C enum type, from DWARF. */
+typedef struct {
+  gint64 value;
+  const char *name;  /* owned by the plan */
+} OrtiEnumerator;
+
+/* The enumerators of the C enum type the formula's value has (DWARF), in declaration order: the
+ * values the kernel's variable is meant to hold. 0 when the value's type is no enum (an integer
+ * typedef, a cast, arithmetic). */
+guint orti_plan_get_n_enumerators (OrtiPlan *plan);
+const OrtiEnumerator *orti_plan_get_enumerator (OrtiPlan *plan, guint index);
+
 /* TRUE when the plan is exactly one read at a static address with no arithmetic, so the
  * value is the memory itself (pollers merge such reads). */
 gboolean orti_plan_is_simple_read (OrtiPlan *plan);
@@ -278,16 +307,59 @@ gboolean orti_plan_eval (OrtiPlan *plan, OrtiReadFunc read, gpointer user_data, 
 /* ---------------------------------------------------------------------------------------- */
 /* 4. What a profiler watches                                                                */
 
+/* What a value of RUNNINGTASK or RUNNINGISR2 stands for, decided by what its label means — never
+ * by a fixed list of spellings alone (orti-values.c, orti-watch.c):
+ *  - NONE: nothing runs: no task (idle) for RUNNINGTASK, no ISR for RUNNINGISR2. A label that
+ *    says so (NO_TASK, NONE, INVALID_ISR, "Not Running", IDLE, a named idle loop such as
+ *    "IdleTask" or "OsTask_Idle_Core0"), another label of the same value, or, where the file
+ *    names none, a value assumed from the ELF (the variable's initial value) or a convention,
+ *    or the value the user named (OrtiWatchOptions).
+ *  - TASK: the label (or its ':' reference) names a TASK object of the file. A file without
+ *    TASK objects has its RUNNINGTASK labels taken as task names (basis DEFAULT).
+ *  - ISR: the value is an ISR2's: the label names an ISR object (ISR, vs_ISR, _vs_ISR), or
+ *    RUNNINGISR2 reading the same variable names the value (Trampoline's running id); any
+ *    other RUNNINGISR2 label that is no placeholder.
+ *  - OTHER: the label names no TASK and no ISR of the file ("X" once or repeated, a slot of a
+ *    process the file does not name): time that is neither a task's nor idle; a profiler
+ *    shows it as "other" (or as the ISR RUNNINGISR2 names at that moment), never as a task.
+ *  - NAME: a plain label of any other attribute (SERVICETRACE, STATE, …): not classified. */
+typedef enum {
+  ORTI_MEANING_NAME = 0,
+  ORTI_MEANING_TASK,
+  ORTI_MEANING_ISR,
+  ORTI_MEANING_NONE,
+  ORTI_MEANING_OTHER,
+} OrtiValueMeaning;
+
+/* Why a meaning (or a priority order) was decided. LABEL, ALIAS and SHARED are what the file
+ * says; INITIAL and DEFAULT are assumptions a profiler must state; USER is the user's. */
+typedef enum {
+  ORTI_BASIS_LABEL = 0, /* the element's label (or ':' reference, or a declaration's text) */
+  ORTI_BASIS_ALIAS,     /* the value of another element whose label says it */
+  ORTI_BASIS_SHARED,    /* RUNNINGISR2, reading the same variable as RUNNINGTASK, names it */
+  ORTI_BASIS_INITIAL,   /* assumed: the variable's initial value in the ELF names nothing */
+  ORTI_BASIS_DEFAULT,   /* assumed: a convention (no ISR = 0 as in ERIKA/VSTAR; OSEK's order) */
+  ORTI_BASIS_USER,      /* given by the user (OrtiWatchOptions) */
+} OrtiBasis;
+
 /* One value of an ENUM attribute, evaluated. */
 typedef struct {
   gint64 value;       /* evaluated element value */
-  const char *name;   /* element display name */
+  const char *name;   /* element display name ("(initial value)" for a synthetic element) */
   const char *ref;    /* ':' object reference or NULL */
-  gboolean is_none;   /* NO_TASK / NO_ISR / idle / INVALID… — "nothing running" */
-  gboolean is_placeholder; /* the label stands for more than one value ("X" for every slot a
-                            * shared variable gives another meaning, TRAPS 9): not a name */
+  gboolean is_none;   /* meaning == ORTI_MEANING_NONE: "nothing running" */
+  gboolean is_placeholder; /* the label is no name: it stands for several values ("X" for
+                            * every slot a shared variable gives another meaning, TRAPS 9) or
+                            * names no TASK or ISR of the file */
   gboolean resolved;  /* FALSE when the element's formula could not be evaluated */
   const char *error;  /* why not, when !resolved */
+  OrtiValueMeaning meaning; /* RUNNINGTASK / RUNNINGISR2 maps of a watch: what the value is */
+  const char *object; /* TASK: the TASK object's name; ISR: the ISR's name (its object's, or
+                       * the label RUNNINGISR2 gives the value); else NULL */
+  OrtiBasis basis;    /* why @meaning */
+  gboolean assumed;   /* basis INITIAL or DEFAULT: not what the file says (inspect says so) */
+  gboolean synthetic; /* no element of the file: added for an assumed or user-given value */
+  const char *why;    /* one sentence: why @meaning, for inspect and notes (NULL: NAME) */
 } OrtiValueName;
 
 typedef struct _OrtiValueMap OrtiValueMap;
@@ -319,11 +391,20 @@ typedef struct {
   OrtiValueMap *values;  /* NULL when not an ENUM */
   gboolean service_entry_bit; /* SERVICETRACE with the standard even/odd encoding */
   char *error;           /* why the plan is missing, or NULL */
+  OrtiLocation error_loc; /* where in the file @error is: the column inside the formula mapped
+                           * onto the file when the text is verbatim there, else @loc */
   int error_code;        /* the OrtiError behind @error (e.g. ORTI_ERROR_AMBIGUOUS), or -1 */
   gboolean placeholder_only; /* an ENUM whose labels are all one placeholder: names nothing */
   gboolean shares_task_variable; /* RUNNINGISR2 that reads what RUNNINGTASK of its core reads
                                   * (one running-id variable for tasks and ISRs, Trampoline):
                                   * not a source of its own */
+  GArray *unlabelled;    /* OrtiEnumerator: values the variable's C enum type (DWARF) has and no
+                          * element labels — a task STATE the file cannot name (Trampoline's
+                          * AUTOSTART 4, READY_AND_NEW 5); NULL when none or no enum type.
+                          * A profiler makes the statistics that need such a state unknown. */
+  gboolean labels_incomplete; /* @unlabelled is not empty: the ELF says the kernel uses values
+                               * the file does not name (values a profiler observes that no
+                               * element names are its own to add) */
 } OrtiWatchAttr;
 
 /* What a profiler needs to know of a task's STATE value (vendor maps differ, TRAPS 22). */
@@ -352,7 +433,11 @@ typedef struct {
   OrtiWatchAttr *priority;   /* its PRIORITY (NULL: not defined) */
   gboolean has_static_priority; /* a priority that never changes is known: … */
   gint64 static_priority;    /* … from a constant PRIORITY, or a constant vs_REALPRIORITY,
-                              * vs_HomePriority or vs_ASSIGNEDPRIO (larger = more urgent) */
+                              * vs_HomePriority or vs_ASSIGNEDPRIO, as the file writes it:
+                              * which end is more urgent is orti_watch_get_priority_order() */
+  gboolean is_idle;          /* the object is the idle loop (its RUNNINGTASK value means no
+                              * task: "IdleTask" = 0): its time is idle, it has no jobs, and
+                              * orti_watch_lookup_task() does not return it */
 } OrtiWatchTask;
 
 /* A note about what a watch ignores or how it reads a file ("RUNNINGISR2 reads the same
@@ -364,6 +449,34 @@ typedef struct {
 
 typedef struct _OrtiWatch OrtiWatch;
 
+/* Which end of the PRIORITY / RUNNINGTASKPRIORITY numbers is more urgent. OSEK numbers 0 as
+ * the lowest priority, but kernels write their own internal numbers (osCAN: 0 the highest). */
+typedef enum {
+  ORTI_PRIORITY_ORDER_UNKNOWN = 0, /* the file contradicts itself */
+  ORTI_PRIORITY_HIGHER_FIRST,      /* a larger number is more urgent */
+  ORTI_PRIORITY_LOWER_FIRST,       /* a smaller number is more urgent */
+} OrtiPriorityOrder;
+
+typedef struct {
+  OrtiPriorityOrder order;
+  OrtiBasis basis;       /* LABEL: the file says it (a priority declaration's description, such
+                          * as "higher value = higher priority" or "0 = highest", or a priority
+                          * ENUM whose idle / "Not Running" element sits at one end); USER;
+                          * DEFAULT: the file does not say, OSEK's order is assumed (a profiler
+                          * checks it against the switches it observes) */
+  const char *why;       /* one sentence */
+  OrtiLocation loc;      /* the declaration that says it (file NULL: none) */
+} OrtiPriorityInfo;
+
+/* What the user says where the file leaves it open (all fields optional: zero-initialise). */
+typedef struct {
+  const char *idle_values;   /* RUNNINGTASK values meaning "no task": "0", "0,255", "-1" or
+                              * element labels ("IdleTask"); replaces what the file says or
+                              * what would be assumed, on every core. NULL: from the file */
+  const char *no_isr_values; /* the same for RUNNINGISR2 ("no ISR"); NULL: from the file */
+  OrtiPriorityOrder priority_order; /* UNKNOWN: from the file */
+} OrtiWatchOptions;
+
 /* orti_watch_resolve:
  * What to watch, per core: RUNNINGTASK, RUNNINGISR2 (falling back to RUNNINGISR),
  * SERVICETRACE, RUNNINGTASKPRIORITY and VALID of every core the file describes, and each
@@ -372,6 +485,11 @@ typedef struct _OrtiWatch OrtiWatch;
  * Fails with ORTI_ERROR_NO_OS ("no running-task information in FILE") when the file has no OS
  * object or no RUNNINGTASK; a formula that cannot be resolved fails only that attribute. */
 OrtiWatch *orti_watch_resolve (OrtiDoc *doc, OrtiElf *elf, int core, GError **error);
+/* orti_watch_resolve_full: as orti_watch_resolve() with the user's @options (NULL: none). Fails
+ * also with ORTI_ERROR_OPTION when a value given names nothing ("idle value \"Foo\": not a
+ * number and no RUNNINGTASK element of that name"). */
+OrtiWatch *orti_watch_resolve_full (OrtiDoc *doc, OrtiElf *elf, int core,
+                                    const OrtiWatchOptions *options, GError **error);
 void orti_watch_free (OrtiWatch *watch);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (OrtiWatch, orti_watch_free)
 guint orti_watch_get_n_cores (OrtiWatch *watch);
@@ -381,10 +499,26 @@ const OrtiWatchAttr *orti_watch_get (OrtiWatch *watch, guint core, const char *a
  * attributes: a formula that fails fails only that attribute). */
 guint orti_watch_get_n_tasks (OrtiWatch *watch);
 const OrtiWatchTask *orti_watch_get_task (OrtiWatch *watch, guint index);
-/* The task whose RUNNINGTASK value on @core is @value, or NULL. */
+/* The task whose RUNNINGTASK value on @core is @value, or NULL (also for the idle loop). */
 const OrtiWatchTask *orti_watch_lookup_task (OrtiWatch *watch, guint core, gint64 value);
-/* Notes about the file (OrtiWatchNote*, owned by @watch), in the order found. */
+/* Notes about the file (OrtiWatchNote*, owned by @watch), in the order found: what a session
+ * ignores, every assumption (which value was taken for "no task" / "no ISR" and why), `.` read
+ * through a pointer, STATE values the file leaves unlabelled, the priority order. */
 GPtrArray *orti_watch_get_notes (OrtiWatch *watch);
+/* Which end of the priority numbers is more urgent, and why (never NULL). */
+const OrtiPriorityInfo *orti_watch_get_priority_order (OrtiWatch *watch);
+/* orti_value_meaning_name: "task", "isr", "none", "other", "name". */
+const char *orti_value_meaning_name (OrtiValueMeaning meaning);
+/* orti_basis_name: "label", "alias", "shared", "initial", "default", "user". */
+const char *orti_basis_name (OrtiBasis basis);
+/* orti_priority_order_name: "higher-first", "lower-first", "unknown". */
+const char *orti_priority_order_name (OrtiPriorityOrder order);
+/* orti_label_means_idle: TRUE when @label means "nothing runs" by its words: a negation of a
+ * running object (NO_TASK, NoIsr2, "Not Running (0)", INVALID_TASK, TASK_NONE), a word for
+ * nothing (NONE, NULL, INVALID, EMPTY), or the idle loop (IDLE, idle_0, IdleTask,
+ * OsTask_Idle_Core0, OsIdleTask_bg). Words are split at punctuation, case changes and digits;
+ * "ControlIdle" or "IdleCounter" name something else. */
+gboolean orti_label_means_idle (const char *label);
 
 /* ---------------------------------------------------------------------------------------- */
 /* 5. Address map: PC → function, source line, inlined frames (orti-addr.c)                  */

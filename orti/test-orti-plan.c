@@ -12,6 +12,7 @@
 
 #include "orti.h"
 #include "test-orti-target.h"
+#include "test-orti-util.h"
 
 /* ---- fake target memory: address -> byte; unset bytes fault ---------------------------- */
 
@@ -83,10 +84,7 @@ static OrtiElf *target;
 static guint64
 sym (const char *name)
 {
-  g_autoptr (GError) error = NULL;
-  const OrtiSymbol *s = orti_elf_lookup_symbol (target, name, -1, &error);
-  g_assert_no_error (error);
-  return s->address;
+  return test_orti_sym (target, name, -1);
 }
 
 static OrtiPlan *

@@ -21,6 +21,12 @@ __attribute__ ((used)) unsigned int zero_bss;
 /* a constant table in a read-only segment (flash on a target): reads of it fold */
 __attribute__ ((used)) const unsigned short prio_rom[3] = { 2, 1, 0 };
 
+__attribute__ ((used)) ProcDyn proc_dyn[3] = { { 0, PS_RUNNING }, { 2, PS_READY_AND_NEW },
+                                                { 3, PS_AUTOSTART } };
+__attribute__ ((used)) ProcDyn *proc_table[3] = { &proc_dyn[0], &proc_dyn[1], &proc_dyn[2] };
+__attribute__ ((used)) volatile unsigned char proc_running = 7;
+__attribute__ ((used)) volatile unsigned char isr_running;
+
 __attribute__ ((used, noinline)) void
 DecrIsr (void)
 {

@@ -51,3 +51,18 @@ extern unsigned char matrix[3][5];
 extern const unsigned short prio_rom[3];
 extern unsigned int zero_bss;
 void DecrIsr (void);
+
+/* A process table of pointers (Trampoline's tpl_dyn_proc_table): `proc_table[1].state` in an
+ * ORTI file applies '.' to a pointer. The kernel's states include two an ORTI may not label. */
+typedef enum {
+  PS_SUSPENDED = 0, PS_READY = 1, PS_RUNNING = 2, PS_WAITING = 3, PS_AUTOSTART = 4,
+  PS_READY_AND_NEW = 5
+} ProcStateEnum;
+typedef struct {
+  unsigned char priority;
+  ProcStateEnum state;
+} ProcDyn;
+extern ProcDyn proc_dyn[3];
+extern ProcDyn *proc_table[3];
+extern volatile unsigned char proc_running; /* initially 7: no process's value */
+extern volatile unsigned char isr_running;  /* initially 0 (.bss) */

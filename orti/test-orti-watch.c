@@ -8,37 +8,9 @@
 
 #include "orti.h"
 #include "test-orti-target.h"
+#include "test-orti-util.h"
 
 static OrtiElf *target;
-
-static OrtiDoc *
-parse (const char *text)
-{
-  g_autoptr (GError) error = NULL;
-  OrtiDoc *doc = orti_doc_parse_data (text, strlen (text), "fixture.orti", &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (orti_doc_get_n_errors (doc), ==, 0);
-  return doc;
-}
-
-static guint64
-sym (OrtiElf *elf, const char *name, int core)
-{
-  g_autoptr (GError) error = NULL;
-  const OrtiSymbol *s = orti_elf_lookup_symbol (elf, name, core, &error);
-  g_assert_no_error (error);
-  return s->address;
-}
-
-static const OrtiValueName *
-find_name (OrtiValueMap *map, const char *name)
-{
-  for (guint i = 0; i < orti_value_map_get_size (map); i++)
-    if (strcmp (orti_value_map_get (map, i)->name, name) == 0)
-      return orti_value_map_get (map, i);
-  g_error ("no element %s", name);
-  return NULL;
-}
 
 /* A two-core SMP-style file (ATTR[] arrays) whose RUNNINGTASK values are TCB addresses. */
 static const char smp_orti[] =
@@ -75,9 +47,9 @@ static guint64 patched_addr, patched_value;
 static gboolean
 target_read (guint64 address, guint size, guint8 *buf, gpointer user_data, GError **error)
 {
-  guint64 kptr = sym (target, "OS_kernel_ptr", -1);
+  guint64 kptr = test_orti_sym (target, "OS_kernel_ptr", -1);
   if (size == sizeof (void *) && (address == kptr || address == kptr + sizeof (void *))) {
-    guint64 v = sym (target, address == kptr ? "OS_kernel0" : "OS_kernel1", -1);
+    guint64 v = test_orti_sym (target, address == kptr ? "OS_kernel0" : "OS_kernel1", -1);
     memcpy (buf, &v, sizeof v);
     return TRUE;
   }
@@ -91,12 +63,12 @@ target_read (guint64 address, guint size, guint8 *buf, gpointer user_data, GErro
 static void
 test_smp_fixture (void)
 {
-  g_autoptr (OrtiDoc) doc = parse (smp_orti);
+  g_autoptr (OrtiDoc) doc = test_orti_parse (smp_orti);
   g_autoptr (GError) error = NULL;
   g_autoptr (OrtiWatch) watch = orti_watch_resolve (doc, target, -1, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (orti_watch_get_n_cores (watch), ==, 2);
-  guint64 table = sym (target, "OS_taskTable", -1);
+  guint64 table = test_orti_sym (target, "OS_taskTable", -1);
 
   for (guint core = 0; core < 2; core++) {
     const OrtiWatchAttr *rt = orti_watch_get (watch, core, "RUNNINGTASK");
@@ -114,14 +86,14 @@ test_smp_fixture (void)
 
     /* element formulas evaluated once to addresses (TRAPS 15) */
     g_assert_cmpuint (orti_value_map_get_size (rt->values), ==, 5);
-    const OrtiValueName *idle = find_name (rt->values, "Idle");
+    const OrtiValueName *idle = test_orti_find_name (rt->values, "Idle");
     g_assert_true (idle->resolved);
     g_assert_cmpint (idle->value, ==, table + 3 * sizeof (OS_TaskType));
     g_assert_true (idle->is_none); /* the idle task: nothing else is running */
-    g_assert_false (find_name (rt->values, "Can")->is_none);
-    const OrtiValueName *none = find_name (rt->values, "NO_TASK");
+    g_assert_false (test_orti_find_name (rt->values, "Can")->is_none);
+    const OrtiValueName *none = test_orti_find_name (rt->values, "NO_TASK");
     g_assert_true (none->is_none);
-    g_assert_cmpstr (find_name (rt->values, "Init")->ref, ==, "Init");
+    g_assert_cmpstr (test_orti_find_name (rt->values, "Init")->ref, ==, "Init");
 
     /* live value → name: nothing running, then task Can on this core */
     gint64 v = -1;
@@ -129,7 +101,7 @@ test_smp_fixture (void)
     g_assert_true (orti_plan_eval (rt->plan, target_read, NULL, &v, &error));
     g_assert_no_error (error);
     g_assert_true (orti_value_map_lookup (rt->values, v) == none);
-    patched_addr = sym (target, core == 0 ? "OS_kernel0" : "OS_kernel1", -1) +
+    patched_addr = test_orti_sym (target, core == 0 ? "OS_kernel0" : "OS_kernel1", -1) +
                    G_STRUCT_OFFSET (KernelType, taskCurrent);
     patched_value = table + 2 * sizeof (OS_TaskType);
     g_assert_true (orti_plan_eval (rt->plan, target_read, NULL, &v, &error));
@@ -140,12 +112,12 @@ test_smp_fixture (void)
     g_assert_nonnull (isr);
     g_assert_cmpstr (isr->attr, ==, "RUNNINGISR");
     g_assert_true (orti_plan_is_constant (isr->plan));
-    g_assert_cmpint (find_name (isr->values, "DecrIsr")->value, ==, sym (target, "DecrIsr", -1));
-    g_assert_true (find_name (isr->values, "NO_ISR")->is_none);
-    const OrtiValueName *stack = find_name (isr->values, "Stack");
+    g_assert_cmpint (test_orti_find_name (isr->values, "DecrIsr")->value, ==, test_orti_sym (target, "DecrIsr", -1));
+    g_assert_true (test_orti_find_name (isr->values, "NO_ISR")->is_none);
+    const OrtiValueName *stack = test_orti_find_name (isr->values, "Stack");
     g_assert_false (stack->resolved);
     g_assert_nonnull (strstr (stack->error, "'__USTACK'"));
-    const OrtiValueName *mem = find_name (isr->values, "Mem");
+    const OrtiValueName *mem = test_orti_find_name (isr->values, "Mem");
     g_assert_false (mem->resolved);
     g_assert_nonnull (strstr (mem->error, "reads target memory"));
 
@@ -153,8 +125,8 @@ test_smp_fixture (void)
     const OrtiWatchAttr *st = orti_watch_get (watch, core, "SERVICETRACE");
     g_assert_nonnull (st);
     g_assert_false (st->service_entry_bit);
-    g_assert_true (find_name (st->values, "NoService")->is_none);
-    g_assert_cmpint (find_name (st->values, "Raw")->value, ==, 0xDF);
+    g_assert_true (test_orti_find_name (st->values, "NoService")->is_none);
+    g_assert_cmpint (test_orti_find_name (st->values, "Raw")->value, ==, 0xDF);
     g_assert_cmpuint (orti_plan_get_width (st->plan), ==, 1);
   }
   g_assert_null (orti_watch_get (watch, 2, "RUNNINGTASK"));
@@ -186,7 +158,7 @@ static const char assigned_orti[] =
 static void
 test_core_assignment (void)
 {
-  g_autoptr (OrtiDoc) doc = parse (assigned_orti);
+  g_autoptr (OrtiDoc) doc = test_orti_parse (assigned_orti);
   g_autoptr (GError) error = NULL;
   g_autoptr (OrtiWatch) watch = orti_watch_resolve (doc, NULL, -1, &error);
   g_assert_no_error (error);
@@ -217,14 +189,14 @@ test_value_rules (void)
     "  OS {\n"
     "    ENUM [ \"NO_TASK\" = \"-1\", \"Alias\" = 0xFFFF, \"T1\" = \"(1)\", \"All\" = \"~0\",\n"
     "           \"idle_2\" = 7, \"OsTask_Idle_Core0\" = 8, \"INVALID_TASK\" = 9,\n"
-    "           \"Div\" = \"1/0\" ] RUNNINGTASK;\n"
+    "           \"Div\" = \"1/0\", \"IdleMonitorTask\" = 10 ] RUNNINGTASK;\n"
     "    ENUM [ \"Activate\" = 2, \"Terminate\" = 4, \"Bad\" = \"nosym\" ] SERVICETRACE;\n"
     "    STRING RUNNINGISR2;\n"
     "  };\n"
     "};\n"
     "OS o { RUNNINGTASK = \"(unsigned short)neg_short\"; SERVICETRACE = \"OS_kernel1.lastErr\";\n"
     "       RUNNINGISR2 = \"DecrIsr\"; };\n";
-  g_autoptr (OrtiDoc) doc = parse (text);
+  g_autoptr (OrtiDoc) doc = test_orti_parse (text);
   g_autoptr (GError) error = NULL;
   g_autoptr (OrtiWatch) watch = orti_watch_resolve (doc, target, 0, &error);
   g_assert_no_error (error);
@@ -234,18 +206,20 @@ test_value_rules (void)
   g_assert_cmpuint (orti_plan_get_width (rt->plan), ==, 2);
   g_assert_false (orti_plan_is_signed (rt->plan));
   /* values wrapped to the plan's 2-byte unsigned type */
-  g_assert_cmpint (find_name (rt->values, "NO_TASK")->value, ==, 0xFFFF);
-  g_assert_cmpint (find_name (rt->values, "All")->value, ==, 0xFFFF);
-  g_assert_true (find_name (rt->values, "Alias")->is_none); /* the "no task" value */
-  g_assert_true (find_name (rt->values, "All")->is_none);
-  g_assert_false (find_name (rt->values, "T1")->is_none);
-  g_assert_cmpint (find_name (rt->values, "T1")->value, ==, 1);
-  g_assert_true (find_name (rt->values, "idle_2")->is_none);
-  g_assert_false (find_name (rt->values, "OsTask_Idle_Core0")->is_none);
-  g_assert_true (find_name (rt->values, "INVALID_TASK")->is_none);
-  g_assert_false (find_name (rt->values, "Div")->resolved);
-  g_assert_nonnull (strstr (find_name (rt->values, "Div")->error, "division by zero"));
-  g_assert_true (orti_value_map_lookup (rt->values, 0xFFFF) == find_name (rt->values, "NO_TASK"));
+  g_assert_cmpint (test_orti_find_name (rt->values, "NO_TASK")->value, ==, 0xFFFF);
+  g_assert_cmpint (test_orti_find_name (rt->values, "All")->value, ==, 0xFFFF);
+  g_assert_true (test_orti_find_name (rt->values, "Alias")->is_none); /* the "no task" value */
+  g_assert_true (test_orti_find_name (rt->values, "All")->is_none);
+  g_assert_false (test_orti_find_name (rt->values, "T1")->is_none);
+  g_assert_cmpint (test_orti_find_name (rt->values, "T1")->value, ==, 1);
+  g_assert_true (test_orti_find_name (rt->values, "idle_2")->is_none);
+  /* the OS's idle task is the idle loop; a task whose name only mentions idleness is not */
+  g_assert_true (test_orti_find_name (rt->values, "OsTask_Idle_Core0")->is_none);
+  g_assert_false (test_orti_find_name (rt->values, "IdleMonitorTask")->is_none);
+  g_assert_true (test_orti_find_name (rt->values, "INVALID_TASK")->is_none);
+  g_assert_false (test_orti_find_name (rt->values, "Div")->resolved);
+  g_assert_nonnull (strstr (test_orti_find_name (rt->values, "Div")->error, "division by zero"));
+  g_assert_true (orti_value_map_lookup (rt->values, 0xFFFF) == test_orti_find_name (rt->values, "NO_TASK"));
   g_assert_null (orti_value_map_lookup (rt->values, 12345));
   gint64 v = 0;
   g_assert_true (orti_plan_eval (rt->plan, orti_elf_read_initial, target, &v, &error));
@@ -254,7 +228,7 @@ test_value_rules (void)
   /* all resolved SERVICETRACE values even: standard entry/exit encoding */
   const OrtiWatchAttr *st = orti_watch_get (watch, 0, "SERVICETRACE");
   g_assert_true (st->service_entry_bit);
-  g_assert_false (find_name (st->values, "Bad")->resolved);
+  g_assert_false (test_orti_find_name (st->values, "Bad")->resolved);
   g_assert_true (orti_plan_is_signed (st->plan)); /* signed char */
 
   /* a STRING declaration is not evaluated: the attribute reports it, nothing else fails */
@@ -265,16 +239,16 @@ test_value_rules (void)
   /* the plain constructor keeps values as written */
   OrtiDecl *decl = orti_doc_lookup_decl (doc, "OS", "RUNNINGTASK");
   g_autoptr (OrtiValueMap) raw = orti_value_map_new (decl, NULL, -1);
-  g_assert_cmpint (find_name (raw, "NO_TASK")->value, ==, -1);
-  g_assert_cmpint (find_name (raw, "Alias")->value, ==, 0xFFFF);
-  g_assert_false (find_name (raw, "Alias")->is_none);
+  g_assert_cmpint (test_orti_find_name (raw, "NO_TASK")->value, ==, -1);
+  g_assert_cmpint (test_orti_find_name (raw, "Alias")->value, ==, 0xFFFF);
+  g_assert_false (test_orti_find_name (raw, "Alias")->is_none);
 }
 
 static void
 test_no_os (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (OrtiDoc) none = parse ("VERSION { KOIL = \"2.1\"; OSSEMANTICS = \"ORTI\", \"2.1\"; };\n"
+  g_autoptr (OrtiDoc) none = test_orti_parse ("VERSION { KOIL = \"2.1\"; OSSEMANTICS = \"ORTI\", \"2.1\"; };\n"
                                     "IMPLEMENTATION T { TASK { CTYPE PRIORITY; }; };\n"
                                     "TASK t { PRIORITY = \"1\"; };\n");
   g_assert_null (orti_watch_resolve (none, target, -1, &error));
@@ -282,7 +256,7 @@ test_no_os (void)
   g_assert_cmpstr (error->message, ==, "no running-task information in fixture.orti");
   g_clear_error (&error);
 
-  g_autoptr (OrtiDoc) no_rt = parse ("VERSION { KOIL = \"2.1\"; OSSEMANTICS = \"ORTI\", \"2.1\"; };\n"
+  g_autoptr (OrtiDoc) no_rt = test_orti_parse ("VERSION { KOIL = \"2.1\"; OSSEMANTICS = \"ORTI\", \"2.1\"; };\n"
                                      "IMPLEMENTATION T { OS { CTYPE LASTERROR; }; };\n"
                                      "OS o { LASTERROR = \"1\"; };\n");
   g_assert_null (orti_watch_resolve (no_rt, target, -1, &error));
@@ -290,7 +264,7 @@ test_no_os (void)
   g_clear_error (&error);
 
   /* an unresolvable RUNNINGTASK fails that attribute only; without ELF only constants work */
-  g_autoptr (OrtiDoc) bad = parse ("VERSION { KOIL = \"2.1\"; OSSEMANTICS = \"ORTI\", \"2.1\"; };\n"
+  g_autoptr (OrtiDoc) bad = test_orti_parse ("VERSION { KOIL = \"2.1\"; OSSEMANTICS = \"ORTI\", \"2.1\"; };\n"
                                    "IMPLEMENTATION T { OS { CTYPE RUNNINGTASK; CTYPE SERVICETRACE; }; };\n"
                                    "OS o { RUNNINGTASK = \"no_such_var\"; SERVICETRACE = \"4\"; };\n");
   g_autoptr (OrtiWatch) w = orti_watch_resolve (bad, NULL, -1, &error);
@@ -299,8 +273,12 @@ test_no_os (void)
   g_assert_null (rt->plan);
   g_assert_null (rt->values);
   g_assert_cmpint (rt->error_code, ==, ORTI_ERROR_SYMBOL);
-  g_assert_nonnull (strstr (rt->error, "RUNNINGTASK = \"no_such_var\": column 1: symbol "
+  g_assert_nonnull (strstr (rt->error, "RUNNINGTASK = \"no_such_var\": symbol "
                                        "'no_such_var' needs an ELF file"));
+  /* the formula's column 1, mapped onto the file: line 3, inside the quotes */
+  g_assert_cmpstr (rt->error_loc.file, ==, "fixture.orti");
+  g_assert_cmpuint (rt->error_loc.line, ==, 3);
+  g_assert_cmpuint (rt->error_loc.column, ==, 23);
   g_assert_nonnull (orti_watch_get (w, 0, "SERVICETRACE")->plan);
   g_assert_null (orti_watch_get (w, 0, "RUNNINGISR2"));
 }
@@ -344,19 +322,19 @@ check_erika (const char *file, int core, guint64 stkfirst)
   g_assert_cmpstr (isr->attr, ==, "RUNNINGISR2");
   g_assert_null (isr->error);
   g_assert_cmpuint (orti_plan_get_read (isr->plan, 0)->address, ==,
-                    sym (elf, "EE_ORTI_runningisr2", core));
+                    test_orti_sym (elf, "EE_ORTI_runningisr2", core));
   if (core == 0) { /* only the master's ORTI lists the system timer ISR */
-    const OrtiValueName *timer = find_name (isr->values, "system_timer");
+    const OrtiValueName *timer = test_orti_find_name (isr->values, "system_timer");
     g_assert_true (timer->resolved);
-    g_assert_cmpint (timer->value, ==, sym (elf, "EE_tc_system_timer_handler", core));
+    g_assert_cmpint (timer->value, ==, test_orti_sym (elf, "EE_tc_system_timer_handler", core));
   }
-  g_assert_true (find_name (isr->values, "NO_ISR2")->is_none);
+  g_assert_true (test_orti_find_name (isr->values, "NO_ISR2")->is_none);
 
   const OrtiWatchAttr *st = orti_watch_get (watch, 0, "SERVICETRACE");
   g_assert_true (st->service_entry_bit);
   g_assert_cmpuint (orti_plan_get_width (st->plan), ==, 1);
   g_assert_cmpuint (orti_plan_get_read (st->plan, 0)->address, ==,
-                    sym (elf, "EE_ORTI_servicetrace", core));
+                    test_orti_sym (elf, "EE_ORTI_servicetrace", core));
 
   /* no core chosen on the merged image: ambiguous, candidates listed, the watch survives */
   g_autoptr (OrtiWatch) any = orti_watch_resolve (doc, elf, -1, &error);
@@ -414,7 +392,7 @@ static const char shared_orti[] =
 static void
 test_shared_variable (void)
 {
-  g_autoptr (OrtiDoc) doc = parse (shared_orti);
+  g_autoptr (OrtiDoc) doc = test_orti_parse (shared_orti);
   g_autoptr (GError) error = NULL;
   g_autoptr (OrtiWatch) watch = orti_watch_resolve (doc, target, -1, &error);
   g_assert_no_error (error);
@@ -480,7 +458,7 @@ test_placeholder_isr (void)
     "  ENUM [ \"X\" = -1, \"X\" = 0, \"X\" = 1 ] RUNNINGISR2;\n"
     "}; };\n"
     "OS os { RUNNINGTASK = \"EE_stkfirst\"; RUNNINGISR2 = \"EE_stkfirst\"; };\n";
-  g_autoptr (OrtiDoc) doc = parse (text);
+  g_autoptr (OrtiDoc) doc = test_orti_parse (text);
   g_autoptr (OrtiWatch) watch = orti_watch_resolve (doc, target, -1, NULL);
   const OrtiWatchAttr *isr = orti_watch_get (watch, 0, "RUNNINGISR2");
   g_assert_true (isr->placeholder_only);
@@ -516,17 +494,12 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  const char *build = g_getenv ("ORTI_BUILD_DIR");
   const char *shared = g_getenv ("ORTI_SHARED_DIR");
-  g_autofree char *path = build != NULL ? g_build_filename (build, "orti", "test-orti-target", NULL)
-                                        : NULL;
-  if (path == NULL || !g_file_test (path, G_FILE_TEST_EXISTS)) {
+  target = test_orti_target_open ();
+  if (target == NULL) {
     g_printerr ("test-orti-target not found (set ORTI_BUILD_DIR)\n");
     return 77;
   }
-  g_autoptr (GError) error = NULL;
-  target = orti_elf_open (path, &error);
-  g_assert_no_error (error);
   g_test_add_func ("/orti/watch/smp-fixture", test_smp_fixture);
   g_test_add_func ("/orti/watch/value-rules", test_value_rules);
   g_test_add_func ("/orti/watch/core-assignment", test_core_assignment);

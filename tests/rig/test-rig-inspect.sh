@@ -43,6 +43,13 @@ names = ["Task0", "Task1", "SplitA", "SplitB", "SplitC", "SplitD", "StressLo", "
 prios = [1, 2, 6, 5, 4, 3, 7, 8, 9, 14, 12, 11, 10]
 def attrs(j):
     return {a["attr"]: a for a in j["cores"][0]["attributes"]}
+def notes(j):
+    """The notes besides the priority order's (checked by priority())."""
+    return [n for n in j["notes"] if "priority order" not in n]
+def priority(j, layout, order, basis):
+    p = j["priority_order"]
+    if (p["order"], p["basis"]) != (order, basis) or not any("priority order" in n for n in j["notes"]):
+        fail(f"{layout}: priority order {p}, want {order} ({basis}), said in a note")
 def simple_read(a, what=None):
     p = a["plan"]
     if a["error"] or p is None or not p["simple_read"]:
@@ -64,8 +71,9 @@ def states(j, want_classes):
 
 # native
 j, syms = load("native")
-if j["n_errors"] or j["diagnostics"] or j["error"] or j["watch_error"] or j["notes"]:
+if j["n_errors"] or j["diagnostics"] or j["error"] or j["watch_error"] or notes(j):
     fail(f"native: diagnostics {j['diagnostics']} notes {j['notes']} error {j['error']}")
+priority(j, "native", "higher-first", "default")  # the file does not say: OSEK's, assumed
 if [(t["name"], t["id"]) for t in j["tasks"]] != list(zip(names, range(13))):
     fail(f"native tasks: {[(t['name'], t['id']) for t in j['tasks']]}")
 if [i["name"] for i in j["isrs"]] != ["SystemTimerIsr", "Timer1Isr"]:
@@ -86,7 +94,7 @@ print("native: 13 tasks, simple reads of the kernel's variables, STATE classed")
 
 # eb
 j, syms = load("eb")
-if j["n_errors"] or j["watch_error"] or j["notes"]:
+if j["n_errors"] or j["watch_error"] or notes(j):
     fail(f"eb: errors {j['diagnostics']} notes {j['notes']}")
 a = attrs(j)
 addr, width = simple_read(a["RUNNINGTASK"], "OS_kernel_ptr[0]->taskCurrent")
@@ -124,8 +132,9 @@ print("trampoline: one running id, placeholders, idle, VALID")
 
 # erika
 j, syms = load("erika")
-if j["n_errors"] or j["watch_error"] or j["notes"]:
+if j["n_errors"] or j["watch_error"] or notes(j):
     fail(f"erika: {j['diagnostics']} {j['notes']}")
+priority(j, "erika", "higher-first", "label")  # RUNNINGTASKPRIORITY's NO_TASK = 0 is the lowest
 a = attrs(j)
 addr, width = simple_read(a["RUNNINGTASK"], "EE_stkfirst")
 if width != 4 or not a["RUNNINGTASK"]["plan"]["signed"]:

@@ -214,14 +214,23 @@ add_watch (SessionSwo *sw, const ProbePollChannel *c, const char *what)
   (void) what;
 }
 
+G_STATIC_ASSERT ((int) ORTI_ARM_ARCH_V6M == (int) PROBE_ARM_ARCH_V6M);
+G_STATIC_ASSERT ((int) ORTI_ARM_ARCH_V7M == (int) PROBE_ARM_ARCH_V7M);
+G_STATIC_ASSERT ((int) ORTI_ARM_ARCH_V8M_BASE == (int) PROBE_ARM_ARCH_V8M_BASE);
+G_STATIC_ASSERT ((int) ORTI_ARM_ARCH_V8M_MAIN == (int) PROBE_ARM_ARCH_V8M_MAIN);
+G_STATIC_ASSERT ((int) ORTI_ARM_ARCH_V81M_MAIN == (int) PROBE_ARM_ARCH_V81M_MAIN);
+
 /* The exceptions named from the vector table: handler symbols found through VTOR (live) or the
- * ELF's usual table symbols (replay). */
+ * ELF's usual table symbols (replay); a handler shared by several vectors, or none, takes the
+ * standard name of the exception on the ELF's architecture (its build attributes). */
 static void
 add_exceptions (SessionSwo *sw, SessionWatch *w, guint core, gboolean multi, const SwoTarget *oc,
                 GHashTable *recorded, const char *prefix)
 {
   if (w->elf == NULL)
     return;
+  /* the exceptions' names are the ELF's architecture's (orti's and probe's enums agree) */
+  ProbeArmArch arch = (ProbeArmArch) orti_elf_get_arm_arch (w->elf);
   guint64 table = 0;
   gboolean found = FALSE;
   g_autofree char *vtor_key = g_strconcat (prefix, "vtor", NULL);
@@ -263,7 +272,7 @@ add_exceptions (SessionSwo *sw, SessionWatch *w, guint core, gboolean multi, con
     guint shared = 0;
     for (guint j = 1; j < n; j++)
       shared += handler[j] == handler[k];
-    g_autofree char *std = probe_swo_exception_name (k);
+    g_autofree char *std = probe_swo_exception_name (arch, k);
     char *name = sym == NULL ? g_strdup (std)
                  : shared > 1 ? g_strdup_printf ("%s (%s)", std, sym->name)
                  : g_strdup (sym->name);

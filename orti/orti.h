@@ -184,6 +184,24 @@ const char *orti_elf_get_path (OrtiElf *elf);
 const char *orti_elf_get_machine (OrtiElf *elf); /* "ARM", "TriCore", … */
 guint orti_elf_get_pointer_size (OrtiElf *elf);  /* bytes */
 gboolean orti_elf_is_big_endian (OrtiElf *elf);
+/* The M-profile architecture of an ARM ELF, from its build attributes (.ARM.attributes:
+ * Tag_CPU_arch and Tag_CPU_arch_profile), which decides the names of the exceptions (vector 7 is
+ * SecureFault on ARMv8-M Mainline, reserved on ARMv7-M). */
+typedef enum {
+  ORTI_ARM_ARCH_UNKNOWN = 0, /* not ARM, no attributes, or not an M profile */
+  ORTI_ARM_ARCH_V6M,         /* ARMv6-M, v6S-M (Cortex-M0, M0+, M1) */
+  ORTI_ARM_ARCH_V7M,         /* ARMv7-M, v7E-M (Cortex-M3, M4, M7) */
+  ORTI_ARM_ARCH_V8M_BASE,    /* ARMv8-M Baseline (Cortex-M23) */
+  ORTI_ARM_ARCH_V8M_MAIN,    /* ARMv8-M Mainline (Cortex-M33, M35P) */
+  ORTI_ARM_ARCH_V81M_MAIN,   /* ARMv8.1-M Mainline (Cortex-M55, M85) */
+} OrtiArmArch;
+
+/* orti_elf_get_arm_arch: @elf's M-profile architecture (UNKNOWN for other machines or
+ * without attributes). */
+OrtiArmArch orti_elf_get_arm_arch (OrtiElf *elf);
+/* orti_arm_arch_name: "ARMv7-M", …, "unknown". */
+const char *orti_arm_arch_name (OrtiArmArch arch);
+
 /* TRUE for a relocatable (ET_REL, not linked) file: its symbol values are offsets inside their
  * sections, so orti_elf_lookup_symbol() refuses them and there is no initial data. */
 gboolean orti_elf_is_relocatable (OrtiElf *elf);

@@ -1272,9 +1272,23 @@ void probe_swo_mapper_seed (ProbeSwoMapper *m, guint comparator, guint32 value,
 /* The Event timestamp of cumulative local-timestamp count @lts (config's clocks). */
 guint64 probe_swo_mapper_ticks (ProbeSwoMapper *m, guint64 lts);
 const ProbeSwoMapStats *probe_swo_mapper_get_stats (ProbeSwoMapper *m);
-/* probe_swo_exception_name: "Reset", "NMI", "HardFault", …, "SysTick", "IRQ5" (number 21);
- * "Thread" for 0, "Reserved7" for the reserved numbers. Newly allocated. */
-char *probe_swo_exception_name (guint number);
+/* The Cortex-M architecture a target was built for, which names its exceptions (the ELF's
+ * build attributes tell it: orti_elf_get_arm_arch). */
+typedef enum {
+  PROBE_ARM_ARCH_UNKNOWN = 0,
+  PROBE_ARM_ARCH_V6M,        /* ARMv6-M: no configurable faults, no DebugMonitor */
+  PROBE_ARM_ARCH_V7M,        /* ARMv7-M, v7E-M: MemManage, BusFault, UsageFault, DebugMonitor */
+  PROBE_ARM_ARCH_V8M_BASE,   /* ARMv8-M Baseline: as ARMv6-M */
+  PROBE_ARM_ARCH_V8M_MAIN,   /* ARMv8-M Mainline: as ARMv7-M, and SecureFault (7) */
+  PROBE_ARM_ARCH_V81M_MAIN,  /* ARMv8.1-M Mainline: as ARMv8-M Mainline */
+} ProbeArmArch;
+
+/* probe_swo_exception_name: the name of exception @number on @arch: "Reset", "NMI",
+ * "HardFault", …, "SysTick", "IRQ5" (number 21); "Thread" for 0; "Reserved7" for a number
+ * @arch reserves (7 on ARMv7-M; 4–7 and 12 on ARMv6-M and ARMv8-M Baseline). With an
+ * UNKNOWN architecture the numbers whose name depends on it are "Exception4" … "Exception12".
+ * Newly allocated. */
+char *probe_swo_exception_name (ProbeArmArch arch, guint number);
 
 /* --- the whole pipeline for a source --- */
 typedef enum {

@@ -77,18 +77,30 @@ struct _ProbeSwoMapper {
   ProbeEvent batch[MAPPER_BATCH];
 };
 
-static const char *const exception_names[16] = {
-  "Thread", "Reset", "NMI", "HardFault", "MemManage", "BusFault", "UsageFault", "SecureFault",
-  NULL, NULL, NULL, "SVCall", "DebugMonitor", NULL, "PendSV", "SysTick",
-};
-
+/* probe_swo_exception_name: see probe.h (ARMv7-M ARM B1.5.2; ARMv8-M ARM B3.30: SecureFault
+ * with the Main and Security Extensions; ARMv6-M ARM B1.5.2: only HardFault for faults). */
 char *
-probe_swo_exception_name (guint number)
+probe_swo_exception_name (ProbeArmArch arch, guint number)
 {
+  static const char *const common[16] = {
+    "Thread", "Reset", "NMI", "HardFault", NULL, NULL, NULL, NULL,
+    NULL, NULL, NULL, "SVCall", NULL, NULL, "PendSV", "SysTick",
+  };
+  static const char *const main_ext[16] = { /* v7-M and v8-M Mainline */
+    [4] = "MemManage", [5] = "BusFault", [6] = "UsageFault", [12] = "DebugMonitor",
+  };
   if (number >= 16)
     return g_strdup_printf ("IRQ%u", number - 16);
-  if (exception_names[number] != NULL)
-    return g_strdup (exception_names[number]);
+  if (common[number] != NULL)
+    return g_strdup (common[number]);
+  gboolean mainline = arch == PROBE_ARM_ARCH_V7M || arch == PROBE_ARM_ARCH_V8M_MAIN ||
+                      arch == PROBE_ARM_ARCH_V81M_MAIN;
+  if (number == 7 && (arch == PROBE_ARM_ARCH_V8M_MAIN || arch == PROBE_ARM_ARCH_V81M_MAIN))
+    return g_strdup ("SecureFault");
+  if (arch == PROBE_ARM_ARCH_UNKNOWN && (main_ext[number] != NULL || number == 7))
+    return g_strdup_printf ("Exception%u", number);
+  if (mainline && main_ext[number] != NULL)
+    return g_strdup (main_ext[number]);
   return g_strdup_printf ("Reserved%u", number);
 }
 

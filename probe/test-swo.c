@@ -1806,14 +1806,23 @@ test_mapper_other (void)
   for (guint i = 0; i < G_N_ELEMENTS (want); i++)
     want[i].core = 3;
   assert_events (got, want, G_N_ELEMENTS (want));
-  g_autofree char *n15 = probe_swo_exception_name (15);
-  g_autofree char *n44 = probe_swo_exception_name (44);
-  g_autofree char *n9 = probe_swo_exception_name (9);
-  g_autofree char *n0 = probe_swo_exception_name (0);
-  g_assert_cmpstr (n15, ==, "SysTick");
-  g_assert_cmpstr (n44, ==, "IRQ28");
-  g_assert_cmpstr (n9, ==, "Reserved9");
-  g_assert_cmpstr (n0, ==, "Thread");
+  /* exception names by architecture: vector 7 is SecureFault on ARMv8-M Mainline only */
+  static const struct { ProbeArmArch arch; guint n; const char *name; } names[] = {
+    { PROBE_ARM_ARCH_V7M, 15, "SysTick" }, { PROBE_ARM_ARCH_V7M, 44, "IRQ28" },
+    { PROBE_ARM_ARCH_V7M, 9, "Reserved9" }, { PROBE_ARM_ARCH_V7M, 0, "Thread" },
+    { PROBE_ARM_ARCH_V7M, 7, "Reserved7" }, { PROBE_ARM_ARCH_V7M, 4, "MemManage" },
+    { PROBE_ARM_ARCH_V7M, 12, "DebugMonitor" }, { PROBE_ARM_ARCH_V8M_MAIN, 7, "SecureFault" },
+    { PROBE_ARM_ARCH_V81M_MAIN, 7, "SecureFault" }, { PROBE_ARM_ARCH_V8M_MAIN, 6, "UsageFault" },
+    { PROBE_ARM_ARCH_V6M, 4, "Reserved4" }, { PROBE_ARM_ARCH_V6M, 12, "Reserved12" },
+    { PROBE_ARM_ARCH_V6M, 3, "HardFault" }, { PROBE_ARM_ARCH_V8M_BASE, 7, "Reserved7" },
+    { PROBE_ARM_ARCH_V8M_BASE, 5, "Reserved5" }, { PROBE_ARM_ARCH_V8M_BASE, 11, "SVCall" },
+    { PROBE_ARM_ARCH_UNKNOWN, 7, "Exception7" }, { PROBE_ARM_ARCH_UNKNOWN, 5, "Exception5" },
+    { PROBE_ARM_ARCH_UNKNOWN, 14, "PendSV" }, { PROBE_ARM_ARCH_UNKNOWN, 13, "Reserved13" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
+    g_autofree char *got_name = probe_swo_exception_name (names[i].arch, names[i].n);
+    g_assert_cmpstr (got_name, ==, names[i].name);
+  }
 }
 
 /* What the mapper refuses, and how it says so. */

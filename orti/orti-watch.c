@@ -104,6 +104,7 @@ attr_compile (OrtiElf *elf, OrtiDecl *decl, const char *attr, const char *formul
   wa->formula = formula;
   wa->loc = loc;
   wa->error_loc = loc;
+  wa->value_loc = value_loc;
   wa->error_code = -1;
 
   if (wa->decl != NULL && orti_decl_get_kind (wa->decl) == ORTI_KIND_STRING) {
@@ -381,10 +382,13 @@ note_task_formulas (OrtiWatch *watch)
       if (wa->labels_incomplete && n_unlabelled++ == 0)
         first_unlabelled = wa;
     }
-    if (first_dot != NULL)
-      orti_watch__add_note (watch, first_dot->loc, "TASK %s = \"%s\": %s%s", attrs[a],
-                            first_dot->formula, orti_plan_get_note (first_dot->plan, 0),
-                            n_dot > 1 ? " (so in every task's formula of this form)" : "");
+    if (first_dot != NULL) {
+      OrtiLocation at;
+      g_autofree char *msg = locate_message (orti_plan_get_note (first_dot->plan, 0),
+                                             first_dot->value_loc, first_dot->loc, &at);
+      orti_watch__add_note (watch, at, "TASK %s = \"%s\": %s%s", attrs[a], first_dot->formula,
+                            msg, n_dot > 1 ? " (so in every task's formula of this form)" : "");
+    }
     if (first_unlabelled != NULL) {
       g_autofree char *list = enumerators_text (first_unlabelled->unlabelled);
       OrtiLocation at = first_unlabelled->decl != NULL
@@ -450,9 +454,12 @@ orti_watch_resolve_full (OrtiDoc *doc, OrtiElf *elf, int core, const OrtiWatchOp
       else if (i == 4)
         orti_watch__add_note (watch, wa->loc, "VALID of core %u (\"%s\"): samples of this core "
                               "count only while it is not 0", k, wa->formula);
-      for (guint n = 0; wa->plan != NULL && n < orti_plan_get_n_notes (wa->plan); n++)
-        orti_watch__add_note (watch, wa->loc, "%s = \"%s\": %s", wa->attr, wa->formula,
-                              orti_plan_get_note (wa->plan, n));
+      for (guint n = 0; wa->plan != NULL && n < orti_plan_get_n_notes (wa->plan); n++) {
+        OrtiLocation at;
+        g_autofree char *msg = locate_message (orti_plan_get_note (wa->plan, n), wa->value_loc,
+                                               wa->loc, &at);
+        orti_watch__add_note (watch, at, "%s = \"%s\": %s", wa->attr, wa->formula, msg);
+      }
       g_ptr_array_add (watch->attrs, wa);
     }
   }

@@ -411,6 +411,8 @@ typedef struct {
   char *error;           /* why the plan is missing, or NULL */
   OrtiLocation error_loc; /* where in the file @error is: the column inside the formula mapped
                            * onto the file when the text is verbatim there, else @loc */
+  OrtiLocation value_loc; /* where the formula's text begins in the file, when it is verbatim
+                           * there (orti_object_get_formula_location); file NULL: not */
   int error_code;        /* the OrtiError behind @error (e.g. ORTI_ERROR_AMBIGUOUS), or -1 */
   gboolean placeholder_only; /* an ENUM whose labels are all one placeholder: names nothing */
   gboolean shares_task_variable; /* RUNNINGISR2 that reads what RUNNINGTASK of its core reads

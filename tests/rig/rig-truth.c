@@ -14,6 +14,8 @@
  * (two-core rig). When the core runs the xcore workload, "xcore" holds its cross-core truth
  * (RigXcoreTruth: time base, mailbox latency, spinlock) and "shared" the words both cores
  * share (RigXcoreShared); --wait-sync S waits until the core has a clock estimate. Exit
+ * Each task row has its activation periods too ("periods" intervals summing to "period_sum"
+ * board ticks, "period_min"/"period_max"; RigPeriods) when the firmware keeps them. Exit
  * status 1 when the file cannot be read, holds no ground truth (bad magic: not started, or
  * the firmware faulted), or the wait timed out.
  */
@@ -52,7 +54,10 @@ static gboolean truth_read(const char *path, guint32 addr, void *t, gsize size, 
   return TRUE;
 }
 
-static void truth_print_stats(const char *key, const RigStats *s, guint n_tasks, guint n_isrs)
+/* Prints @key's totals; @periods: each task's activation periods beside them (NULL: the
+ * firmware has no RigPeriods block). */
+static void truth_print_stats(const char *key, const RigStats *s, const RigPeriodTruth *periods,
+                              guint n_tasks, guint n_isrs)
 {
   printf("  \"%s\": {\n    \"counter\": %" PRIu32 ", \"dispatches\": %" PRIu32
          ", \"idle_ticks\": %" PRIu64 ", \"kernel_ticks\": %" PRIu64 ",\n    \"tasks\": [\n",
@@ -63,10 +68,14 @@ static void truth_print_stats(const char *key, const RigStats *s, guint n_tasks,
            ", \"terminations\": %" PRIu32 ", \"preemptions\": %" PRIu32 ", \"lost\": %" PRIu32
            ", \"run_ticks\": %" PRIu64 ", \"response_ticks\": %" PRIu64
            ", \"response_max\": %" PRIu32 ", \"calls\": %" PRIu32 ", \"waits\": %" PRIu32
-           ", \"wait_ticks\": %" PRIu64 "}%s\n",
+           ", \"wait_ticks\": %" PRIu64,
            i, truth_task_names[i], t->activations, t->terminations, t->preemptions, t->lost,
-           t->run_ticks, t->response_ticks, t->response_max, t->calls, t->waits, t->wait_ticks,
-           i + 1 < n_tasks ? "," : "");
+           t->run_ticks, t->response_ticks, t->response_max, t->calls, t->waits, t->wait_ticks);
+    if (periods != NULL)
+      printf(", \"periods\": %" PRIu32 ", \"period_sum\": %" PRIu64 ", \"period_min\": %"
+             PRIu32 ", \"period_max\": %" PRIu32, periods[i].n, periods[i].sum,
+             periods[i].n ? periods[i].min : 0, periods[i].max);
+    printf("}%s\n", i + 1 < n_tasks ? "," : "");
   }
   printf("    ],\n    \"isrs\": [\n");
   for (guint i = 0; i < n_isrs; i++)
@@ -182,16 +191,19 @@ int main(int argc, char **argv)
     return 2;
   }
   guint32 addr = core == 0 ? RIG_TRUTH_ADDR : RIG_TRUTH_ADDR1;
+  guint32 paddr = core == 0 ? RIG_PTRUTH_ADDR : RIG_PTRUTH_ADDR1;
   guint32 xaddr = core == 0 ? RIG_XTRUTH_ADDR : RIG_XTRUTH_ADDR1;
   gint64 deadline = g_get_monotonic_time() +
                     (gint64)(MAX(MAX(wait_ready, wait_snapshot), wait_sync) * 1e6);
   RigTruth t;
   RigXcoreTruth x;
   RigXcoreShared sh;
+  RigPeriods pd;
   for (;;) {
     if (!truth_read(path, addr, &t, sizeof t, &error) ||
         !truth_read(path, xaddr, &x, sizeof x, &error) ||
-        !truth_read(path, RIG_XCORE_SHARED_ADDR, &sh, sizeof sh, &error)) {
+        !truth_read(path, RIG_XCORE_SHARED_ADDR, &sh, sizeof sh, &error) ||
+        !truth_read(path, paddr, &pd, sizeof pd, &error)) {
       g_printerr("rig-truth: %s\n", error->message);
       return 1;
     }
@@ -221,16 +233,17 @@ int main(int argc, char **argv)
     return 1;
   }
   static const char *const workloads[] = { "none", "pfp", "split", "stress", "harmonic",
-                                           "views", "xcore", "xcore1" };
+                                           "views", "xcore", "xcore1", "sametick" };
   printf("{\n  \"magic_ok\": true, \"version\": %u, \"ready\": %u, \"workload\": \"%s\",\n"
          "  \"tick_hz\": %u, \"snap_tick\": %u, \"snap_valid\": %u, \"timestamp\": %u,"
          " \"start_ts\": %u,\n",
          t.version, t.ready,
          t.workload < G_N_ELEMENTS(workloads) ? workloads[t.workload] : "unknown", t.tick_hz,
          t.snap_tick, t.snap_valid, t.timestamp, t.start_ts);
-  truth_print_stats("live", &t.live, t.n_tasks, t.n_isrs);
+  gboolean periods = pd.magic == RIG_PTRUTH_MAGIC;
+  truth_print_stats("live", &t.live, periods ? pd.live : NULL, t.n_tasks, t.n_isrs);
   printf(",\n");
-  truth_print_stats("snapshot", &t.snap, t.n_tasks, t.n_isrs);
+  truth_print_stats("snapshot", &t.snap, periods ? pd.snap : NULL, t.n_tasks, t.n_isrs);
   printf(",\n  \"light\": {\"changes\": %" PRIu32 ", \"state\": %" PRIu32 ", \"since\": %" PRIu32
          ", \"stays\": [%" PRIu32 ", %" PRIu32 ", %" PRIu32 "], \"ticks\": [%" PRIu64 ", %" PRIu64
          ", %" PRIu64 "]}",

@@ -12,13 +12,18 @@
 #     "idle" the none value, VALID resolved; the generator's deviations only as warnings.
 #   erika: EE_stkfirst signed 4-byte, -1 none; ISR2 values the handlers' addresses; no STATE;
 #     static priorities from the constant table (folded reads).
+#   proc: the held-out kernels' dialect read by meaning: "IdleTask" = 0 the idle loop (and its
+#     TASK idle), the 13 tasks named, "X" other time (no TASK), RUNNINGISR2's "NONE" no ISR;
+#     every STATE and PRIORITY `os_proc_table[N].field` through the flash pointer table (folded:
+#     one read) with a note, STATE's unlabelled 4 (PROC_AUTOSTART) and 5 (PROC_READY_AND_NEW)
+#     named; the priority order higher-first as the file says; no diagnostics.
 source "$(dirname "$0")/test-rig-common.sh"
 profd=$ORTI_BUILD_DIR/daemon/orti-profd
 [[ -x $profd ]] || die "$profd is not built"
 fw=$ORTI_BUILD_DIR/tests/rig/firmware
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for layout in native eb trampoline erika; do
+for layout in native eb trampoline erika proc; do
   ort=$ORTI_SOURCE_DIR/tests/rig/firmware/demo-$layout.ort elf=$fw/demo-$layout.elf
   [[ $layout == native ]] && ort=$ORTI_SOURCE_DIR/tests/rig/firmware/demo.ort elf=$RIG_ELF
   "$profd" inspect --json --orti "$ort" --elf "$elf" >"$tmp/$layout.json" ||
@@ -146,4 +151,48 @@ ev = {t["name"]: t for t in j["task_evidence"]}
 if any(ev[n]["state"] is not None for n in names) or [ev[n]["static_priority"] for n in names] != prios:
     fail(f"erika: evidence {[(n, ev[n]['static_priority']) for n in names]}")
 print("erika: EE_stkfirst, ISR2 addresses, no STATE, static priorities from ROM")
+
+# proc
+j, syms = load("proc")
+if j["n_errors"] or j["diagnostics"] or j["watch_error"] or j["error"]:
+    fail(f"proc: {j['diagnostics']} {j['watch_error']} {j['error']}")
+a = attrs(j)
+addr, width = simple_read(a["RUNNINGTASK"], "os_kern.running_id")
+if addr != syms["os_kern"] or width != 4:
+    fail(f"proc RUNNINGTASK at 0x{addr:x}/{width}")
+rt = {v["value"]: v for v in a["RUNNINGTASK"]["values"]}
+if (rt[0]["name"], rt[0]["meaning"], rt[0]["basis"]) != ("IdleTask", "none", "label"):
+    fail(f"proc: IdleTask {rt[0]}")
+if [(rt[i + 1]["meaning"], rt[i + 1]["object"]) for i in range(13)] != [("task", n) for n in names]:
+    fail("proc: the tasks' values")
+if (rt[14]["name"], rt[14]["meaning"], rt[14]["placeholder"]) != ("X", "other", True):
+    fail(f"proc: X {rt[14]}")
+isr = {v["name"]: v for v in a["RUNNINGISR2"]["values"]}
+if (isr["NONE"]["meaning"], isr["NONE"]["value"], isr["Timer1Isr"]["meaning"]) != ("none", 0, "isr"):
+    fail(f"proc RUNNINGISR2: {isr}")
+if len(a["RUNNINGTASKPRIORITY"]["plan"]["reads"]) != 3 or not a["RUNNINGTASKPRIORITY"]["notes"]:
+    fail("proc RUNNINGTASKPRIORITY: os_proc_table[os_kern.running_id].priority")
+ev = {t["name"]: t for t in j["task_evidence"]}
+if sorted(ev) != sorted(names + ["IdleTask"]) or not ev["IdleTask"]["idle"] or \
+   any(ev[n]["idle"] for n in names):
+    fail(f"proc: task evidence {[(n, t['idle']) for n, t in ev.items()]}")
+table = syms["os_proc_table"]
+for i, n in enumerate(names):
+    for key in ("state", "priority"):
+        w = ev[n][key]
+        simple_read(w)
+        folded = w["plan"]["folded"]
+        if [(f["what"], int(f["address"], 16)) for f in folded] != [(f"os_proc_table[{i + 1}]", table + 4 * (i + 1))] or \
+           not any("reads through it as GDB does" in x for x in w["notes"]):
+            fail(f"proc {n} {key}: {w['plan']} {w['notes']}")
+    st = ev[n]["state"]
+    if [(u["value"], u["name"]) for u in st["unlabelled"]] != [(4, "PROC_AUTOSTART"), (5, "PROC_READY_AND_NEW")] \
+       or not st["labels_incomplete"]:
+        fail(f"proc {n}: unlabelled states {st['unlabelled']}")
+priority(j, "proc", "higher-first", "label")
+for want in ("TASK IdleTask is the idle loop", "4 (PROC_AUTOSTART) and 5 (PROC_READY_AND_NEW)",
+             "'os_proc_table[1]' is a pointer: '.state' reads through it"):
+    if not any(want in n for n in j["notes"]):
+        fail(f"proc: no note \"{want}\" in {j['notes']}")
+print("proc: idle, tasks, X other, NONE, `.` through the pointer table, unlabelled states, order")
 PY

@@ -74,3 +74,6 @@ void NOINSTR rig_layout_isr(uint8_t isr)
 
 void NOINSTR rig_layout_service(uint8_t value) { (void)value; }
 void NOINSTR rig_layout_dispatch(uint8_t busy) { (void)busy; }
+void NOINSTR rig_layout_isr_process(uint8_t isr, uint8_t state) { (void)isr; (void)state; }
+
+const uint32_t rig_layout_features = 0;  /* ISR2s in their handlers, OSEK hooks for tasks */

@@ -80,3 +80,7 @@ void NOINSTR rig_layout_dispatch(uint8_t busy)
   else
     tpl_publish();
 }
+
+void NOINSTR rig_layout_isr_process(uint8_t isr, uint8_t state) { (void)isr; (void)state; }
+
+const uint32_t rig_layout_features = 0;  /* ISR2s in their handlers, OSEK hooks for tasks */

@@ -13,6 +13,15 @@
  * os_switch_context (C, interrupts off) which picks the most urgent ready task and returns
  * its stack pointer; a task dispatched for the first time (or again after terminating) gets
  * a fresh exception frame built on its empty stack at that moment.
+ *
+ * ISR2 processes (a layout's RIG_LAYOUT_ISR2_PROCESS, layout.h): the ISR2's exception only
+ * acknowledges the interrupt, counts a request and pends PendSV (the stub's time, and the
+ * dispatcher's, are the kernel's); the dispatcher then runs the ISR2's body as a process in
+ * thread mode on a stack of its own, above every task: os_running_isr2 names it, the ISR2 is
+ * charged from its dispatch to its end (os_isr_process_end), the task it interrupted is
+ * READY meanwhile (not preempted: an ISR2 is no preemption), and handler-mode ISR2s nest over
+ * it as over a task. At its end the dispatcher picks the most urgent task; if that is not the
+ * interrupted one, the interrupted task was preempted by it.
  */
 #include "os.h"
 #include "rig-truth.h"
@@ -44,6 +53,7 @@
 /* Fixed-address blocks (section .rig at the start of PSRAM, see rig-truth.h). */
 __attribute__((section(".rig_boot"), used)) volatile uint32_t rig_boot_workload;
 __attribute__((section(".rig_truth"), used)) volatile RigTruth rig_truth;
+__attribute__((section(".rig_ptruth"), used)) volatile RigPeriods rig_periods;
 
 volatile uint8_t os_running_task = OS_NO_TASK;
 volatile uint8_t os_running_prio;
@@ -73,6 +83,24 @@ static uint8_t os_task_waited[OS_N_TASKS];   /* 1: blocked since its last dispat
 static uint32_t *os_idle_sp;              /* saved stack pointer of the idle loop */
 static uint8_t os_isr_stack[4];           /* interrupted ISR2 ids while nested */
 static uint32_t os_idle_stack[128] __attribute__((aligned(8)));
+
+/* ISR2 processes (RIG_LAYOUT_ISR2_PROCESS): one runs at a time, to its end. */
+static uint8_t os_isr_pending[OS_N_ISRS];        /* requests not yet dispatched, per ISR2 */
+static uint8_t os_isr_proc = OS_NO_ISR2;         /* the ISR2 process dispatched, or none */
+static uint8_t os_isr_proc_ended;                /* 1 from its end to the switch away */
+static uint8_t os_isr_proc_under = OS_NO_TASK;   /* the task it interrupted (none: idle) */
+static uint8_t os_post_hook_task = OS_NO_TASK;   /* hooks-every: the task in PostTaskHook */
+static uint32_t os_isr_proc_stack[256] __attribute__((aligned(8)));
+
+static inline int NOINSTR os_isr_is_process(uint8_t isr)
+{
+  return isr < 8u && (rig_layout_features & RIG_LAYOUT_ISR2_PROCESS(isr)) != 0;
+}
+
+static inline int NOINSTR os_hooks_every_process(void)
+{
+  return (rig_layout_features & RIG_LAYOUT_HOOKS_EVERY_PROCESS) != 0;
+}
 
 /* ---- state changes: the kernel's variables, and the same in the image's ORTI layout ---- */
 
@@ -178,7 +206,17 @@ static StatusType NOINSTR os_activate(TaskType task, uint32_t now)
     rig_truth.live.task[task].lost++;
     return E_OS_LIMIT;
   }
-  rig_truth.live.task[task].activations++;
+  volatile RigPeriodTruth *pt = &rig_periods.live[task];
+  if (rig_truth.live.task[task].activations++ > 0) {  /* the period: since the previous one */
+    uint32_t d = now - pt->last;
+    if (pt->n == 0 || d < pt->min)
+      pt->min = d;
+    if (d > pt->max)
+      pt->max = d;
+    pt->sum += d;
+    pt->n++;
+  }
+  pt->last = now;
   OsActivateHook(task);
   return E_OK;
 }
@@ -339,7 +377,7 @@ StatusType NOINSTR GetTaskState(TaskType task, TaskStateType *state)
 {
   if (task >= OS_N_TASKS)
     return E_OS_ID;
-  *state = os_task_state[task];
+  *state = task == os_post_hook_task ? OS_RUNNING : os_task_state[task];
   return E_OK;
 }
 
@@ -396,6 +434,68 @@ StatusType NOINSTR ReleaseResource(ResourceType res)
 /* ---- dispatcher (called from PendSV_Handler in startup.c) ---- */
 
 uint32_t *os_switch_context(uint32_t *sp);
+void os_isr_process_entry(uint32_t isr) __attribute__((noreturn));
+
+/* PostTaskHook for the context that leaves: a task; idle or an ISR2 process only with
+ * hooks-every (os_running_task is then OS_NO_TASK: GetTaskID gives INVALID_TASK), where
+ * GetTaskState also says RUNNING for the task. */
+static void NOINSTR os_post_hook(uint8_t task)
+{
+  if (task == OS_NO_TASK && !os_hooks_every_process())
+    return;
+  os_post_hook_task = os_hooks_every_process() ? task : OS_NO_TASK;
+  PostTaskHook();
+  os_post_hook_task = OS_NO_TASK;
+}
+
+/* Ends a dispatch: from here the CPU is the dispatched context's. */
+static uint32_t * NOINSTR os_switch_done(uint32_t *sp, uint32_t pm)
+{
+  os_account(rig_now());
+  rig_truth.acct.in_dispatcher = 0;
+  rig_layout_dispatch(0);
+  os_irq_restore(pm);
+  return sp;
+}
+
+/* A requested ISR2 process, or OS_NO_ISR2 (the lowest id first). */
+static uint8_t NOINSTR os_next_isr_process(void)
+{
+  for (uint8_t i = 0; i < OS_N_ISRS; i++)
+    if (os_isr_pending[i] != 0)
+      return i;
+  return OS_NO_ISR2;
+}
+
+/* Dispatches ISR2 process @isr over task @under (OS_NO_TASK: idle): a fresh frame on its stack
+ * starting os_isr_process_entry(isr); charged to the ISR2 from the end of the dispatch. */
+static uint32_t * NOINSTR os_dispatch_isr_process(uint8_t isr, uint8_t under, uint32_t pm)
+{
+  uint32_t *frame = os_isr_proc_stack + sizeof os_isr_proc_stack / 4 - 16;
+  for (unsigned i = 0; i < 16; i++)
+    frame[i] = 0;                                           /* r4-r11, r1-r3, r12 */
+  frame[8] = isr;                                           /* r0 */
+  frame[13] = 0xFFFFFFFFu;                                  /* lr: the entry never returns */
+  frame[14] = (uint32_t)(uintptr_t)os_isr_process_entry & ~1u; /* pc */
+  frame[15] = 0x01000000u;                                  /* xPSR: Thumb */
+  os_isr_pending[isr]--;
+  os_isr_proc = isr;
+  os_isr_proc_ended = 0;
+  os_isr_proc_under = under;
+  os_running_task = OS_NO_TASK;   /* GetTaskID: INVALID_TASK; the layout's running id below */
+  rig_truth.acct.task = OS_NO_TASK;
+  os_running_prio = 0;
+  rig_layout_isr_process(isr, OS_RUNNING);
+  os_isr_stack[0] = os_running_isr2;
+  os_set_isr(isr);
+  rig_truth.live.isr[isr].count++;
+  if (os_hooks_every_process())
+    PreTaskHook();
+  PreIsrHook(isr);
+  os_account(rig_now());           /* up to here the dispatcher's, from here the ISR2's */
+  rig_truth.acct.isr_depth = 1;
+  return os_switch_done(frame, pm);
+}
 
 uint32_t * NOINSTR os_switch_context(uint32_t *sp)
 {
@@ -403,36 +503,54 @@ uint32_t * NOINSTR os_switch_context(uint32_t *sp)
   os_account(rig_now());  /* up to here: the outgoing task (or the dispatcher) */
   rig_truth.acct.in_dispatcher = 1;   /* from here: the dispatcher, until the switch is done */
   rig_layout_dispatch(1);
+  if (os_isr_proc != OS_NO_ISR2 && !os_isr_proc_ended)
+    return os_switch_done(sp, pm);  /* an ISR2 process runs: no thread preempts it */
   uint8_t old = os_running_task;
-  uint8_t next = os_highest_ready();
-  if (old != OS_NO_TASK && next == old && os_task_state[old] == OS_RUNNING) {
-    os_account(rig_now());
-    rig_truth.acct.in_dispatcher = 0;
-    rig_layout_dispatch(0);
-    os_irq_restore(pm);
-    return sp;  /* nothing more urgent after all */
-  }
-  if (old == OS_NO_TASK) {
+  uint8_t isr = os_next_isr_process();
+  uint8_t next = isr != OS_NO_ISR2 ? OS_NO_TASK : os_highest_ready();
+  uint8_t under = OS_NO_TASK;  /* the task an ISR2 process dispatched now interrupts */
+  if (os_isr_proc != OS_NO_ISR2) {
+    /* the ISR2 process ended: its stack is left as it is; the task it interrupted resumes
+     * unless its body made a more urgent one ready (then that one preempts it) */
+    os_post_hook(OS_NO_TASK);
+    rig_layout_isr_process(os_isr_proc, OS_SUSPENDED);
+    os_isr_proc = OS_NO_ISR2;
+    os_isr_proc_ended = 0;
+    under = os_isr_proc_under;
+    if (under != OS_NO_TASK && isr == OS_NO_ISR2 && next != under &&
+        os_task_state[under] == OS_READY && !os_task_fresh[under])
+      rig_truth.live.task[under].preemptions++;
+  } else if (isr == OS_NO_ISR2 && old != OS_NO_TASK && next == old &&
+             os_task_state[old] == OS_RUNNING) {
+    return os_switch_done(sp, pm);  /* nothing more urgent after all */
+  } else if (old == OS_NO_TASK) {
     os_idle_sp = sp;
+    os_post_hook(OS_NO_TASK);
   } else {
+    os_next_task = next;  /* PostTaskHook may tell a switch from going idle */
+    if (os_hooks_every_process())
+      os_post_hook(old);  /* before its state changes: GetTaskState says RUNNING there */
     if (os_task_state[old] == OS_RUNNING) {
       os_set_state(old, OS_READY);
       os_task_sp[old] = sp;
-      rig_truth.live.task[old].preemptions++;
+      if (isr == OS_NO_ISR2)
+        rig_truth.live.task[old].preemptions++;
+      else
+        under = old;  /* interrupted by an ISR2 process: not preempted */
     } else if (os_task_state[old] == OS_WAITING) {
       os_task_sp[old] = sp; /* blocked in WaitEvent: resumes there */
     }
-    os_next_task = next;  /* PostTaskHook may tell a switch from going idle */
-    PostTaskHook();
+    if (!os_hooks_every_process())
+      PostTaskHook();
   }
   rig_truth.live.dispatches++;
+  if (isr != OS_NO_ISR2)
+    return os_dispatch_isr_process(isr, under, pm);
   if (next == OS_NO_TASK) {
     os_set_running(OS_NO_TASK, 0);
-    os_account(rig_now());
-    rig_truth.acct.in_dispatcher = 0;
-    rig_layout_dispatch(0);
-    os_irq_restore(pm);
-    return os_idle_sp;
+    if (os_hooks_every_process())
+      PreTaskHook();  /* the idle process starts: GetTaskID gives INVALID_TASK */
+    return os_switch_done(os_idle_sp, pm);
   }
   uint8_t job_starts = os_task_fresh[next];
   if (os_task_fresh[next]) {
@@ -457,11 +575,7 @@ uint32_t * NOINSTR os_switch_context(uint32_t *sp)
   if (job_starts)  /* a job's first switch-in: cross-core latency truth, after the hook (the
                     * instant a tracer in it records the switch, not a few µs before it) */
     rig_xcore_job_start(next);
-  os_account(rig_now());
-  rig_truth.acct.in_dispatcher = 0;
-  rig_layout_dispatch(0);
-  os_irq_restore(pm);
-  return os_task_sp[next];
+  return os_switch_done(os_task_sp[next], pm);
 }
 
 /* ---- ISR2 frame ---- */
@@ -513,15 +627,16 @@ static void NOINSTR os_counter_tick(uint8_t counter)
 void TIMER0_Handler(void);
 void TIMER1_Handler(void);
 
-void NOINSTR TIMER0_Handler(void)
+/* The system counter's ISR2 (SystemTimerIsr): the counter's tick, TIMER1's one-shot arming,
+ * the snapshot at RIG_SNAP_TICK, the application's tick work. In its handler or as a process. */
+static void NOINSTR os_timer0_body(void)
 {
-  os_isr_enter(OS_ISR_SYSTEMTIMER);
   TIMER_INTCLR(TIMER0_BASE) = 1;
   uint32_t pm = os_irq_save();
   os_counter_tick(OS_COUNTER_SYSTEM);
   uint32_t count = os_counter_value[OS_COUNTER_SYSTEM];
   rig_truth.live.counter = count;
-  const OsAppModeCfg *mc = &os_appmode_cfg[os_app_mode & 7u];
+  const OsAppModeCfg *mc = &os_appmode_cfg[os_app_mode & 15u];
   if (mc->timer1_first != 0 && mc->timer1_period == 0 && count >= mc->sync_first &&
       (count - mc->sync_first) % mc->sync_period == 0) {
     TIMER_RELOAD(TIMER1_BASE) = mc->timer1_first - 1u;
@@ -534,23 +649,92 @@ void NOINSTR TIMER0_Handler(void)
     volatile uint32_t *dst = (volatile uint32_t *)&rig_truth.snap;
     for (unsigned i = 0; i < sizeof(RigStats) / 4; i++)
       dst[i] = src[i];
+    src = (const volatile uint32_t *)&rig_periods.live;
+    dst = (volatile uint32_t *)&rig_periods.snap;
+    for (unsigned i = 0; i < sizeof rig_periods.live / 4; i++)
+      dst[i] = src[i];
     rig_truth.snap_valid = 1;
   }
   os_irq_restore(pm);
   app_system_tick_body();
-  os_isr_exit();
 }
 
-void NOINSTR TIMER1_Handler(void)
+/* TIMER1's ISR2 (Timer1Isr): its counter's tick and the application's ISR work. */
+static void NOINSTR os_timer1_body(void)
 {
-  os_isr_enter(OS_ISR_TIMER1);
-  if (os_appmode_cfg[os_app_mode & 7u].timer1_period == 0)
+  if (os_appmode_cfg[os_app_mode & 15u].timer1_period == 0)
     TIMER_CTRL(TIMER1_BASE) = 0;  /* one-shot */
   TIMER_INTCLR(TIMER1_BASE) = 1;
   uint32_t pm = os_irq_save();
   os_counter_tick(OS_COUNTER_TIMER1);
   os_irq_restore(pm);
   app_timer1_isr_body();
+}
+
+/* The exception of a process ISR2 (RIG_LAYOUT_ISR2_PROCESS): acknowledges the interrupt at
+ * once (the body, run later in thread mode, acknowledges it again), counts a request and pends
+ * the dispatcher. Its time is the kernel's, as the dispatcher's that follows — unless it
+ * interrupted an ISR2, whose time it stays. */
+static void NOINSTR os_isr_request(uint8_t isr, uint32_t timer_base)
+{
+  uint32_t pm = os_irq_save();
+  TIMER_INTCLR(timer_base) = 1;
+  if (rig_truth.acct.isr_depth == 0 && !rig_truth.acct.in_dispatcher) {
+    os_account(rig_now());
+    rig_truth.acct.in_dispatcher = 1;
+  }
+  if (os_isr_pending[isr] < 255u && os_isr_pending[isr]++ == 0 && os_isr_proc != isr)
+    rig_layout_isr_process(isr, OS_READY);
+  SCB_ICSR = ICSR_PENDSVSET;
+  os_irq_restore(pm);
+}
+
+/* The end of an ISR2 process (thread mode): its time ends here; the dispatcher switches away
+ * (never returns). */
+static void NOINSTR __attribute__((noreturn)) os_isr_process_end(void)
+{
+  (void)os_irq_save();
+  PostIsrHook(os_running_isr2);
+  os_account(rig_now());
+  rig_truth.acct.isr_depth = 0;
+  rig_truth.acct.in_dispatcher = 1;
+  os_set_isr(os_isr_stack[0]);
+  os_isr_proc_ended = 1;
+  SCB_ICSR = ICSR_PENDSVSET;
+  __asm volatile ("cpsie i\n isb" ::: "memory");
+  for (;;)
+    ;  /* PendSV has switched away; this context is never resumed */
+}
+
+/* Where an ISR2 process starts (os_dispatch_isr_process's frame), in thread mode. */
+void NOINSTR os_isr_process_entry(uint32_t isr)
+{
+  if (isr == OS_ISR_SYSTEMTIMER)
+    os_timer0_body();
+  else
+    os_timer1_body();
+  os_isr_process_end();
+}
+
+void NOINSTR TIMER0_Handler(void)
+{
+  if (os_isr_is_process(OS_ISR_SYSTEMTIMER)) {
+    os_isr_request(OS_ISR_SYSTEMTIMER, TIMER0_BASE);
+    return;
+  }
+  os_isr_enter(OS_ISR_SYSTEMTIMER);
+  os_timer0_body();
+  os_isr_exit();
+}
+
+void NOINSTR TIMER1_Handler(void)
+{
+  if (os_isr_is_process(OS_ISR_TIMER1)) {
+    os_isr_request(OS_ISR_TIMER1, TIMER1_BASE);
+    return;
+  }
+  os_isr_enter(OS_ISR_TIMER1);
+  os_timer1_body();
   os_isr_exit();
 }
 
@@ -573,6 +757,10 @@ void NOINSTR StartOS(AppModeType mode)
   rig_truth.acct.task = os_running_task;
   rig_truth.acct.isr2 = os_running_isr2;
   rig_truth.magic = RIG_TRUTH_MAGIC;
+  w = (volatile uint32_t *)&rig_periods;
+  for (unsigned i = 0; i < sizeof(RigPeriods) / 4; i++)
+    w[i] = 0;
+  rig_periods.magic = RIG_PTRUTH_MAGIC;
 
   for (uint8_t t = 0; t < OS_N_TASKS; t++) {
     os_set_state(t, OS_SUSPENDED);
@@ -596,7 +784,7 @@ void NOINSTR StartOS(AppModeType mode)
   SCB_SHPR3 = 0xFFu << 16;
   NVIC_IPR(TIMER0_IRQ) = 0x80;
   NVIC_IPR(TIMER1_IRQ) = 0x40;
-  const OsAppModeCfg *mc = &os_appmode_cfg[mode & 7u];
+  const OsAppModeCfg *mc = &os_appmode_cfg[mode & 15u];
 
   TIMER_CTRL(TIMER0_BASE) = 0;
   TIMER_INTCLR(TIMER0_BASE) = 1;
@@ -620,6 +808,8 @@ void NOINSTR StartOS(AppModeType mode)
     NVIC_ISER0 = 1u << TIMER1_IRQ;  /* one-shot, armed by TIMER0_Handler */
   rig_truth.ready = 1;
   os_set_service(OS_SVC_STARTOS);
+  if (os_hooks_every_process())
+    PreTaskHook();  /* the idle process starts (GetTaskID: INVALID_TASK) */
 
   /* Become the idle context on the process stack (exceptions keep the main stack). The
    * switch and the jump are one asm block: nothing may touch this frame afterwards. */

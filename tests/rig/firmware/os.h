@@ -24,6 +24,7 @@ typedef uint8_t EventMaskType;
 
 #define OS_NO_TASK 0xFFu
 #define OS_NO_ISR2 0xFFu
+#define INVALID_TASK OS_NO_TASK  /* OSEK: what GetTaskID gives when no task runs */
 
 enum { E_OK = 0, E_OS_ACCESS = 1, E_OS_CALLEVEL = 2, E_OS_ID = 3, E_OS_LIMIT = 4,
        E_OS_NOFUNC = 5, E_OS_RESOURCE = 6, E_OS_STATE = 7, E_OS_VALUE = 8 };
@@ -48,7 +49,7 @@ enum {
 #define OS_N_TASKS     13u
 #define OS_N_ISRS      2u
 #define OS_N_COUNTERS  2u
-#define OS_N_ALARMS    13u
+#define OS_N_ALARMS    16u
 #define OS_N_RESOURCES 1u
 #define OS_STACK_WORDS 256u
 #define OS_STACK_FILL  0xA5A5A5A5u
@@ -67,7 +68,7 @@ typedef struct {
 typedef struct {
   uint8_t counter;         /* OS_COUNTER_* */
   TaskType task;           /* task activated on expiry */
-  uint8_t appmodes;        /* bit (1 << mode) = autostart in that mode */
+  uint16_t appmodes;       /* bit (1 << mode) = autostart in that mode */
   uint32_t offset;         /* first expiry, counter ticks after StartOS */
   uint32_t cycle;          /* period in counter ticks, 0 = single shot */
 } OsAlarmCfg;
@@ -92,7 +93,7 @@ typedef struct {
 extern const OsTaskCfg os_task_cfg[OS_N_TASKS];
 extern const OsAlarmCfg os_alarm_cfg[OS_N_ALARMS];
 extern const OsResourceCfg os_resource_cfg[OS_N_RESOURCES];
-extern const OsAppModeCfg os_appmode_cfg[8];
+extern const OsAppModeCfg os_appmode_cfg[16];
 /* Called from the Timer1Isr after the counter tick (application's ISR work). */
 void app_timer1_isr_body(void);
 /* Called from the SystemTimerIsr after the counter tick, with interrupts enabled again (so
@@ -123,8 +124,10 @@ StatusType ActivateTask(TaskType task);
 StatusType TerminateTask(void);
 StatusType ChainTask(TaskType task);
 StatusType GetTaskID(TaskType *task);
-/* The state of @task (OSEK GetTaskState). In PostTaskHook the task switched out already has
- * its new state: READY when preempted, SUSPENDED when it terminated, WAITING when it blocks. */
+/* The state of @task (OSEK GetTaskState); E_OS_ID for INVALID_TASK or any id past the last
+ * task, @state untouched. In PostTaskHook the task switched out already has its new state:
+ * READY when preempted, SUSPENDED when it terminated, WAITING when it blocks — except with a
+ * layout's RIG_LAYOUT_HOOKS_EVERY_PROCESS, where it still says RUNNING there. */
 StatusType GetTaskState(TaskType task, TaskStateType *state);
 StatusType GetResource(ResourceType res);
 /* Events (extended tasks). WaitEvent blocks the caller until one of @mask is set; SetEvent
@@ -137,12 +140,15 @@ StatusType ReleaseResource(ResourceType res);
 void StartOS(AppModeType mode) __attribute__((noreturn));
 
 /* Hooks, weak no-ops in the kernel: a trace library may override them. Called with
- * interrupts disabled; os_running_task is the task that starts (Pre) or stops (Post). */
+ * interrupts disabled; os_running_task is the task that starts (Pre) or stops (Post). With a
+ * layout's RIG_LAYOUT_HOOKS_EVERY_PROCESS (layout.h) they also run around every ISR2 process and
+ * the idle process, where GetTaskID gives INVALID_TASK. */
 void PreTaskHook(void);
 void PostTaskHook(void);
 /* During PostTaskHook: the task dispatched next, or OS_NO_TASK when the CPU goes idle. */
 extern volatile uint8_t os_next_task;
-/* Called on ISR2 entry (os_running_isr2 already set) and exit (still set). */
+/* Called on ISR2 entry (os_running_isr2 already set) and exit (still set); for an ISR2 process
+ * at its dispatch and at its end. */
 void PreIsrHook(uint8_t isr);
 void PostIsrHook(uint8_t isr);
 /* Called with interrupts off when a task is made ready (a queued activation counts) and when

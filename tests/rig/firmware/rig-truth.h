@@ -11,11 +11,12 @@
  *   0x21000000  uint32 boot word (written by QEMU `-device loader` before reset):
  *               bits 0-7 workload, 1 = pfp, 2 = split, 3 = stress, 4 = harmonic,
  *               5 = views, 6 = xcore (core 0's side; core 1 runs its side, mode 7 =
- *               xcore1, when booted with 6 or 7), anything else = pfp;
+ *               xcore1, when booted with 6 or 7), 8 = sametick, anything else = pfp;
  *               bit 8 (RIG_BOOT_WFI) = the idle loop may sleep in WFI (only without -icount)
  *               bit 9 (RIG_BOOT_SLOW) = "a slower build": pfp's inner load takes 6 ms, not 4
  *   0x21000040  RigTruth
  *   0x21000800  RigXcoreTruth (xcore workload's cross-core truth; section .rig_xtruth)
+ *   0x21000A00  RigPeriods (every task's activation periods; section .rig_ptruth)
  * Core 1 of the two-core rig (run-rig --cores 2, demo-core1.elf) has the same layout in the
  * upper half of PSRAM: boot word 0x21800000, RigTruth 0x21800040, RigXcoreTruth 0x21800800.
  * The top 4 KiB of PSRAM, 0x21FFF000, is shared by both cores (RigXcoreShared: clock sync,
@@ -50,6 +51,7 @@ enum {
   RIG_WORKLOAD_VIEWS = 5,
   RIG_WORKLOAD_XCORE = 6,   /* two-core: core 0's side (xcore.h) */
   RIG_WORKLOAD_XCORE1 = 7,  /* two-core: core 1's side */
+  RIG_WORKLOAD_SAMETICK = 8, /* three tasks released on the same tick, one ISR2 every 3 ms */
 };
 
 typedef struct {
@@ -125,6 +127,31 @@ _Static_assert(sizeof(RigIsrTruth) == 16, "RigIsrTruth layout");
 _Static_assert(sizeof(RigStats) == 784, "RigStats layout");
 _Static_assert(sizeof(RigAccount) == 8, "RigAccount layout");
 _Static_assert(sizeof(RigTruth) == 48 + 2 * 784 + 56, "RigTruth layout");
+
+/* Every task's activation periods, as the kernel takes its activations (os_activate, at the
+ * board time of the alarm's tick or the ActivateTask call): kept beside RigTruth (which keeps
+ * its layout), frozen with RigTruth.snap. The average period of a task is sum / n. */
+#define RIG_PTRUTH_ADDR     0x21000A00u /* RigPeriods (core 1: 0x21800A00) */
+#define RIG_PTRUTH_ADDR1    0x21800A00u
+#define RIG_PTRUTH_MAGIC    0x50474952u /* "RIGP" */
+
+typedef struct {
+  uint32_t n;              /* intervals between consecutive accepted activations */
+  uint32_t last;           /* board time of the last accepted activation */
+  uint32_t min;            /* the shortest interval, ticks (n > 0) */
+  uint32_t max;            /* the longest */
+  uint64_t sum;            /* their sum */
+} RigPeriodTruth;          /* 24 bytes */
+
+typedef struct {
+  uint32_t magic;          /* RIG_PTRUTH_MAGIC once StartOS initialised the block */
+  uint32_t reserved;       /* keeps live 8-aligned */
+  RigPeriodTruth live[RIG_MAX_TASKS];
+  RigPeriodTruth snap[RIG_MAX_TASKS]; /* at counter == snap_tick, with RigTruth.snap */
+} RigPeriods;              /* 632 bytes */
+
+_Static_assert(sizeof(RigPeriodTruth) == 24, "RigPeriodTruth layout");
+_Static_assert(sizeof(RigPeriods) == 8 + 2 * 24 * RIG_MAX_TASKS, "RigPeriods layout");
 
 /* ---- xcore (two cores, run-rig --cores 2 --workload xcore --workload1 xcore) ----
  * Core 0 is the time master: core 1 estimates offset = core 0's board timer - its own from
@@ -234,8 +261,10 @@ _Static_assert(sizeof(RigXcoreTruth) == 96 + 4 * RIG_XCORE_HIST + 4 * RIG_XCORE_
                "RigXcoreTruth layout");
 _Static_assert(RIG_TRUTH_ADDR + sizeof(RigTruth) <= RIG_XTRUTH_ADDR,
                "RigXcoreTruth after RigTruth");
-_Static_assert(RIG_XTRUTH_ADDR + sizeof(RigXcoreTruth) <= RIG_PSRAM_BASE + 0x1000u,
-               "RigXcoreTruth inside .rig");
+_Static_assert(RIG_XTRUTH_ADDR + sizeof(RigXcoreTruth) <= RIG_PTRUTH_ADDR,
+               "RigPeriods after RigXcoreTruth");
+_Static_assert(RIG_PTRUTH_ADDR + sizeof(RigPeriods) <= RIG_PSRAM_BASE + 0x1000u,
+               "RigPeriods inside .rig");
 
 /* Task and ISR2 names by id, as in demo.ort. */
 #define RIG_TASK_NAMES { "Task0", "Task1", "SplitA", "SplitB", "SplitC", "SplitD", \

@@ -80,7 +80,7 @@ int NOINSTR main(void)
   if (w == RIG_WORKLOAD_XCORE || w == RIG_WORKLOAD_XCORE1)  /* each core runs its own side */
     w = rig_xcore_core() ? RIG_WORKLOAD_XCORE1 : RIG_WORKLOAD_XCORE;
   else if (w != RIG_WORKLOAD_SPLIT && w != RIG_WORKLOAD_STRESS && w != RIG_WORKLOAD_HARMONIC &&
-      w != RIG_WORKLOAD_VIEWS)
+      w != RIG_WORKLOAD_VIEWS && w != RIG_WORKLOAD_SAMETICK)
     w = RIG_WORKLOAD_PFP;
   StartOS((AppModeType)w);
 }

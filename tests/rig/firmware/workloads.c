@@ -32,6 +32,12 @@
  *          50 + 37k mod 100 in job k: it changes every job, 50..149. ISR2s: the system tick
  *          (SystemTimerIsr) runs 40 µs of its own, and Timer1Isr, a one-shot armed 10 µs into
  *          every tick, nests in it for 15 µs: depth 2, every Timer1Isr nested.
+ *   sametick (mode 8) the job-level case of real kernels (issue 36): three tasks released on
+ *          the same tick every 20 ms — Task0 (priority 1) every 20 ms runs 6.0 ms, Task1
+ *          (priority 2) every 10 ms 1.5 ms, SplitD (priority 3) every 5 ms 0.5 ms, the more
+ *          urgent preempting the less at each common release — and Timer1Isr (free-running
+ *          TIMER1) every 3 ms with a 100 µs body of its own. 30 + 15 + 10 + 3.3 % of the CPU.
+ *          In the proc layout Timer1Isr runs as a thread-mode process (layout.h).
  *   xcore  (modes 6 and 7, run-rig --cores 2 --workload xcore --workload1 xcore) cross-core
  *          behaviour (xcore.h), each core its own side; task ids distinct across the cores.
  *          Core 0 (mode 6): Task0 every 10 ms runs 0.3 ms, asks core 1 to activate SplitA
@@ -226,12 +232,23 @@ __attribute__((noinline)) void xcore_lock_rounds(uint32_t n)
   }
 }
 
+/* ---- sametick (mode 8) ---- */
+
+void sametick_load(uint32_t us);
+
+__attribute__((noinline)) void sametick_load(uint32_t us)
+{
+  rig_load(RIG_US(us));
+}
+
 void task_Task0(void)
 {
   if (os_app_mode == RIG_WORKLOAD_VIEWS)
     views_task0();
   else if (os_app_mode == RIG_WORKLOAD_XCORE)
     xcore_request_task();
+  else if (os_app_mode == RIG_WORKLOAD_SAMETICK)
+    sametick_load(6000);
   else
     pfp_outer_load();
   TerminateTask();
@@ -243,6 +260,8 @@ void task_Task1(void)
     views_task1();
   else if (os_app_mode == RIG_WORKLOAD_XCORE)
     xcore_lock_rounds(8);
+  else if (os_app_mode == RIG_WORKLOAD_SAMETICK)
+    sametick_load(1500);
   else
     pfp_task1_load();
   TerminateTask();
@@ -288,7 +307,10 @@ void task_SplitC(void)
 }
 void task_SplitD(void)
 {
-  split_load(os_app_mode == RIG_WORKLOAD_XCORE ? 100 : 12800);  /* xcore: core 0, on request */
+  if (os_app_mode == RIG_WORKLOAD_SAMETICK)
+    sametick_load(500);
+  else
+    split_load(os_app_mode == RIG_WORKLOAD_XCORE ? 100 : 12800);  /* xcore: core 0, on request */
   TerminateTask();
 }
 
@@ -390,6 +412,8 @@ void app_timer1_isr_body(void)
     stress_top(app_sink);
   else if (os_app_mode == RIG_WORKLOAD_VIEWS)
     rig_isr_load(RIG_US(15));
+  else if (os_app_mode == RIG_WORKLOAD_SAMETICK)
+    rig_isr_load(RIG_US(100));
 }
 
 void app_system_tick_body(void)
@@ -432,21 +456,27 @@ const OsAlarmCfg os_alarm_cfg[OS_N_ALARMS] = {
   { OS_COUNTER_SYSTEM, HarmW, MODE(4), 1, 0 },     /* autostart once */
   { OS_COUNTER_SYSTEM, HarmB, MODE(4), 10, 20 },
   { OS_COUNTER_SYSTEM, HarmC, MODE(4), 10, 50 },
+  /* sametick: all three on the same tick every 20 ms */
+  { OS_COUNTER_SYSTEM, Task0, MODE(8), 20, 20 },
+  { OS_COUNTER_SYSTEM, Task1, MODE(8), 10, 10 },
+  { OS_COUNTER_SYSTEM, SplitD, MODE(8), 5, 5 },
 };
 
 const OsResourceCfg os_resource_cfg[OS_N_RESOURCES] = {
   [ResStress] = { 9 },
 };
 
-/* TIMER1: pfp fires it once 0.5 ms after system counter 11, 21, 31, … so Task1 runs 1.5 ms
+/* TIMER1: sametick runs it free every 3 ms from 1.5 ms after StartOS; pfp fires it once 0.5 ms
+ * after system counter 11, 21, 31, … so Task1 runs 1.5 ms
  * after each Task0 activation (counter 10, 20, …); stress runs Timer1Isr free at 1 kHz,
  * 0.5 ms off the system ticks; views fires it 10 µs after every system counter tick, inside
  * the SystemTimerIsr's 40 µs; xcore (core 0) runs it free every 1.99 ms (Task1's period, not
  * a divisor of core 1's 10 ms: the lock users' phases slide, so they meet). */
-const OsAppModeCfg os_appmode_cfg[8] = {
+const OsAppModeCfg os_appmode_cfg[16] = {
   [1] = { RIG_US(500), 0, 11, 10 },
   [2] = { 0, 0, 0, 0 },
   [3] = { RIG_US(1500), RIG_US(1000), 0, 0 },
   [5] = { RIG_US(10), 0, 1, 1 },
   [6] = { RIG_US(2700), RIG_US(1990), 0, 0 },
+  [8] = { RIG_US(1500), RIG_US(3000), 0, 0 },
 };

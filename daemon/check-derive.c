@@ -253,6 +253,12 @@ derive__orti (DeriveFile *f, const CheckDeriveSources *src, GError **error)
     const char *name = orti_object_get_name (obj);
     if (strpbrk (name, "[]\n\r") != NULL)
       continue;
+    gboolean idle = FALSE; /* the idle loop declared as a TASK ("IdleTask" = 0): no budgets */
+    for (guint t = 0; watch != NULL && t < orti_watch_get_n_tasks (watch); t++)
+      idle |= orti_watch_get_task (watch, t)->is_idle &&
+              strcmp (orti_watch_get_task (watch, t)->name, name) == 0;
+    if (idle)
+      continue;
     g_autofree char *group = g_strdup_printf ("task %s", name);
     g_autoptr (GString) c = g_string_new (NULL);
     OrtiLocation loc = orti_object_get_location (obj);

@@ -130,7 +130,7 @@ add_priorities (SessionSwo *sw, SessionWatch *w, guint core, const SwoTarget *oc
   for (guint i = 0; i < n; i++) {
     const OrtiWatchTask *t = orti_watch_get_task (watch, i);
     pr[i].t = t;
-    if (!t->has_value || (w->n_files < 2 && w->n_cores > 1 && t->core != core))
+    if (!t->has_value || t->is_idle || (w->n_files < 2 && w->n_cores > 1 && t->core != core))
       continue;
     n_tasks++;
     if (t->has_static_priority) {

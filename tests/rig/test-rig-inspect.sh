@@ -16,7 +16,8 @@
 #     TASK idle), the 13 tasks named, "X" other time (no TASK), RUNNINGISR2's "NONE" no ISR;
 #     every STATE and PRIORITY `os_proc_table[N].field` through the flash pointer table (folded:
 #     one read) with a note, STATE's unlabelled 4 (PROC_AUTOSTART) and 5 (PROC_READY_AND_NEW)
-#     named; the priority order higher-first as the file says; no diagnostics.
+#     named; the priority order higher-first as the file says; no diagnostics; budgets derived
+#     from it (check --derive-budgets --orti) for the 13 tasks, none for the idle loop.
 source "$(dirname "$0")/test-rig-common.sh"
 profd=$ORTI_BUILD_DIR/daemon/orti-profd
 [[ -x $profd ]] || die "$profd is not built"
@@ -30,6 +31,11 @@ for layout in native eb trampoline erika proc; do
     die "orti-profd inspect failed for the $layout layout"
   arm-none-eabi-nm "$elf" >"$tmp/$layout.nm"
 done
+# budgets derived from demo-proc.ort: a group per task, none for the idle loop declared as one
+"$profd" check --derive-budgets "$tmp/proc.ini" --orti "$ORTI_SOURCE_DIR/tests/rig/firmware/demo-proc.ort" \
+  --elf "$fw/demo-proc.elf" >/dev/null || die "check --derive-budgets on demo-proc.ort failed"
+[[ $(grep -c '^\[task ' "$tmp/proc.ini") == 13 ]] && ! grep -q '^\[task IdleTask\]' "$tmp/proc.ini" ||
+  die "budgets derived from demo-proc.ort: $(grep '^\[task ' "$tmp/proc.ini" | tr '\n' ' ')"
 python3 - "$tmp" <<'PY'
 import json, sys
 d = sys.argv[1]

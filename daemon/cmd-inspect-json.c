@@ -248,6 +248,9 @@ cmd_inspect__json (Inspect *in, const char *error)
     json_member_string (b, "path", orti_elf_get_path (in->elf));
     json_member_string (b, "machine", orti_elf_get_machine (in->elf));
     json_member_int (b, "pointer_size", orti_elf_get_pointer_size (in->elf));
+    json_member_string (b, "arm_arch", orti_elf_get_arm_arch (in->elf) != ORTI_ARM_ARCH_UNKNOWN
+                                         ? orti_arm_arch_name (orti_elf_get_arm_arch (in->elf))
+                                         : NULL);
     json_member_bool (b, "big_endian", orti_elf_is_big_endian (in->elf));
     json_builder_end_object (b);
   } else {

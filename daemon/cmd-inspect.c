@@ -354,8 +354,12 @@ inspect_print (Inspect *in)
     printf (" %s", (const char *) g_ptr_array_index (types, t));
   printf ("\n");
   if (in->elf != NULL)
-    printf ("ELF: %s (%s, %u-byte pointers, %s endian)\n", orti_elf_get_path (in->elf),
-            orti_elf_get_machine (in->elf), orti_elf_get_pointer_size (in->elf),
+    printf ("ELF: %s (%s%s%s, %u-byte pointers, %s endian)\n", orti_elf_get_path (in->elf),
+            orti_elf_get_machine (in->elf),
+            orti_elf_get_arm_arch (in->elf) != ORTI_ARM_ARCH_UNKNOWN ? " " : "",
+            orti_elf_get_arm_arch (in->elf) != ORTI_ARM_ARCH_UNKNOWN
+              ? orti_arm_arch_name (orti_elf_get_arm_arch (in->elf)) : "",
+            orti_elf_get_pointer_size (in->elf),
             orti_elf_is_big_endian (in->elf) ? "big" : "little");
   if (in->core >= 0)
     printf ("ELF core: %d\n", in->core);

@@ -162,6 +162,8 @@ print("erika: EE_stkfirst, ISR2 addresses, no STATE, static priorities from ROM"
 j, syms = load("proc")
 if j["n_errors"] or j["diagnostics"] or j["watch_error"] or j["error"]:
     fail(f"proc: {j['diagnostics']} {j['watch_error']} {j['error']}")
+if j["elf"]["arm_arch"] != "ARMv7-M":  # a Cortex-M3: its exceptions named as ARMv7-M's
+    fail(f"proc: the ELF's architecture {j['elf']['arm_arch']}")
 a = attrs(j)
 addr, width = simple_read(a["RUNNINGTASK"], "os_kern.running_id")
 if addr != syms["os_kern"] or width != 4:

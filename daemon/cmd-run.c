@@ -820,6 +820,7 @@ cmd_run (int argc, char **argv)
   FILL (swo) FILL (swo_format) FILL (swo_pin_freq) FILL (swo_protocol) FILL (pc_sample)
   FILL (swo_global_clock)
   FILL (keep_raw) FILL (budgets) FILL (target_per_core) FILL (rtt_address_per_core)
+  FILL (idle_value) FILL (no_isr_value) FILL (priority_order)
 #undef FILL
   o.core = core >= 0 ? core : file.core;
   run_options_clear (&file);

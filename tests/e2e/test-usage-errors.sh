@@ -9,7 +9,10 @@
 #     target's own reason, read from orti_trace_info;
 #  6. live RTT per core (--target-per-core) where the cores' control blocks are not known apart
 #     (an ELF with one orti_trace_rtt), or given twice: refused before anything connects;
-#  7. --core-clock with one rate per core: a bad one named by its core, and refused for poll.
+#  7. --core-clock with one rate per core: a bad one named by its core, and refused for poll;
+#  8. what the ORTI file leaves open, named wrong: an --idle-value that no element has (a poll
+#     session: refused before it connects), a priority_order key in a config file that is no
+#     order (refused as it is read).
 source "$(dirname "$0")/e2e-common.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -89,3 +92,15 @@ if "$PROFD" --orti "$orti" --elf "$elf" --source swo --swo :$port --core-clock 4
 fi
 grep -q "gives 2 rates (one per core), but the session traces 1 core: give one rate" "$tmp/e7c" &&
   ! grep -q "cannot connect" "$tmp/e7c" || die "7: $(cat "$tmp/e7c")"
+
+# 8. naming what the ORTI file leaves open: a value of no element, an order that is none
+if "$PROFD" --orti "$orti" --elf "$elf" --idle-value NoSuchTask --source poll --openocd 127.0.0.1:$port \
+     --db "$db" --http none --quiet 2>"$tmp/e8"; then die "8: an unknown idle value succeeded"; fi
+grep -q 'idle value "NoSuchTask": not a number and no RUNNINGTASK element of that name' "$tmp/e8" &&
+  ! grep -q "cannot connect" "$tmp/e8" || die "8: $(cat "$tmp/e8")"
+printf '[orti-profd]\npriority_order = sideways\nidle_value = 255\n' >"$tmp/bad.conf"
+if "$PROFD" --orti "$orti" --elf "$elf" --config "$tmp/bad.conf" --openocd 127.0.0.1:$port \
+     --db "$db" --http none --quiet 2>"$tmp/e8b"; then die "8: priority_order sideways succeeded"; fi
+grep -q -- '--priority-order "sideways": say higher-first' "$tmp/e8b" &&
+  ! grep -q "cannot connect" "$tmp/e8b" || die "8: $(cat "$tmp/e8b")"
+echo "8. $(cat "$tmp/e8") / $(cat "$tmp/e8b")"

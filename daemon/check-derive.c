@@ -1,152 +1,11 @@
 /* check-derive.c — starter budgets files from an ORTI file and a session (check-derive.h).
- *
- * ALARM objects are read through the generic document API (orti_doc_get_objects): vendors
- * write ACTION as "ActivateTask Task0", "ActivateTask(iSoft_Task_100ms)", "activate task
- * TaskUi", "SetEvent ev -> OsHostTask_10ms", "Event myevent on thread2", so the task is not
- * found by grammar but as the first identifier of the ACTION that names a TASK object of the
- * same file. CYCLETIME is nearly always a run-time variable (set by StartOS or SetRelAlarm),
- * so offline it is known only when it is a constant, when the ELF's initial data holds it, or
- * when the generator wrote the configured vs_AUTOSTART_CYCLETIME (EB tresos). */
+ * The alarms and their cycles are read as `analyze` reads them (osek-config.h). */
 #include "check-derive.h"
 #include "budgets.h"
+#include "osek-config.h"
 
 #include <math.h>
 #include <string.h>
-
-/* One ALARM that activates a task (or sets one of its events). */
-typedef struct {
-  const char *name;      /* the ALARM object */
-  const char *task;      /* the TASK object its ACTION names */
-  gboolean sets_event;   /* SetEvent rather than ActivateTask */
-  const char *counter;   /* its COUNTER, or NULL */
-  double cycle_ticks;    /* counter ticks, or NAN: not known offline */
-  const char *cycle_from;/* "CYCLETIME", "the ELF's initial data", "vs_AUTOSTART_CYCLETIME" */
-  char *why_unknown;     /* why the cycle is unknown (when it is) */
-  double cycle_us;       /* µs, or NAN: cycle or counter tick unknown */
-} DeriveAlarm;
-
-static void
-derive_alarm_clear (gpointer p)
-{
-  DeriveAlarm *a = p;
-  g_free (a->why_unknown);
-}
-
-gboolean
-check_derive_parse_counter_tick (GHashTable *table, const char *text, GError **error)
-{
-  const char *eq = strchr (text, '=');
-  char *end = NULL;
-  double v = eq != NULL ? g_ascii_strtod (eq + 1, &end) : NAN;
-  static const struct { const char *unit; double us; } units[] = {
-    { "ns", 1e-3 }, { "us", 1 }, { "µs", 1 }, { "ms", 1e3 }, { "s", 1e6 },
-  };
-  double scale = NAN;
-  for (guint i = 0; end != NULL && i < G_N_ELEMENTS (units); i++)
-    if (strcmp (end, units[i].unit) == 0)
-      scale = units[i].us;
-  if (eq == NULL || eq == text || isnan (scale) || !isfinite (v) || v <= 0) {
-    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                 "--counter-tick '%s': expected COUNTER=DURATION, a positive number with "
-                 "ns, us, ms or s (e.g. SystemCounter=1ms)", text);
-    return FALSE;
-  }
-  double *us = g_new (double, 1);
-  *us = v * scale;
-  g_hash_table_insert (table, g_strndup (text, (gsize) (eq - text)), us);
-  return TRUE;
-}
-
-/* derive__action_task: the first identifier of @action naming a TASK of @tasks, or NULL. */
-static const char *
-derive__action_task (const char *action, GHashTable *tasks)
-{
-  for (const char *s = action; *s != '\0';) {
-    if (!g_ascii_isalpha (*s) && *s != '_') {
-      s++;
-      continue;
-    }
-    const char *start = s;
-    while (g_ascii_isalnum (*s) || *s == '_')
-      s++;
-    g_autofree char *word = g_strndup (start, (gsize) (s - start));
-    const char *task = g_hash_table_lookup (tasks, word);
-    if (task != NULL)
-      return task;
-  }
-  return NULL;
-}
-
-/* derive__cycle: the alarm's cycle in counter ticks as far as it is known offline; sets
- * a->cycle_from or a->why_unknown. */
-static void
-derive__cycle (DeriveAlarm *a, OrtiObject *obj, OrtiElf *elf)
-{
-  a->cycle_ticks = NAN;
-  OrtiLocation loc = { 0 };
-  const char *formula = orti_object_get_formula (obj, "CYCLETIME", -1, &loc);
-  g_autofree char *reason = NULL;
-  if (formula != NULL) {
-    g_autoptr (GError) error = NULL;
-    g_autoptr (OrtiPlan) plan = orti_plan_compile (formula, elf, -1, &error);
-    gint64 v = 0;
-    if (plan == NULL)
-      reason = g_strdup_printf ("CYCLETIME \"%s\": %s", formula, error->message);
-    else if (!orti_plan_is_constant (plan) && (elf == NULL || orti_elf_is_relocatable (elf)))
-      reason = g_strdup_printf ("CYCLETIME \"%s\" is read at run time%s", formula,
-                                elf == NULL ? " (no --elf)" : " (the ELF is not linked)");
-    else if (!orti_plan_eval (plan, orti_elf_read_initial, elf, &v, &error))
-      reason = g_strdup_printf ("CYCLETIME \"%s\": %s", formula, error->message);
-    else if (v <= 0)
-      reason = g_strdup_printf ("CYCLETIME \"%s\" is %" G_GINT64_FORMAT " in the ELF's initial "
-                                "data: set at run time", formula, v);
-    else {
-      a->cycle_ticks = (double) v;
-      a->cycle_from = orti_plan_is_constant (plan) ? "CYCLETIME" : "the ELF's initial data";
-      return;
-    }
-  } else {
-    reason = g_strdup ("no CYCLETIME");
-  }
-  /* the generator's configured cycle: a plain decimal number */
-  const char *autostart = orti_object_get_formula (obj, "vs_AUTOSTART_CYCLETIME", -1, NULL);
-  char *end = NULL;
-  guint64 v = autostart != NULL ? g_ascii_strtoull (autostart, &end, 10) : 0;
-  if (autostart != NULL && end != autostart && *end == '\0' && v > 0) {
-    a->cycle_ticks = (double) v;
-    a->cycle_from = "vs_AUTOSTART_CYCLETIME";
-    return;
-  }
-  a->why_unknown = g_steal_pointer (&reason);
-}
-
-/* derive__alarms: the ALARMs of @doc whose ACTION names a TASK (DeriveAlarm, file order). */
-static GArray *
-derive__alarms (OrtiDoc *doc, OrtiElf *elf, GHashTable *counter_tick_us, GHashTable *tasks)
-{
-  GArray *alarms = g_array_new (FALSE, TRUE, sizeof (DeriveAlarm));
-  g_array_set_clear_func (alarms, derive_alarm_clear);
-  GPtrArray *objs = orti_doc_get_objects (doc, "ALARM");
-  for (guint i = 0; objs != NULL && i < objs->len; i++) {
-    OrtiObject *obj = g_ptr_array_index (objs, i);
-    const char *action = orti_object_get_formula (obj, "ACTION", -1, NULL);
-    const char *task = action != NULL ? derive__action_task (action, tasks) : NULL;
-    if (task == NULL)
-      continue; /* a callback, a counter increment, a schedule table */
-    g_autofree char *lower = g_ascii_strdown (action, -1);
-    DeriveAlarm a = { .name = orti_object_get_name (obj), .task = task,
-                      .sets_event = strstr (lower, "event") != NULL,
-                      .counter = orti_object_get_formula (obj, "COUNTER", -1, NULL),
-                      .cycle_us = NAN };
-    derive__cycle (&a, obj, elf);
-    const double *tick = a.counter != NULL && counter_tick_us != NULL
-                           ? g_hash_table_lookup (counter_tick_us, a.counter) : NULL;
-    if (!isnan (a.cycle_ticks) && tick != NULL)
-      a.cycle_us = a.cycle_ticks * *tick;
-    g_array_append_val (alarms, a);
-  }
-  return alarms;
-}
 
 /* derive__session_has_task: @task has statistics in the session (budgets on a task it never
  * ran would name an object the session lacks). */
@@ -239,13 +98,8 @@ derive__comment (GString *out, const char *text)
 static gboolean
 derive__orti (DeriveFile *f, const CheckDeriveSources *src, GError **error)
 {
-  g_autoptr (GHashTable) tasks = g_hash_table_new (g_str_hash, g_str_equal);
   GPtrArray *objs = orti_doc_get_objects (src->orti, "TASK");
-  for (guint i = 0; objs != NULL && i < objs->len; i++) {
-    const char *name = orti_object_get_name (g_ptr_array_index (objs, i));
-    g_hash_table_insert (tasks, (gpointer) name, (gpointer) name);
-  }
-  g_autoptr (GArray) alarms = derive__alarms (src->orti, src->elf, src->counter_tick_us, tasks);
+  g_autoptr (GArray) alarms = osek_config_alarms (src->orti, src->elf, src->counter_tick_us);
   g_autoptr (GError) watch_error = NULL;
   g_autoptr (OrtiWatch) watch = orti_watch_resolve (src->orti, src->elf, -1, &watch_error);
   for (guint i = 0; objs != NULL && i < objs->len; i++) {
@@ -278,7 +132,7 @@ derive__orti (DeriveFile *f, const CheckDeriveSources *src, GError **error)
     guint n_alarms = 0;
     gboolean all_known = TRUE;
     for (guint a = 0; a < alarms->len; a++) {
-      const DeriveAlarm *al = &g_array_index (alarms, DeriveAlarm, a);
+      const OsekAlarm *al = &g_array_index (alarms, OsekAlarm, a);
       if (strcmp (al->task, name) != 0)
         continue;
       if (al->sets_event) {

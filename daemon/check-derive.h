@@ -23,16 +23,11 @@ G_BEGIN_DECLS
 typedef struct {
   OrtiDoc *orti;                /* the application's ORTI, or NULL: the session alone */
   OrtiElf *elf;                 /* its ELF (CYCLETIME from initial data), or NULL */
-  GHashTable *counter_tick_us;  /* COUNTER name → double * µs per tick (NULL: none known) */
+  GHashTable *counter_tick_us;  /* COUNTER name → double * µs per tick (NULL: none known;
+                                 * osek_config_parse_counter_tick fills it) */
   StoreDb *db;                  /* with @session: measured limits; NULL: none */
   const CheckSession *session;
 } CheckDeriveSources;
-
-/* check_derive_parse_counter_tick:
- * Parses `NAME=DURATION` (DURATION: a positive number with ns, us, µs, ms or s, e.g.
- * `SystemCounter=1ms`) into @table (NAME → newly allocated double µs). FALSE with
- * G_OPTION_ERROR_BAD_VALUE naming @text when it is not of that form. */
-gboolean check_derive_parse_counter_tick (GHashTable *table, const char *text, GError **error);
 
 /* check_derive_write:
  * Writes a starter budgets file to @path from @src (at least an ORTI or a session). The

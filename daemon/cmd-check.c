@@ -9,6 +9,7 @@
  * unknown), 2 bad input (usage, an unreadable database or budgets file, an unknown object,
  * key or value — named as budgets-file:line) or an output file that cannot be written. */
 #include "check-derive.h"
+#include "osek-config.h"
 #include "check-eval.h"
 #include "commands.h"
 
@@ -70,7 +71,7 @@ cmd_check (int argc, char **argv)
   }
   g_autoptr (GHashTable) ticks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   for (guint i = 0; counter_ticks != NULL && counter_ticks[i] != NULL; i++) {
-    if (!check_derive_parse_counter_tick (ticks, counter_ticks[i], &error)) {
+    if (!osek_config_parse_counter_tick (ticks, counter_ticks[i], &error)) {
       fprintf (stderr, "check: %s\n", error->message);
       return CHECK_EXIT_BAD_INPUT;
     }

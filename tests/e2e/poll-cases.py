@@ -5,7 +5,8 @@ the truth lies inside the bound the session itself stored, never a fixed toleran
   load            |poll − truth| ≤ load_bound (points, the 99 % interval; of a case's few
                   tasks one may miss it, by less than half the bound again: see below) —
                   unless the sampler was starved (stalled > 20 % of the time), when the
-                  session must state no load bound (POLL_EXPECT_STARVED=1: it must starve);
+                  session must state no load bound (POLL_EXPECT_STARVED=1: the session is
+                  starved, rig_session.Starver, and must say so);
   net per job, response, period   |poll − truth| ≤ time_bound (the sample interval's p99);
                   the period's truth is uncertain by the share of OS ticks the target lost
                   (QEMU starved by the host coalesces timer interrupts, its OS counter falls
@@ -60,7 +61,8 @@ def truth_tasks(f0, f1):
 
 
 def run(workload, seconds, tmp):
-    s, f0, f1, _, _, _ = window(tmp, seconds, source=poll_args())
+    expect_starved = bool(os.environ.get("POLL_EXPECT_STARVED"))
+    s, f0, f1, _, _, _ = window(tmp, seconds, source=poll_args(), starve=expect_starved)
     span_us = ((f1["timestamp"] - f0["timestamp"]) % (1 << 32)) / BOARD_HZ * 1e6
     got, want = s.tasks(), truth_tasks(f0, f1)
     q = s.sql("SELECT sample_rate_hz, samples, samples_effective, interval_p50_us, "
@@ -76,9 +78,9 @@ def run(workload, seconds, tmp):
     # a starved sampler (stalled > 20 % of the time: bounds.h) states no load bound — its
     # instants follow the host's tick — and a session that did not starve must state them
     starved = q[5] > 0.2
-    if os.environ.get("POLL_EXPECT_STARVED"):
-        check(starved, f"the sampler ran beside a CPU hog of equal priority and was stalled "
-              f"only {100 * q[5]:.0f} % of the time")
+    if expect_starved:
+        check(starved, f"the sampler was stopped 3/4 of the time (rig_session.Starver) and "
+              f"was stalled only {100 * q[5]:.0f} % of it")
     # the emulated target's own schedule: QEMU starved by the host (even with a CPU of its
     # own, on a busy machine) coalesces timer interrupts, so the OS counter falls behind the
     # board timer and the alarms fire late — the tasks' real periods stretch, unevenly, which no
@@ -221,7 +223,8 @@ def run_views(seconds, tmp):
     watch = ["--watch", "views_light:state", "--watch", "views_speed:value"]
     s, f0, f1, _, _, _ = window(tmp, seconds, source=poll_args() + watch)
     l0, l1 = f0["light"], f1["light"]
-    res = s.sql("SELECT interval_p99_us FROM sessions WHERE id = 1")[0][0]
+    res, stalled = s.sql("SELECT interval_p99_us, samples_stalled FROM sessions WHERE id = 1")[0]
+    starved = stalled > 0.2  # bounds.h BOUNDS_STALLED_MAX
     states = {v: (n, d, note) for v, n, d, note in s.sql(
         "SELECT value, count, duration_avg_us, note FROM data_state_stats WHERE variable = "
         "'views_light'")}
@@ -248,6 +251,14 @@ def run_views(seconds, tmp):
             print(f"  light {v}: stays not stated: {states[v][2][:70]}…")
             continue
         avg = states[v][1]
+        if starved:
+            # a starved sampler's instants follow the host's scheduler, and a stay's ends fall
+            # mostly into its stalls, far longer than the interval p99: the session states its
+            # times with no bound, and says so
+            check(states[v][2] and "starved" in states[v][2],
+                  f"light {v}: a starved session's stay times without the note: {states[v]}")
+            print(f"  light {v}: {avg:.0f} us (firmware {want:.0f}), starved: no bound")
+            continue
         check(abs(avg - want) <= res, f"light {v}: {avg:.0f} us, firmware {want:.0f} ± {res:.0f}")
     for c, lo, hi, note in changes:
         check(c is not None or note, f"changes NULL without a note: {changes}")

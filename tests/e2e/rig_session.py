@@ -20,6 +20,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.join(os.environ["ORTI_SOURCE_DIR"], "tests/rig"))
@@ -295,10 +296,47 @@ class Session:
         return {a: n for a, n in rows}
 
 
-def window(tmp, seconds, extra=(), record=None, source=None, watch_log=False):
+class Starver:
+    """Starves process @pid as a host with no CPU to spare does, deterministically: stopped
+    (SIGSTOP) for @stop_s of every @run_s + @stop_s, from start() to end(). A CPU hog beside
+    the sampler cannot be relied on for it: a scheduler that lets a task waking from sleep
+    preempt a hog of equal priority (Linux's EEVDF, 6.6 and later) left the poll sampler
+    stalled 1 % of the time beside one. The stops are long against any sample interval (a busy
+    host's is a few ms), so each is a stall (> 3x the median interval: poll.c) and the stalled
+    share is about stop_s / (run_s + stop_s), whatever the host's load."""
+
+    def __init__(self, pid, run_s=0.04, stop_s=0.12):
+        self.pid, self.run_s, self.stop_s = pid, run_s, stop_s
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self):
+        try:
+            while not self.done.wait(self.run_s):
+                os.kill(self.pid, signal.SIGSTOP)
+                self.done.wait(self.stop_s)
+                os.kill(self.pid, signal.SIGCONT)
+        except ProcessLookupError:
+            pass  # it ended: Session says why
+        finally:
+            try:
+                os.kill(self.pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+
+    def start(self):
+        self.thread.start()
+
+    def end(self):
+        self.done.set()
+        self.thread.join()
+
+
+def window(tmp, seconds, extra=(), record=None, source=None, watch_log=False, starve=False):
     """Halt, truths, attach, run `seconds`, halt, truths, stop. Returns (session, fw0, fw1,
     unit0, unit1, -d int log of the window); the trace unit's truths are None without it
-    (@watch_log: unit1 has the log of every write to run-rig's --watch variable)."""
+    (@watch_log: unit1 has the log of every write to run-rig's --watch variable; @starve: the
+    session is starved while the target runs, Starver)."""
     tcl = Tcl()
     tcl.halt()
     log = os.environ.get("ORTI_RIG_QEMU_LOG")
@@ -306,8 +344,13 @@ def window(tmp, seconds, extra=(), record=None, source=None, watch_log=False):
     f0, u0 = fw_truth(halted=True), unit_truth() if unit else None
     s = Session(tmp, source if source is not None else swo_args(), extra, record)
     log_a = os.path.getsize(log) if log else 0
+    starver = Starver(s.proc.pid) if starve else None
     tcl.resume()
+    if starver:
+        starver.start()
     time.sleep(seconds)
+    if starver:
+        starver.end()
     tcl.halt()
     s.settle()
     f1, u1 = fw_truth(halted=True), unit_truth(watch_log=watch_log) if unit else None

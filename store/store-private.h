@@ -42,9 +42,15 @@ sqlite3_stmt *store__prepare (sqlite3 *db, const char *sql, GError **error);
 /* store__schema_upgrade: brings an opened read-write connection to STORE_SCHEMA_VERSION,
  * each migration and its version bump in one transaction (rolled back on failure). */
 gboolean store__schema_upgrade (sqlite3 *db, GError **error);
+/* store__schema_upgrade_to: the same, to version @target (≤ STORE_SCHEMA_VERSION): a store
+ * as an older build made it (tests, and the PostgreSQL schema's generator). */
+gboolean store__schema_upgrade_to (sqlite3 *db, int target, GError **error);
 /* store__migrate_sampled_bounds: schema 14 → 15 (store-schema-bounds.c): the bounds and
  * notes of sampled statistics beyond tasks. */
 gboolean store__migrate_sampled_bounds (sqlite3 *db, GError **error);
+/* store__migrate_fleet: schema 15 → 16 (store-schema-fleet.c): each session's fleet identity
+ * (uuid, bench, build) and the record of what was pushed to a shared store. */
+gboolean store__migrate_fleet (sqlite3 *db, GError **error);
 
 /* store__migrate_session_keys: schema 12 → 13, every row tied to its session by a foreign
  * key with ON DELETE CASCADE and session ids never reused (store-schema-keys.c). Runs inside

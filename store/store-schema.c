@@ -58,6 +58,9 @@
  *      around its read, charged to no task).
  *  15  bounds of the sampled statistics beyond tasks: total_bound, time_bound, note on isr,
  *      service, point, data and core rows (store-schema-bounds.c).
+ *  16  fleet identity (issue 30): sessions gain uuid (made by a trigger for every new row),
+ *      host, probe, elf_build_id, build_label; session_tags; pushes (what `push` sent to
+ *      which shared store) (store-schema-fleet.c).
  *
  * Workload facts that shaped it: events dominate (millions per session) so they are packed
  * per core into ~1 KB chunks (store-private.h) — about 8 bytes an event instead of ~30 for a
@@ -901,12 +904,11 @@ static const StoreMigration migrations[STORE_SCHEMA_VERSION] = {
   store__migrate_session_keys, /* 12 → 13 */
   migrate_13_to_14,
   store__migrate_sampled_bounds, /* 14 → 15, store-schema-bounds.c */
+  store__migrate_fleet, /* 15 → 16, store-schema-fleet.c */
 };
 
-/* schema_upgrade_to: brings @db to version @target, each migration and its version bump in
- * one transaction (rolled back on failure). */
-static gboolean
-schema_upgrade_to (sqlite3 *db, int target, GError **error)
+gboolean
+store__schema_upgrade_to (sqlite3 *db, int target, GError **error)
 {
   for (;;) {
     /* Read the version inside the transaction so two writers cannot both migrate. */
@@ -931,7 +933,7 @@ schema_upgrade_to (sqlite3 *db, int target, GError **error)
 gboolean
 store__schema_upgrade (sqlite3 *db, GError **error)
 {
-  return schema_upgrade_to (db, STORE_SCHEMA_VERSION, error);
+  return store__schema_upgrade_to (db, STORE_SCHEMA_VERSION, error);
 }
 
 GPtrArray *
@@ -993,7 +995,7 @@ store__schema_expected (int version, GError **error)
     store__error_from_sqlite (error, db, rc, "building the expected schema");
     return NULL;
   }
-  if (!schema_upgrade_to (db, version, error)) {
+  if (!store__schema_upgrade_to (db, version, error)) {
     g_prefix_error (error, "building the expected schema of version %d: ", version);
     return NULL;
   }

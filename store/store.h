@@ -54,7 +54,7 @@ typedef enum {
 } StoreError;
 
 /* Schema version this build reads and writes (store-schema.c keeps the history). */
-#define STORE_SCHEMA_VERSION 15
+#define STORE_SCHEMA_VERSION 16
 
 /* --- rows -------------------------------------------------------------------------------- */
 

@@ -28,3 +28,4 @@ int cmd_serve (int argc, char **argv);
 int cmd_check (int argc, char **argv);
 int cmd_diff (int argc, char **argv);
 int cmd_vacuum (int argc, char **argv);
+int cmd_push (int argc, char **argv);

@@ -15,6 +15,7 @@ static const OrtiCommand commands[] = {
   { "delete-session", cmd_delete_session, "remove a stored session and all its rows" },
   { "vacuum", cmd_vacuum, "rebuild the database to free unused space (not while a session runs)" },
   { "export", cmd_export, "export a stored session: perfetto, callgrind, folded, csv, gprof, twl, pfp, gmon, sampled-*" },
+  { "push", cmd_push, "copy finished sessions to the team's shared PostgreSQL store" },
   { "serve", cmd_serve, "serve the dashboard and REST API over a stored database (no target)" },
   { "check", cmd_check, "judge a stored session against timing budgets (CI: JUnit, markdown, JSON)" },
   { "diff", cmd_diff, "compare two stored sessions: load and time deltas, regressions over a threshold" },

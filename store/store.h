@@ -459,6 +459,15 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (StoreDb, store_db_close)
 /* store_db_handle: the connection, for the calling thread only. Owned by @db. */
 sqlite3 *store_db_handle (StoreDb *db);
 
+/* store_db_foreach_event:
+ * Calls @func with every raw event of session @id still stored (--keep-raw may have pruned
+ * the oldest), core by core in arrival order (each core's events in time order), decoded
+ * from the packed chunks without the `events` view's SQL. @func returns FALSE to stop early.
+ * FALSE with STORE_ERROR_SQL, or STORE_ERROR_CORRUPT for a chunk that does not decode. */
+typedef gboolean (*StoreEventFunc) (const ProbeEvent *event, gpointer user_data);
+gboolean store_db_foreach_event (StoreDb *db, gint64 id, StoreEventFunc func,
+                                 gpointer user_data, GError **error);
+
 /* store_db_recovered_sessions: how many crashed 'running' sessions the open marked
  * incomplete (0 for read-only). */
 guint store_db_recovered_sessions (StoreDb *db);

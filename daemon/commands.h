@@ -26,6 +26,7 @@ int cmd_slice (int argc, char **argv);
 int cmd_export (int argc, char **argv);
 int cmd_serve (int argc, char **argv);
 int cmd_check (int argc, char **argv);
+int cmd_analyze (int argc, char **argv);
 int cmd_diff (int argc, char **argv);
 int cmd_vacuum (int argc, char **argv);
 int cmd_push (int argc, char **argv);

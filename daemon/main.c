@@ -18,6 +18,7 @@ static const OrtiCommand commands[] = {
   { "push", cmd_push, "copy finished sessions to the team's shared PostgreSQL store" },
   { "serve", cmd_serve, "serve the dashboard and REST API over a stored database (no target)" },
   { "check", cmd_check, "judge a stored session against timing budgets (CI: JUnit, markdown, JSON)" },
+  { "analyze", cmd_analyze, "response-time analysis of a session's task set: bounds, slack, what-if" },
   { "diff", cmd_diff, "compare two stored sessions: load and time deltas, regressions over a threshold" },
   { "slice", cmd_slice, "re-slice a text file of events per task, with suspend periods and statistics" },
 };

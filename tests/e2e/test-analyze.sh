@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# test-analyze.sh — `orti-profd analyze` on a rig session (issue #31): the harmonic workload
+# through RTT (QEMU -icount, the firmware's trace library, real OpenOCD), whose tasks are
+# released together every 100 ms — the critical instant the analysis assumes, hit by the
+# firmware. The rig's ORTI sets priorities at run time (PRIORITY is 0 in the ELF's initial
+# data), so the analysis first says the tasks are not analysed (exit 3), then, with the
+# configured priorities given in a budgets file:
+#   - every task's bound is at least its observed maximum response and at most that plus the
+#     spread the measurement itself shows (analyze_check.py --exact); exit 0, no model error;
+#   - text and markdown name the inputs' sources, the dispatch cost measured from the trace;
+#   - a what-if that overloads HarmC misses its deadline (exit 1); a given wcet below what
+#     the session measured is a model error naming the job that showed it (exit 1);
+#   - bad input (a what-if naming nothing, a budgets value that is no number) exits 2.
+# The what-if validated against a slower build is in test-diff-rig.sh (its two builds).
+source "$(dirname "$0")/e2e-common.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+db=$tmp/profile.db
+[[ -e $ORTI_BUILD_DIR/tests/rig/firmware/demo-trace-long.elf ]] ||
+  { echo "SKIP: demo-trace-long.elf not built (needs arm-none-eabi-gcc)"; exit 77; }
+
+"$RUN_RIG" --icount --firmware trace-long --workload harmonic -- bash -c '
+  "$0" --orti "$ORTI_RIG_ORTI" --elf "$ORTI_RIG_ELF" --openocd 127.0.0.1:$ORTI_RIG_TCL_PORT \
+       --source rtt --rtt drain --duration 4s --db "$1" --http none --quiet
+' "$PROFD" "$db" || die "the harmonic session failed"
+jobs=$(sql "$db" "SELECT jobs FROM task_stats WHERE task = 'HarmC'")
+[[ $jobs -ge 3 ]] || die "HarmC ran $jobs jobs: too few to hit the critical instant"
+
+an() { "$PROFD" analyze --db "$db" --session 1 "$@"; }
+set +e
+an >"$tmp/plain.txt"; plain=$?
+set -e
+[[ $plain == 3 ]] || { cat "$tmp/plain.txt"; die "without priorities: exit $plain, not 3"; }
+grep -q 'HarmC priority: unknown: .*set at run time' "$tmp/plain.txt" ||
+  die "the unknown priority is not explained"
+
+cat >"$tmp/budgets.ini" <<'INI'
+# the configured priorities (tests/rig/firmware/workloads.c os_task_cfg)
+[task HarmA]
+priority = 14
+[task HarmW]
+priority = 12
+[task HarmB]
+priority = 11
+[task HarmC]
+priority = 10
+deadline = period
+INI
+an --budgets "$tmp/budgets.ini" --json >"$tmp/a.json" || die "analysis exit $?"
+python3 "$ORTI_SOURCE_DIR/tests/e2e/analyze_check.py" "$tmp/a.json" "$db" 1 HarmA HarmB HarmC \
+  --exact || die "bounds against the observed critical instant"
+an --budgets "$tmp/budgets.ini" >"$tmp/a.txt" || die "text: exit $?"
+an --budgets "$tmp/budgets.ini" --markdown >"$tmp/a.md" || die "markdown: exit $?"
+grep -q 'HarmC C: measured: job_max .* + dispatch' "$tmp/a.txt" || die "no measured dispatch cost"
+grep -q 'HarmA priority: given: budgets priority 14' "$tmp/a.txt" || die "the given priority"
+grep -q 'critical scaling factor 1\.' "$tmp/a.txt" || die "no scaling factor above 1"
+grep -q '^| 0 | HarmC | task |' "$tmp/a.md" || die "markdown row"
+cat "$tmp/a.txt" | head -8
+
+# what-if: HarmC three times as long no longer fits its 50 ms
+set +e
+an --budgets "$tmp/budgets.ini" --scale HarmC=3 --json >"$tmp/w.json"; w=$?
+set -e
+[[ $w == 1 ]] || die "--scale HarmC=3: exit $w, not 1"
+python3 - "$tmp/w.json" <<'PY' || die "the what-if's miss"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = {i["name"]: i for core in d["cores"] for i in core["items"]}["HarmC"]
+assert d["what_if"] == ["--scale HarmC=3"], d["what_if"]
+assert c["inputs"]["wcet"]["from"] == "what-if", c["inputs"]["wcet"]
+assert c["status"] in ("miss", "unbounded") and (c["slack_us"] is None or c["slack_us"] < 0), c
+PY
+
+# a given wcet below the measured jobs: the bound falls under what the trace showed
+printf '[task HarmC]\nwcet = 100\n' >>"$tmp/budgets.ini"
+set +e
+an --budgets "$tmp/budgets.ini" --json >"$tmp/m.json"; m=$?
+set -e
+[[ $m == 1 ]] || die "a wcet below the measured: exit $m, not 1"
+python3 - "$tmp/m.json" <<'PY' || die "the model error"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = {i["name"]: i for core in d["cores"] for i in core["items"]}["HarmC"]
+assert d["model_errors"] >= 1 and c["model_error"], c
+assert "session 1, HarmC, the job activated at" in c["observed_job"], c["observed_job"]
+assert any("longer than the given wcet" in n for n in d["notes"]), d["notes"]
+PY
+
+# bad input
+for args in "--add Nope=+1ms" "--add HarmA=1parsec" "--scale HarmA=-2"; do
+  set +e
+  an $args >/dev/null 2>"$tmp/err"; e=$?
+  set -e
+  [[ $e == 2 ]] || die "analyze $args: exit $e, not 2"
+done
+printf '[task HarmA]\nwcet = fast\n' >"$tmp/bad.ini"
+set +e
+an --budgets "$tmp/bad.ini" 2>"$tmp/err"; e=$?
+set -e
+[[ $e == 2 ]] && grep -q "bad.ini: \[task HarmA\] wcet = 'fast'" "$tmp/err" ||
+  die "a bad budgets value: exit $e, $(cat "$tmp/err")"
+echo "analyze on the harmonic workload: ok"

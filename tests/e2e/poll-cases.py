@@ -1,11 +1,13 @@
-"""poll-cases.py CASE SECONDS — the poll source's numbers against the firmware's own truth over
-an exact halted-to-halted window (rig_session.py), run inside run-rig (QEMU in real time,
---spin-idle: see test-poll-accuracy.sh). Poll numbers are estimates: every check asserts that
-the truth lies inside the bound the session itself stored, never a fixed tolerance —
+"""poll-cases.py CASE[,CASE…] SECONDS — the poll source's numbers against the firmware's own truth
+over an exact halted-to-halted window (rig_session.py), run inside run-rig (QEMU in real time,
+--spin-idle: see test-poll-accuracy.sh); cases given together share the rig's boot, a window
+each (a workload case suffixed :starved, e.g. split:starved, starves its session). Poll numbers
+are estimates: every check asserts that the truth lies inside the bound the session itself
+stored, never a fixed tolerance —
   load            |poll − truth| ≤ load_bound (points, the 99 % interval; of a case's few
                   tasks one may miss it, by less than half the bound again: see below) —
                   unless the sampler was starved (stalled > 20 % of the time), when the
-                  session must state no load bound (POLL_EXPECT_STARVED=1: the session is
+                  session must state no load bound (case :starved: the session is
                   starved, rig_session.Starver, and must say so);
   net per job, response, period   |poll − truth| ≤ time_bound (the sample interval's p99);
                   the period's truth is uncertain by the share of OS ticks the target lost
@@ -60,8 +62,7 @@ def truth_tasks(f0, f1):
     return out
 
 
-def run(workload, seconds, tmp):
-    expect_starved = bool(os.environ.get("POLL_EXPECT_STARVED"))
+def run(workload, seconds, tmp, expect_starved=False):
     s, f0, f1, _, _, _ = window(tmp, seconds, source=poll_args(), starve=expect_starved)
     span_us = ((f1["timestamp"] - f0["timestamp"]) % (1 << 32)) / BOARD_HZ * 1e6
     got, want = s.tasks(), truth_tasks(f0, f1)
@@ -363,17 +364,23 @@ def run_pc_sample_absent(tmp):
     check(tcl.read32(0xE000EDFC) == demcr, "DEMCR left changed after the refused attach")
 
 
-def main(case, seconds, tmp):
-    if case == "views":
-        run_views(seconds, tmp)
-    elif case == "pc-sample-absent":
-        run_pc_sample_absent(tmp)
-    elif case == "pc-sample":
-        run_pc_sample(seconds, tmp)
-    elif case == "pc-sample-rtt":
-        run_pc_sample_rtt(seconds, tmp)
-    else:
-        run(case, seconds, tmp)
+def main(cases, seconds, tmp):
+    for i, case in enumerate(cases.split(",")):
+        d = os.path.join(tmp, str(i))  # each window its own session store
+        os.makedirs(d, exist_ok=True)
+        case, _, mode = case.partition(":")
+        check(mode in ("", "starved") and (not mode or case in TASKS),
+              f"unknown case {case}:{mode}")
+        if case == "views":
+            run_views(seconds, d)
+        elif case == "pc-sample-absent":
+            run_pc_sample_absent(d)
+        elif case == "pc-sample":
+            run_pc_sample(seconds, d)
+        elif case == "pc-sample-rtt":
+            run_pc_sample_rtt(seconds, d)
+        else:
+            run(case, seconds, d, expect_starved=mode == "starved")
 
 
 if __name__ == "__main__":

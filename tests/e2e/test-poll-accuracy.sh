@@ -10,7 +10,7 @@
 # starved: a starved sampler's instants follow the host's scheduler tick (bounds.h; SplitA read
 # 2x further off than its bound, one sign all session, in 3 of 15 runs past 1.5x), and the
 # session must say so — no load bound — rather than state one. The test makes the starvation
-# itself (POLL_EXPECT_STARVED=1: rig_session.Starver stops orti-profd 120 ms of every 160): a
+# itself (case split:starved: rig_session.Starver stops orti-profd 120 ms of every 160): a
 # CPU hog of equal priority beside it starved it on older schedulers, but Linux's EEVDF lets
 # a waking sampler preempt the hog (CI: stalled 1 % of the time). QEMU runs in real time with
 # --spin-idle (see test-probe-poll.sh for why) on a CPU of its own (run-rig --own-cpu), as a
@@ -24,19 +24,20 @@ hog_cpus=$(($(nproc) >= 2 ? $(nproc) - 2 : 0))  # run-rig --own-cpu keeps the la
 taskset -c "0-$hog_cpus" nice -n 10 python3 -c 'while True: pass' &
 hog=$!
 trap 'kill $hog 2>/dev/null || true' EXIT
-for w in pfp split harmonic views; do
+for w in pfp harmonic views; do
   "$RUN_RIG" --own-cpu --spin-idle --workload "$w" -- python3 "$cases" "$w" "$seconds" || die "$w"
 done
+# split, then split starved, on one boot
+"$RUN_RIG" --own-cpu --spin-idle --workload split -- \
+  python3 "$cases" split,split:starved "$seconds" || die "split, then starved"
 for layout in eb trampoline; do
   "$RUN_RIG" --own-cpu --spin-idle --workload split --layout "$layout" -- \
     python3 "$cases" split "$seconds" || die "split ($layout)"
 done
-POLL_EXPECT_STARVED=1 "$RUN_RIG" --own-cpu --spin-idle --workload split -- \
-  python3 "$cases" split "$seconds" || die "split (starved)"
 # ERIKA's layout (no task STATE: preemption decided on priorities) runs starved, at a quarter
 # of the rate. At ~1350/s (a quiet host) two open faults show: SplitA's load reads 0.7-1.1
 # points high (5 of 5 runs, > its bound), and a SplitD job end seen as a switch to a higher
 # task counts as a preemption (798 seen, 788 true). This case holds its jobs, preemptions and
 # times at the rate where they are right, and its loads to "no bound".
-POLL_EXPECT_STARVED=1 "$RUN_RIG" --own-cpu --spin-idle --workload split --layout erika -- \
-  python3 "$cases" split "$seconds" || die "split (erika, starved)"
+"$RUN_RIG" --own-cpu --spin-idle --workload split --layout erika -- \
+  python3 "$cases" split:starved "$seconds" || die "split (erika, starved)"

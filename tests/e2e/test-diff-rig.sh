@@ -11,7 +11,13 @@
 #                     Task1 (more urgent, untouched) is not flagged; a maximum that grew
 #                     alone (an ISR meeting a rare slow instance in a longer window, as
 #                     beside a CPU hog) is an outlier, not a regression;
-# and the markdown a CI comment would carry names the function.
+# and the markdown a CI comment would carry names the function. Then `orti-profd analyze`'s
+# what-if (issue #31): the base session analysed with --add Task0=+2000us (what the slower
+# build adds per job) predicts the bounds the slow session then shows, bracketed as
+# test-analyze.sh brackets a session's own bounds: the prediction at the base session's
+# shortest jobs is at most the slow session's observed maximum response, which is at most the
+# prediction (analyze_check.py --lower). On pfp Task1 (more urgent) lands inside every Task0
+# job, so Task0's worst case is what the firmware runs; Task1's is not (see below).
 source "$(dirname "$0")/e2e-common.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -71,3 +77,20 @@ if d["regressions"] != len(want):
     sys.exit(1)
 print("diff flags exactly Task0 and pfp_inner_load")
 PY
+
+# the what-if against the slower build (session 3)
+printf '[task Task0]\npriority = 1\n[task Task1]\npriority = 2\n' >"$tmp/prio.ini"
+check=$ORTI_SOURCE_DIR/tests/e2e/analyze_check.py
+{ cat "$tmp/prio.ini"; python3 "$check" --min-budgets "$db" 1; } >"$tmp/min.ini"
+"$PROFD" analyze --db "$db" --session 1 --budgets "$tmp/prio.ini" --add Task0=+2000us --json \
+  >"$tmp/predicted.json" || die "the what-if analysis: exit $?"
+set +e # every job at its shortest: the given wcets fall below the measured, model errors
+"$PROFD" analyze --db "$db" --session 1 --budgets "$tmp/min.ini" --add Task0=+2000us --json \
+  >"$tmp/predicted-min.json"; lo=$?
+set -e
+[[ $lo == 0 || $lo == 1 ]] || die "the what-if at the shortest jobs: exit $lo"
+python3 "$check" "$tmp/predicted.json" "$db" 3 Task0 --lower "$tmp/predicted-min.json" ||
+  die "the what-if's prediction against the slower build's session"
+# Task1 is released 0.5 ms after a tick, so its jobs meet one tick where the critical instant
+# has two: its observed maximum stays under the bound, not between the two
+python3 "$check" "$tmp/predicted.json" "$db" 3 Task1 || die "Task1 in the slower build"

@@ -3,6 +3,7 @@
  * their plans, value maps (meaning, basis, why) and notes, per task the evidence (STATE,
  * PRIORITY, unlabelled states, the idle loop), the priority order, notes and diagnostics. */
 #include "cmd-inspect.h"
+#include "inspect-evidence.h"
 
 #include <json-glib/json-glib.h>
 #include <string.h>
@@ -362,6 +363,8 @@ cmd_inspect__json (Inspect *in, const char *error)
   } else {
     json_builder_add_null_value (b);
   }
+  if (in->watch != NULL)
+    inspect_evidence_json (b, in->orti_path, in->elf_path, in->core, in->options);
   json_builder_set_member_name (b, "notes");
   json_builder_begin_array (b);
   for (guint i = 0; in->watch && i < orti_watch_get_notes (in->watch)->len; i++) {

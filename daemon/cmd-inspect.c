@@ -18,6 +18,7 @@
  */
 #include "cmd-inspect.h"
 #include "commands.h"
+#include "inspect-evidence.h"
 #include "orti.h"
 #include "session-watch.h"
 
@@ -420,6 +421,7 @@ inspect_print (Inspect *in)
     printf ("\nPriority order: %s (%s%s): %s\n", orti_priority_order_name (po->order),
             po->basis == ORTI_BASIS_DEFAULT ? "assumed, " : "", orti_basis_name (po->basis),
             po->why);
+    inspect_evidence_print (in->orti_path, in->elf_path, in->core, in->options);
     GPtrArray *notes = orti_watch_get_notes (in->watch);
     printf ("\nNotes (%u):\n", notes->len);
     for (guint i = 0; i < notes->len; i++) {
@@ -446,14 +448,16 @@ inspect_print (Inspect *in)
  * failure (the file's errors, why nothing can be watched, or why it could not be read at all:
  * then nothing is printed; newly allocated) or NULL. */
 static char *
-inspect_one (const char *orti_path, OrtiElf *elf, int core, const OrtiWatchOptions *options,
+inspect_one (const char *orti_path, OrtiElf *elf, const char *elf_path, int core,
+             const OrtiWatchOptions *options,
              char **json_out)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (OrtiDoc) doc = orti_doc_parse_file (orti_path, &error);
   if (doc == NULL)
     return g_strdup (error->message);
-  Inspect in = { .doc = doc, .elf = elf, .core = core };
+  Inspect in = { .doc = doc, .orti_path = orti_path, .elf_path = elf_path, .options = options,
+                 .elf = elf, .core = core };
   in.maps = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) orti_value_map_free);
   in.watch = orti_watch_resolve_full (doc, elf, core, options, &error);
   if (in.watch == NULL)
@@ -551,7 +555,8 @@ cmd_inspect (int argc, char **argv)
 
   if (paths->len == 1) {
     g_autofree char *text = NULL;
-    g_autofree char *failure = inspect_one (g_ptr_array_index (paths, 0), elf, core, &options,
+    g_autofree char *failure = inspect_one (g_ptr_array_index (paths, 0), elf, elf_path, core,
+                                            &options,
                                             json ? &text : NULL);
     if (text != NULL)
       printf ("%s\n", text);
@@ -572,7 +577,8 @@ cmd_inspect (int argc, char **argv)
     g_autofree char *text = NULL;
     if (!json)
       printf ("%s==== core %u: %s ====\n", k ? "\n" : "", k, path);
-    g_autofree char *failure = inspect_one (path, elf, (int) k, &options, json ? &text : NULL);
+    g_autofree char *failure = inspect_one (path, elf, elf_path, (int) k, &options,
+                                            json ? &text : NULL);
     if (json) {
       g_autoptr (JsonNode) name = json_node_new (JSON_NODE_VALUE);
       json_node_set_string (name, path);

@@ -17,6 +17,8 @@ extern const char *const cmd_inspect__isr_types[CMD_INSPECT_N_ISR_TYPES];
 
 typedef struct {
   OrtiDoc *doc;
+  const char *orti_path, *elf_path; /* as given (a session's view: inspect-evidence.h) */
+  const OrtiWatchOptions *options;  /* the user's (--idle-value …) */
   OrtiElf *elf;     /* or NULL */
   int core;         /* --core, -1 when not given */
   OrtiWatch *watch; /* or NULL when it could not be resolved */

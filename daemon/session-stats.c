@@ -9,6 +9,7 @@
 #include "session-stats.h"
 
 #include "bounds.h"
+#include "session-evidence.h"
 
 #include <math.h>
 
@@ -28,6 +29,7 @@ struct _SessionStats {
   guint refreshes;
   gint64 refresh_us;    /* total time spent in live refreshes */
   GHashTable *prio;     /* task value → gint64* priority (session_stats_set_priorities) */
+  const SessionEvidence *evidence; /* the tasks' plans (borrowed; NULL: none) */
 };
 
 SessionStats *
@@ -61,6 +63,12 @@ session_stats_set_priorities (SessionStats *ss, const guint32 *tasks, const gint
   for (guint i = 0; i < n; i++)
     g_hash_table_insert (ss->prio, GUINT_TO_POINTER (tasks[i]), g_memdup2 (&prios[i],
                                                                             sizeof (gint64)));
+}
+
+void
+session_stats_set_evidence (SessionStats *ss, const SessionEvidence *e)
+{
+  ss->evidence = e;
 }
 
 /* TRUE when task @u can preempt task @t: @u more urgent, or either's priority unknown. */
@@ -237,6 +245,18 @@ row_bounds (const Bounds *b, double total, gboolean counted, gint64 *tb, gint64 
     *note = b->n_eff > 0 ? NULL : NOTE_STARVED_TOTAL;
 }
 
+/* Copies @src into @dst (@size bytes), cut at a character boundary when it is longer. */
+static void
+utf8_copy (char *dst, const char *src, gsize size)
+{
+  gsize n = g_strlcpy (dst, src, size);
+  if (n < size)
+    return;
+  const char *end = g_utf8_find_prev_char (dst, dst + size - 1);
+  if (end != NULL && g_utf8_get_char_validated (end, dst + size - 1 - end) == (gunichar) -2)
+    dst[end - dst] = '\0'; /* a character cut short */
+}
+
 /* ---- rows ------------------------------------------------------------------------------ */
 
 /* The tasks. A sampled source's load bound is the 99 % interval over its effective samples
@@ -299,22 +319,35 @@ put_tasks (SessionStats *ss, const Slicer *slicer, const StoreSessionQuality *q,
     gboolean per_job = ss->exact || (!isnan (expected[i]) && expected[i] > 0 &&
                                      fabs ((double) (t.job.count + t.jobs_cut) - expected[i]) <=
                                        0.05 * expected[i] + 1);
+    /* on what its job-level figures rest: none, and they are unknown (session-evidence.h) */
+    SessionEvidenceVerdict v;
+    session_evidence_judge (ss->evidence, &t, ss->exact, &v);
+    if (!isnan (missed))
+      missed += (double) v.missed_extra;
+    counts &= v.known;
+    per_job &= v.known;
     StoreTaskStat r = {
       .task = t.task,
       .activations = sees_activations ? (gint64) t.activations : STORE_UNKNOWN,
-      .jobs = (gint64) (t.job.count + t.jobs_cut), /* per-job times: complete jobs only */
-      .jobs_expected = isnan (expected[i]) ? NAN : floor (expected[i]),
+      .jobs = v.known ? (gint64) (t.job.count + t.jobs_cut) : STORE_UNKNOWN, /* per-job times:
+                                                                             * complete jobs */
+      .jobs_expected = isnan (expected[i]) || !v.known ? NAN : floor (expected[i]),
       .slices = (gint64) t.run_interval.count,
-      .preemptions = counts ? (gint64) t.preemptions : STORE_UNKNOWN,
-      .preemptions_missed = ss->exact ? 0 : !counts || isnan (missed) ? STORE_UNKNOWN
-                                                                        : (gint64) ceil (missed),
+      .preemptions = counts ? (gint64) v.preemptions : STORE_UNKNOWN,
+      .preemptions_missed = ss->exact && counts ? 0
+                            : !counts || isnan (missed) ? STORE_UNKNOWN : (gint64) ceil (missed),
       .waits = sees_waits ? (gint64) t.waits : STORE_UNKNOWN,
       .wait_total = sees_waits ? (gint64) t.wait_time : STORE_UNKNOWN,
       .run_total = (gint64) t.run_time,
       .load = load,
       .load_bound = ss->exact ? 0.0 : n_eff > 0 ? bounds_load_half_width (load, n_eff) : NAN,
       .time_bound = ss->exact ? 0 : resolution,
+      .undecided = (gint64) v.undecided,
+      .contradictions = (gint64) v.contradictions,
     };
+    g_strlcpy (r.evidence, v.evidence, sizeof r.evidence);
+    utf8_copy (r.evidence_note, v.note, sizeof r.evidence_note);
+    g_free (v.note);
     measure (&t.run_interval, &r.slice_min, &r.slice_max, &r.slice_avg);
     percentiles (&t.run_pct, t.run_interval.count, &r.slice_p50, &r.slice_p90, &r.slice_p99);
     static const SlicerMeasure none = { 0 };
@@ -323,7 +356,7 @@ put_tasks (SessionStats *ss, const Slicer *slicer, const StoreSessionQuality *q,
     percentiles (per_job ? &t.job_pct : &no_pct, per_job ? t.job.count : 0, &r.job_p50,
                  &r.job_p90, &r.job_p99);
     measure (per_job ? &t.period : &none, &r.period_min, &r.period_max, &r.period_avg);
-    if (!ss->exact && t.period_base)
+    if (!ss->exact && t.period_base && v.known)
       r.period_avg = (double) t.period_base; /* the period, also with jobs unseen */
     measure (per_job ? &t.response : &none, &r.response_min, &r.response_max, &r.response_avg);
     percentiles (per_job ? &t.response_pct : &no_pct, per_job ? t.response.count : 0,

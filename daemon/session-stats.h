@@ -57,6 +57,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SessionStats, session_stats_free)
 void session_stats_set_priorities (SessionStats *ss, const guint32 *tasks, const gint64 *prios,
                                    guint n);
 
+typedef struct _SessionEvidence SessionEvidence;
+/* session_stats_set_evidence: the tasks' evidence plans (@e borrowed, must outlive @ss; NULL:
+ * none): each task's row says on what its job-level figures rest, and has them unknown when
+ * nothing (session-evidence.h). */
+void session_stats_set_evidence (SessionStats *ss, const SessionEvidence *e);
+
 /* session_stats_declare:
  * Applies @alphas to @slicer's profile points and @vars' kinds to its data variables (before
  * the first event), and stores the variables' names and kinds. FALSE with the writer's

@@ -109,10 +109,26 @@ cache_round (PriorityCache *c)
 typedef struct {
   const OrtiWatchTask *t;
   gboolean on_target;  /* its PRIORITY is read from the target, each round */
+  gboolean gated;      /* … only while its STATE reads SUSPENDED (a task holds no resource
+                        * then, so its priority is its own, not a ceiling it was raised to) */
   gint64 prio;         /* the lowest reading so far */
   gboolean known;      /* read at least once */
+  guint busy;          /* readings left out: the task was not SUSPENDED */
   GError *error;       /* the reading that failed (no more are taken) */
 } PriorityRead;
+
+/* The class of task @t's STATE now (through @read, @user), ORTI_TASK_STATE_UNKNOWN when it
+ * cannot be read or the value has no element. */
+static OrtiTaskState
+state_now (const OrtiWatchTask *t, OrtiReadFunc read, gpointer user)
+{
+  gint64 v = 0;
+  if (t->state == NULL || t->state->plan == NULL || t->state->values == NULL ||
+      !orti_plan_eval (t->state->plan, read, user, &v, NULL))
+    return ORTI_TASK_STATE_UNKNOWN;
+  const OrtiValueName *vn = orti_value_map_lookup (t->state->values, v);
+  return vn != NULL ? orti_task_state_from_name (vn->name) : ORTI_TASK_STATE_UNKNOWN;
+}
 
 /* Each task's priority as evidence: constant, recorded, or the lowest of a few readings
  * (PRIORITY_READS rounds over all the tasks read, PRIORITY_PAUSE_US apart: one pause per
@@ -141,6 +157,7 @@ add_priorities (SessionSwo *sw, SessionWatch *w, guint core, const SwoTarget *oc
       pr[i].known = recorded_priority (recorded, t->value, &pr[i].prio);
     } else {
       pr[i].on_target = t->priority != NULL && t->priority->plan != NULL;
+      pr[i].gated = t->state != NULL && t->state->plan != NULL && t->state->values != NULL;
     }
   }
   PriorityCache cache = { .at = oc };
@@ -153,9 +170,15 @@ add_priorities (SessionSwo *sw, SessionWatch *w, guint core, const SwoTarget *oc
       gint64 v = 0;
       if (!orti_plan_eval (pr[i].t->priority->plan, cached_read, &cache, &v, &pr[i].error))
         continue;
+      any = TRUE;
+      /* a task that runs, is ready or waits may hold a resource: its priority is then the
+       * ceiling, not its own (a target halted at the attach reads the same every round) */
+      if (pr[i].gated && state_now (pr[i].t, cached_read, &cache) != ORTI_TASK_STATE_SUSPENDED) {
+        pr[i].busy++;
+        continue;
+      }
       pr[i].prio = pr[i].known ? MIN (pr[i].prio, v) : v;
       pr[i].known = TRUE;
-      any = TRUE;
     }
     if (!any)
       break;
@@ -172,6 +195,11 @@ add_priorities (SessionSwo *sw, SessionWatch *w, guint core, const SwoTarget *oc
           t->loc.line, t->loc.column, t->name, t->priority->formula, pr[i].error->message));
       g_clear_error (&pr[i].error);
     }
+    if (!pr[i].known && pr[i].busy > 0)
+      g_ptr_array_add (sw->notes, g_strdup_printf (
+          "%s:%u:%u: TASK %s: its PRIORITY (\"%s\") is not known: it was never SUSPENDED in "
+          "%u readings (a task that runs or is ready may hold a resource, which raises it)",
+          t->loc.file, t->loc.line, t->loc.column, t->name, t->priority->formula, pr[i].busy));
     if (!pr[i].known)
       continue;
     if (!t->has_static_priority)
@@ -189,12 +217,11 @@ add_priorities (SessionSwo *sw, SessionWatch *w, guint core, const SwoTarget *oc
   }
   sw->priorities = g_string_free (list, FALSE);
   sw->full_evidence = n_tasks > 0 && sw->evidence->len == n_tasks;
-  GString *inf = g_string_new ("SWO data trace of RUNNINGTASK");
   if (sw->evidence->len > 0)
-    g_string_append_printf (inf, "; task priorities (%u of %u tasks: %u constant, %u %s)",
-                            sw->evidence->len, n_tasks, n_const, n_read,
-                            oc->oc ? "read at start" : "as recorded");
-  sw->inference = g_string_free (inf, FALSE);
+    g_ptr_array_add (sw->notes, g_strdup_printf ("task priorities: %u of %u tasks (%u constant, "
+                                                 "%u %s)", sw->evidence->len, n_tasks, n_const,
+                                                 n_read, oc->oc ? "read at start"
+                                                                : "as recorded"));
 }
 
 /* Adds @c (a copy) as the next comparator's watch, or notes why it cannot be traced. */
@@ -394,7 +421,6 @@ session_swo_free (SessionSwo *sw)
   g_clear_pointer (&sw->exceptions, g_array_unref);
   g_clear_pointer (&sw->exception_names, g_hash_table_unref);
   g_clear_pointer (&sw->notes, g_ptr_array_unref);
-  g_free (sw->inference);
   g_free (sw->priorities);
   g_free (sw);
 }

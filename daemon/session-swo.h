@@ -27,7 +27,6 @@ typedef struct {
   GArray *exceptions;            /* ProbeSwoException */
   GHashTable *exception_names;   /* GUINT_TO_POINTER (Event id) → char* name */
   GPtrArray *notes;              /* char*: what is not traced and why; where priorities came from */
-  char *inference;               /* the evidence job ends and preemptions are decided on */
   gboolean full_evidence;        /* every task has a priority (TASK_TERMINATE events decide) */
   char *priorities;              /* "VALUE:PRIO,…": the priorities used, for a capture */
   guint64 vtor;                  /* where the vector table was read */

@@ -180,7 +180,7 @@ state_class (OrtiTaskState st)
 }
 
 /* Task evidence: one TASK_STATE channel per task whose STATE can be read (or whose static
- * priority is known); the inference summary. @core: -1 all cores. */
+ * priority is known). @core: -1 all cores. */
 static void
 add_task_evidence (SessionWatch *w, OrtiWatch *watch, int core, guint n_cores)
 {
@@ -216,22 +216,11 @@ add_task_evidence (SessionWatch *w, OrtiWatch *watch, int core, guint n_cores)
   }
 }
 
-/* The inference summary of every file's evidence (add_task_evidence). */
+/* Whether every task's switch-outs can be decided by evidence (add_task_evidence). */
 static void
 summarise_evidence (SessionWatch *w, gboolean running_priority)
 {
   guint n_tasks = w->ev_tasks, n_state = w->ev_state, n_prio = w->ev_prio;
-  GString *inf = g_string_new (NULL);
-  if (n_state)
-    g_string_append_printf (inf, "ORTI task STATE (%u of %u tasks)", n_state, n_tasks);
-  if (running_priority)
-    g_string_append_printf (inf, "%sRUNNINGTASKPRIORITY", inf->len ? ", " : "");
-  if (n_prio)
-    g_string_append_printf (inf, "%sstatic priorities (%u of %u tasks)", inf->len ? ", " : "",
-                            n_prio, n_tasks);
-  if (inf->len == 0)
-    g_string_append (inf, "none (heuristic)");
-  w->inference = g_string_free (inf, FALSE);
   w->full_evidence = n_tasks > 0 && (n_state == n_tasks || running_priority || n_prio == n_tasks);
 }
 
@@ -549,7 +538,6 @@ session_watch_free (SessionWatch *w)
   g_clear_pointer (&w->more_docs, g_ptr_array_unref);
   g_clear_pointer (&w->orti_paths, g_ptr_array_unref);
   g_clear_pointer (&w->plans, g_ptr_array_unref); /* after the channels that borrow them */
-  g_free (w->inference);
   g_free (w);
 }
 

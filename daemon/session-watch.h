@@ -42,9 +42,6 @@ typedef struct {
   GHashTable *service_names;
   GPtrArray *warnings;       /* char*: "file:line:col: note: …" about what is ignored */
   guint n_cores;             /* cores the ORTI file describes (≥ 1) */
-  char *inference;           /* what a sampled source decides job ends and preemptions on:
-                              * "ORTI task STATE (9 of 9 tasks), RUNNINGTASKPRIORITY", …,
-                              * or "none (heuristic)" */
   gboolean full_evidence;    /* every task's switch-outs are decided by evidence */
   GPtrArray *plans;          /* OrtiPlan*: the watched variables' plans (channels borrow them) */
   GArray *variables;         /* SessionVariable: the watched variables (names borrowed from

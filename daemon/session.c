@@ -13,6 +13,7 @@
 #include "session-pcprof.h"
 #include "session-sampler.h"
 #include "session-stats.h"
+#include "session-evidence.h"
 #include "session-swo.h"
 #include "session-watch.h"
 #include "slicer.h"
@@ -56,6 +57,7 @@ struct _Session {
   /* worker-only state */
   Slicer *slicer;
   SessionStats *stats;          /* the slicer's statistics → store rows (live and final) */
+  SessionEvidence *evidence;    /* each task's evidence plan (the stats judge by it) */
   SessionPcprof *pcprof;        /* PC samples → the sampled profile (live and final) */
   SessionSampler *sampler;      /* RTT with --pc-sample: the PC sampler beside the stream
                                  * (NULL while a failed one waits to start again) */
@@ -263,6 +265,7 @@ session_free (Session *s)
   g_clear_pointer (&s->slicer, slicer_free);
   g_clear_pointer (&s->swo, session_swo_set_free);
   g_clear_pointer (&s->stats, session_stats_free);
+  g_clear_pointer (&s->evidence, session_evidence_free);
   g_clear_pointer (&s->pcprof, session_pcprof_free);
   g_clear_pointer (&s->w, session_watch_free);
   g_clear_pointer (&s->events, g_array_unref);
@@ -1340,14 +1343,25 @@ session_start (Session *s, StoreWriter *writer, GError **error)
   for (guint i = 0; i < s->w->warnings->len; i++)
     g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "session %" G_GINT64_FORMAT
                       ": %s", s->id, (const char *) g_ptr_array_index (s->w->warnings, i));
-  if (s->capture_kind == PROBE_SOURCE_POLL)
-    g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "session %" G_GINT64_FORMAT
-                      ": job ends and preemptions decided on: %s", s->id, s->w->inference);
-  if (s->capture_kind == PROBE_SOURCE_RTT)
-    g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "session %" G_GINT64_FORMAT
-                      ": job ends and preemptions decided on: trace events%s", s->id,
-                      s->sampler ? "; PC samples: DWT_PCSR read beside the stream, each with "
-                      "the context read in its batch" : "");
+  /* on what each task's job ends and preemptions are decided (session-evidence.h) */
+  s->evidence = s->swo != NULL ? session_evidence_new_swo (s->w, s->swo)
+                : s->capture_kind == PROBE_SOURCE_POLL ? session_evidence_new_poll (s->w)
+                : session_evidence_new_trace (s->w);
+  g_autofree char *decided_on = session_evidence_summary (s->evidence);
+  g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "session %" G_GINT64_FORMAT
+                    ": job ends and preemptions decided on: %s%s", s->id, decided_on,
+                    s->capture_kind == PROBE_SOURCE_RTT && s->sampler
+                    ? "; PC samples: DWT_PCSR read beside the stream, each with the context "
+                      "read in its batch" : "");
+  GArray *evid_tasks = session_evidence_tasks (s->evidence);
+  for (guint i = 0; i < evid_tasks->len; i++) {
+    guint32 task = g_array_index (evid_tasks, guint32, i);
+    g_log_structured ("orti-profd", G_LOG_LEVEL_INFO, "MESSAGE", "session %" G_GINT64_FORMAT
+                      ": task %s: %s", s->id,
+                      (const char *) g_hash_table_lookup (s->w->task_names,
+                                                          GUINT_TO_POINTER (task)),
+                      session_evidence_get_plan (s->evidence, task));
+  }
   for (guint k = 0; s->swo != NULL && k < s->swo->cores->len; k++) {
     const SessionSwo *sw = session_swo_set_get (s->swo, k);
     g_autofree char *on = s->swo->multi ? g_strdup_printf ("core %u: ", k) : g_strdup ("");
@@ -1355,8 +1369,6 @@ session_start (Session *s, StoreWriter *writer, GError **error)
       g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "session %"
                         G_GINT64_FORMAT ": %s%s", s->id, on,
                         (const char *) g_ptr_array_index (sw->notes, i));
-    g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "session %" G_GINT64_FORMAT
-                      ": %sjob ends and preemptions decided on: %s", s->id, on, sw->inference);
     GHashTableIter ei;
     gpointer eid, ename;
     g_hash_table_iter_init (&ei, sw->exception_names);
@@ -1434,6 +1446,7 @@ session_start (Session *s, StoreWriter *writer, GError **error)
   s->slicer = slicer_new (&sc);
   s->pcprof = session_pcprof_new (writer, s->id, s->w->elf);
   s->stats = session_stats_new (writer, s->id, s->capture_kind != PROBE_SOURCE_POLL, s->tick_hz);
+  session_stats_set_evidence (s->stats, s->evidence);
   /* the tasks' priorities: who can preempt whom (preemptions a sampled source may miss) */
   for (guint core = 0; core < (s->swo != NULL ? s->swo->cores->len : 1); core++) {
     GArray *evidence = s->swo != NULL ? session_swo_set_get (s->swo, core)->evidence
@@ -1445,10 +1458,7 @@ session_start (Session *s, StoreWriter *writer, GError **error)
     }
   }
   StoreSessionNotes notes = { .clock_source = sq->clock, .source_config = sq->config,
-                              .inference = s->capture_kind == PROBE_SOURCE_POLL ? s->w->inference
-                                           : s->swo != NULL
-                                           ? session_swo_set_get (s->swo, 0)->inference
-                                           : "trace events" };
+                              .inference = decided_on };
   store_writer_set_notes (writer, s->id, &notes, NULL);
   g_autoptr (GArray) vars = g_array_new (FALSE, FALSE, sizeof (SessionVariable));
   g_array_append_vals (vars, s->cfg.variables, s->cfg.n_variables);

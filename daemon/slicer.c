@@ -111,6 +111,9 @@ typedef struct {
   gint out_core;                    /* the core it was last switched out on */
   guint64 activations, terminations, preemptions;
   guint64 preemptions_revised;      /* of them, found to be job ends (task_terminate) */
+  guint64 decided[PROBE_EVIDENCE_COUNT]; /* switch-outs by the evidence the source stated */
+  guint64 contradictions;           /* switches and ends flagged PROBE_EVIDENCE_CONTRADICTED */
+  guint64 guessed_preemptions, guessed_ends; /* switch-outs to a task the rule guessed */
   guint64 starts_after_task;        /* fresh switch-ins right after another task's slice */
   SlicerAcc run_interval, period, response;
   SlicerHist run_hist, period_hist;
@@ -148,6 +151,8 @@ typedef struct {
   Ctx *base;         /* task context, or idle */
   Ctx *idle;         /* this core's idle/unknown context */
   gboolean known;    /* FALSE before the first switch and after a gap */
+  gboolean paused;   /* the base does not run and what runs is unknown (PROBE_TASK_UNKNOWN)
+                      * until the next TASK_SWITCH resumes it or switches it out */
   Ctx **isr;         /* active ISR2 instances, outermost first */
   guint32 isr_depth, isr_cap;
   gboolean seen;     /* has had an event */
@@ -429,6 +434,8 @@ core_category (const Core *c)
 {
   if (c->isr_depth)
     return CAT_ISR;
+  if (c->paused)
+    return CAT_UNKNOWN;
   if (c->base->kind == SLICER_CONTEXT_TASK)
     return CAT_TASK;
   return c->known ? CAT_IDLE : CAT_UNKNOWN;
@@ -470,12 +477,14 @@ static void
 core_enter (Core *core, guint64 ts)
 {
   Ctx *r = core_running (core);
+  core->cat = core_category (core);
+  core->cat_since = ts;
+  if (core->paused && core->isr_depth == 0)
+    return; /* its base does not run while the core's state is unknown */
   r->running = TRUE;
   r->resumed_at = ts;
   if (r->calls.depth)
     r->calls.v[r->calls.depth - 1].fl |= FRAME_INTERRUPTED;
-  core->cat = core_category (core);
-  core->cat_since = ts;
 }
 
 /* ---------------------------------------------------------------- calls */
@@ -799,18 +808,31 @@ suspend_close (Slicer *s, Ctx *t, guint64 ts, guint32 flags)
 
 /* The base task @t of @core is switched out at @ts; the caller handles the running state. */
 static void
-task_switch_out (Slicer *s, Ctx *t, guint64 ts, SwitchOutReason why, Ctx *next)
+task_switch_out (Slicer *s, Ctx *t, guint64 ts, SwitchOutReason why, Ctx *next, guint32 ev)
 {
   gboolean preempted = FALSE;
   guint32 flags = 0;
 
-  gboolean inferred = !s->cfg.terminate_events && !s->seen_terminate;
+  /* the source's evidence decided it (its TERMINATE / WAIT came first), or it has none and
+   * the rule guesses, or (unstated) the stream's own TERMINATEs decide once it has any */
+  ProbeEvidence by = PROBE_EVIDENCE_OF (ev);
+  gboolean inferred = by == PROBE_EVIDENCE_NONE ||
+                      (by == PROBE_EVIDENCE_UNSTATED && !s->cfg.terminate_events &&
+                       !s->seen_terminate);
+  if (why == OUT_SWITCH) {
+    t->decided[by < PROBE_EVIDENCE_COUNT ? by : PROBE_EVIDENCE_NONE]++;
+    t->contradictions += (ev & PROBE_EVIDENCE_CONTRADICTED) != 0;
+  }
   if (why == OUT_SWITCH && inferred && !t->waiting && in_job_end_service (s, t))
     ctx_close_all (s, t, ts, SLICER_FLAG_UNWOUND); /* the job ended in TerminateTask/ChainTask */
   else if (why == OUT_SWITCH && next->kind == SLICER_CONTEXT_TASK && !t->waiting)
     preempted = inferred ? t->calls.depth || t->svcs.depth || t->pp_depth
                                || !next->last_out_preempted || !next->ever_in
                          : !t->terminated;
+  if (why == OUT_SWITCH && inferred && next->kind == SLICER_CONTEXT_TASK && !t->waiting) {
+    t->guessed_preemptions += preempted;
+    t->guessed_ends += !preempted;
+  }
   if (preempted) {
     t->preemptions++;
     flags |= SLICER_FLAG_PREEMPTED;
@@ -940,14 +962,15 @@ task_switch_in (Slicer *s, guint16 coreno, Ctx *t, guint64 ts, gboolean after_ta
 /* Replaces the base context of @core at @ts (ISR2s above it keep running). */
 static void
 core_set_base (Slicer *s, Core *core, guint16 coreno, Ctx *next, gboolean known, guint64 ts,
-               SwitchOutReason why)
+               SwitchOutReason why, guint32 ev)
 {
   gboolean base_runs = core->isr_depth == 0;
   if (base_runs)
     core_leave (core, ts);
+  core->paused = FALSE;
   gboolean after_task = core->base->kind == SLICER_CONTEXT_TASK && why == OUT_SWITCH;
   if (core->base->kind == SLICER_CONTEXT_TASK)
-    task_switch_out (s, core->base, ts, why, next);
+    task_switch_out (s, core->base, ts, why, next, ev);
   core->base = next;
   core->known = known;
   if (next->kind == SLICER_CONTEXT_TASK)
@@ -958,10 +981,29 @@ core_set_base (Slicer *s, Core *core, guint16 coreno, Ctx *next, gboolean known,
     core_enter (core, ts);
 }
 
+/* The core's state becomes @known (its first switch) and @paused (PROBE_TASK_UNKNOWN) or not:
+ * its base context stops executing or resumes; the time while paused is unknown. */
 static void
-task_switch (Slicer *s, Core *core, guint16 coreno, guint64 ts, guint32 task)
+core_restate (Core *core, guint64 ts, gboolean known, gboolean paused)
+{
+  gboolean base_runs = core->isr_depth == 0;
+  if (base_runs)
+    core_leave (core, ts);
+  core->known = known;
+  core->paused = paused;
+  if (base_runs)
+    core_enter (core, ts);
+}
+
+static void
+task_switch (Slicer *s, Core *core, guint16 coreno, guint64 ts, guint32 task, guint32 ev)
 {
   Ctx *next;
+  if (task == PROBE_TASK_UNKNOWN) {
+    if (!core->paused && (core->known || core->base->kind == SLICER_CONTEXT_TASK))
+      core_restate (core, ts, core->known, TRUE);
+    return;
+  }
   if (task == PROBE_TASK_IDLE) {
     next = core->idle;
   } else {
@@ -971,9 +1013,11 @@ task_switch (Slicer *s, Core *core, guint16 coreno, guint64 ts, guint32 task)
       guint64 ots = MAX (other->last_ts, ts);
       anomaly (s, SLICER_ANOMALY_TASK_ON_TWO_CORES, coreno, ts, next, task, (guint32) next->core);
       other->last_ts = ots;
-      core_set_base (s, other, (guint16) next->core, other->idle, FALSE, ots, OUT_MIGRATE);
+      core_set_base (s, other, (guint16) next->core, other->idle, FALSE, ots, OUT_MIGRATE, 0);
     }
   }
+  if (next == core->base && core->paused)
+    core_restate (core, ts, core->known, FALSE); /* known again: what ran goes on */
   if (next == core->base) {
     /* a task that terminated and is dispatched again at once (a queued activation): its next
      * job starts here, without a switch-out between */
@@ -981,29 +1025,24 @@ task_switch (Slicer *s, Core *core, guint16 coreno, guint64 ts, guint32 task)
       next->xq_restarted = TRUE;
       xq_job_starts (s, next, coreno, ts);
     }
-    if (next == core->idle && !core->known) {
-      gboolean base_runs = core->isr_depth == 0;
-      if (base_runs)
-        core_leave (core, ts);
-      core->known = TRUE;
-      if (base_runs)
-        core_enter (core, ts);
-    }
+    if (next == core->idle && !core->known)
+      core_restate (core, ts, TRUE, FALSE);
     return;
   }
-  core_set_base (s, core, coreno, next, TRUE, ts, OUT_SWITCH);
+  core_set_base (s, core, coreno, next, TRUE, ts, OUT_SWITCH, ev);
 }
 
 static void
-task_terminate (Slicer *s, guint64 ts, guint32 task)
+task_terminate (Slicer *s, guint64 ts, guint32 task, guint32 ev)
 {
   Ctx *t = task_ctx (s, task);
   t->terminations++;
+  t->contradictions += (ev & PROBE_EVIDENCE_CONTRADICTED) != 0;
   s->seen_terminate = TRUE;
   if (t->core < 0 && t->suspended && t->suspend_preempted &&
       !(t->pending_activation && t->activated_at > t->suspend_start)) {
     /* a preempted task cannot end its job without running again: the switch-out taken for a
-     * preemption ended it (a sampled source learns this later: poll-decoder.c rule 4). Not
+     * preemption ended it (a sampled source learns this later: poll-decoder.c rule 6). Not
      * when it was activated since: that job is the one the TERMINATE ends */
     t->preemptions--;
     t->preemptions_revised++;
@@ -1393,7 +1432,7 @@ core_close (Slicer *s, guint32 i, guint64 ts, guint32 flags, gboolean gap)
   while (core->isr_depth)
     isr_close_top (s, core, (guint16) i, cts, flags, FALSE);
   if (core->base->kind == SLICER_CONTEXT_TASK || core->known)
-    core_set_base (s, core, (guint16) i, core->idle, FALSE, cts, gap ? OUT_GAP : OUT_END);
+    core_set_base (s, core, (guint16) i, core->idle, FALSE, cts, gap ? OUT_GAP : OUT_END, 0);
   if (!gap)
     core_leave (core, cts);
 }
@@ -1503,13 +1542,13 @@ slicer_feed (Slicer *self, const ProbeEvent *events, gsize n)
       func_exit (self, core, coreno, ts, ev->a, FALSE);
       break;
     case PROBE_EVENT_TASK_SWITCH:
-      task_switch (self, core, coreno, ts, ev->a);
+      task_switch (self, core, coreno, ts, ev->a, ev->b);
       break;
     case PROBE_EVENT_TASK_ACTIVATE:
       task_activate (self, coreno, ts, ev->a);
       break;
     case PROBE_EVENT_TASK_TERMINATE:
-      task_terminate (self, ts, ev->a);
+      task_terminate (self, ts, ev->a, ev->b);
       break;
     case PROBE_EVENT_TASK_WAIT:
       task_wait (self, ts, ev->a);
@@ -1749,6 +1788,10 @@ slicer_get_task_stats (const Slicer *self, gsize index, SlicerTaskStats *out)
   out->preemptions = t->preemptions;
   out->preemptions_revised = t->preemptions_revised;
   out->starts_after_task = t->starts_after_task;
+  memcpy (out->decided, t->decided, sizeof out->decided);
+  out->contradictions = t->contradictions;
+  out->guessed_preemptions = t->guessed_preemptions;
+  out->guessed_ends = t->guessed_ends;
   out->run_time = ctx_exec_latest (self, t);
   if (self->any_event && self->last_ts > self->first_ts)
     out->load_pct = 100.0 * (double) out->run_time / (double) (self->last_ts - self->first_ts);

@@ -18,23 +18,33 @@
  *   running on the event's core. A context not running (switched out, or interrupted by an
  *   ISR2) does not accumulate execution time: net = gross − time not executing.
  *   self = net − sum of the direct children's net.
+ * - A TASK_SWITCH to PROBE_TASK_UNKNOWN (the OS marks its state invalid: ORTI VALID false)
+ *   pauses the core: its time is unknown and its base context does not execute, without a
+ *   switch-out, until the next TASK_SWITCH resumes it (the same task, or idle) or switches it
+ *   out as usual.
  * - A TASK_SWITCH that happens while an ISR2 is active changes the task beneath the ISR2
  *   (OSEK switches in the ISR epilogue); the new task runs when the ISR2 returns.
  * - Task slices: switch-in to switch-out on one core (ISR2 time inside is included in the
  *   slice but not in the task's run_time). Suspend intervals: switch-out to next switch-in of
  *   the same task; none after the task TERMINATEd (it is then inactive, not suspended).
- * - Preemption rule: a switch away from task T to idle is never a preemption (nothing else
- *   was ready: T finished or blocked). A switch from T to another task U is a preemption of T
- *   when T's job is not finished: once the stream has carried any TASK_TERMINATE (or
- *   SlicerConfig.terminate_events is set), exactly when T has not terminated since its
- *   switch-in; before that (no terminate events), when T still has open calls, services or
- *   profile points (but not when its innermost open service is one of
+ * - Preemption rule. A source that decides switch-outs itself (poll, SWO: probe.h
+ *   ProbeEvidence in b of each TASK_SWITCH) emits TASK_TERMINATE (TASK_WAIT) before the switch
+ *   when the job ended (blocked): a switch from T to another task is then a preemption exactly
+ *   when T has not terminated (or blocked) since its switch-in. A trace library's stream
+ *   states nothing (PROBE_EVIDENCE_UNSTATED): once it has carried any TASK_TERMINATE (or
+ *   SlicerConfig.terminate_events is set), the same holds. Otherwise — the switch says it has
+ *   no evidence (PROBE_EVIDENCE_NONE), or the stream never terminates — the rule guesses: a
+ *   switch away from task T to idle is never a preemption (nothing else was ready: T finished
+ *   or blocked); a switch from T to another task U is a preemption when T still has open
+ *   calls, services or profile points (but not when its innermost open service is one of
  *   SlicerConfig.job_end_services, e.g. TerminateTask: the job ends there and its open calls
  *   and services close as at a TERMINATE), or else when U does not resume a job that was
  *   itself preempted (a
  *   preempted task resumes only when the tasks above it are done; a core that goes idle has
  *   no preempted task left, which ends a wrong guess such as a stream that began inside a
- *   higher-priority task). Seed 003's PFP example
+ *   higher-priority task). SlicerTaskStats.decided counts each task's switch-outs by the
+ *   evidence stated, so a reader knows which job-level figures rest on a guess. Seed 003's
+ *   PFP example
  *   (Task 0 period 10 ms; Task 1, higher priority, period 10 ms at phase 1.5 ms) gives Task 0
  *   preempted once per period by Task 1 and Task 1 never preempted; seed 002 §4.3 gives
  *   Task 0 two preemptions and Task 1 one. An ISR2 is not a preemption (the task stays
@@ -332,6 +342,16 @@ typedef struct {
   guint64 starts_after_task;/* switch-ins that did not resume a preempted or waiting slice and
                              * came straight after another task's: with a sampled source the
                              * task may have run (and been preempted) unseen before */
+  guint64 decided[PROBE_EVIDENCE_COUNT]; /* switch-outs (to another task or idle) by the
+                             * evidence the source stated in the TASK_SWITCH (probe.h
+                             * ProbeEvidence; [PROBE_EVIDENCE_NONE]: the rule above guessed,
+                             * [PROBE_EVIDENCE_UNSTATED]: the stream's own TERMINATEs decided) */
+  guint64 contradictions;   /* switch-outs and TERMINATEs of the task the source flagged
+                             * PROBE_EVIDENCE_CONTRADICTED: its priorities disagree with what
+                             * happened */
+  guint64 guessed_preemptions; /* switch-outs to another task the rule guessed (no evidence):
+                             * counted in preemptions … */
+  guint64 guessed_ends;     /* … or taken for job ends */
   guint64 run_time;         /* ticks executing (ISR2 time excluded), up to the last event */
   double load_pct;          /* run_time / session span × 100 */
   SlicerMeasure run_interval; /* closed slices, switch-in → switch-out: net (ISR2s excluded) */

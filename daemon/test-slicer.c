@@ -1175,6 +1175,65 @@ test_poll_evidence (void)
   rec_free (r);
 }
 
+/* Per-switch evidence (ProbeEvidence in b of TASK_SWITCH): a decided switch-out is a
+ * preemption exactly when no TERMINATE came first, whatever the stream did before; one
+ * without evidence is guessed by the rule and counted as such; contradictions are counted. */
+static void
+test_switch_evidence (void)
+{
+  Rec *r = rec_new (NULL);
+  const guint32 S = PROBE_EVIDENCE_STATE, N = PROBE_EVIDENCE_NONE;
+  const ProbeEvent ev[] = {
+    { .ts = 0, .kind = PROBE_EVENT_TASK_SWITCH, .a = 1 },
+    /* 2 preempts 1 (state READY), its priorities disagreeing */
+    { .ts = 10, .kind = PROBE_EVENT_TASK_SWITCH, .a = 2, .b = S | PROBE_EVIDENCE_CONTRADICTED },
+    { .ts = 20, .kind = PROBE_EVENT_TASK_TERMINATE, .a = 2, .b = S },
+    { .ts = 20, .kind = PROBE_EVENT_TASK_SWITCH, .a = 1, .b = S },
+    /* no evidence: 1 → 3 is guessed (3 resumes nothing: a preemption of 1) */
+    { .ts = 30, .kind = PROBE_EVENT_TASK_SWITCH, .a = 3, .b = N },
+    { .ts = 40, .kind = PROBE_EVENT_TASK_TERMINATE, .a = 3, .b = S },
+    { .ts = 40, .kind = PROBE_EVENT_TASK_SWITCH, .a = 1, .b = S },
+    /* the core's state unknown from 50 to 60 and 70 to 75: 1 does not run then, and goes on
+     * (no switch-out) */
+    { .ts = 50, .kind = PROBE_EVENT_TASK_SWITCH, .a = PROBE_TASK_UNKNOWN },
+    { .ts = 60, .kind = PROBE_EVENT_TASK_SWITCH, .a = 1 },
+    { .ts = 70, .kind = PROBE_EVENT_TASK_SWITCH, .a = PROBE_TASK_UNKNOWN },
+    { .ts = 75, .kind = PROBE_EVENT_TASK_SWITCH, .a = 1 },
+    { .ts = 80, .kind = PROBE_EVENT_TASK_TERMINATE, .a = 1, .b = S },
+    { .ts = 80, .kind = PROBE_EVENT_TASK_SWITCH, .a = PROBE_TASK_IDLE, .b = S },
+    { .ts = 100, .kind = PROBE_EVENT_END },
+  };
+  slicer_feed (r->slicer, ev, G_N_ELEMENTS (ev));
+  SlicerTaskStats t;
+  g_assert_true (slicer_get_task_stats (r->slicer, 0, &t));
+  g_assert_cmpuint (t.task, ==, 1);
+  g_assert_cmpuint (t.preemptions, ==, 2);
+  g_assert_cmpuint (t.guessed_preemptions, ==, 1);
+  g_assert_cmpuint (t.guessed_ends, ==, 0);
+  g_assert_cmpuint (t.decided[PROBE_EVIDENCE_STATE], ==, 2);
+  g_assert_cmpuint (t.decided[PROBE_EVIDENCE_NONE], ==, 1);
+  g_assert_cmpuint (t.contradictions, ==, 1);
+  g_assert_cmpuint (t.run_time, ==, 45);          /* 0-10, 20-30, 40-50, 60-70, 75-80 */
+  g_assert_cmpuint (t.run_interval.count, ==, 3);  /* the pauses are no switch-outs */
+  g_assert_cmpuint (t.job.count, ==, 1);           /* one job, 0 to 80 … */
+  g_assert_cmpuint (t.job.min, ==, 45);            /* … the unknown time is not its */
+  g_assert_cmpuint (t.terminations, ==, 1);
+  g_assert_true (slicer_get_task_stats (r->slicer, 1, &t));
+  g_assert_cmpuint (t.decided[PROBE_EVIDENCE_STATE], ==, 1);
+  g_assert_cmpuint (t.preemptions, ==, 0);
+  g_assert_true (slicer_get_task_stats (r->slicer, 2, &t));
+  g_assert_cmpuint (t.decided[PROBE_EVIDENCE_STATE], ==, 1);
+  SlicerCoreStats cs;
+  g_assert_true (slicer_get_core_stats (r->slicer, 0, &cs));
+  g_assert_cmpuint (cs.unknown_time, ==, 10 + 5);  /* 50-60, 70-75 */
+  g_assert_cmpuint (cs.task_time, ==, 65);
+  g_assert_cmpuint (cs.idle_time, ==, 20);
+  g_assert_cmpuint (cs.task_time + cs.isr_time + cs.idle_time + cs.unknown_time, ==,
+                    cs.end - cs.start);
+  g_assert_cmpuint (total_anomalies (r), ==, 0);
+  rec_free (r);
+}
+
 /* A TERMINATE of a task switched out as preempted (a poll decoder's late evidence: the core
  * went idle before the task ran again) revises that switch-out to its job's end: no
  * preemption, the job ends there, no suspension. */
@@ -1382,6 +1441,7 @@ main (int argc, char **argv)
   g_test_add_func ("/slicer/wait", test_wait);
   g_test_add_func ("/slicer/pc-samples", test_pc_samples);
   g_test_add_func ("/slicer/poll-evidence", test_poll_evidence);
+  g_test_add_func ("/slicer/switch-evidence", test_switch_evidence);
   g_test_add_func ("/slicer/attach-mid-run", test_attach_mid_run);
   g_test_add_func ("/slicer/jobs-across-gap", test_jobs_across_gap);
   g_test_add_func ("/slicer/job-end-service", test_job_end_service);

@@ -24,16 +24,29 @@
  * (e.g. CounterTick in an unseen timer ISR, sampled over task T1, with T0 running at the next
  * sample).
  *
- * Evidence at a switch from task T to U on a core (why the slicer can count preemptions):
+ * Evidence at a switch from task T to U on a core (why the slicer can count preemptions),
+ * strongest first; the TASK_SWITCH's b says which decided (ProbeEvidence), and so do the b of
+ * the TASK_TERMINATE / TASK_WAIT it emits before the switch (nothing: T was preempted):
  *  1. T's STATE in the same sample: SUSPENDED → TASK_TERMINATE(T) (its job ended); WAITING →
  *     TASK_WAIT(T) (blocked in WaitEvent: neither preempted nor ended); READY → nothing (T was
- *     preempted). RUNNING or an unknown value (reads are not atomic) falls through to 2.
- *  2. Priorities: U idle → TASK_TERMINATE(T) (nothing else was ready); else T's static
- *     priority (or the core's RUNNINGTASKPRIORITY while T ran) against U's running priority in
- *     this sample (or its static one): higher → nothing (preempted), else TASK_TERMINATE(T).
- *  3. Neither: nothing; the slicer's own rule decides.
- *  4. Afterwards (not in trace mode): a task that 2. took for preempted by U may instead have
- *     ended its job just before U began, in the same sample interval (ERIKA's ORTI has no task
+ *     preempted; to idle: it was ready again already, its job ended). RUNNING or an unknown
+ *     value (reads are not atomic) falls through.
+ *  2. Trace mode, a core whose SERVICETRACE classes TerminateTask or ChainTask: every job end
+ *     is traced, so T ended iff it entered one since its switch-in; else it blocked when its
+ *     last service was WaitEvent and the priorities do not say U preempted it; else it was
+ *     preempted (to idle: the services say nothing, 3 decides).
+ *  3. U idle → TASK_TERMINATE(T) (nothing else was ready: it finished, or TASK_WAIT when its
+ *     last traced service was WaitEvent).
+ *  4. Priorities: T's static priority (or the core's RUNNINGTASKPRIORITY while T ran) against
+ *     U's static one (or the running priority in this sample): more urgent → nothing
+ *     (preempted), else TASK_TERMINATE(T).
+ *  5. Neither: PROBE_EVIDENCE_NONE — the slicer's own rule guesses, and says so.
+ *  Contradiction: when 1 or 2 decided that T was preempted while both tasks' static
+ *  priorities say U is not more urgent, the switch's b carries PROBE_EVIDENCE_CONTRADICTED
+ *  (the priorities are wrong: a dynamic priority read while raised by a resource, or the
+ *  order's direction).
+ *  6. Afterwards: a task that 4. took for preempted by U may instead have ended its job just
+ *     before U began, in the same sample interval (ERIKA's ORTI has no task
  *     STATE, so priorities are all there is: measured on the rig, 4-11 false preemptions of a
  *     task never preempted in 10 s). Under fixed-priority scheduling a preempted task runs
  *     again before anything below its priority does. So while it is pending, a sample showing
@@ -41,7 +54,8 @@
  *     a held resource raises), proves it was not ready: TASK_TERMINATE(T) then. The slicer
  *     takes a TERMINATE of a task switched out as preempted as "that switch-out ended its
  *     job" (slicer.h). Seeing T run again first resolves nothing: it was preempted, or its
- *     next job began unseen.
+ *     next job began unseen. In trace mode no switch is unseen: such a TERMINATE carries
+ *     PROBE_EVIDENCE_CONTRADICTED (the priorities were wrong, or T blocked unseen).
  * Trace mode (probe_poll_decoder_set_trace; the SWO mapper's data trace): every write arrives,
  * one value per record, so more can be said —
  *  - ISR2s nest: a core keeps a stack of the ISR2 values it has seen. A new value pushes (the
@@ -54,8 +68,11 @@
  *    last service was SVC_WAIT (WaitEvent) and that the priorities say was not preempted
  *    waits. Services entered inside ISR2s or exceptions are not the task's.
  * VALID: while a core's VALID channel reads 0 (or cannot be read; in trace mode: in the records
- * that carry it), that core's other channels
- * in the sample are ignored (their state holds).
+ * that carry it), that core's other channels in the sample are ignored (their state holds),
+ * but its running task: a "none" value (the OS marks its attributes invalid while it idles) is
+ * read as idle; any other (or none read) pauses the running task — TASK_SWITCH
+ * PROBE_TASK_UNKNOWN, the core's time is unknown — until a valid sample shows the same task
+ * again (TASK_SWITCH of it, evidence unstated: it goes on) or another (a switch as usual).
  * The first sample emits the initial state. A sample whose channel could not be read leaves
  * that channel's state unchanged (the sampler reports the failure). A link gap
  * (probe_poll_decoder_gap) emits GAP and forgets the state, so the next sample re-emits it.
@@ -105,12 +122,16 @@ struct _ProbePollDecoder {
   guint64 events;             /* events emitted */
   guint32 *task_in;           /* per task channel: the task last switched in … */
   gboolean *task_known;       /* … when known */
+  gboolean *paused;           /* per task channel: VALID is false, the core's time unknown
+                               * (TASK_SWITCH PROBE_TASK_UNKNOWN emitted) */
   gint64 prio_prev[PROBE_POLL_MAX_CORES]; /* RUNNINGTASKPRIORITY at the previous sample */
   guint32 isr_under[PROBE_POLL_MAX_CORES]; /* shared variable: the ISR value running, if any */
   gboolean in_isr[PROBE_POLL_MAX_CORES];
   GArray *pending;            /* Pending: switch-outs the priorities took for preemptions */
   guint64 halted;             /* bit c: core c is halted (probe_poll_decoder_core_state): its
                                * channels are ignored */
+  guint64 svc_end_known;      /* bit c: a SERVICE channel of core c classes TerminateTask or
+                               * ChainTask (trace mode: every job end is traced) */
   gboolean trace;             /* trace mode (see the header) … */
   TraceCore *tc;              /* … its per-core state (PROBE_POLL_MAX_CORES), else NULL */
 };
@@ -168,10 +189,15 @@ probe_poll_decoder_new (const ProbePollChannel *channels, guint n_channels, GErr
   d->valid = g_new0 (gboolean, n_channels);
   d->task_in = g_new0 (guint32, n_channels);
   d->task_known = g_new0 (gboolean, n_channels);
+  d->paused = g_new0 (gboolean, n_channels);
   d->pending = g_array_new (FALSE, FALSE, sizeof (Pending));
   d->partial = g_byte_array_new ();
   for (guint c = 0; c < PROBE_POLL_MAX_CORES; c++)
     d->prio_prev[c] = NO_PRIORITY;
+  for (guint i = 0; i < n_channels; i++)
+    for (guint k = 0; channels[i].kind == PROBE_POLL_SERVICE && k < channels[i].n_classes; k++)
+      if (channels[i].classes[k].cls == PROBE_VALUE_SVC_END)
+        d->svc_end_known |= G_GUINT64_CONSTANT (1) << channels[i].core;
   return d;
 }
 
@@ -189,6 +215,7 @@ probe_poll_decoder_free (ProbePollDecoder *d)
   g_free (d->valid);
   g_free (d->task_in);
   g_free (d->task_known);
+  g_free (d->paused);
   g_array_unref (d->pending);
   g_byte_array_unref (d->partial);
   g_free (d->tc);
@@ -347,63 +374,101 @@ priority_channel (ProbePollDecoder *d, guint16 core)
   return -1;
 }
 
-/* Evidence about task @t leaving @core for @u at this sample (rules 1–2 in the header). */
-static void
+/* The priority of task @t on @core as evidence: its static one, else (@running) the core's
+ * running priority read in this sample or, for the task that ran before it, the previous one;
+ * NO_PRIORITY when not known. */
+static gint64
+task_priority (ProbePollDecoder *d, guint16 core, guint32 t, gboolean running, gboolean before)
+{
+  gint sc = state_channel (d, t, core);
+  if (sc >= 0 && d->channels[sc].has_priority)
+    return d->channels[sc].priority;
+  if (!running)
+    return NO_PRIORITY;
+  if (before)
+    return d->prio_prev[core];
+  gint pc = priority_channel (d, core);
+  return pc >= 0 && d->valid[pc] ? d->value[pc] : NO_PRIORITY;
+}
+
+/* Emits @kind (TASK_TERMINATE or TASK_WAIT) of @t on the evidence @ev; returns @ev. */
+static guint32
+decided (ProbePollDecoder *d, ProbeEventFunc func, gpointer user, guint64 ts, guint16 core,
+         ProbeEventKind kind, guint32 t, guint32 ev)
+{
+  emit (d, func, user, ts, core, kind, t, ev);
+  return ev;
+}
+
+/* Evidence about task @t leaving @core for @u at this sample (rules 1–3 in the header): emits
+ * TASK_TERMINATE / TASK_WAIT when the job ended / blocked, and returns the evidence the
+ * decision rests on (ProbeEvidence, with PROBE_EVIDENCE_CONTRADICTED when the two tasks'
+ * static priorities contradict a preemption the stronger evidence decided). */
+static guint32
 switch_out_evidence (ProbePollDecoder *d, guint16 core, guint32 t, guint32 u, guint64 ts,
                      ProbeEventFunc func, gpointer user)
 {
   if (t == PROBE_TASK_IDLE)
-    return;
+    return PROBE_EVIDENCE_UNSTATED;
+  /* the static priorities' verdict on a preemption: a task not more urgent cannot preempt */
+  gint64 st_t = task_priority (d, core, t, FALSE, FALSE), st_u = task_priority (d, core, u,
+                                                                             FALSE, FALSE);
+  guint32 contra = u != PROBE_TASK_IDLE && st_t != NO_PRIORITY && st_u != NO_PRIORITY &&
+                   st_u <= st_t ? PROBE_EVIDENCE_CONTRADICTED : 0;
   gint sc = state_channel (d, t, core);
   if (sc >= 0 && d->valid[sc] && probe_poll_channel_reads (&d->channels[sc])) {
     switch (class_of (&d->channels[sc], d->value[sc])) {
     case PROBE_VALUE_SUSPENDED:
-      emit (d, func, user, ts, core, PROBE_EVENT_TASK_TERMINATE, t, 0);
-      return;
+      return decided (d, func, user, ts, core, PROBE_EVENT_TASK_TERMINATE, t, PROBE_EVIDENCE_STATE);
     case PROBE_VALUE_WAITING:
-      emit (d, func, user, ts, core, PROBE_EVENT_TASK_WAIT, t, 0);
-      return;
+      return decided (d, func, user, ts, core, PROBE_EVENT_TASK_WAIT, t, PROBE_EVIDENCE_STATE);
     case PROBE_VALUE_READY:
-      return; /* preempted */
+      if (u == PROBE_TASK_IDLE) /* ready again already (reads are not atomic): its job ended */
+        return decided (d, func, user, ts, core, PROBE_EVENT_TASK_TERMINATE, t,
+                        PROBE_EVIDENCE_IDLE);
+      return PROBE_EVIDENCE_STATE | contra; /* preempted */
     default:
-      break; /* RUNNING (read before the switch) or unknown: ask the priorities */
+      break; /* RUNNING (read before the switch) or unknown: ask the services, priorities */
     }
   }
   gboolean svc_wait = d->trace && d->tc[core].svc_wait;
-  if (d->trace && d->tc[core].svc_end) {
-    emit (d, func, user, ts, core, PROBE_EVENT_TASK_TERMINATE, t, 0);
-    return;
+  gint64 prio_t = task_priority (d, core, t, TRUE, TRUE);
+  gint64 prio_u = u == PROBE_TASK_IDLE ? NO_PRIORITY : task_priority (d, core, u, TRUE, FALSE);
+  gboolean prio_known = prio_t != NO_PRIORITY && prio_u != NO_PRIORITY;
+  if (d->trace && (d->svc_end_known >> core & 1)) {
+    /* every TerminateTask / ChainTask is traced: one entered since the switch-in ended the job,
+     * none means it did not end (preempted, or blocked in WaitEvent) */
+    if (d->tc[core].svc_end)
+      return decided (d, func, user, ts, core, PROBE_EVENT_TASK_TERMINATE, t,
+                      PROBE_EVIDENCE_SERVICE);
+    if (svc_wait && (u == PROBE_TASK_IDLE || !prio_known || prio_u <= prio_t))
+      return decided (d, func, user, ts, core, PROBE_EVENT_TASK_WAIT, t, PROBE_EVIDENCE_SERVICE);
+    if (u != PROBE_TASK_IDLE)
+      return PROBE_EVIDENCE_SERVICE | contra; /* preempted */
+    /* it left the CPU idle without ending or waiting: the services say nothing after all */
   }
   ProbeEventKind ended = svc_wait ? PROBE_EVENT_TASK_WAIT : PROBE_EVENT_TASK_TERMINATE;
-  gint pc = priority_channel (d, core);
-  if (u == PROBE_TASK_IDLE) {
-    /* nothing else was ready: T finished or waits (a STATE or its last service tells which) */
-    if (sc >= 0 || pc >= 0 || svc_wait)
-      emit (d, func, user, ts, core, ended, t, 0);
-    return;
-  }
-  gint64 prio_t = sc >= 0 && d->channels[sc].has_priority ? d->channels[sc].priority
-                                                           : d->prio_prev[core];
-  gint su = state_channel (d, u, core);
-  gint64 prio_u = pc >= 0 && d->valid[pc] ? d->value[pc]
-                  : su >= 0 && d->channels[su].has_priority ? d->channels[su].priority
-                                                            : NO_PRIORITY;
-  if (prio_t == NO_PRIORITY || prio_u == NO_PRIORITY) {
-    if (svc_wait)
-      emit (d, func, user, ts, core, PROBE_EVENT_TASK_WAIT, t, 0);
-    return; /* no evidence: the slicer decides */
+  guint32 by = svc_wait ? PROBE_EVIDENCE_SERVICE : PROBE_EVIDENCE_IDLE;
+  if (u == PROBE_TASK_IDLE) /* nothing else was ready: T finished or waits */
+    return decided (d, func, user, ts, core, ended, t, by);
+  if (!prio_known) {
+    if (svc_wait) /* its last service may have blocked it */
+      return decided (d, func, user, ts, core, PROBE_EVENT_TASK_WAIT, t, PROBE_EVIDENCE_SERVICE);
+    return PROBE_EVIDENCE_NONE; /* the slicer's rule decides, and says it guessed */
   }
   if (prio_u <= prio_t)
-    emit (d, func, user, ts, core, ended, t, 0);
-  else if (!d->trace) { /* preempted, unless T ended just before U began: rule 4 decides */
-    Pending p = { core, t, prio_t };
-    g_array_append_val (d->pending, p);
-  }
+    return decided (d, func, user, ts, core, ended, t, svc_wait ? by : PROBE_EVIDENCE_PRIORITY);
+  /* preempted, unless (sampled) T ended just before U began, or (trace) the priorities are
+   * wrong: rule 6 decides */
+  Pending p = { core, t, prio_t };
+  g_array_append_val (d->pending, p);
+  return PROBE_EVIDENCE_PRIORITY;
 }
 
-/* Rule 4 (the header): @core now runs @now at running priority @prio (NO_PRIORITY: not
+/* Rule 6 (the header): @core now runs @now at running priority @prio (NO_PRIORITY: not
  * known). A task pending as preempted there that was not resumed first, while a task below
- * its priority or nothing runs, was not ready: its switch-out ended its job. */
+ * its priority or nothing runs, was not ready: its switch-out ended its job (sampled: unseen;
+ * a trace sees every switch, so there the priorities were wrong: a contradiction). */
 static void
 pending_resolve (ProbePollDecoder *d, guint16 core, guint32 now, gint64 prio, guint64 ts,
                  ProbeEventFunc func, gpointer user)
@@ -416,7 +481,8 @@ pending_resolve (ProbePollDecoder *d, guint16 core, guint32 now, gint64 prio, gu
       continue;
     }
     if (p->task != now)
-      emit (d, func, user, ts, core, PROBE_EVENT_TASK_TERMINATE, p->task, 0);
+      emit (d, func, user, ts, core, PROBE_EVENT_TASK_TERMINATE, p->task,
+            PROBE_EVIDENCE_PRIORITY | (d->trace ? PROBE_EVIDENCE_CONTRADICTED : 0));
     g_array_remove_index (d->pending, k);
   }
 }
@@ -470,17 +536,26 @@ task_change (ProbePollDecoder *d, guint i, guint64 ts, ProbeEventFunc func, gpoi
   guint32 now = task_of (ch, d->value[i], &isr_now);
   if (isr_now)
     return; /* an ISR2 over the task that ran before: no switch (entered with the entries) */
+  gboolean resumes = d->paused[i];
+  d->paused[i] = FALSE;
   /* the task beneath: the one last switched in (also when an ISR2 ran in between) */
-  if (d->task_known[i] && d->task_in[i] == now)
+  if (d->task_known[i] && d->task_in[i] == now) {
+    if (resumes) /* valid again, the same task: it goes on */
+      emit (d, func, user, ts, ch->core, PROBE_EVENT_TASK_SWITCH, now, PROBE_EVIDENCE_UNSTATED);
     return;
-  if (d->task_known[i])
-    switch_out_evidence (d, ch->core, d->task_in[i], now, ts, func, user);
-  if (d->pending->len) {
-    gint pc = priority_channel (d, ch->core);
-    pending_resolve (d, ch->core, now, pc >= 0 && d->valid[pc] ? d->value[pc] : NO_PRIORITY,
-                     ts, func, user);
   }
-  emit (d, func, user, ts, ch->core, PROBE_EVENT_TASK_SWITCH, now, 0);
+  guint32 ev = PROBE_EVIDENCE_UNSTATED;
+  if (d->task_known[i])
+    ev = switch_out_evidence (d, ch->core, d->task_in[i], now, ts, func, user);
+  if (d->pending->len) {
+    /* the running priority (a held resource raises it), else the task's own */
+    gint pc = priority_channel (d, ch->core);
+    gint64 prio = pc >= 0 && d->valid[pc] ? d->value[pc]
+                  : now == PROBE_TASK_IDLE ? NO_PRIORITY
+                  : task_priority (d, ch->core, now, FALSE, FALSE);
+    pending_resolve (d, ch->core, now, prio, ts, func, user);
+  }
+  emit (d, func, user, ts, ch->core, PROBE_EVENT_TASK_SWITCH, now, ev);
   if (d->trace)
     d->tc[ch->core].svc_end = d->tc[ch->core].svc_wait = FALSE;
   d->task_in[i] = now;
@@ -561,15 +636,27 @@ decode_sample (ProbePollDecoder *d, guint64 ts, ProbeEventFunc func, gpointer us
     for (guint k = 0; k < d->n_channels; k++)
       if (d->channels[k].core < 64 && (d->halted >> d->channels[k].core) & 1)
         d->valid[k] = FALSE;
-  /* VALID: a core whose gate reads 0 (or was not read) contributes nothing this sample */
+  /* VALID: a core whose gate reads 0 (or was not read) contributes nothing this sample, but
+   * its running-task value: a "no task" one is idle, any other makes the core's time unknown
+   * until it is valid again (its task is paused, not switched out) */
   for (guint i = 0; i < d->n_channels; i++) {
     const ProbePollChannel *g = &d->channels[i];
     if (g->kind != PROBE_POLL_VALID || (d->valid[i] && d->value[i] != 0) ||
         (d->trace && !d->valid[i])) /* a trace record without it: not about it */
       continue;
-    for (guint k = 0; k < d->n_channels; k++)
-      if (d->channels[k].core == g->core)
-        d->valid[k] = FALSE;
+    for (guint k = 0; k < d->n_channels; k++) {
+      const ProbePollChannel *c = &d->channels[k];
+      if (c->core != g->core)
+        continue;
+      if (c->kind == PROBE_POLL_TASK && d->valid[k] && is_none (c, d->value[k]))
+        continue; /* nothing runs: the OS's attributes are invalid because it idles */
+      if (c->kind == PROBE_POLL_TASK && (!d->trace || d->valid[k]) && !d->paused[k] &&
+          d->task_known[k]) {
+        d->paused[k] = TRUE;
+        emit (d, func, user, ts, c->core, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_UNKNOWN, 0);
+      }
+      d->valid[k] = FALSE;
+    }
   }
   for (guint i = 0; i < d->n_channels; i++)
     if (d->valid[i])
@@ -708,6 +795,7 @@ probe_poll_decoder_gap (ProbePollDecoder *d, guint64 ts, ProbeGapReason reason,
   g_array_set_size (d->pending, 0);
   memset (d->known, 0, sizeof (gboolean) * d->n_channels);
   memset (d->task_known, 0, sizeof (gboolean) * d->n_channels);
+  memset (d->paused, 0, sizeof (gboolean) * d->n_channels);
   memset (d->in_isr, 0, sizeof d->in_isr);
   if (d->tc != NULL)
     memset (d->tc, 0, sizeof (TraceCore) * PROBE_POLL_MAX_CORES);
@@ -738,7 +826,7 @@ probe_poll_decoder_core_state (ProbePollDecoder *d, guint16 core, ProbeTargetSta
         PROBE_GAP_HALT | PROBE_GAP_CORE_ONLY);
   for (guint i = 0; i < d->n_channels; i++)
     if (d->channels[i].core == core)
-      d->known[i] = d->task_known[i] = FALSE;
+      d->known[i] = d->task_known[i] = d->paused[i] = FALSE;
   for (guint k = 0; k < d->pending->len;) {
     if (g_array_index (d->pending, Pending, k).core == core)
       g_array_remove_index (d->pending, k);

@@ -41,4 +41,19 @@ probe_event_kind_from_name (const char *name)
   return PROBE_EVENT_NONE;
 }
 
+static const char *const evidence_names[PROBE_EVIDENCE_COUNT] = {
+  [PROBE_EVIDENCE_UNSTATED] = "unstated",
+  [PROBE_EVIDENCE_STATE] = "state",
+  [PROBE_EVIDENCE_SERVICE] = "service",
+  [PROBE_EVIDENCE_PRIORITY] = "priority",
+  [PROBE_EVIDENCE_IDLE] = "idle",
+  [PROBE_EVIDENCE_NONE] = "none",
+};
+
+const char *
+probe_evidence_name (guint e)
+{
+  return e < PROBE_EVIDENCE_COUNT ? evidence_names[e] : NULL;
+}
+
 G_DEFINE_QUARK (probe-error-quark, probe_error)

@@ -40,6 +40,11 @@ typedef enum {
 /* Payload value meaning "no task is running" (NO_TASK / idle) in PROBE_EVENT_TASK_SWITCH.
  * Sources normalise the OS's own NO_TASK value(s) to this. */
 #define PROBE_TASK_IDLE 0xFFFFFFFFu
+/* Payload value of PROBE_EVENT_TASK_SWITCH meaning "what runs on the core is not known" (the
+ * OS marks its attributes invalid, ORTI VALID false): the core's time is unknown until its next
+ * TASK_SWITCH, which resumes the task that ran (the same value again: its job goes on) or
+ * switches it out as any switch does. Never namespaced, never a task. */
+#define PROBE_TASK_UNKNOWN 0xFFFFFFFEu
 /* b of PROBE_EVENT_PC_SAMPLE. */
 #define PROBE_PC_SLEEPING 1u /* the core was asleep (WFI/WFE): the sample counts as idle */
 #define PROBE_PC_HALTED 2u   /* the core was halted (poll: DHCSR.S_HALT in the same batch):
@@ -55,7 +60,8 @@ typedef enum {
 /* What happened. Values are stable: they are stored in databases and capture files. */
 typedef enum {
   PROBE_EVENT_NONE = 0,
-  PROBE_EVENT_TASK_SWITCH = 1,    /* a = task now running on `core` (PROBE_TASK_IDLE: none) */
+  PROBE_EVENT_TASK_SWITCH = 1,    /* a = task now running on `core` (PROBE_TASK_IDLE: none,
+                                   * PROBE_TASK_UNKNOWN: not known), b = ProbeEvidence */
   PROBE_EVENT_TASK_ACTIVATE = 2,  /* a = task made ready (ActivateTask / alarm) */
   PROBE_EVENT_TASK_TERMINATE = 3, /* a = task that terminated (TerminateTask / ChainTask) */
   PROBE_EVENT_ISR_ENTER = 4,      /* a = ISR2 id; nests over the running context */
@@ -79,6 +85,38 @@ typedef enum {
   PROBE_EVENT_STIMULUS = 19,      /* a = ITM stimulus port, b = value written */
   PROBE_EVENT_KIND_COUNT
 } ProbeEventKind;
+
+/* b of PROBE_EVENT_TASK_SWITCH: the evidence the source decided the switch-out of the task
+ * that ran before on the core on (PROBE_EVIDENCE_OF (b)); b of PROBE_EVENT_TASK_TERMINATE and
+ * PROBE_EVENT_TASK_WAIT: the evidence that ended (or blocked) the task. A source that decides
+ * a switch-out emits TASK_TERMINATE or TASK_WAIT before the TASK_SWITCH when the job ended or
+ * blocked, and nothing when it was preempted. 0: the source says nothing — its own
+ * TASK_TERMINATE / TASK_WAIT events decide (a trace library's records), or an old capture.
+ * Stored in databases and capture files: values are stable. */
+typedef enum {
+  PROBE_EVIDENCE_UNSTATED = 0, /* nothing said (see above) */
+  PROBE_EVIDENCE_STATE = 1,    /* the task's STATE (READY: preempted, SUSPENDED: ended, WAITING) */
+  PROBE_EVIDENCE_SERVICE = 2,  /* the job-end services the kernel traced: a task that entered
+                                * TerminateTask or ChainTask since its switch-in ended its job;
+                                * one that did not was preempted (or waits) */
+  PROBE_EVIDENCE_PRIORITY = 3, /* priorities: a more urgent task preempts, an equal or less
+                                * urgent one runs only after the job ended */
+  PROBE_EVIDENCE_IDLE = 4,     /* the core went idle: nothing was ready, so the task ended its
+                                * job (or blocked: WaitEvent) */
+  PROBE_EVIDENCE_NONE = 5,     /* no evidence: a preemption cannot be told from a job's end */
+  PROBE_EVIDENCE_COUNT
+} ProbeEvidence;
+#define PROBE_EVIDENCE_MASK 0xfu
+#define PROBE_EVIDENCE_OF(b) ((ProbeEvidence) ((b) & PROBE_EVIDENCE_MASK))
+/* Or-ed into b of TASK_SWITCH or TASK_TERMINATE: weaker evidence said otherwise — the
+ * priorities of the two tasks contradict what the stronger evidence decided (a task not more
+ * urgent preempted it), or (exact sources) a task taken for preempted on priorities was not
+ * ready after all: the core went idle, or ran a less urgent task, before it resumed. */
+#define PROBE_EVIDENCE_CONTRADICTED 0x10u
+
+/* probe_evidence_name: "state", "service", "priority", "idle", "none"; "unstated" for 0; NULL
+ * when @e is no ProbeEvidence. */
+const char *probe_evidence_name (guint e);
 
 /* b of PROBE_EVENT_GAP: why data was lost. */
 typedef enum {

@@ -300,8 +300,16 @@ gen_write_task (Gen *g, guint8 t)
   if (!gen_state_packet (g))
     return;
   swo_gen_data_value (g->group, 0, TRUE, 1, t);
+  /* the evidence of the switch-out (poll-decoder.c): this map has no priorities and no
+   * job-end services, so only a switch to idle is decided (the job ended) */
+  guint32 ev = 0;
+  if (g->known[0] && g->k_task != t && g->k_task != SWO_GEN_NO_TASK) {
+    ev = t == SWO_GEN_NO_TASK ? PROBE_EVIDENCE_IDLE : PROBE_EVIDENCE_NONE;
+    if (t == SWO_GEN_NO_TASK)
+      gen_expect (g, PROBE_EVENT_TASK_TERMINATE, g->k_task, ev);
+  }
   if (!g->known[0] || g->k_task != t)
-    gen_expect (g, PROBE_EVENT_TASK_SWITCH, task_event_value (t), 0);
+    gen_expect (g, PROBE_EVENT_TASK_SWITCH, task_event_value (t), ev);
   g->known[0] = TRUE;
   g->k_task = t;
 }

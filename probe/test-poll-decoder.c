@@ -66,12 +66,15 @@ test_changes (void)
     { 30, 0, PROBE_EVENT_SERVICE_EXIT, 2, 0 },
     { 30, 1, PROBE_EVENT_DATA, 7, 6 },
     { 40, 0, PROBE_EVENT_ISR_ENTER, 9, 0 },
-    { 50, 0, PROBE_EVENT_TASK_SWITCH, 99, 0 },
+    /* no STATE, no priorities: a switch to another task has no evidence, one to idle ends
+     * the job (nothing else was ready) */
+    { 50, 0, PROBE_EVENT_TASK_SWITCH, 99, PROBE_EVIDENCE_NONE },
     { 60, 0, PROBE_EVENT_ISR_EXIT, 9, 0 },
-    { 60, 0, PROBE_EVENT_TASK_SWITCH, 1, 0 },
+    { 60, 0, PROBE_EVENT_TASK_SWITCH, 1, PROBE_EVIDENCE_NONE },
     { 60, 0, PROBE_EVENT_ISR_ENTER, 12, 0 },
     { 70, 0, PROBE_EVENT_ISR_EXIT, 12, 0 },
-    { 70, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE, 0 },
+    { 70, 0, PROBE_EVENT_TASK_TERMINATE, 1, PROBE_EVIDENCE_IDLE },
+    { 70, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE, PROBE_EVIDENCE_IDLE },
     { 70, 0, PROBE_EVENT_SERVICE_ENTER, 4, 0 },
     { 80, 0, PROBE_EVENT_SERVICE_EXIT, 4, 0 },
     { 80, 0, PROBE_EVENT_TASK_SWITCH, 1, 0 },
@@ -142,7 +145,7 @@ test_gap_and_errors (void)
 
 /* ---- evidence: task states, priorities, a shared running-id variable, VALID ---------------- */
 
-typedef struct { guint64 ts; guint16 core, kind; guint32 a; } Want;
+typedef struct { guint64 ts; guint16 core, kind; guint32 a, b; } Want;
 
 /* Decodes @n_samples rows of @values (every channel read) through @chs and checks the Events
  * against @want; also byte by byte (the same Events). */
@@ -168,11 +171,13 @@ check_events (const ProbePollChannel *chs, guint n_ch, const gint64 *values, gui
     for (guint i = 0; i < MAX (ev->len, n_want); i++) {
       const ProbeEvent *e = i < ev->len ? &g_array_index (ev, ProbeEvent, i) : NULL;
       if (e == NULL || i >= n_want || e->ts != want[i].ts || e->kind != want[i].kind ||
-          e->a != want[i].a || e->core != want[i].core)
-        g_error ("event %u: got %s ts %" G_GUINT64_FORMAT " a %u, want %s ts %" G_GUINT64_FORMAT
-                 " a %u", i, e ? probe_event_kind_name (e->kind) : "nothing", e ? e->ts : 0,
-                 e ? e->a : 0, i < n_want ? probe_event_kind_name (want[i].kind) : "nothing",
-                 i < n_want ? want[i].ts : 0, i < n_want ? want[i].a : 0);
+          e->a != want[i].a || e->b != want[i].b || e->core != want[i].core)
+        g_error ("event %u: got %s ts %" G_GUINT64_FORMAT " a %u b %#x, want %s ts %"
+                 G_GUINT64_FORMAT " a %u b %#x", i,
+                 e ? probe_event_kind_name (e->kind) : "nothing", e ? e->ts : 0, e ? e->a : 0,
+                 e ? e->b : 0, i < n_want ? probe_event_kind_name (want[i].kind) : "nothing",
+                 i < n_want ? want[i].ts : 0, i < n_want ? want[i].a : 0,
+                 i < n_want ? want[i].b : 0);
     }
   }
 }
@@ -207,15 +212,16 @@ test_state_evidence (void)
     1, 0, 0,      /* RUNNING read before the switch, no priorities: no evidence */
   };
   const Want want[] = {
-    { 0, 0, PROBE_EVENT_TASK_SWITCH, 0 },
-    { 10, 0, PROBE_EVENT_TASK_ACTIVATE, 1 }, { 10, 0, PROBE_EVENT_TASK_SWITCH, 1 },
-    { 20, 0, PROBE_EVENT_TASK_TERMINATE, 1 }, { 20, 0, PROBE_EVENT_TASK_SWITCH, 0 },
-    { 30, 0, PROBE_EVENT_TASK_WAIT, 0 }, { 30, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE },
-    { 40, 0, PROBE_EVENT_TASK_SWITCH, 0 },
-    { 50, 0, PROBE_EVENT_TASK_TERMINATE, 0 }, { 50, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE },
-    { 60, 0, PROBE_EVENT_TASK_ACTIVATE, 0 },
-    { 70, 0, PROBE_EVENT_TASK_SWITCH, 0 },
-    { 80, 0, PROBE_EVENT_TASK_ACTIVATE, 1 }, { 80, 0, PROBE_EVENT_TASK_SWITCH, 1 },
+    { 0, 0, PROBE_EVENT_TASK_SWITCH, 0, 0 },
+    { 10, 0, PROBE_EVENT_TASK_ACTIVATE, 1, 0 }, { 10, 0, PROBE_EVENT_TASK_SWITCH, 1, PROBE_EVIDENCE_STATE },
+    { 20, 0, PROBE_EVENT_TASK_TERMINATE, 1, PROBE_EVIDENCE_STATE }, { 20, 0, PROBE_EVENT_TASK_SWITCH, 0, PROBE_EVIDENCE_STATE },
+    { 30, 0, PROBE_EVENT_TASK_WAIT, 0, PROBE_EVIDENCE_STATE }, { 30, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE, PROBE_EVIDENCE_STATE },
+    { 40, 0, PROBE_EVENT_TASK_SWITCH, 0, 0 },
+    { 50, 0, PROBE_EVENT_TASK_TERMINATE, 0, PROBE_EVIDENCE_STATE },
+    { 50, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE, PROBE_EVIDENCE_STATE },
+    { 60, 0, PROBE_EVENT_TASK_ACTIVATE, 0, 0 },
+    { 70, 0, PROBE_EVENT_TASK_SWITCH, 0, 0 },
+    { 80, 0, PROBE_EVENT_TASK_ACTIVATE, 1, 0 }, { 80, 0, PROBE_EVENT_TASK_SWITCH, 1, PROBE_EVIDENCE_NONE },
   };
   check_events (chs, G_N_ELEMENTS (chs), v, G_N_ELEMENTS (v) / 3, want, G_N_ELEMENTS (want));
 }
@@ -241,16 +247,17 @@ test_priority_evidence (void)
     0xFF, 0, 0, 0, 0, /* C ends: idle */
   };
   const Want want[] = {
-    { 0, 0, PROBE_EVENT_TASK_SWITCH, 12 },
-    { 10, 0, PROBE_EVENT_TASK_SWITCH, 10 },
-    { 20, 0, PROBE_EVENT_TASK_TERMINATE, 10 }, { 20, 0, PROBE_EVENT_TASK_SWITCH, 11 },
-    { 30, 0, PROBE_EVENT_TASK_TERMINATE, 11 }, { 30, 0, PROBE_EVENT_TASK_SWITCH, 12 },
-    { 40, 0, PROBE_EVENT_TASK_TERMINATE, 12 }, { 40, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE },
+    { 0, 0, PROBE_EVENT_TASK_SWITCH, 12, 0 },
+    { 10, 0, PROBE_EVENT_TASK_SWITCH, 10, PROBE_EVIDENCE_PRIORITY },
+    { 20, 0, PROBE_EVENT_TASK_TERMINATE, 10, PROBE_EVIDENCE_PRIORITY }, { 20, 0, PROBE_EVENT_TASK_SWITCH, 11, PROBE_EVIDENCE_PRIORITY },
+    { 30, 0, PROBE_EVENT_TASK_TERMINATE, 11, PROBE_EVIDENCE_PRIORITY }, { 30, 0, PROBE_EVENT_TASK_SWITCH, 12, PROBE_EVIDENCE_PRIORITY },
+    { 40, 0, PROBE_EVENT_TASK_TERMINATE, 12, PROBE_EVIDENCE_IDLE },
+    { 40, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE, PROBE_EVIDENCE_IDLE },
   };
   check_events (chs, G_N_ELEMENTS (chs), v, G_N_ELEMENTS (v) / 5, want, G_N_ELEMENTS (want));
 }
 
-/* Rule 4: a switch to a higher task is a preemption only until the core shows idle or a task
+/* Rule 6: a switch to a higher task is a preemption only until the core shows idle or a task
  * below the switched-out one running before it resumed: then it ended its job (ERIKA's ORTI:
  * RUNNINGTASK and RUNNINGTASKPRIORITY, no STATE). */
 static void
@@ -274,24 +281,25 @@ test_priority_revision (void)
     3, 6,    /* V again, raised to 6 by a resource: resumed; U (5) now pending below it */
   };
   const Want want[] = {
-    { 0, 0, PROBE_EVENT_TASK_SWITCH, 1 },
-    { 10, 0, PROBE_EVENT_TASK_SWITCH, 2 },
-    { 20, 0, PROBE_EVENT_TASK_TERMINATE, 2 }, { 20, 0, PROBE_EVENT_TASK_TERMINATE, 1 },
-    { 20, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE },
-    { 30, 0, PROBE_EVENT_TASK_SWITCH, 1 },
-    { 40, 0, PROBE_EVENT_TASK_SWITCH, 2 },
-    { 50, 0, PROBE_EVENT_TASK_TERMINATE, 2 }, { 50, 0, PROBE_EVENT_TASK_SWITCH, 1 },
-    { 60, 0, PROBE_EVENT_TASK_SWITCH, 2 },
-    { 70, 0, PROBE_EVENT_TASK_TERMINATE, 2 }, { 70, 0, PROBE_EVENT_TASK_TERMINATE, 1 },
-    { 70, 0, PROBE_EVENT_TASK_SWITCH, 3 },
-    { 80, 0, PROBE_EVENT_TASK_SWITCH, 2 },
-    { 90, 0, PROBE_EVENT_TASK_SWITCH, 3 },
+    { 0, 0, PROBE_EVENT_TASK_SWITCH, 1, 0 },
+    { 10, 0, PROBE_EVENT_TASK_SWITCH, 2, PROBE_EVIDENCE_PRIORITY },
+    { 20, 0, PROBE_EVENT_TASK_TERMINATE, 2, PROBE_EVIDENCE_IDLE }, { 20, 0, PROBE_EVENT_TASK_TERMINATE, 1, PROBE_EVIDENCE_PRIORITY },
+    { 20, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE, PROBE_EVIDENCE_IDLE },
+    { 30, 0, PROBE_EVENT_TASK_SWITCH, 1, 0 },
+    { 40, 0, PROBE_EVENT_TASK_SWITCH, 2, PROBE_EVIDENCE_PRIORITY },
+    { 50, 0, PROBE_EVENT_TASK_TERMINATE, 2, PROBE_EVIDENCE_PRIORITY }, { 50, 0, PROBE_EVENT_TASK_SWITCH, 1, PROBE_EVIDENCE_PRIORITY },
+    { 60, 0, PROBE_EVENT_TASK_SWITCH, 2, PROBE_EVIDENCE_PRIORITY },
+    { 70, 0, PROBE_EVENT_TASK_TERMINATE, 2, PROBE_EVIDENCE_PRIORITY }, { 70, 0, PROBE_EVENT_TASK_TERMINATE, 1, PROBE_EVIDENCE_PRIORITY },
+    { 70, 0, PROBE_EVENT_TASK_SWITCH, 3, PROBE_EVIDENCE_PRIORITY },
+    { 80, 0, PROBE_EVENT_TASK_SWITCH, 2, PROBE_EVIDENCE_PRIORITY },
+    { 90, 0, PROBE_EVENT_TASK_SWITCH, 3, PROBE_EVIDENCE_PRIORITY },
   };
   check_events (chs, G_N_ELEMENTS (chs), v, G_N_ELEMENTS (v) / 2, want, G_N_ELEMENTS (want));
 }
 
 /* One running-id variable for tasks and ISRs: values of class ISR are ISR2s over the task that
- * ran before them, never task switches; VALID gates a core's samples. */
+ * ran before them, never task switches; VALID gates a core's samples: an invalid sample pauses
+ * the running task (its time unknown) until a valid one resumes it or shows another. */
 static void
 test_shared_variable_and_valid (void)
 {
@@ -303,22 +311,35 @@ test_shared_variable_and_valid (void)
     { .kind = PROBE_POLL_VALID, .name = "VALID", .simple = TRUE },
   };
   const gint64 v[] = {
-    1, 0,   /* not valid yet: garbage ignored */
+    1, 0,   /* not valid yet: garbage ignored (nothing known to pause) */
     0, 1,   /* task 0 */
     2, 1,   /* ISR 2 over task 0 */
     0, 1,   /* back to task 0: no switch */
     3, 1,   /* ISR 3 … */
     1, 1,   /* … then task 1 */
-    7, 0,   /* VALID 0: ignored */
-    4, 1,   /* idle */
+    7, 0,   /* VALID 0, not a "none" value: task 1 paused, the time unknown */
+    7, 0,   /* still unknown: nothing more */
+    1, 1,   /* valid, task 1 again: it goes on */
+    9, 0,   /* paused again … */
+    4, 1,   /* … then idle: task 1 switched out (no evidence but the idle) */
+    0, 1,   /* task 0 */
+    4, 0,   /* VALID 0 with the "none" value: the OS idles, its attributes invalid: idle */
   };
   const Want want[] = {
-    { 10, 0, PROBE_EVENT_TASK_SWITCH, 0 },
-    { 20, 0, PROBE_EVENT_ISR_ENTER, 2 },
-    { 30, 0, PROBE_EVENT_ISR_EXIT, 2 },
-    { 40, 0, PROBE_EVENT_ISR_ENTER, 3 },
-    { 50, 0, PROBE_EVENT_ISR_EXIT, 3 }, { 50, 0, PROBE_EVENT_TASK_SWITCH, 1 },
-    { 70, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE },
+    { 10, 0, PROBE_EVENT_TASK_SWITCH, 0, 0 },
+    { 20, 0, PROBE_EVENT_ISR_ENTER, 2, 0 },
+    { 30, 0, PROBE_EVENT_ISR_EXIT, 2, 0 },
+    { 40, 0, PROBE_EVENT_ISR_ENTER, 3, 0 },
+    { 50, 0, PROBE_EVENT_ISR_EXIT, 3, 0 },
+    { 50, 0, PROBE_EVENT_TASK_SWITCH, 1, PROBE_EVIDENCE_NONE },
+    { 60, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_UNKNOWN, 0 },
+    { 80, 0, PROBE_EVENT_TASK_SWITCH, 1, 0 },
+    { 90, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_UNKNOWN, 0 },
+    { 100, 0, PROBE_EVENT_TASK_TERMINATE, 1, PROBE_EVIDENCE_IDLE },
+    { 100, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE, PROBE_EVIDENCE_IDLE },
+    { 110, 0, PROBE_EVENT_TASK_SWITCH, 0, 0 },
+    { 120, 0, PROBE_EVENT_TASK_TERMINATE, 0, PROBE_EVIDENCE_IDLE },
+    { 120, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE, PROBE_EVIDENCE_IDLE },
   };
   check_events (chs, G_N_ELEMENTS (chs), v, G_N_ELEMENTS (v) / 2, want, G_N_ELEMENTS (want));
 }
@@ -358,10 +379,11 @@ test_core_halted (void)
     { 10, 1, PROBE_EVENT_TASK_SWITCH, 2, 0 },
     { 15, 1, PROBE_EVENT_TARGET_STATE, PROBE_TARGET_HALTED, PROBE_GAP_CORE_ONLY },
     { 15, 1, PROBE_EVENT_GAP, 0, PROBE_GAP_HALT | PROBE_GAP_CORE_ONLY },
-    { 30, 0, PROBE_EVENT_TASK_SWITCH, 4, 0 },   /* core 1's 3 and 5 while halted: ignored */
+    { 30, 0, PROBE_EVENT_TASK_SWITCH, 4, PROBE_EVIDENCE_NONE }, /* core 1's 3 and 5 while
+                                                                   * halted: ignored */
     { 35, 1, PROBE_EVENT_TARGET_STATE, PROBE_TARGET_RUNNING, PROBE_GAP_CORE_ONLY },
     { 40, 1, PROBE_EVENT_TASK_SWITCH, 5, 0 },   /* running again: its state re-emitted */
-    { 50, 0, PROBE_EVENT_TASK_SWITCH, 6, 0 },
+    { 50, 0, PROBE_EVENT_TASK_SWITCH, 6, PROBE_EVIDENCE_NONE },
   };
   g_assert_cmpuint (ev->len, ==, G_N_ELEMENTS (want));
   for (guint i = 0; i < ev->len; i++) {
@@ -385,10 +407,13 @@ test_pc_channel (void)
   };
   const gint64 v[] = { 0xFF, 0x1000, 1, 0x2000, 1, 0x2000, 0xFF, 0xFFFFFFFF };
   const Want want[] = {
-    { 0, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE }, { 0, 0, PROBE_EVENT_PC_SAMPLE, 0x1000 },
-    { 10, 0, PROBE_EVENT_TASK_SWITCH, 1 }, { 10, 0, PROBE_EVENT_PC_SAMPLE, 0x2000 },
-    { 20, 0, PROBE_EVENT_PC_SAMPLE, 0x2000 },
-    { 30, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE }, { 30, 0, PROBE_EVENT_PC_SAMPLE, 0xFFFFFFFF },
+    { 0, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE, 0 },
+    { 0, 0, PROBE_EVENT_PC_SAMPLE, 0x1000, 0 },
+    { 10, 0, PROBE_EVENT_TASK_SWITCH, 1, 0 }, { 10, 0, PROBE_EVENT_PC_SAMPLE, 0x2000, 0 },
+    { 20, 0, PROBE_EVENT_PC_SAMPLE, 0x2000, 0 },
+    { 30, 0, PROBE_EVENT_TASK_TERMINATE, 1, PROBE_EVIDENCE_IDLE },
+    { 30, 0, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_IDLE, PROBE_EVIDENCE_IDLE },
+    { 30, 0, PROBE_EVENT_PC_SAMPLE, 0xFFFFFFFF, PROBE_PC_SLEEPING },
   };
   check_events (chs, 2, v, 4, want, G_N_ELEMENTS (want));
 }
@@ -490,8 +515,8 @@ test_record_formats (void)
   }
   Want want[41];
   for (guint i = 0; i < 40; i++)
-    want[i] = (Want) { 0, 0, PROBE_EVENT_DATA, i };
-  want[40] = (Want) { 10, 0, PROBE_EVENT_DATA, 37 };
+    want[i] = (Want) { 0, 0, PROBE_EVENT_DATA, i, (guint32) i };
+  want[40] = (Want) { 10, 0, PROBE_EVENT_DATA, 37, 100 };
   check_events (many, 40, &vals[0][0], 2, want, 41);
 }
 

@@ -1419,7 +1419,8 @@ test_mapper_data_trace (void)
     ev (PROBE_EVENT_SERVICE_ENTER, 70, 0x20, 0),
     ev (PROBE_EVENT_SERVICE_EXIT, 75, 0x20, 0), ev (PROBE_EVENT_SERVICE_ENTER, 75, 0x30, 0),
     ev (PROBE_EVENT_DATA, 80, SWO_GEN_DATA_ID, 1234),
-    ev (PROBE_EVENT_TASK_SWITCH, 100, PROBE_TASK_IDLE, 0),
+    ev (PROBE_EVENT_TASK_TERMINATE, 100, 2, PROBE_EVIDENCE_IDLE), /* nothing else was ready */
+    ev (PROBE_EVENT_TASK_SWITCH, 100, PROBE_TASK_IDLE, PROBE_EVIDENCE_IDLE),
     ev (PROBE_EVENT_TASK_SWITCH, 110, 3, 0),
     ev (PROBE_EVENT_SERVICE_EXIT, 120, 0x30, 0), ev (PROBE_EVENT_SERVICE_ENTER, 120, 0x40, 0),
     ev (PROBE_EVENT_DATA, 130, SWO_GEN_DATA_ID, 99),
@@ -1618,24 +1619,74 @@ test_mapper_switch_evidence (void)
     dv (45, 0, 1, 3),                           /* T3 activated */
     dv (50, 2, 1, 0x21), dv (51, 2, 1, 0x20),   /* T3: WaitEvent that did not block … */
     dv (60, 0, 1, 2),                           /* … then preempted by T2 (5 > 3) */
-    dv (70, 0, 1, 3),                           /* T2 ends (3 < 5: no preemption) */
-    dv (80, 0, 1, 0xFF),                        /* T3 ends (no service since it resumed) */
+    dv (65, 2, 1, 0x11), dv (66, 2, 1, 0x10), dv (70, 0, 1, 3), /* T2 ends, T3 resumes */
+    dv (75, 0, 1, 1),   /* T1 takes over, T3 entered no TerminateTask: the services say it
+                         * was preempted, the priorities (1 < 3) that it could not be */
+    dv (80, 0, 1, 3),                           /* T3 resumes (3 > 1: T1 preempted) */
+    dv (85, 0, 1, 0xFF),  /* T3 leaves to idle without a service: the idle decides */
   };
+  const guint32 S = PROBE_EVIDENCE_SERVICE;
   const ProbeEvent want[] = {
     ev (PROBE_EVENT_TASK_SWITCH, 10, 1, 0),
-    ev (PROBE_EVENT_TASK_SWITCH, 20, 2, 0),
+    ev (PROBE_EVENT_TASK_SWITCH, 20, 2, S),
     ev (PROBE_EVENT_SERVICE_ENTER, 30, 0x10, 0), ev (PROBE_EVENT_SERVICE_EXIT, 31, 0x10, 0),
-    ev (PROBE_EVENT_TASK_TERMINATE, 32, 2, 0), ev (PROBE_EVENT_TASK_SWITCH, 32, 1, 0),
+    ev (PROBE_EVENT_TASK_TERMINATE, 32, 2, S), ev (PROBE_EVENT_TASK_SWITCH, 32, 1, S),
     ev (PROBE_EVENT_SERVICE_ENTER, 40, 0x20, 0), ev (PROBE_EVENT_SERVICE_EXIT, 41, 0x20, 0),
-    ev (PROBE_EVENT_TASK_WAIT, 42, 1, 0), ev (PROBE_EVENT_TASK_SWITCH, 42, PROBE_TASK_IDLE, 0),
+    ev (PROBE_EVENT_TASK_WAIT, 42, 1, S), ev (PROBE_EVENT_TASK_SWITCH, 42, PROBE_TASK_IDLE, S),
     ev (PROBE_EVENT_TASK_SWITCH, 45, 3, 0),
     ev (PROBE_EVENT_SERVICE_ENTER, 50, 0x20, 0), ev (PROBE_EVENT_SERVICE_EXIT, 51, 0x20, 0),
-    ev (PROBE_EVENT_TASK_SWITCH, 60, 2, 0),
-    ev (PROBE_EVENT_TASK_TERMINATE, 70, 2, 0), ev (PROBE_EVENT_TASK_SWITCH, 70, 3, 0),
-    ev (PROBE_EVENT_TASK_TERMINATE, 80, 3, 0), ev (PROBE_EVENT_TASK_SWITCH, 80, PROBE_TASK_IDLE, 0),
+    ev (PROBE_EVENT_TASK_SWITCH, 60, 2, S),
+    ev (PROBE_EVENT_SERVICE_ENTER, 65, 0x10, 0), ev (PROBE_EVENT_SERVICE_EXIT, 66, 0x10, 0),
+    ev (PROBE_EVENT_TASK_TERMINATE, 70, 2, S), ev (PROBE_EVENT_TASK_SWITCH, 70, 3, S),
+    ev (PROBE_EVENT_TASK_SWITCH, 75, 1, S | PROBE_EVIDENCE_CONTRADICTED),
+    ev (PROBE_EVENT_TASK_SWITCH, 80, 3, S),
+    ev (PROBE_EVENT_TASK_TERMINATE, 85, 3, PROBE_EVIDENCE_IDLE),
+    ev (PROBE_EVENT_TASK_SWITCH, 85, PROBE_TASK_IDLE, PROBE_EVIDENCE_IDLE),
   };
   g_autoptr (GArray) got = map_events (&c, in, G_N_ELEMENTS (in), TRUE, NULL);
   assert_events (got, want, G_N_ELEMENTS (want));
+
+  /* the stress case (e2e swo-rig, CI beside a heavy load): StressLo's dynamic priority read
+   * on a halted target while it held a resource (9, the ceiling) puts it above StressMid (8);
+   * the traced TerminateTask still decides: preempted, and the priorities contradicted */
+  prio[0].priority = 9, prio[1].priority = 8, prio[2].priority = 1;
+  const ProbeSwoPacket flip[] = {
+    dv (10, 0, 1, 1), dv (20, 0, 1, 2),             /* Lo, then Mid preempts it */
+    dv (30, 2, 1, 0x11), dv (31, 2, 1, 0x10), dv (32, 0, 1, 1), /* Mid ends, Lo resumes */
+    dv (40, 2, 1, 0x11), dv (41, 2, 1, 0x10), dv (42, 0, 1, 0xFF), /* Lo ends */
+  };
+  const ProbeEvent want_flip[] = {
+    ev (PROBE_EVENT_TASK_SWITCH, 10, 1, 0),
+    ev (PROBE_EVENT_TASK_SWITCH, 20, 2, S | PROBE_EVIDENCE_CONTRADICTED),
+    ev (PROBE_EVENT_SERVICE_ENTER, 30, 0x10, 0), ev (PROBE_EVENT_SERVICE_EXIT, 31, 0x10, 0),
+    ev (PROBE_EVENT_TASK_TERMINATE, 32, 2, S), ev (PROBE_EVENT_TASK_SWITCH, 32, 1, S),
+    ev (PROBE_EVENT_SERVICE_ENTER, 40, 0x10, 0), ev (PROBE_EVENT_SERVICE_EXIT, 41, 0x10, 0),
+    ev (PROBE_EVENT_TASK_TERMINATE, 42, 1, S), ev (PROBE_EVENT_TASK_SWITCH, 42, PROBE_TASK_IDLE, S),
+  };
+  g_autoptr (GArray) got_flip = map_events (&c, flip, G_N_ELEMENTS (flip), TRUE, NULL);
+  assert_events (got_flip, want_flip, G_N_ELEMENTS (want_flip));
+
+  /* no services traced: the priorities decide; one taken for preempted is found not ready
+   * when the core idles before it resumed: a trace sees every switch, so the priorities were
+   * wrong — the TERMINATE that revises it says so */
+  c.n_comparators = 1;
+  prio[0].priority = 1, prio[1].priority = 5, prio[2].priority = 3;
+  const ProbeSwoPacket by_prio[] = {
+    dv (10, 0, 1, 1), dv (20, 0, 1, 2), dv (30, 0, 1, 1), /* T2 preempts T1, ends (1 < 5) */
+    dv (40, 0, 1, 2), dv (50, 0, 1, 0xFF),                 /* again, but then idle */
+  };
+  const guint32 P = PROBE_EVIDENCE_PRIORITY, I = PROBE_EVIDENCE_IDLE;
+  const ProbeEvent want_prio[] = {
+    ev (PROBE_EVENT_TASK_SWITCH, 10, 1, 0),
+    ev (PROBE_EVENT_TASK_SWITCH, 20, 2, P),
+    ev (PROBE_EVENT_TASK_TERMINATE, 30, 2, P), ev (PROBE_EVENT_TASK_SWITCH, 30, 1, P),
+    ev (PROBE_EVENT_TASK_SWITCH, 40, 2, P),
+    ev (PROBE_EVENT_TASK_TERMINATE, 50, 2, I),
+    ev (PROBE_EVENT_TASK_TERMINATE, 50, 1, P | PROBE_EVIDENCE_CONTRADICTED),
+    ev (PROBE_EVENT_TASK_SWITCH, 50, PROBE_TASK_IDLE, I),
+  };
+  g_autoptr (GArray) got_prio = map_events (&c, by_prio, G_N_ELEMENTS (by_prio), TRUE, NULL);
+  assert_events (got_prio, want_prio, G_N_ELEMENTS (want_prio));
 }
 
 /* VALID over the traced variable itself (Trampoline: running_id != -1): the invalid value
@@ -1650,6 +1701,19 @@ gate_not_minus_one (gpointer plan, ProbeReadFunc read, gpointer read_data, gint6
     return FALSE;
   guint32 v = (guint32) b[0] | (guint32) b[1] << 8 | (guint32) b[2] << 16 | (guint32) b[3] << 24;
   *value = v != 0xFFFFFFFFu;
+  return TRUE;
+}
+
+/* VALID that is false while the OS idles: running_id != 15. */
+static gboolean
+gate_not_idle (gpointer plan, ProbeReadFunc read, gpointer read_data, gint64 *value,
+               GError **error)
+{
+  guint8 b[4];
+  if (!read (0x20000100, 4, b, read_data, error))
+    return FALSE;
+  *value = b[0] != 15 || b[1] || b[2] || b[3];
+  (void) plan;
   return TRUE;
 }
 
@@ -1672,12 +1736,29 @@ test_mapper_gate (void)
     dv (10, 0, 4, 4), dv (20, 0, 4, 0xFFFFFFFF), dv (21, 0, 4, 2), dv (30, 0, 4, 0xFFFFFFFF),
     dv (31, 0, 4, 15),
   };
+  /* the invalid value is no task: what runs is unknown until the next valid one */
   const ProbeEvent want[] = {
-    ev (PROBE_EVENT_TASK_SWITCH, 10, 4, 0), ev (PROBE_EVENT_TASK_SWITCH, 21, 2, 0),
-    ev (PROBE_EVENT_TASK_SWITCH, 31, PROBE_TASK_IDLE, 0),
+    ev (PROBE_EVENT_TASK_SWITCH, 10, 4, 0),
+    ev (PROBE_EVENT_TASK_SWITCH, 20, PROBE_TASK_UNKNOWN, 0),
+    ev (PROBE_EVENT_TASK_SWITCH, 21, 2, PROBE_EVIDENCE_NONE),
+    ev (PROBE_EVENT_TASK_SWITCH, 30, PROBE_TASK_UNKNOWN, 0),
+    ev (PROBE_EVENT_TASK_TERMINATE, 31, 2, PROBE_EVIDENCE_IDLE),
+    ev (PROBE_EVENT_TASK_SWITCH, 31, PROBE_TASK_IDLE, PROBE_EVIDENCE_IDLE),
   };
   g_autoptr (GArray) got = map_events (&c, in, G_N_ELEMENTS (in), TRUE, NULL);
   assert_events (got, want, G_N_ELEMENTS (want));
+  /* a VALID that is false while the OS idles (running id != its idle value, 15): the idle
+   * value is still idle, never time dropped or charged to the task before */
+  gate.eval = gate_not_idle;
+  const ProbeSwoPacket idling[] = { dv (10, 0, 4, 4), dv (20, 0, 4, 15), dv (30, 0, 4, 2) };
+  const ProbeEvent want_idling[] = {
+    ev (PROBE_EVENT_TASK_SWITCH, 10, 4, 0),
+    ev (PROBE_EVENT_TASK_TERMINATE, 20, 4, PROBE_EVIDENCE_IDLE),
+    ev (PROBE_EVENT_TASK_SWITCH, 20, PROBE_TASK_IDLE, PROBE_EVIDENCE_IDLE),
+    ev (PROBE_EVENT_TASK_SWITCH, 30, 2, 0),
+  };
+  g_autoptr (GArray) got_idling = map_events (&c, idling, G_N_ELEMENTS (idling), TRUE, NULL);
+  assert_events (got_idling, want_idling, G_N_ELEMENTS (want_idling));
   /* a gate that reads something no comparator traces is refused */
   ProbePollRead other = { 0x20000200, 4 };
   gate.reads = &other;

@@ -192,9 +192,10 @@ static const char *const statement_sql[ST_COUNT] = {
                    "run_total, load, load_bound, time_bound, slice_min, slice_max, slice_avg, "
                    "slice_p50, slice_p90, slice_p99, job_min, job_max, job_avg, job_p50, "
                    "job_p90, job_p99, period_min, period_max, period_avg, response_min, "
-                   "response_max, response_avg, response_p50, response_p90, response_p99) "
+                   "response_max, response_avg, response_p50, response_p90, response_p99, "
+                   "evidence, evidence_note, undecided, contradictions) "
                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                   "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   [ST_FUNCTION_STAT] = "INSERT OR REPLACE INTO function_stat (session_id, function, count, "
                        "gross_total, net_total, self_total, net_min, net_max, net_avg, "
                        "net_p50, net_p90, net_p99, period_min, period_max, period_avg) "
@@ -907,6 +908,16 @@ bind_bounds (sqlite3_stmt *st, int *k, gint64 total_bound, gint64 time_bound, co
     sqlite3_bind_null (st, (*k)++);
 }
 
+/* A fixed-size text field: NULL when empty. */
+static inline void
+bind_t (sqlite3_stmt *st, int *k, const char *v)
+{
+  if (v[0] == '\0')
+    sqlite3_bind_null (st, (*k)++);
+  else
+    sqlite3_bind_text (st, (*k)++, v, -1, SQLITE_TRANSIENT);
+}
+
 static inline void
 bind_d (sqlite3_stmt *st, int *k, double v)
 {
@@ -979,6 +990,10 @@ bind_task_stat (sqlite3_stmt *st, int *k, gconstpointer row)
   bind_i (st, k, r->response_p50);
   bind_i (st, k, r->response_p90);
   bind_i (st, k, r->response_p99);
+  bind_t (st, k, r->evidence);
+  bind_t (st, k, r->evidence_note);
+  bind_i (st, k, r->undecided);
+  bind_i (st, k, r->contradictions);
 }
 
 static void

@@ -54,7 +54,7 @@ typedef enum {
 } StoreError;
 
 /* Schema version this build reads and writes (store-schema.c keeps the history). */
-#define STORE_SCHEMA_VERSION 16
+#define STORE_SCHEMA_VERSION 17
 
 /* --- rows -------------------------------------------------------------------------------- */
 
@@ -177,6 +177,12 @@ typedef struct {
   gint64 response_min, response_max; /* activation to termination (or the job's gross) */
   double response_avg;
   gint64 response_p50, response_p90, response_p99;
+  /* on what its job-level figures rest (daemon/session-evidence.h): "state", "service",
+   * "priority", "events", "idle", "none" (those figures are then unknown); "": not said */
+  char evidence[12];
+  char evidence_note[480]; /* the plan, the counts, the reason (truncated to fit) */
+  gint64 undecided;        /* switch-outs decided on no evidence; -1 unknown */
+  gint64 contradictions;   /* what happened contradicted its priorities; -1 unknown */
 } StoreTaskStat;
 
 /* Per-function statistics: over all tasks (task < 0) or within one task. */

@@ -78,6 +78,40 @@ check__evaluate (StoreDb *db, const CheckSession *session, const BudgetSet *set,
   return g_steal_pointer (&results);
 }
 
+/* The session's invariants (session-invariants.h) as one more "budget": a session whose
+ * figures break them is judged undecided whatever its budgets say (a fault of the
+ * measurement decides nothing), with the broken ones named. */
+static const BudgetStatistic invariants_stat = { .key = "invariants", .value_sql = "NULL",
+                                                 .unit = "broken" };
+static const Budget invariants_budget = { .kind = BUDGET_KIND_SESSION, .stat = &invariants_stat,
+                                          .limit = 0 };
+
+/* check__invariants: the result for the session's broken invariants (anomalies kind
+ * 'invariant:…'), appended to @results when there are any; their details into *@details. */
+static gboolean
+check__invariants (StoreDb *db, const CheckSession *session, GArray *results, char **details,
+                   GError **error)
+{
+  g_autoptr (sqlite3_stmt) stmt = check_db_prepare (
+    db, "SELECT count(*), group_concat(detail, '; ') FROM anomalies WHERE session_id = ?1 AND "
+        "kind LIKE 'invariant:%'", error);
+  if (stmt == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (stmt, 1, session->id);
+  if (sqlite3_step (stmt) != SQLITE_ROW) {
+    g_set_error (error, STORE_ERROR, STORE_ERROR_SQL, "%s", sqlite3_errmsg (store_db_handle (db)));
+    return FALSE;
+  }
+  gint64 n = sqlite3_column_int64 (stmt, 0);
+  if (n == 0)
+    return TRUE;
+  CheckResult r = { .budget = &invariants_budget, .value = (double) n, .lo = NAN, .hi = NAN,
+                    .limit = 0, .limit_lo = 0, .limit_hi = 0, .verdict = BUDGET_UNDECIDED };
+  g_array_append_val (results, r);
+  *details = g_strdup ((const char *) sqlite3_column_text (stmt, 1));
+  return TRUE;
+}
+
 /* check__measured: "23.1 ± 0.4 %", "2 (2…3)", "NULL", "12 ± ? µs" (newly allocated). */
 static char *
 check__measured (const CheckResult *r)
@@ -87,6 +121,8 @@ check__measured (const CheckResult *r)
   g_autofree char *v = check_db_format (r->value);
   if (isnan (r->value))
     return g_strdup ("NULL");
+  if (r->budget == &invariants_budget)
+    return g_strdup_printf ("%s %s", v, unit);
   if (isnan (r->lo) || isnan (r->hi))
     return g_strdup_printf ("%s ± ?%s%s", v, sep, unit);
   if (r->lo == r->value && r->hi == r->value)
@@ -127,6 +163,10 @@ check__limit (const CheckResult *r)
 static char *
 check__message (const CheckResult *r)
 {
+  if (r->budget == &invariants_budget)
+    return g_strdup_printf ("session: its figures break %.0f invariants, a fault of the "
+                            "measurement, so nothing is decided (the session's anomalies "
+                            "'invariant:…' name them)", r->value);
   g_autofree char *obj = check__object (r->budget);
   g_autofree char *measured = check__measured (r);
   g_autofree char *limit = check__limit (r);
@@ -173,6 +213,8 @@ check_report_print_table (const CheckReport *report, FILE *out)
   }
   fprintf (out, "%u budgets: %u pass, %u violated, %u undecided\n", results->len,
           counts[BUDGET_PASS], counts[BUDGET_VIOLATION], counts[BUDGET_UNDECIDED]);
+  if (report->invariants != NULL)
+    fprintf (out, "broken invariants (the session is undecided): %s\n", report->invariants);
 }
 
 char *
@@ -219,6 +261,11 @@ check_report_to_json (const CheckReport *report)
     json_builder_end_object (b);
   }
   json_builder_end_array (b);
+  json_builder_set_member_name (b, "invariants");
+  if (report->invariants != NULL)
+    json_builder_add_string_value (b, report->invariants);
+  else
+    json_builder_add_null_value (b);
   json_builder_end_object (b);
   return check_json_finish (b);
 }
@@ -316,6 +363,7 @@ check_report_free (CheckReport *report)
     return;
   check_session_free (report->session);
   g_clear_pointer (&report->results, g_array_unref);
+  g_free (report->invariants);
   g_free (report);
 }
 
@@ -328,7 +376,11 @@ check_report_new (StoreDb *db, gint64 session_id, const BudgetSet *set, GError *
   g_autoptr (GArray) results = check__evaluate (db, session, set, error);
   if (results == NULL)
     return NULL;
+  g_autofree char *invariants = NULL;
+  if (!check__invariants (db, session, results, &invariants, error))
+    return NULL;
   CheckReport *report = g_new0 (CheckReport, 1);
+  report->invariants = g_steal_pointer (&invariants);
   report->session = g_steal_pointer (&session);
   report->set = set;
   report->results = g_steal_pointer (&results);

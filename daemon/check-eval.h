@@ -40,6 +40,9 @@ typedef struct {
   GArray *results;       /* CheckResult, in the budgets file's order */
   guint counts[3];       /* results per BudgetVerdict */
   int status;            /* CHECK_EXIT_PASS, _VIOLATION or _UNDECIDED */
+  char *invariants;      /* the session's broken invariants (session-invariants.h), "; "
+                          * separated, or NULL: they hold. When broken, results ends with an
+                          * undecided "session invariants" result */
 } CheckReport;
 
 void check_report_free (CheckReport *report);

@@ -14,6 +14,7 @@
 #include "session-sampler.h"
 #include "session-stats.h"
 #include "session-evidence.h"
+#include "session-invariants.h"
 #include "session-swo.h"
 #include "session-watch.h"
 #include "slicer.h"
@@ -58,6 +59,7 @@ struct _Session {
   Slicer *slicer;
   SessionStats *stats;          /* the slicer's statistics → store rows (live and final) */
   SessionEvidence *evidence;    /* each task's evidence plan (the stats judge by it) */
+  GHashTable *violated;         /* "kind task core" of the invariants reported broken */
   SessionPcprof *pcprof;        /* PC samples → the sampled profile (live and final) */
   SessionSampler *sampler;      /* RTT with --pc-sample: the PC sampler beside the stream
                                  * (NULL while a failed one waits to start again) */
@@ -266,6 +268,7 @@ session_free (Session *s)
   g_clear_pointer (&s->swo, session_swo_set_free);
   g_clear_pointer (&s->stats, session_stats_free);
   g_clear_pointer (&s->evidence, session_evidence_free);
+  g_clear_pointer (&s->violated, g_hash_table_unref);
   g_clear_pointer (&s->pcprof, session_pcprof_free);
   g_clear_pointer (&s->w, session_watch_free);
   g_clear_pointer (&s->events, g_array_unref);
@@ -419,7 +422,7 @@ publish_live (Session *s)
     s->rate_mark_time = now;
     s->rate_mark_count = count;
   }
-  guint64 anomalies = 0;
+  guint64 anomalies = s->violated != NULL ? g_hash_table_size (s->violated) : 0;
   for (guint k = 0; k < SLICER_ANOMALY_KIND_COUNT; k++)
     anomalies += slicer_anomaly_count (s->slicer, k);
   s->live.anomalies = anomalies;
@@ -1175,6 +1178,34 @@ run_source (Session *s, GError **error)
 
 /* ---- statistics: live (at most once a second) and at the end ------------------------------ */
 
+/* The invariants of the figures (session-invariants.h): each one found broken is reported once,
+ * at once — a warning, and an anomaly on the session. */
+static gboolean
+check_invariants (Session *s, gboolean final, GError **error)
+{
+  g_autoptr (GArray) found = g_array_new (FALSE, FALSE, sizeof (SessionViolation));
+  g_array_set_clear_func (found, session_violation_clear);
+  session_invariants_check (s->slicer, s->evidence, s->w->task_names,
+                            s->capture_kind != PROBE_SOURCE_POLL, final, found);
+  if (s->violated == NULL)
+    s->violated = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < found->len; i++) {
+    const SessionViolation *v = &g_array_index (found, SessionViolation, i);
+    char *key = g_strdup_printf ("%s %" G_GINT64_FORMAT " %u", v->kind, v->task, v->core);
+    if (!g_hash_table_add (s->violated, key))
+      continue;
+    g_log_structured ("orti-profd", G_LOG_LEVEL_WARNING, "MESSAGE", "session %" G_GINT64_FORMAT
+                      ": broken invariant (a fault of the measurement, not a result): %s",
+                      s->id, v->detail);
+    StoreAnomaly a = { .ts = (gint64) s->last_ts, .core = v->core, .task = v->task,
+                       .kind = v->kind, .detail = v->detail };
+    if (!store_writer_push_anomalies (s->writer, s->id, &a, 1, error))
+      return FALSE;
+  }
+  publish_live (s);
+  return TRUE;
+}
+
 /* The statistics and the measurement quality into the store: when a live refresh is due,
  * or always when @final. */
 static gboolean
@@ -1182,6 +1213,8 @@ write_stats (Session *s, gboolean final, GError **error)
 {
   if (!final && !session_stats_due (s->stats))
     return TRUE;
+  if (!check_invariants (s, final, error))
+    return FALSE;
   SessionLive live;
   session_get_live (s, &live);
   StoreSessionQuality q = { .gap_count = (gint64) live.gaps, .dropped_events = (gint64) live.drops,

@@ -114,6 +114,13 @@ typedef struct {
   guint64 decided[PROBE_EVIDENCE_COUNT]; /* switch-outs by the evidence the source stated */
   guint64 contradictions;           /* switches and ends flagged PROBE_EVIDENCE_CONTRADICTED */
   guint64 guessed_preemptions, guessed_ends; /* switch-outs to a task the rule guessed */
+  guint64 acct0;                    /* execution time when the current stretch began: a
+                                     * measured job, or time in no measured job … */
+  guint64 unmeasured;               /* … the closed stretches of the latter (cut, forgotten,
+                                     * replaced jobs, time between jobs) */
+  guint32 ends_in_slice;            /* jobs ended since the switch-in … */
+  guint64 ends_extra;               /* … beyond one, over the closed slices (a job restarted
+                                     * without a switch-out between) */
   guint64 starts_after_task;        /* fresh switch-ins right after another task's slice */
   SlicerAcc run_interval, period, response;
   SlicerHist run_hist, period_hist;
@@ -713,10 +720,21 @@ func_exit (Slicer *s, Core *core, guint16 coreno, guint64 ts, guint32 func, gboo
 
 /* ---------------------------------------------------------------- tasks */
 
+/* A stretch of @t's execution time ends at @ts (its execution time @now): one in no measured
+ * job (@measured FALSE) counts as unmeasured (SlicerTaskStats.run_unmeasured). */
+static inline void
+acct_close (Ctx *t, guint64 now, gboolean measured)
+{
+  if (!measured)
+    t->unmeasured += now - t->acct0;
+  t->acct0 = now;
+}
+
 /* A job of @t begins at @ts: its period, and the net time it will have used when it ends. */
 static void
 job_start (Ctx *t, guint64 ts)
 {
+  acct_close (t, ctx_exec_now (t, ts), FALSE);
   if (t->has_job) {
     slicer_acc_add (&t->period, ts - t->last_job);
     slicer_hist_add (&t->period_hist, ts - t->last_job);
@@ -737,6 +755,9 @@ job_done (Ctx *t, guint64 ts, guint64 response)
     task_on_core (t, t->job_core_set ? t->job_core
                                       : (guint16) (t->core >= 0 ? t->core : t->out_core))->jobs++;
   t->job_core_set = FALSE;
+  t->ends_in_slice += t->core >= 0;
+  guint64 now = ctx_exec_now (t, ts);
+  acct_close (t, now, t->job_open && !t->job_cut);
   if (t->job_cut) {
     t->jobs_cut++;
     t->job_cut = FALSE;
@@ -746,7 +767,7 @@ job_done (Ctx *t, guint64 ts, guint64 response)
   slicer_acc_add (&t->response, response);
   slicer_hist_add (&t->response_hist, response);
   if (t->job_open) {
-    guint64 net = ctx_exec_now (t, ts) - t->job_exec0;
+    guint64 net = now - t->job_exec0;
     slicer_acc_add (&t->job_net, net);
     slicer_hist_add (&t->job_hist, net);
     t->job_open = FALSE;
@@ -862,6 +883,9 @@ task_switch_out (Slicer *s, Ctx *t, guint64 ts, SwitchOutReason why, Ctx *next, 
     };
     s->cfg.sink.on_slice (&sl, s->cfg.sink.user_data);
   }
+  if (t->ends_in_slice > 1)
+    t->ends_extra += t->ends_in_slice - 1;
+  t->ends_in_slice = 0;
   t->last_out_preempted = preempted;
   s->n_preempted += preempted;
   t->out_waiting = why == OUT_SWITCH && t->waiting;
@@ -934,6 +958,7 @@ task_switch_in (Slicer *s, guint16 coreno, Ctx *t, guint64 ts, gboolean after_ta
     /* a job begins here: no activation events, or (a sampled source) its activation went
      * unseen: the job is counted from this first switch-in */
     if (start_unknown) {
+      acct_close (t, ctx_exec_now (t, ts), FALSE);
       t->has_job = FALSE; /* no period from or to an unknown start */
       t->job_open = FALSE;
       t->job_cut = TRUE;
@@ -1416,6 +1441,7 @@ ctx_close_open (Slicer *s, Ctx *c, guint64 ts, guint32 flags, gboolean gap)
 static void
 task_forget_job (Ctx *t)
 {
+  acct_close (t, t->exec, FALSE); /* (switched out: its execution time stands still) */
   t->job_open = t->in_job = t->pending_activation = t->has_job = FALSE;
   t->xq_n = 0; /* the starts they awaited may be lost in the gap */
   t->waiting = t->out_waiting = FALSE;
@@ -1792,6 +1818,8 @@ slicer_get_task_stats (const Slicer *self, gsize index, SlicerTaskStats *out)
   out->contradictions = t->contradictions;
   out->guessed_preemptions = t->guessed_preemptions;
   out->guessed_ends = t->guessed_ends;
+  out->run_unmeasured = t->unmeasured + (ctx_exec_latest (self, t) - t->acct0);
+  out->jobs_in_slice_extra = t->ends_extra;
   out->run_time = ctx_exec_latest (self, t);
   if (self->any_event && self->last_ts > self->first_ts)
     out->load_pct = 100.0 * (double) out->run_time / (double) (self->last_ts - self->first_ts);

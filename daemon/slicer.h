@@ -352,6 +352,12 @@ typedef struct {
   guint64 guessed_preemptions; /* switch-outs to another task the rule guessed (no evidence):
                              * counted in preemptions … */
   guint64 guessed_ends;     /* … or taken for job ends */
+  guint64 run_unmeasured;   /* of run_time, what no complete job's net holds (jobs cut by the
+                             * start or a gap, the job still open, time between jobs):
+                             * run_time = job.total + run_unmeasured, always */
+  guint64 jobs_in_slice_extra; /* jobs that ended in a closed slice after another had (a job
+                             * restarted without a switch-out): closed slices ≥ preemptions +
+                             * waits + jobs − this − 1 */
   guint64 run_time;         /* ticks executing (ISR2 time excluded), up to the last event */
   double load_pct;          /* run_time / session span × 100 */
   SlicerMeasure run_interval; /* closed slices, switch-in → switch-out: net (ISR2s excluded) */

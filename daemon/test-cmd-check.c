@@ -344,6 +344,52 @@ test_check_undecided (void)
   g_assert_cmpstr (json_object_get_string_member (r0, "verdict"), ==, "undecided");
 }
 
+/* A session whose figures break an invariant (session-invariants.h: an anomaly
+ * 'invariant:…') is undecided whatever its budgets say, and every report names why. */
+static void
+test_check_invariants (void)
+{
+  g_autofree char *path = g_build_filename (dir, "invariants.db", NULL);
+  g_autoptr (GError) error = NULL;
+  StoreWriter *w = store_writer_new (path, NULL, &error);
+  g_assert_no_error (error);
+  StoreSessionInfo info = { .name = "broken", .source_kind = "swo", .clock = "target",
+                            .tick_rate_hz = 1e6 };
+  gint64 id = store_writer_begin_session (w, &info, &error);
+  g_assert_true (store_writer_add_core (w, id, 0, "cm3", &error));
+  StoreCoreStat cs = { .core = 0, .start = 0, .end = 1000, .task_time = 100, .idle_time = 900 };
+  g_assert_true (store_writer_put_core_stats (w, id, &cs, 1, &error));
+  StoreAnomaly a = { .ts = 1000, .core = 0, .task = -1, .kind = "invariant:core_sum",
+                     .detail = "core 0: task 100 + ISR2 0 + idle 800 + unknown 0 = 900 ticks, "
+                               "but its span is 1000" };
+  g_assert_true (store_writer_push_anomalies (w, id, &a, 1, &error));
+  g_assert_true (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error));
+  g_assert_true (store_writer_close (w, &error));
+  g_assert_no_error (error);
+  g_autofree char *budgets = write_budgets ("invariants.ini", "[core 0]\nload_max = 50\n");
+  g_autofree char *junit = g_build_filename (dir, "invariants.xml", NULL);
+  g_autofree char *out = NULL;
+  g_assert_cmpint (run (&out, NULL, "check", "--db", path, "--budgets", budgets, "--junit",
+                        junit, NULL), ==, 3);
+  g_assert_nonnull (strstr (out, "2 budgets: 1 pass, 0 violated, 1 undecided"));
+  g_assert_nonnull (strstr (out, "broken invariants (the session is undecided): core 0: task "
+                                 "100 + ISR2 0 + idle 800"));
+  g_autofree char *summary = junit_summary (junit);
+  if (summary != NULL)
+    g_assert_cmpstr (summary, ==, "2 0 1: core.0/load_max=pass session.session/invariants="
+                     "undecided");
+  g_assert_cmpint (run (&out, NULL, "check", "--db", path, "--budgets", budgets, "--json",
+                        NULL), ==, 3);
+  g_autoptr (JsonNode) root = parse_json (out);
+  g_assert_nonnull (strstr (json_object_get_string_member (json_node_get_object (root),
+                                                           "invariants"), "its span is 1000"));
+  /* the sessions of the other tests break none */
+  g_assert_cmpint (run (&out, NULL, "check", "--db", db_path, "--session", "1", "--budgets",
+                        budgets, "--json", NULL), ==, 0);
+  g_autoptr (JsonNode) clean = parse_json (out);
+  g_assert_true (json_object_get_null_member (json_node_get_object (clean), "invariants"));
+}
+
 static void assert_bad (const char *text, const char *where);
 
 /* A database of its own (the other tests count sessions): a sampled session whose Task0
@@ -1265,6 +1311,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cmd-check/pass", test_check_pass);
   g_test_add_func ("/cmd-check/violation", test_check_violation);
   g_test_add_func ("/cmd-check/undecided", test_check_undecided);
+  g_test_add_func ("/cmd-check/invariants", test_check_invariants);
   g_test_add_func ("/cmd-check/bad-input", test_check_bad_input);
   g_test_add_func ("/cmd-check/deadline", test_check_deadline);
   g_test_add_func ("/cmd-check/derive", test_check_derive);

@@ -250,6 +250,13 @@ check_properties (Rec *r)
     }
     g_assert_cmpuint (tc_run, ==, ts.run_time);
     g_assert_cmpuint (tc_jobs, ==, ts.job.count + ts.jobs_cut);
+    /* the run time of complete jobs is their net per job times their count; the rest is
+     * accounted for (session-invariants.h) */
+    g_assert_cmpuint (ts.job.total + ts.run_unmeasured, ==, ts.run_time);
+    /* a preemption, a wait and a job end each close a slice (a job restarted in one slice
+     * apart; the last slice may be open) */
+    g_assert_cmpuint (ts.preemptions + ts.waits + ts.job.count + ts.jobs_cut, <=,
+                      ts.run_interval.count + ts.jobs_in_slice_extra + 1);
   }
   g_assert_cmpuint (run, ==, core_task);
   for (gsize c = 0; c < slicer_n_cores (s); c++) {

@@ -332,17 +332,27 @@ class Starver:
         self.thread.join()
 
 
-def window(tmp, seconds, extra=(), record=None, source=None, watch_log=False, starve=False):
+def window(tmp, seconds, extra=(), record=None, source=None, watch_log=False, starve=False,
+           attach_sees=None):
     """Halt, truths, attach, run `seconds`, halt, truths, stop. Returns (session, fw0, fw1,
     unit0, unit1, -d int log of the window); the trace unit's truths are None without it
     (@watch_log: unit1 has the log of every write to run-rig's --watch variable; @starve: the
-    session is starved while the target runs, Starver)."""
+    session is starved while the target runs, Starver).
+    @attach_sees: {address: byte} the session reads on the halted target while it attaches
+    (what a halt at another instant would have shown it), each put back before the target
+    runs: the firmware never sees them."""
     tcl = Tcl()
     tcl.halt()
+    saved = {}
+    for addr, value in (attach_sees or {}).items():
+        saved[addr] = int(tcl(f"read_memory 0x{addr:08x} 8 1"), 16)
+        tcl(f"write_memory 0x{addr:08x} 8 {value}")
     log = os.environ.get("ORTI_RIG_QEMU_LOG")
     unit = os.environ.get("ORTI_RIG_TRACE_UNIT") == "1"
     f0, u0 = fw_truth(halted=True), unit_truth() if unit else None
     s = Session(tmp, source if source is not None else swo_args(), extra, record)
+    for addr, value in saved.items():
+        tcl(f"write_memory 0x{addr:08x} 8 {value}")
     log_a = os.path.getsize(log) if log else 0
     starver = Starver(s.proc.pid) if starve else None
     tcl.resume()

@@ -420,6 +420,9 @@ put_isrs (SessionStats *ss, const Slicer *slicer, const Bounds *b, GError **erro
       .isr = c.id, .count = (gint64) c.count, .incomplete = (gint64) c.incomplete,
       .net_total = (gint64) c.net.total, .gross_total = (gint64) c.gross.total,
       .max_depth = nest.max_depth, .nested = (gint64) nest.nested,
+      /* where its instances ran, when an exception trace told (none: not known) */
+      .thread_mode = nest.thread + nest.handler > 0 ? (gint64) nest.thread : STORE_UNKNOWN,
+      .handler_mode = nest.thread + nest.handler > 0 ? (gint64) nest.handler : STORE_UNKNOWN,
     };
     measure (&c.net, &r.net_min, &r.net_max, &r.net_avg);
     percentiles (&c.net_pct, c.count, &r.net_p50, &r.net_p90, &r.net_p99);

@@ -149,6 +149,8 @@ typedef struct {
   guint32 isr_victim;               /* ctxs index of the task/idle it interrupted */
   guint32 isr_max_depth;            /* deepest nesting level entered at */
   guint64 isr_nested;               /* instances entered over another ISR2 */
+  guint64 isr_thread, isr_handler;  /* instances the source saw end in thread mode (a
+                                     * process) / in their handler (ISR_EXIT's PROBE_ISR_*) */
   /* context×service */
   guint32 *ts;                      /* service index → context×service index + 1 (0: none) */
   guint32 ts_len;
@@ -1212,13 +1214,21 @@ isr_enter (Slicer *s, Core *core, guint16 coreno, guint64 ts, guint32 isr)
 }
 
 static void
-isr_exit (Slicer *s, Core *core, guint16 coreno, guint64 ts, guint32 isr)
+isr_exit (Slicer *s, Core *core, guint16 coreno, guint64 ts, guint32 isr, guint32 where)
 {
   if (core->isr_depth == 0) {
     anomaly (s, SLICER_ANOMALY_ISR_EXIT_WITHOUT_ENTER, coreno, ts, core->base, isr, PROBE_ID_ANY);
     return;
   }
   Ctx *top = core->isr[core->isr_depth - 1];
+  Ctx *ended = isr == PROBE_ID_ANY ? top : NULL;
+  for (guint32 k = core->isr_depth; ended == NULL && k-- > 0;)
+    if (core->isr[k]->id == isr)
+      ended = core->isr[k];
+  if (ended != NULL) { /* where it ran, as the source says (PROBE_ISR_*) */
+    ended->isr_thread += (where & PROBE_ISR_THREAD) != 0;
+    ended->isr_handler += (where & PROBE_ISR_HANDLER) != 0;
+  }
   if (isr == PROBE_ID_ANY || top->id == isr) {
     isr_close_top (s, core, coreno, ts, 0, TRUE);
     return;
@@ -1583,7 +1593,7 @@ slicer_feed (Slicer *self, const ProbeEvent *events, gsize n)
       isr_enter (self, core, coreno, ts, ev->a);
       break;
     case PROBE_EVENT_ISR_EXIT:
-      isr_exit (self, core, coreno, ts, ev->a);
+      isr_exit (self, core, coreno, ts, ev->a, ev->b);
       break;
     case PROBE_EVENT_SERVICE_ENTER:
       func_enter (self, core, coreno, ts, ev->a, 0, TRUE);
@@ -1938,6 +1948,8 @@ slicer_get_isr_nesting (const Slicer *self, gsize index, SlicerIsrNesting *out)
   out->isr = c->id;
   out->max_depth = c->isr_max_depth;
   out->nested = c->isr_nested;
+  out->thread = c->isr_thread;
+  out->handler = c->isr_handler;
   return TRUE;
 }
 

@@ -456,12 +456,16 @@ typedef struct {
   SlicerPercentiles pct;    /* of latency */
 } SlicerCrossCoreStats;
 
-/* ISR2 nesting, by the index of slicer_get_isr_stats(). */
+/* ISR2 nesting and where its instances ran, by the index of slicer_get_isr_stats(). */
 typedef struct {
   guint32 isr;              /* ISR2 id */
   guint32 max_depth;        /* deepest level it entered at: 1 over a task or idle, 2 over
                              * another ISR2, … (0: never entered) */
   guint64 nested;           /* instances that entered over another ISR2 */
+  guint64 thread;           /* instances whose ISR_EXIT said they ran on in thread mode after
+                             * their exception returned (a process: PROBE_ISR_THREAD) … */
+  guint64 handler;          /* … or ended in their handler (PROBE_ISR_HANDLER); neither: the
+                             * source could not tell (no exception trace) */
 } SlicerIsrNesting;
 
 /* What an ISR2 interrupted: per (task or idle) × ISR2, complete instances only. */

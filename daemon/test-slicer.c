@@ -1234,6 +1234,35 @@ test_switch_evidence (void)
   rec_free (r);
 }
 
+/* Where each ISR2 instance ran, as its ISR_EXIT says (PROBE_ISR_*), is counted per ISR2. */
+static void
+test_isr_dispatch (void)
+{
+  Rec *r = rec_new (NULL);
+  const ProbeEvent ev[] = {
+    { .ts = 0, .kind = PROBE_EVENT_TASK_SWITCH, .a = 1 },
+    { .ts = 10, .kind = PROBE_EVENT_ISR_ENTER, .a = 7 },
+    { .ts = 20, .kind = PROBE_EVENT_ISR_EXIT, .a = 7, .b = PROBE_ISR_THREAD },
+    { .ts = 30, .kind = PROBE_EVENT_ISR_ENTER, .a = 7 },
+    { .ts = 31, .kind = PROBE_EVENT_ISR_ENTER, .a = 8 },
+    { .ts = 35, .kind = PROBE_EVENT_ISR_EXIT, .a = 8, .b = PROBE_ISR_HANDLER },
+    { .ts = 40, .kind = PROBE_EVENT_ISR_EXIT, .a = 7, .b = PROBE_ISR_THREAD },
+    { .ts = 50, .kind = PROBE_EVENT_ISR_ENTER, .a = 7 },
+    { .ts = 55, .kind = PROBE_EVENT_ISR_EXIT, .a = 7 },
+    { .ts = 60, .kind = PROBE_EVENT_END },
+  };
+  slicer_feed (r->slicer, ev, G_N_ELEMENTS (ev));
+  SlicerIsrNesting n7, n8;
+  g_assert_true (slicer_get_isr_nesting (r->slicer, 0, &n7));
+  g_assert_true (slicer_get_isr_nesting (r->slicer, 1, &n8));
+  g_assert_cmpuint (n7.isr, ==, 7);
+  g_assert_cmpuint (n7.thread, ==, 2);
+  g_assert_cmpuint (n7.handler, ==, 0); /* the third: not said */
+  g_assert_cmpuint (n8.handler, ==, 1);
+  g_assert_cmpuint (n8.thread, ==, 0);
+  rec_free (r);
+}
+
 /* A TERMINATE of a task switched out as preempted (a poll decoder's late evidence: the core
  * went idle before the task ran again) revises that switch-out to its job's end: no
  * preemption, the job ends there, no suspension. */
@@ -1442,6 +1471,7 @@ main (int argc, char **argv)
   g_test_add_func ("/slicer/pc-samples", test_pc_samples);
   g_test_add_func ("/slicer/poll-evidence", test_poll_evidence);
   g_test_add_func ("/slicer/switch-evidence", test_switch_evidence);
+  g_test_add_func ("/slicer/isr-dispatch", test_isr_dispatch);
   g_test_add_func ("/slicer/attach-mid-run", test_attach_mid_run);
   g_test_add_func ("/slicer/jobs-across-gap", test_jobs_across_gap);
   g_test_add_func ("/slicer/job-end-service", test_job_end_service);

@@ -91,7 +91,8 @@
 
 typedef struct {
   guint32 id;                 /* ISR2 value */
-  guint depth;                /* exception depth when it was entered */
+  guint depth;                /* exception depth when it was entered (a process: where it runs) */
+  gboolean process;           /* its exception returned while the kernel still named it */
 } IsrLevel;
 
 typedef struct {              /* trace mode, per core */
@@ -248,15 +249,6 @@ class_of (const ProbePollChannel *ch, gint64 v)
   return PROBE_VALUE_OTHER;
 }
 
-/* TRUE when some value of @ch is of class ISR (a running-id variable shared with ISR2s). */
-static gboolean
-has_isr_class (const ProbePollChannel *ch)
-{
-  for (guint i = 0; i < ch->n_classes; i++)
-    if (ch->classes[i].cls == PROBE_VALUE_ISR)
-      return TRUE;
-  return FALSE;
-}
 
 /* The service a SERVICETRACE value says we are inside, or -1 for "none". */
 static gint64
@@ -268,11 +260,12 @@ service_of (const ProbePollChannel *ch, gint64 v)
 }
 
 /* The task a task-channel value stands for (PROBE_TASK_IDLE for none); @isr is set for a value
- * of class ISR (no task of its own: the caller keeps the previous one). */
+ * of class ISR or FOREIGN (no task of its own: the caller keeps the previous one). */
 static guint32
 task_of (const ProbePollChannel *ch, gint64 v, gboolean *isr)
 {
-  *isr = class_of (ch, v) == PROBE_VALUE_ISR;
+  guint32 cls = class_of (ch, v);
+  *isr = cls == PROBE_VALUE_ISR || cls == PROBE_VALUE_FOREIGN;
   return is_none (ch, v) ? PROBE_TASK_IDLE : (guint32) v;
 }
 
@@ -285,7 +278,8 @@ emit (ProbePollDecoder *d, ProbeEventFunc func, gpointer user, guint64 ts, guint
   func (&ev, user);
 }
 
-/* Trace mode: ends the ISR2s of @core above stack level @level, innermost first. */
+/* Trace mode: ends the ISR2s of @core above stack level @level, innermost first, saying where
+ * each ran (PROBE_ISR_*: known with the exception trace). */
 static void
 isr_pop_to (ProbePollDecoder *d, guint16 core, guint level, guint64 ts, ProbeEventFunc func,
             gpointer user)
@@ -293,7 +287,9 @@ isr_pop_to (ProbePollDecoder *d, guint16 core, guint level, guint64 ts, ProbeEve
   TraceCore *c = &d->tc[core];
   while (c->n_isr > level) {
     c->n_isr--;
-    emit (d, func, user, ts, core, PROBE_EVENT_ISR_EXIT, c->isr[c->n_isr].id, 0);
+    const IsrLevel *l = &c->isr[c->n_isr];
+    emit (d, func, user, ts, core, PROBE_EVENT_ISR_EXIT, l->id,
+          l->process ? PROBE_ISR_THREAD : c->depth_known ? PROBE_ISR_HANDLER : 0);
   }
 }
 
@@ -319,8 +315,53 @@ isr_trace_value (ProbePollDecoder *d, guint16 core, gboolean none, guint32 id, g
     isr_pop_to (d, core, c->n_isr - 1, ts, func, user); /* same level: one after the other */
   if (c->n_isr == ISR_STACK_MAX)
     isr_pop_to (d, core, ISR_STACK_MAX - 1, ts, func, user);
-  c->isr[c->n_isr++] = (IsrLevel) { id, c->depth };
+  c->isr[c->n_isr++] = (IsrLevel) { id, c->depth, FALSE };
   emit (d, func, user, ts, core, PROBE_EVENT_ISR_ENTER, id, 0);
+}
+
+/* TRUE when @core has a RUNNINGISR2 channel of its own (not one running-id variable). */
+static gboolean
+core_has_isr_channel (ProbePollDecoder *d, guint16 core)
+{
+  for (guint i = 0; i < d->n_channels; i++)
+    if (d->channels[i].kind == PROBE_POLL_ISR && d->channels[i].core == core)
+      return TRUE;
+  return FALSE;
+}
+
+/* TRUE when a task-channel value of class @cls is an ISR2 running over the task: an ISR2's
+ * value, or a value naming nothing (FOREIGN) on a core without a RUNNINGISR2 of its own (its
+ * time is then "other": an ISR2 of that id). */
+static gboolean
+isr_class (ProbePollDecoder *d, guint16 core, guint32 cls)
+{
+  return cls == PROBE_VALUE_ISR || (cls == PROBE_VALUE_FOREIGN && !core_has_isr_channel (d, core));
+}
+
+/* TRUE when some value of task channel @ch is an ISR2 running over the task (isr_class): one
+ * running-id variable for tasks and ISR2s. */
+static gboolean
+has_isr_values (ProbePollDecoder *d, const ProbePollChannel *ch)
+{
+  for (guint i = 0; i < ch->n_classes; i++)
+    if (isr_class (d, ch->core, ch->classes[i].cls))
+      return TRUE;
+  return FALSE;
+}
+
+/* Trace mode: @core's running id (its task channel's latest value) names no task now: an ISR2
+ * or something the file names nothing of. */
+static gboolean
+running_no_task (ProbePollDecoder *d, guint16 core)
+{
+  for (guint i = 0; i < d->n_channels; i++) {
+    const ProbePollChannel *ch = &d->channels[i];
+    if (ch->kind == PROBE_POLL_TASK && ch->core == core && d->known[i]) {
+      guint32 cls = class_of (ch, d->state[i]);
+      return cls == PROBE_VALUE_ISR || cls == PROBE_VALUE_FOREIGN;
+    }
+  }
+  return FALSE;
 }
 
 void
@@ -332,6 +373,13 @@ probe_poll_decoder_set_depth (ProbePollDecoder *d, guint16 core, guint depth, gu
   TraceCore *c = &d->tc[core];
   c->depth = depth;
   c->depth_known = TRUE;
+  /* the ISR2 entered inside the exception that returns, still named by the kernel while its
+   * running id names no task: a process, its body runs on (in thread mode) until the kernel
+   * stops naming it; else it ends with its exception */
+  if (c->n_isr > 0 && c->isr[c->n_isr - 1].depth > depth && running_no_task (d, core)) {
+    c->isr[c->n_isr - 1].depth = depth;
+    c->isr[c->n_isr - 1].process = TRUE;
+  }
   guint level = c->n_isr;
   while (level > 0 && c->isr[level - 1].depth > depth)
     level--;
@@ -500,9 +548,11 @@ channel_exits (ProbePollDecoder *d, guint i, guint64 ts, ProbeEventFunc func, gp
   }
   if (d->trace && ch->kind == PROBE_POLL_TASK) {
     /* a running-id variable shared with ISR2s: a task value ends them all */
-    gboolean isr = class_of (ch, v) == PROBE_VALUE_ISR;
-    if (isr || has_isr_class (ch))
-      isr_trace_value (d, ch->core, !isr, (guint32) v, ts, func, user);
+    guint32 cls = class_of (ch, v);
+    gboolean isr = isr_class (d, ch->core, cls);
+    if (cls != PROBE_VALUE_FOREIGN || isr) /* (what RUNNINGISR2 names: its channel's) */
+      if (isr || has_isr_values (d, ch))
+        isr_trace_value (d, ch->core, !isr, (guint32) v, ts, func, user);
     return;
   }
   switch (ch->kind) {
@@ -593,7 +643,7 @@ channel_entries (ProbePollDecoder *d, guint i, guint64 ts, ProbeEventFunc func, 
   case PROBE_POLL_TASK:
     if (d->trace)
       break; /* ISR2 values were handled with the exits */
-    if (class_of (ch, v) == PROBE_VALUE_ISR && !d->in_isr[ch->core]) {
+    if (isr_class (d, ch->core, class_of (ch, v)) && !d->in_isr[ch->core]) {
       emit (d, func, user, ts, ch->core, PROBE_EVENT_ISR_ENTER, (guint32) v, 0);
       d->in_isr[ch->core] = TRUE;
       d->isr_under[ch->core] = (guint32) v;

@@ -65,7 +65,8 @@ typedef enum {
   PROBE_EVENT_TASK_ACTIVATE = 2,  /* a = task made ready (ActivateTask / alarm) */
   PROBE_EVENT_TASK_TERMINATE = 3, /* a = task that terminated (TerminateTask / ChainTask) */
   PROBE_EVENT_ISR_ENTER = 4,      /* a = ISR2 id; nests over the running context */
-  PROBE_EVENT_ISR_EXIT = 5,       /* a = ISR2 id, or PROBE_ID_ANY */
+  PROBE_EVENT_ISR_EXIT = 5,       /* a = ISR2 id, or PROBE_ID_ANY; b = PROBE_ISR_* (where the
+                                   * instance ran, 0: not known) */
   PROBE_EVENT_FUNC_ENTER = 6,     /* a = function entry address (or id), b = call site or 0 */
   PROBE_EVENT_FUNC_EXIT = 7,      /* a = function address (or id), or PROBE_ID_ANY */
   PROBE_EVENT_SERVICE_ENTER = 8,  /* a = OS service id (SERVICETRACE value without entry bit) */
@@ -117,6 +118,13 @@ typedef enum {
 /* probe_evidence_name: "state", "service", "priority", "idle", "none"; "unstated" for 0; NULL
  * when @e is no ProbeEvidence. */
 const char *probe_evidence_name (guint e);
+
+/* b of PROBE_EVENT_ISR_EXIT: where the ISR2's instance ran, as an exception trace shows it
+ * (0: not known — a sampled source, no exception trace). */
+#define PROBE_ISR_HANDLER 1u /* it ended inside its exception's handler (handler mode) */
+#define PROBE_ISR_THREAD 2u  /* its exception returned while the kernel still named it (its
+                              * running id names no task): the body ran on in thread mode, as
+                              * a process, until the kernel stopped naming it */
 
 /* b of PROBE_EVENT_GAP: why data was lost. */
 typedef enum {
@@ -490,6 +498,10 @@ enum {
   PROBE_VALUE_SVC_END,       /* SERVICE: a service that ends the caller's job (TerminateTask,
                               * ChainTask) */
   PROBE_VALUE_SVC_WAIT,      /* SERVICE: a service that may block the caller (WaitEvent) */
+  PROBE_VALUE_FOREIGN,       /* TASK: no task runs, something the file names no task or ISR
+                              * of (an ISR2's process labelled "X"): no switch; its time is the
+                              * ISR2 RUNNINGISR2 names then, else an ISR2 of this value's id
+                              * ("other" time, never a task's) */
 };
 
 typedef struct {

@@ -471,8 +471,8 @@ exc_pop (ProbeSwoMapper *m, guint64 ts)
   guint n = m->stack[--m->depth];
   m->on_stack[n] = FALSE;
   mapper_depth (m, ts);
-  if (!m->exc_quiet[n])
-    mapper_emit (m, ts, PROBE_EVENT_ISR_EXIT, m->exc_id[n], 0);
+  if (!m->exc_quiet[n]) /* an exception's handler ends where it began: in handler mode */
+    mapper_emit (m, ts, PROBE_EVENT_ISR_EXIT, m->exc_id[n], PROBE_ISR_HANDLER);
 }
 
 /* Pops every exception above @n (their exits were lost). */

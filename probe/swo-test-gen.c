@@ -328,8 +328,9 @@ known_depth (Gen *g)
 static void
 kisr_pop_to (Gen *g, guint level)
 {
-  while (g->n_kisr > level)
-    gen_expect (g, PROBE_EVENT_ISR_EXIT, g->k_isr[--g->n_kisr].id, 0);
+  while (g->n_kisr > level) /* where it ran: in its handler, once the exceptions are known */
+    gen_expect (g, PROBE_EVENT_ISR_EXIT, g->k_isr[--g->n_kisr].id,
+                g->k_depth_known ? PROBE_ISR_HANDLER : 0);
 }
 
 /* RUNNINGISR2 written (seen): the decoder's trace rules for ISR2 nesting. */
@@ -453,7 +454,7 @@ gen_exit (Gen *g, gboolean tail_chain)
         level--;
       kisr_pop_to (g, level);
       if (reported)
-        gen_expect (g, PROBE_EVENT_ISR_EXIT, id, 0);
+        gen_expect (g, PROBE_EVENT_ISR_EXIT, id, PROBE_ISR_HANDLER);
     }
   }
   g->depth--;

@@ -344,6 +344,37 @@ test_shared_variable_and_valid (void)
   check_events (chs, G_N_ELEMENTS (chs), v, G_N_ELEMENTS (v) / 2, want, G_N_ELEMENTS (want));
 }
 
+/* A running-id value that names no task nor ISR (FOREIGN: "X" for an ISR2's process) is no
+ * switch: its time is the ISR2 RUNNINGISR2 names then, or, on a core without RUNNINGISR2, an
+ * ISR2 of its own id ("other" time). */
+static void
+test_foreign_values (void)
+{
+  static gint64 none0[] = { 0 };
+  static const ProbePollValueClass x[] = { { 14, PROBE_VALUE_FOREIGN } };
+  const ProbePollChannel with_isr[] = {
+    { .kind = PROBE_POLL_TASK, .name = "running_id", .simple = TRUE,
+      .classes = (ProbePollValueClass *) x, .n_classes = 1 },
+    { .kind = PROBE_POLL_ISR, .name = "RUNNINGISR2", .simple = TRUE, .none_values = none0,
+      .n_none_values = 1 },
+  };
+  const gint64 v[] = { 1, 0, 14, 2, 1, 0, 14, 0, 2, 0 };
+  const Want want[] = {
+    { 0, 0, PROBE_EVENT_TASK_SWITCH, 1, 0 },
+    { 10, 0, PROBE_EVENT_ISR_ENTER, 2, 0 },
+    { 20, 0, PROBE_EVENT_ISR_EXIT, 2, 0 },
+    { 40, 0, PROBE_EVENT_TASK_SWITCH, 2, PROBE_EVIDENCE_NONE },
+  };
+  check_events (with_isr, 2, v, 5, want, G_N_ELEMENTS (want));
+  const gint64 alone[] = { 1, 14, 1 };
+  const Want want_alone[] = {
+    { 0, 0, PROBE_EVENT_TASK_SWITCH, 1, 0 },
+    { 10, 0, PROBE_EVENT_ISR_ENTER, 14, 0 },
+    { 20, 0, PROBE_EVENT_ISR_EXIT, 14, 0 },
+  };
+  check_events (with_isr, 1, alone, 3, want_alone, G_N_ELEMENTS (want_alone));
+}
+
 /* A core that halts (probe_poll_decoder_core_state): its state and one GAP of that core alone,
  * its channels
  * ignored while halted (what they read is stale), read again once it runs (its state
@@ -530,6 +561,7 @@ main (int argc, char **argv)
   g_test_add_func ("/probe/poll-decoder/priority-evidence", test_priority_evidence);
   g_test_add_func ("/probe/poll-decoder/priority-revision", test_priority_revision);
   g_test_add_func ("/probe/poll-decoder/shared-variable-and-valid", test_shared_variable_and_valid);
+  g_test_add_func ("/probe/poll-decoder/foreign-values", test_foreign_values);
   g_test_add_func ("/probe/poll-decoder/record-formats", test_record_formats);
   g_test_add_func ("/probe/poll-decoder/pc-channel", test_pc_channel);
   g_test_add_func ("/probe/poll-decoder/pc-halted", test_pc_halted);

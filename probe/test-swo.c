@@ -1264,6 +1264,8 @@ exc (guint64 ts, guint number, guint fn)
   return pk (PROBE_SWO_PACKET_EXCEPTION, ts, 1, number, 2, fn);
 }
 
+#define H PROBE_ISR_HANDLER /* b of an ISR_EXIT seen in its handler */
+
 static ProbeEvent
 ev (guint kind, guint64 ts, guint32 a, guint32 b)
 {
@@ -1469,16 +1471,16 @@ test_mapper_exceptions (void)
   };
   const ProbeEvent want[] = {
     ev (PROBE_EVENT_ISR_ENTER, 10, 100, 0), ev (PROBE_EVENT_ISR_ENTER, 20, 1, 0),
-    ev (PROBE_EVENT_ISR_EXIT, 30, 1, 0), ev (PROBE_EVENT_ISR_EXIT, 40, 100, 0),
-    ev (PROBE_EVENT_ISR_ENTER, 41, 2, 0), ev (PROBE_EVENT_ISR_EXIT, 50, 2, 0),
+    ev (PROBE_EVENT_ISR_EXIT, 30, 1, H), ev (PROBE_EVENT_ISR_EXIT, 40, 100, H),
+    ev (PROBE_EVENT_ISR_ENTER, 41, 2, 0), ev (PROBE_EVENT_ISR_EXIT, 50, 2, H),
     ev (PROBE_EVENT_ISR_ENTER, 70, PROBE_SWO_EXCEPTION_ID (21), 0),
     ev (PROBE_EVENT_ISR_ENTER, 71, PROBE_SWO_EXCEPTION_ID (22), 0),
-    ev (PROBE_EVENT_ISR_EXIT, 80, PROBE_SWO_EXCEPTION_ID (22), 0),
-    ev (PROBE_EVENT_ISR_EXIT, 80, PROBE_SWO_EXCEPTION_ID (21), 0),
+    ev (PROBE_EVENT_ISR_EXIT, 80, PROBE_SWO_EXCEPTION_ID (22), H),
+    ev (PROBE_EVENT_ISR_EXIT, 80, PROBE_SWO_EXCEPTION_ID (21), H),
     ev (PROBE_EVENT_ISR_ENTER, 90, 100, 0), ev (PROBE_EVENT_ISR_ENTER, 91, 1, 0),
-    ev (PROBE_EVENT_ISR_EXIT, 95, 1, 0),
-    ev (PROBE_EVENT_ISR_EXIT, 100, 100, 0), ev (PROBE_EVENT_ISR_ENTER, 100, 100, 0),
-    ev (PROBE_EVENT_ISR_EXIT, 110, 100, 0),
+    ev (PROBE_EVENT_ISR_EXIT, 95, 1, H),
+    ev (PROBE_EVENT_ISR_EXIT, 100, 100, H), ev (PROBE_EVENT_ISR_ENTER, 100, 100, 0),
+    ev (PROBE_EVENT_ISR_EXIT, 110, 100, H),
   };
   ProbeSwoMapStats st;
   g_autoptr (GArray) got = map_events (&c, in, G_N_ELEMENTS (in), TRUE, &st);
@@ -1497,8 +1499,8 @@ test_mapper_exceptions (void)
     ProbeEvent want1[] = {
       ev (PROBE_EVENT_ISR_ENTER, 10, 100, 0),
       ev (PROBE_EVENT_ISR_ENTER, 20, PROBE_SWO_EXCEPTION_ID (21) | 1u << 16, 0),
-      ev (PROBE_EVENT_ISR_EXIT, 30, PROBE_SWO_EXCEPTION_ID (21) | 1u << 16, 0),
-      ev (PROBE_EVENT_ISR_EXIT, 40, 100, 0),
+      ev (PROBE_EVENT_ISR_EXIT, 30, PROBE_SWO_EXCEPTION_ID (21) | 1u << 16, H),
+      ev (PROBE_EVENT_ISR_EXIT, 40, 100, H),
     };
     for (guint i = 0; i < G_N_ELEMENTS (want1); i++)
       want1[i].core = 1;
@@ -1518,7 +1520,7 @@ test_mapper_exceptions (void)
   };
   const ProbeEvent want2[] = {
     ev (PROBE_EVENT_ISR_ENTER, 10, 100, 0), ev (PROBE_EVENT_ISR_ENTER, 21, 1, 0),
-    ev (PROBE_EVENT_ISR_EXIT, 29, 1, 0), ev (PROBE_EVENT_ISR_EXIT, 40, 100, 0),
+    ev (PROBE_EVENT_ISR_EXIT, 29, 1, H), ev (PROBE_EVENT_ISR_EXIT, 40, 100, H),
   };
   g_autoptr (GArray) got2 = map_events (&c, in2, G_N_ELEMENTS (in2), TRUE, &st);
   assert_events (got2, want2, G_N_ELEMENTS (want2));
@@ -1535,7 +1537,7 @@ test_mapper_exceptions (void)
   };
   const ProbeEvent want3[] = {
     ev (PROBE_EVENT_TASK_SWITCH, 5, 1, 0), ev (PROBE_EVENT_ISR_ENTER, 11, 0x80, 0),
-    ev (PROBE_EVENT_ISR_EXIT, 19, 0x80, 0),
+    ev (PROBE_EVENT_ISR_EXIT, 19, 0x80, H),
   };
   g_autoptr (GArray) got3 = map_events (&c, in3, G_N_ELEMENTS (in3), TRUE, NULL);
   assert_events (got3, want3, G_N_ELEMENTS (want3));
@@ -1573,19 +1575,62 @@ test_mapper_isr2_nesting (void)
   };
   const ProbeEvent want[] = {
     ev (PROBE_EVENT_PC_SAMPLE, 11, 0x100, 0), ev (PROBE_EVENT_ISR_ENTER, 12, 1, 0),
-    ev (PROBE_EVENT_ISR_ENTER, 21, 2, 0), ev (PROBE_EVENT_ISR_EXIT, 29, 2, 0),
-    ev (PROBE_EVENT_ISR_EXIT, 39, 1, 0),
-    ev (PROBE_EVENT_ISR_ENTER, 51, 3, 0), ev (PROBE_EVENT_ISR_EXIT, 55, 3, 0),
-    ev (PROBE_EVENT_ISR_ENTER, 55, 4, 0), ev (PROBE_EVENT_ISR_EXIT, 60, 4, 0),
+    ev (PROBE_EVENT_ISR_ENTER, 21, 2, 0), ev (PROBE_EVENT_ISR_EXIT, 29, 2, H),
+    ev (PROBE_EVENT_ISR_EXIT, 39, 1, H),
+    ev (PROBE_EVENT_ISR_ENTER, 51, 3, 0), ev (PROBE_EVENT_ISR_EXIT, 55, 3, H),
+    ev (PROBE_EVENT_ISR_ENTER, 55, 4, 0), ev (PROBE_EVENT_ISR_EXIT, 60, 4, H),
     ev (PROBE_EVENT_ISR_ENTER, 70, PROBE_SWO_EXCEPTION_ID (15), 0),
     ev (PROBE_EVENT_PC_SAMPLE, 71, 0x200, 0),
-    ev (PROBE_EVENT_ISR_EXIT, 80, PROBE_SWO_EXCEPTION_ID (15), 0),
-    ev (PROBE_EVENT_ISR_ENTER, 91, 1, 0), ev (PROBE_EVENT_ISR_EXIT, 95, 1, 0),
+    ev (PROBE_EVENT_ISR_EXIT, 80, PROBE_SWO_EXCEPTION_ID (15), H),
+    ev (PROBE_EVENT_ISR_ENTER, 91, 1, 0), ev (PROBE_EVENT_ISR_EXIT, 95, 1, H),
   };
   ProbeSwoMapStats st;
   g_autoptr (GArray) got = map_events (&c, in, G_N_ELEMENTS (in), TRUE, &st);
   assert_events (got, want, G_N_ELEMENTS (want));
   g_assert_cmpuint (st.exceptions_isr2, ==, 3); /* 16, 17, 18 */
+}
+
+/* An ISR2 dispatched as a process (the held-out kernels of issue 36, the rig's proc layout):
+ * its exception only pends the dispatcher, which names it (RUNNINGISR2) and sets the running id
+ * to a value that is no task ("X"), then returns; the body runs on in thread mode, a handler
+ * ISR2 nesting over it as over a task, until the kernel stops naming it. It lasts that long,
+ * across the exception return, and its exit says so; an ISR2 whose exception returns while the
+ * running id names a task ends with its exception, as before. */
+static void
+test_mapper_isr2_process (void)
+{
+  static gint64 none0[] = { 0 };
+  static ProbePollValueClass x[] = { { 14, PROBE_VALUE_FOREIGN } };
+  ProbeSwoComparator comps[] = {
+    { 0, { .kind = PROBE_POLL_TASK, .width = 1, .classes = x, .n_classes = 1 } },
+    { 1, { .kind = PROBE_POLL_ISR, .width = 1, .none_values = none0, .n_none_values = 1 } },
+  };
+  ProbeSwoMapConfig c = PROBE_SWO_MAP_CONFIG_INIT;
+  c.comparators = comps;
+  c.n_comparators = G_N_ELEMENTS (comps);
+  const guint E = PROBE_SWO_EXC_ENTERED, X = PROBE_SWO_EXC_EXITED, R = PROBE_SWO_EXC_RETURNED;
+  const ProbeSwoPacket in[] = {
+    dv (10, 0, 1, 1),                                 /* task 1 runs */
+    exc (20, 16, E), exc (22, 16, X), exc (22, 14, E), /* TIMER1's stub tail-chains PendSV … */
+    dv (24, 1, 1, 2), dv (25, 0, 1, 14),              /* … which names Timer1Isr, runs "X" */
+    exc (26, 14, X), exc (26, 0, R),                  /* back to thread mode: the body */
+    exc (30, 17, E), dv (31, 1, 1, 1),                /* a handler ISR2 nests over it … */
+    dv (35, 1, 1, 2), exc (36, 17, X), exc (36, 0, R), /* … and Timer1Isr is named again */
+    dv (50, 1, 1, 0), dv (51, 0, 1, 1),               /* its body ends: task 1 goes on */
+    exc (60, 17, E), dv (61, 1, 1, 1), exc (62, 17, X), exc (62, 0, R), /* never cleared, but
+                                                       * the running id names task 1 */
+  };
+  const ProbeEvent want[] = {
+    ev (PROBE_EVENT_TASK_SWITCH, 10, 1, 0),
+    ev (PROBE_EVENT_ISR_ENTER, 20, PROBE_SWO_EXCEPTION_ID (16), 0),
+    ev (PROBE_EVENT_ISR_EXIT, 22, PROBE_SWO_EXCEPTION_ID (16), H),
+    ev (PROBE_EVENT_ISR_ENTER, 24, 2, 0),
+    ev (PROBE_EVENT_ISR_ENTER, 31, 1, 0), ev (PROBE_EVENT_ISR_EXIT, 35, 1, H),
+    ev (PROBE_EVENT_ISR_EXIT, 50, 2, PROBE_ISR_THREAD),
+    ev (PROBE_EVENT_ISR_ENTER, 61, 1, 0), ev (PROBE_EVENT_ISR_EXIT, 62, 1, H),
+  };
+  g_autoptr (GArray) got = map_events (&c, in, G_N_ELEMENTS (in), TRUE, NULL);
+  assert_events (got, want, G_N_ELEMENTS (want));
 }
 
 /* A switch traced from RUNNINGTASK alone is told apart by the tasks' priorities (evidence) and
@@ -2601,6 +2646,7 @@ main (int argc, char **argv)
   g_test_add_func ("/swo/mapper/data-trace", test_mapper_data_trace);
   g_test_add_func ("/swo/mapper/exceptions", test_mapper_exceptions);
   g_test_add_func ("/swo/mapper/isr2-nesting", test_mapper_isr2_nesting);
+  g_test_add_func ("/swo/mapper/isr2-process", test_mapper_isr2_process);
   g_test_add_func ("/swo/mapper/switch-evidence", test_mapper_switch_evidence);
   g_test_add_func ("/swo/mapper/gate", test_mapper_gate);
   g_test_add_func ("/swo/mapper/gaps", test_mapper_gaps);

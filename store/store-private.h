@@ -51,6 +51,9 @@ gboolean store__migrate_sampled_bounds (sqlite3 *db, GError **error);
 /* store__migrate_fleet: schema 15 → 16 (store-schema-fleet.c): each session's fleet identity
  * (uuid, bench, build) and the record of what was pushed to a shared store. */
 gboolean store__migrate_fleet (sqlite3 *db, GError **error);
+/* store__migrate_job_evidence: schema 16 → 17 (store-schema-jobs.c): each task's evidence
+ * (task_stat.evidence, …) and where ISR2s run (isr_stat.thread_mode, handler_mode). */
+gboolean store__migrate_job_evidence (sqlite3 *db, GError **error);
 
 /* store__migrate_session_keys: schema 12 → 13, every row tied to its session by a foreign
  * key with ON DELETE CASCADE and session ids never reused (store-schema-keys.c). Runs inside

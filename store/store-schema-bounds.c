@@ -19,6 +19,7 @@
  * columns (SELECT * readers keep their positions).
  */
 #include "store-private.h"
+#include "store-schema-views.h"
 
 #define US(expr, name) expr " * 1e6 / x.tick_rate_hz AS " name
 #define SPAN "NULLIF(x.last_tick - x.first_tick, 0)"
@@ -70,22 +71,7 @@ static const char migrate_sql[] =
   "  (SELECT id FROM sessions WHERE sample_rate_hz IS NULL);\n"
   /* the views: as they were, with the bounds appended */
   "DROP VIEW isr_stats;\n"
-  "CREATE VIEW isr_stats AS\n"
-  "SELECT s.session_id, COALESCE(i.name, printf('0x%x', s.isr)) AS isr, s.isr AS isr_value,\n"
-  "  s.count, s.incomplete,\n"
-  US ("s.net_total", "net_total_us") ",\n" US ("s.net_min", "net_min_us") ",\n"
-  US ("s.net_avg", "net_avg_us") ",\n" US ("s.net_max", "net_max_us") ",\n"
-  US ("s.net_p50", "net_p50_us") ",\n" US ("s.net_p90", "net_p90_us") ",\n"
-  US ("s.net_p99", "net_p99_us") ",\n" US ("s.gross_total", "gross_total_us") ",\n"
-  US ("s.gross_min", "gross_min_us") ",\n" US ("s.gross_avg", "gross_avg_us") ",\n"
-  US ("s.gross_max", "gross_max_us") ",\n" US ("s.period_min", "period_min_us") ",\n"
-  US ("s.period_avg", "period_avg_us") ",\n" US ("s.period_max", "period_max_us") ",\n"
-  "  100.0 * s.net_total / " SPAN " AS load_percent,\n"
-  "  s.max_depth, s.nested,\n"
-  "  100.0 * s.total_bound / " SPAN " AS load_bound_percent,\n"
-  BOUND_COLUMNS ("net_total_bound_us")
-  "FROM isr_stat s JOIN sessions x ON x.id = s.session_id\n"
-  "LEFT JOIN isrs i ON i.session_id = s.session_id AND i.isr = s.isr;\n"
+  "CREATE VIEW isr_stats AS\n" STORE_ISR_STATS_V15 STORE_ISR_STATS_FROM
   "DROP VIEW task_isr_stats;\n"
   "CREATE VIEW task_isr_stats AS\n"
   "SELECT s.session_id,\n"

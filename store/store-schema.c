@@ -72,6 +72,7 @@
  * Views use only built-in SQL so the sqlite3 shell can read them.
  */
 #include "store-private.h"
+#include "store-schema-views.h"
 
 /* The byte value of d's byte at q, in plain SQL (3.40 has no unhex): its position in a
  * 256-byte table of all byte values. */
@@ -374,31 +375,6 @@ migrate_2_to_3 (sqlite3 *db, GError **error)
 /* Version 4: the views over the version-4 tables (µs = ticks * 1e6 / tick_rate_hz). */
 #define US(col, as) "  " col " * 1e6 / x.tick_rate_hz AS " as
 
-/* The columns of task_stats as of version 4 (version 13 appends to them). */
-#define TASK_STATS_V4 \
-  "SELECT s.session_id, COALESCE(t.name, printf('0x%x', s.task)) AS task, s.task AS task_value,\n" \
-  "  s.activations, s.jobs, s.jobs_expected,\n" \
-  "  100.0 * s.jobs / s.jobs_expected AS coverage_percent,\n" \
-  "  s.slices, s.preemptions, s.preemptions_missed, s.waits,\n" \
-  US ("s.wait_total", "wait_total_us") ",\n" \
-  US ("s.run_total", "run_total_us") ",\n" \
-  "  s.load * 100.0 AS load_percent, s.load_bound * 100.0 AS load_bound_percent,\n" \
-  US ("s.time_bound", "time_bound_us") ",\n" \
-  US ("s.slice_min", "slice_min_us") ",\n" US ("s.slice_avg", "slice_avg_us") ",\n" \
-  US ("s.slice_max", "slice_max_us") ",\n" US ("s.slice_p50", "slice_p50_us") ",\n" \
-  US ("s.slice_p90", "slice_p90_us") ",\n" US ("s.slice_p99", "slice_p99_us") ",\n" \
-  US ("s.job_min", "job_min_us") ",\n" US ("s.job_avg", "job_avg_us") ",\n" \
-  US ("s.job_max", "job_max_us") ",\n" US ("s.job_p50", "job_p50_us") ",\n" \
-  US ("s.job_p90", "job_p90_us") ",\n" US ("s.job_p99", "job_p99_us") ",\n" \
-  US ("s.period_min", "period_min_us") ",\n" US ("s.period_avg", "period_avg_us") ",\n" \
-  US ("s.period_max", "period_max_us") ",\n" \
-  US ("s.response_min", "response_min_us") ",\n" US ("s.response_avg", "response_avg_us") ",\n" \
-  US ("s.response_max", "response_max_us") ",\n" US ("s.response_p50", "response_p50_us") ",\n" \
-  US ("s.response_p90", "response_p90_us") ",\n" US ("s.response_p99", "response_p99_us") "\n"
-#define TASK_STATS_FROM \
-  "FROM task_stat s JOIN sessions x ON x.id = s.session_id\n" \
-  "LEFT JOIN tasks t ON t.session_id = s.session_id AND t.task = s.task;\n"
-
 /* The columns of sessions_overview as of version 4 (version 5 appends to them). */
 #define SESSIONS_OVERVIEW_V4 \
   "SELECT id, name, state, started_at, ended_at,\n" \
@@ -518,7 +494,7 @@ static const char schema_v4[] =
   "  PRIMARY KEY (session_id, core)) WITHOUT ROWID;\n"
   /* views */
   "DROP VIEW task_stats;\n"
-  "CREATE VIEW task_stats AS\n" TASK_STATS_V4 "\n" TASK_STATS_FROM
+  "CREATE VIEW task_stats AS\n" STORE_TASK_STATS_V4 STORE_TASK_STATS_FROM
   "CREATE VIEW isr_stats AS\n"
   "SELECT s.session_id, COALESCE(i.name, printf('0x%x', s.isr)) AS isr, s.isr AS isr_value,\n"
   "  s.count, s.incomplete,\n"
@@ -891,21 +867,6 @@ migrate_13_to_14 (sqlite3 *db, GError **error)
 #undef UNATTRIBUTED_CONTEXT
 }
 
-/* migrate_16_to_17: on what each task's job-level figures rest (session-evidence.h). Older
- * sessions did not say: their evidence is NULL (unknown), as are the counts. */
-static gboolean
-migrate_16_to_17 (sqlite3 *db, GError **error)
-{
-  return store__exec (db,
-    "ALTER TABLE task_stat ADD COLUMN evidence TEXT;\n"
-    "ALTER TABLE task_stat ADD COLUMN evidence_note TEXT;\n"
-    "ALTER TABLE task_stat ADD COLUMN undecided INTEGER;\n"
-    "ALTER TABLE task_stat ADD COLUMN contradictions INTEGER;\n"
-    "DROP VIEW task_stats;\n"
-    "CREATE VIEW task_stats AS\n" TASK_STATS_V4
-    "  , s.evidence, s.evidence_note, s.undecided, s.contradictions\n" TASK_STATS_FROM, error);
-}
-
 typedef gboolean (*StoreMigration) (sqlite3 *db, GError **error);
 
 /* migrations[v] upgrades version v to v + 1. */
@@ -926,7 +887,7 @@ static const StoreMigration migrations[STORE_SCHEMA_VERSION] = {
   migrate_13_to_14,
   store__migrate_sampled_bounds, /* 14 → 15, store-schema-bounds.c */
   store__migrate_fleet, /* 15 → 16, store-schema-fleet.c */
-  migrate_16_to_17,
+  store__migrate_job_evidence, /* 16 → 17, store-schema-jobs.c */
 };
 
 gboolean

@@ -208,8 +208,9 @@ static const char *const statement_sql[ST_COUNT] = {
   [ST_ISR_STAT] = "INSERT OR REPLACE INTO isr_stat (session_id, isr, count, incomplete, "
                   "net_total, net_min, net_max, net_avg, net_p50, net_p90, net_p99, "
                   "gross_total, gross_min, gross_max, gross_avg, period_min, period_max, "
-                  "period_avg, max_depth, nested, total_bound, time_bound, note) "
-                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                  "period_avg, max_depth, nested, total_bound, time_bound, note, thread_mode, "
+                  "handler_mode) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                  "?, ?, ?, ?, ?, ?)",
   [ST_TASK_ISR_STAT] = "INSERT OR REPLACE INTO task_isr_stat (session_id, task, isr, count, "
                        "time, total_bound, time_bound, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
   [ST_SERVICE_STAT] = "INSERT OR REPLACE INTO service_stat (session_id, service, "
@@ -1042,6 +1043,8 @@ bind_isr_stat (sqlite3_stmt *st, int *k, gconstpointer row)
   bind_i (st, k, r->max_depth);
   bind_i (st, k, r->nested);
   bind_bounds (st, k, r->total_bound, r->time_bound, r->note);
+  bind_i (st, k, r->thread_mode);
+  bind_i (st, k, r->handler_mode);
 }
 
 static void

@@ -212,6 +212,9 @@ typedef struct {
   double period_avg;
   gint64 max_depth;     /* deepest nesting level it ran at: 1 = over a task or idle */
   gint64 nested;        /* instances that entered over another ISR2 */
+  gint64 thread_mode;   /* instances an exception trace saw run on in thread mode after their
+                         * exception returned (a process); -1 unknown … */
+  gint64 handler_mode;  /* … and end in their handler (-1 unknown: no exception trace) */
   gint64 total_bound;     /* ± ticks on the row's total time (sampled sources; 0 exact;
                            * STORE_UNKNOWN: no bound, a starved sampler) */
   gint64 time_bound;      /* ± ticks on each duration and period (0 exact; STORE_UNKNOWN) */

@@ -371,6 +371,10 @@ test_migrate_v2 (Fixture *f, gconstpointer data)
   /* functions: profiled ones (with calls), not the ELF's symbols */
   g_assert_cmpint (query_int (db, "SELECT functions FROM sessions_overview WHERE id = 1"), ==, 6);
   g_assert_cmpint (query_int (db, "SELECT functions FROM sessions_overview WHERE id = 2"), ==, 0);
+  /* schema 17: what old sessions did not say is unknown, never 0 or 'none' */
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM task_stats WHERE evidence IS NULL AND "
+                                  "evidence_note IS NULL AND undecided IS NULL AND "
+                                  "contradictions IS NULL"), ==, 4);
   g_clear_pointer (&db, store_db_close);
 
   StoreWriter *w = store_writer_new (f->path, NULL, &error);
@@ -379,14 +383,22 @@ test_migrate_v2 (Fixture *f, gconstpointer data)
   gint64 id = store_writer_begin_session (w, &info, &error);
   g_assert_no_error (error);
   g_assert_cmpint (id, ==, 3);
-  StoreIsrStat is = { .isr = 1, .count = 4, .net_total = 40, .max_depth = 2, .period_min = -1 };
+  StoreIsrStat is = { .isr = 1, .count = 4, .net_total = 40, .max_depth = 2, .period_min = -1,
+                      .thread_mode = 3, .handler_mode = 1 };
   g_assert_true (store_writer_put_isr_stats (w, id, &is, 1, &error));
+  StoreTaskStat ts = { .task = 5, .jobs = -1, .preemptions = -1, .evidence = "none",
+                       .evidence_note = "no evidence", .undecided = 7, .contradictions = 0 };
+  g_assert_true (store_writer_put_task_stats (w, id, &ts, 1, &error));
   g_assert_true (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error));
   g_assert_true (store_writer_close (w, &error));
   db = store_db_open (f->path, STORE_OPEN_READ_ONLY, &error);
   g_assert_no_error (error);
   g_assert_cmpint (query_int (db, "SELECT count(*) FROM isr_stats WHERE session_id = 3 AND "
-                                  "max_depth = 2 AND net_total_us = 40 AND period_min_us IS NULL"), ==, 1);
+                                  "max_depth = 2 AND net_total_us = 40 AND period_min_us IS NULL "
+                                  "AND dispatch = 'both' AND thread_mode = 3"), ==, 1);
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM task_stats WHERE session_id = 3 AND "
+                                  "evidence = 'none' AND jobs IS NULL AND undecided = 7 AND "
+                                  "evidence_note = 'no evidence'"), ==, 1);
 }
 
 static void

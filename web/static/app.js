@@ -426,6 +426,7 @@
     { key: "period_avg_us", label: "Period avg µs", num: true, width: "9em", fmt: timePm },
     { key: "max_depth", label: "Max depth", num: true, width: "7em", fmt: F.int, title: "Deepest nesting level: 1 over a task or idle, 2 over another ISR2" },
     { key: "nested", label: "Nested", num: true, width: "6em", fmt: F.int, title: "Instances that interrupted another ISR2" },
+    { key: "dispatch", label: "Runs in", width: "7em", title: "handler: in its exception's handler; thread: on in thread mode after its exception returned, as a process (an exception trace tells; — not known)" },
     { key: "incomplete", label: "Cut", num: true, width: "5em", fmt: F.int, title: "Instances cut by a gap or the end" },
   ]);
   const TASK_ISR_COLS = withNotes([

@@ -10,6 +10,12 @@ export ORTI_BUILD_DIR
 
 die() { echo "FAIL: $*" >&2; exit 1; }
 
+# check_invariants DB…: what every stored session must hold (tests/e2e/invariants.py, the one
+# checker of every e2e test); dies naming each broken one.
+check_invariants() {
+  python3 "$ORTI_SOURCE_DIR/tests/e2e/invariants.py" "$@" || die "broken invariants in $*"
+}
+
 # sql DB QUERY: one value (or rows, '|' separated) through the real sqlite3 client.
 sql() { sqlite3 -batch -noheader "$1" "$2"; }
 

@@ -291,6 +291,7 @@ def run_pc_sample(seconds, tmp):
     # the capture replays to the same profile, without --pc-sample (its metadata says so)
     rdb = os.path.join(tmp, "replay.db")
     subprocess.run(profd_argv(rdb, "--replay", cap, live=False), check=True)
+    check(not invariants.problems(rdb), f"the replay breaks invariants: {invariants.problems(rdb)}")
     q = "SELECT function, samples FROM sampled_functions ORDER BY function"
     with sqlite3.connect(rdb) as con:
         replayed = con.execute(q).fetchall()

@@ -24,6 +24,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.environ["ORTI_SOURCE_DIR"], "tests/rig"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import invariants  # noqa: E402
 from trace_ref import Tcl, board_now, check, core_target, truth as unit_truth  # noqa: E402
 
 BUILD = os.environ["ORTI_BUILD_DIR"]
@@ -182,6 +184,8 @@ def check_replay(s, cap, tmp):
     the same gaps."""
     db = os.path.join(tmp, "replay.db")
     subprocess.run(profd_argv(db, "--replay", cap, live=False), check=True)
+    broken = invariants.problems(db)
+    check(not broken, "the replay breaks invariants: " + "; ".join(broken))
     con = sqlite3.connect(db)
     for q in ("SELECT task, core, jobs, run_total_us FROM task_core_stats WHERE session_id = 1 "
               "ORDER BY 1, 2",
@@ -268,10 +272,13 @@ class Session:
             time.sleep(0.1)
 
     def stop(self):
+        """Stops orti-profd and checks what every session must hold (invariants.py)."""
         self.proc.send_signal(signal.SIGINT)
         rc = self.proc.wait(timeout=60)
         self.err.close()
         check(rc == 0, f"orti-profd exited {rc}: {self.log()}")
+        broken = invariants.problems(self.db)
+        check(not broken, "broken invariants: " + "; ".join(broken))
 
     def sql(self, q, *args):
         con = sqlite3.connect(self.db)

@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.environ["ORTI_SOURCE_DIR"], "tests/rig"))
 from rig_session import (BOARD_HZ, PROFD, delta_isrs, delta_tasks, profd_argv,  # noqa: E402
                          symbol, window)
+import invariants  # noqa: E402
 from sampled_check import check_profile  # noqa: E402
 from trace_ref import Fail, Tcl, check, exc_counts  # noqa: E402
 
@@ -73,6 +74,7 @@ def case_pfp(tmp):
     rdb = os.path.join(tmp, "replay.db")
     subprocess.run(profd_argv(rdb, "--replay", os.path.join(tmp, "pfp.cap"), live=False),
                    check=True)
+    check(not invariants.problems(rdb), f"the replay breaks invariants: {invariants.problems(rdb)}")
     con = sqlite3.connect(rdb)
     replay = {r[0]: r[1:] for r in con.execute(
         "SELECT task, jobs, preemptions, run_total_us FROM task_stats")}
@@ -321,6 +323,7 @@ def case_reconnect(tmp):
     proxy.close()
     check(cut == 1, f"{cut} SWO connections open at the cut, expected 1")
     check(p.returncode == 0, f"session failed: {err}")
+    check(not invariants.problems(db), f"broken invariants: {invariants.problems(db)}")
     con = sqlite3.connect(db)
     gaps = con.execute("SELECT count(*) FROM gaps").fetchone()[0]
     after = con.execute("SELECT count(*) FROM events WHERE kind = 1").fetchone()[0]

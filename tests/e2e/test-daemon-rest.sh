@@ -180,3 +180,4 @@ for name, (load, pre) in sql.items():
     if abs(r[0] - load) > 1e-4 or abs(m[0] - load) > 1e-4 or r[1] != pre or m[1] != pre:
         print("FAIL: numbers differ for", name); sys.exit(1)
 PY
+check_invariants "$tmp/profile.db"

@@ -67,3 +67,4 @@ DASHBOARD_URL=$url DASHBOARD_SESSION=1 DASHBOARD_SAMPLED_SESSION=$sampled node "
 kill -TERM "$daemon"
 wait "$daemon" || die "daemon exited with $? after SIGTERM"
 daemon=
+check_invariants "$tmp/replay.db"

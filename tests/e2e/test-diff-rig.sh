@@ -94,3 +94,4 @@ python3 "$check" "$tmp/predicted.json" "$db" 3 Task0 --lower "$tmp/predicted-min
 # Task1 is released 0.5 ms after a tick, so its jobs meet one tick where the critical instant
 # has two: its observed maximum stays under the bound, not between the two
 python3 "$check" "$tmp/predicted.json" "$db" 3 Task1 || die "Task1 in the slower build"
+check_invariants "$db"

@@ -60,6 +60,7 @@ trap 'rm -rf "$tmp"' EXIT
 db=$tmp/relink.db
 [[ $(sql "$db" "SELECT state FROM sessions WHERE id = 1") == complete ]] ||
   die "relink: the session is not complete: $(cat "$tmp/relink.err")"
+check_invariants "$db"
 read -r gstart gend <<<"$(sql "$db" "SELECT start, \"end\" FROM gaps WHERE session_id = 1 AND
                                      reason = 3 ORDER BY start LIMIT 1" | tr '|' ' ')"
 [[ -n $gend ]] || die "relink: no link gap: $(cat "$tmp/relink.err")"

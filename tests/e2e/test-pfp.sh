@@ -99,3 +99,4 @@ for line in open(f"{d}/tasks.txt"):
 if fail:
     print("FAIL:", ", ".join(fail)); sys.exit(1)
 PY
+check_invariants "$db"

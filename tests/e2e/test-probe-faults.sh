@@ -109,3 +109,4 @@ cut_state=$(sql "$db" "SELECT state FROM sessions WHERE name = 'cut'")
 cut_events=$(sql "$db" "SELECT count(*) FROM events WHERE session_id = (SELECT id FROM sessions WHERE name = 'cut')")
 [[ $cut_state == incomplete ]] && (( cut_events > 0 )) || die "cut replay: $cut_state with $cut_events events"
 echo "5. truncated capture: $(grep -oE '(truncated|corrupt)[^(]*' "$tmp/err5" | head -n1); $cut_events events kept"
+check_invariants "$db"

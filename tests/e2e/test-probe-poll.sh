@@ -39,3 +39,4 @@ diff=$(sql "$db" "SELECT count(*) FROM (SELECT ts, core, kind, a, b FROM events 
                   EXCEPT SELECT ts, core, kind, a, b FROM events WHERE session_id = 2)")
 [[ $diff == 0 ]] || die "$diff events differ between the live session and its replay"
 echo "record/replay: $n1 events, identical"
+check_invariants "$db"

@@ -113,3 +113,4 @@ expect_error "/api/sessions/1/export?format=gmon.out" 400 \
 expect_error "/api/sessions/1/export?format=gmon&table=tasks" 400 "table= applies to csv only"
 kill -TERM $served
 wait $served || die "serve exited with $? after SIGTERM"
+check_invariants "$db"

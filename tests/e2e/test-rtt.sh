@@ -134,3 +134,4 @@ replay_check() { # LIVE-ID NAME ELF
 }
 replay_check 1 drain "$elf"
 replay_check 2 small "$fw/demo-trace-small.elf"
+check_invariants "$db"

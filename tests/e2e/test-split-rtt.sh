@@ -43,3 +43,4 @@ for n, share in zip(names, (10, 20, 30, 40)):
 if bad:
     print("FAIL: more than 1 point off:", ", ".join(bad)); sys.exit(1)
 PY
+check_invariants "$tmp/profile.db"

@@ -233,3 +233,4 @@ for tid, name in enumerate(tasks):
 if fail:
     print("FAIL:", ", ".join(fail)); sys.exit(1)
 PY
+check_invariants "$db"

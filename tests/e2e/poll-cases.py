@@ -37,7 +37,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.environ["ORTI_SOURCE_DIR"], "tests/rig"))
-from rig_session import BOARD_HZ, poll_args, profd_argv, window  # noqa: E402
+from rig_session import BOARD_HZ, poll_args, profd_argv, replay, window  # noqa: E402
 from sampled_check import check_attribution, check_profile  # noqa: E402
 from trace_ref import Fail, check  # noqa: E402
 
@@ -289,9 +289,7 @@ def run_pc_sample(seconds, tmp):
     check_profile(s, u0, u1, "poll", time=os.environ.get("ORTI_RIG_TIME_TRUTH") == "1")
     check_attribution(s, u0, u1, "poll")
     # the capture replays to the same profile, without --pc-sample (its metadata says so)
-    rdb = os.path.join(tmp, "replay.db")
-    subprocess.run(profd_argv(rdb, "--replay", cap, live=False), check=True)
-    check(not invariants.problems(rdb), f"the replay breaks invariants: {invariants.problems(rdb)}")
+    rdb = replay(cap, tmp)
     q = "SELECT function, samples FROM sampled_functions ORDER BY function"
     with sqlite3.connect(rdb) as con:
         replayed = con.execute(q).fetchall()

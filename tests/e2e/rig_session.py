@@ -179,13 +179,20 @@ def profd_argv(db, *options, elf=None, live=True):
     return argv + ["--db", db, "--http", "none", "--quiet", *options]
 
 
-def check_replay(s, cap, tmp):
-    """The capture @cap, recorded by session @s, replays to the same task rows per core and
-    the same gaps."""
+def replay(cap, tmp):
+    """Replays the capture @cap into a new tmp/replay.db, checks its invariants (invariants.py)
+    and returns the database's path."""
     db = os.path.join(tmp, "replay.db")
     subprocess.run(profd_argv(db, "--replay", cap, live=False), check=True)
     broken = invariants.problems(db)
     check(not broken, "the replay breaks invariants: " + "; ".join(broken))
+    return db
+
+
+def check_replay(s, cap, tmp):
+    """The capture @cap, recorded by session @s, replays to the same task rows per core and
+    the same gaps."""
+    db = replay(cap, tmp)
     con = sqlite3.connect(db)
     for q in ("SELECT task, core, jobs, run_total_us FROM task_core_stats WHERE session_id = 1 "
               "ORDER BY 1, 2",

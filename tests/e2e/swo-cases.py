@@ -19,7 +19,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.environ["ORTI_SOURCE_DIR"], "tests/rig"))
-from rig_session import (BOARD_HZ, PROFD, delta_isrs, delta_tasks, profd_argv,  # noqa: E402
+from rig_session import (BOARD_HZ, PROFD, delta_isrs, delta_tasks, profd_argv, replay,  # noqa: E402
                          symbol, window)
 import invariants  # noqa: E402
 from sampled_check import check_profile  # noqa: E402
@@ -71,10 +71,7 @@ def case_pfp(tmp):
           "Task0 is not preempted once per job")
     check(got["Task1"]["preemptions"] == 0, "Task1 preempted")
     # the capture replays to the same numbers
-    rdb = os.path.join(tmp, "replay.db")
-    subprocess.run(profd_argv(rdb, "--replay", os.path.join(tmp, "pfp.cap"), live=False),
-                   check=True)
-    check(not invariants.problems(rdb), f"the replay breaks invariants: {invariants.problems(rdb)}")
+    rdb = replay(os.path.join(tmp, "pfp.cap"), tmp)
     con = sqlite3.connect(rdb)
     replay = {r[0]: r[1:] for r in con.execute(
         "SELECT task, jobs, preemptions, run_total_us FROM task_stats")}

@@ -6,7 +6,8 @@ The session checks its own figures as it runs (daemon/session-invariants.h) and 
 broken one as an anomaly 'invariant:…'; this checker asserts there is none, and checks from the
 stored rows, independently, what a reader would: per core task + ISR2 + idle + unknown time is
 the span; a task's per-core rows add up to its row; an exact session has no more complete jobs
-than activations (where it sees them); a task's preemptions end as many slices at most; and a
+than activations (where it sees them; exact: load bound 0 — a replay of
+a poll capture samples too); a task's preemptions end as many slices at most; and a
 task whose evidence is 'none' has every job-level figure unknown (NULL), never a guess.
 
     python3 invariants.py DB [DB…]    exit 0: they hold; else FAIL: lines, exit 1
@@ -42,9 +43,8 @@ def problems(db_path):
                 out.append(f"session {sid} {task}: its per-core rows have {rows_jobs} jobs, "
                            f"its row {jobs}")
         for sid, task, jobs, acts in q(
-                "SELECT t.session_id, t.task, t.jobs, t.activations FROM task_stats t JOIN "
-                "sessions s ON s.id = t.session_id WHERE s.sample_rate_hz IS NULL AND "
-                "t.jobs IS NOT NULL AND t.activations IS NOT NULL"):
+                "SELECT session_id, task, jobs, activations FROM task_stats WHERE "
+                "load_bound_percent = 0 AND jobs IS NOT NULL AND activations IS NOT NULL"):
             if jobs > acts + 1:  # the first job's activation may precede the stream
                 out.append(f"session {sid} {task}: {jobs} jobs but {acts} activations")
         for sid, task, pre, slices in q("SELECT session_id, task, preemptions, slices FROM "

@@ -23,6 +23,7 @@ db=$tmp/profile.db
   "$0" --orti "$ORTI_RIG_ORTI" --elf "$ORTI_RIG_ELF" --openocd 127.0.0.1:$ORTI_RIG_TCL_PORT \
        --source rtt --rtt drain --duration 4s --db "$1" --http none --quiet
 ' "$PROFD" "$db" || die "the harmonic session failed"
+check_invariants "$db"
 jobs=$(sql "$db" "SELECT jobs FROM task_stats WHERE task = 'HarmC'")
 [[ $jobs -ge 3 ]] || die "HarmC ran $jobs jobs: too few to hit the critical instant"
 

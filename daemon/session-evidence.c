@@ -358,7 +358,11 @@ session_evidence_judge (const SessionEvidence *e, const SlicerTaskStats *t, gboo
   /* a stream that states nothing decided only once it carried its own TERMINATEs: before
    * that (or never) its switch-outs were the rule's guesses */
   guint64 unstated_guessed = MIN (t->decided[PROBE_EVIDENCE_UNSTATED], guessed);
-  out->undecided = t->decided[PROBE_EVIDENCE_NONE] + unstated_guessed;
+  /* a stream that carries TERMINATEs records every job end: the switch-outs it made before
+   * its first (at its start) were the rule's, and are said, not counted against the task */
+  guint64 start_guessed = exact && unstated_guessed < t->decided[PROBE_EVIDENCE_UNSTATED]
+                          ? unstated_guessed : 0;
+  out->undecided = t->decided[PROBE_EVIDENCE_NONE] + unstated_guessed - start_guessed;
   out->contradictions = t->contradictions;
   out->preemptions = t->preemptions;
   GString *note = g_string_new (p != NULL ? p->line->str : NULL);
@@ -391,6 +395,10 @@ session_evidence_judge (const SessionEvidence *e, const SlicerTaskStats *t, gboo
       out->known = FALSE;
     }
   }
+  if (start_guessed > 0)
+    g_string_append_printf (note, ". %" G_GUINT64_FORMAT " of its switch-outs came before the "
+                            "stream's first TASK_TERMINATE record and were decided by the rule "
+                            "(the stream's start)", start_guessed);
   if (out->undecided > 0 && exact) {
     g_string_append_printf (note, ". %" G_GUINT64_FORMAT " of its switch-outs had no evidence "
                             "(a guess): its jobs, periods, response times and preemptions are "

@@ -18,7 +18,8 @@
 #           6.1 and 1.3 ms within 0.5 %; SystemTimerIsr at every tick, Timer1Isr at every tick
 #           but the snapshot's own, with 40 and 15 µs of their own plus < 10 µs of kernel.
 # Without --icount (host time: a loaded host stretches and delays things) pfp must still show
-# the designed structure: 100+ activations each, Task1 preempting Task0 in 90 % of them.
+# the designed structure: 100+ activations each, Task1 preempting Task0 in 90 % of them, but
+# for one job more per 3 system ticks the host made QEMU lose (see below).
 source "$(dirname "$0")/test-rig-common.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -128,8 +129,25 @@ for isr, own in ((isr0, 40), (isr1, 15)):
 
 s = load("pfp-real")["snapshot"]
 t0, t1 = s["tasks"][0], s["tasks"][1]
-if t0["terminations"] < 100 or t1["terminations"] < 100 or t0["preemptions"] < 0.9 * t0["terminations"]:
-    fail(f"pfp without icount: {t0['terminations']} {t1['terminations']} {t0['preemptions']}")
+if t0["terminations"] < 100 or t1["terminations"] < 100:
+    fail(f"pfp without icount: {t0['terminations']} {t1['terminations']} jobs")
+# A QEMU the host did not run lost system ticks (coalesced timer interrupts) and its stalls were
+# charged to whatever ran: a job of Task0 misses its preemption only when a stall ate the rest of
+# its 6 ms load before the tick that arms Task1's one-shot was taken — a stall of 4.5 ms or
+# more, which loses at least 3 ticks (CI, loaded: 85 preemptions in 103 jobs). The host's load
+# is not the test's to choose: it is measured — the board time the snapshot covers (every tick
+# is charged to someone) against its 1040 system ticks — and each 3 ticks lost excuse one job.
+board_ms = (sum(t["run_ticks"] for t in s["tasks"]) + sum(i["ticks"] for i in s["isrs"]) +
+            s["idle_ticks"] + s["kernel_ticks"]) / MS
+lost = max(0.0, board_ms - s["counter"])  # system ticks (1 ms each) the target did not see
+missed = t0["terminations"] - t0["preemptions"]
+allowed = 0.1 * t0["terminations"] + lost / 3
+print(f"no icount: {s['counter']} system ticks in {board_ms:.1f} ms of board time ({lost:.0f} "
+      f"lost); Task0 not preempted in {missed} of {t0['terminations']} jobs (allowed "
+      f"{allowed:.1f})")
+if missed > allowed:
+    fail(f"pfp without icount: Task1 preempted Task0 in {t0['preemptions']} of "
+         f"{t0['terminations']} jobs, with {lost:.0f} ticks lost")
 print(f"no icount: Task0 net {t0['run_ticks'] / t0['terminations'] / MS:.4f} ms, "
       f"Task1 net {t1['run_ticks'] / t1['terminations'] / MS:.4f} ms")
 PY

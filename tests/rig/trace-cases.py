@@ -145,15 +145,20 @@ def case_no_trace_unit():
     check(tcl.read32(DWT_CYCCNT) == 0, "CYCCNT reads non-zero without the trace unit")
 
 
-def grab(tcl, seconds):
-    """Runs the (halted) target for `seconds` with an SWO client, halts it; returns the stream,
-    the ground truth before and after, and the -d log between (if any)."""
+def grab(tcl, seconds, min_bytes=0):
+    """Runs the (halted) target for `seconds` with an SWO client — longer, up to 120 s, until
+    `min_bytes` arrived: a host that starves QEMU runs fewer of the target's instructions in the
+    same time — halts it; returns the stream, the ground truth before and after, and the -d log
+    between (if any)."""
     log = os.environ.get("ORTI_RIG_QEMU_LOG")
     t0 = truth()
     log_a = os.path.getsize(log) if log else 0
     swo = SwoCapture()
     tcl.resume()
     time.sleep(seconds)
+    deadline = time.time() + 120
+    while swo.size() < min_bytes and time.time() < deadline:
+        time.sleep(0.2)
     tcl.halt()
     swo.settle()
     data = swo.stop()
@@ -354,7 +359,9 @@ def case_capture(out):
     tcl("reset halt")
     check(tcl("[target current] curstate") == "halted", "not halted after reset halt")
     configure_everything(tcl, symbol("os_running_task"))
-    data, _, t1, _ = grab(tcl, 2.0)
+    # under --icount the stream is a function of the instructions run, not of the host's time:
+    # at least 24 kB of it, for the determinism test's comparison (> 20 kB)
+    data, _, t1, _ = grab(tcl, 2.0, min_bytes=24000)
     itm = deframe(data, 1)
     kinds = collections.Counter(p["kind"] for p in decode_itm(itm))
     print(f"{len(data)} bytes ({len(itm)} ITM bytes after the formatter): {dict(kinds)}")

@@ -128,7 +128,19 @@ code=$(curl -s -o /dev/null -w "%{http_code}" -X POST -H "Content-Type: applicat
 kill -TERM $served
 wait $served || die "serve exited with $? after SIGTERM"
 [[ $code == 409 ]] || die "serve: POST /api/sessions answered $code, not 409"
-cmp -s "$tmp/tasks.json" "$tmp/served-tasks.json" || die "serve answers other task statistics than the daemon did"
+cmp -s "$tmp/tasks.json" "$tmp/served-tasks.json" ||
+  die "serve answers other task statistics than the daemon did: $(python3 - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+a = {t["task"]: t for t in json.load(open(f"{d}/tasks.json"))}
+b = {t["task"]: t for t in json.load(open(f"{d}/served-tasks.json"))}
+for task in sorted(set(a) | set(b)):
+    x, y = a.get(task, {}), b.get(task, {})
+    diff = {k: (x.get(k), y.get(k)) for k in sorted(set(x) | set(y)) if x.get(k) != y.get(k)}
+    if diff:
+        print(f"{task}: daemon, serve {diff}")
+PY
+)"
 echo "serve: the stored session's tasks equal the daemon's answer"
 
 python3 - "$tmp/session2.json" <<'PY'

@@ -3,6 +3,7 @@
  * and the web layer's check callback; cmd-check.c keeps only its options and
  * --derive-budgets. */
 #include "check-eval.h"
+#include "out-file.h"
 #include "web.h"
 
 #include <math.h>
@@ -346,16 +347,6 @@ check_report_to_markdown (const CheckReport *report)
 }
 
 
-static gboolean
-check__write (const char *path, const char *text, GError **error)
-{
-  if (!g_file_set_contents (path, text, -1, error)) {
-    g_prefix_error (error, "%s: ", path);
-    return FALSE;
-  }
-  return TRUE;
-}
-
 void
 check_report_free (CheckReport *report)
 {
@@ -399,21 +390,31 @@ check_report_output (const CheckReport *report, const CheckOutputs *outputs, con
     check_report_print_table (report, stdout);
   }
   fflush (stdout);
-  if (outputs->junit != NULL) {
-    g_autofree char *xml = check_report_to_junit (report);
-    if (!check__write (outputs->junit, xml, &error)) {
-      fprintf (stderr, "%s: --junit %s\n", prog, error->message);
-      return CHECK_EXIT_BAD_INPUT;
+  /* both files written before either replaces its path: a failure leaves neither */
+  const struct { const char *option, *path; char *(*text) (const CheckReport *); } files[] = {
+    { "--junit", outputs->junit, check_report_to_junit },
+    { "--markdown", outputs->markdown, check_report_to_markdown },
+  };
+  OutFile *out[G_N_ELEMENTS (files)] = { NULL };
+  int failed = -1; /* the exit status of the first failure */
+  for (gsize i = 0; i < G_N_ELEMENTS (files) && failed < 0; i++) {
+    if (files[i].path == NULL)
+      continue;
+    g_autofree char *text = files[i].text (report);
+    if ((out[i] = out_file_new (files[i].path, &error)) == NULL ||
+        !out_file_write_all (out[i], text, -1, &error)) {
+      fprintf (stderr, "%s: %s %s\n", prog, files[i].option, error->message);
+      failed = orti_exit_status_for_error (error);
     }
   }
-  if (outputs->markdown != NULL) {
-    g_autofree char *md = check_report_to_markdown (report);
-    if (!check__write (outputs->markdown, md, &error)) {
-      fprintf (stderr, "%s: --markdown %s\n", prog, error->message);
-      return CHECK_EXIT_BAD_INPUT;
+  for (gsize i = 0; i < G_N_ELEMENTS (files) && failed < 0; i++)
+    if (out[i] != NULL && !out_file_commit (out[i], &error)) {
+      fprintf (stderr, "%s: %s %s\n", prog, files[i].option, error->message);
+      failed = ORTI_EXIT_FAILED;
     }
-  }
-  return report->status;
+  for (gsize i = 0; i < G_N_ELEMENTS (files); i++)
+    out_file_free (out[i]);
+  return failed >= 0 ? failed : report->status;
 }
 
 char *

@@ -77,9 +77,11 @@ typedef struct {
 } CheckOutputs;
 
 /* check_report_output:
- * Prints the table (or JSON) to stdout and writes the --junit / --markdown files. Returns
- * the report's status, or CHECK_EXIT_BAD_INPUT after printing "@prog: --junit PATH: …" to
- * stderr when a file cannot be written. */
+ * Prints the table (or JSON) to stdout and writes the --junit / --markdown files, each
+ * beside its path and renamed into place once both are written (out-file.h). Returns the
+ * report's status, or the status of an error (exit-status.h: a missing directory 2, a full
+ * disk 1) after printing "@prog: --junit PATH: …" to stderr; then neither file was
+ * written. */
 int check_report_output (const CheckReport *report, const CheckOutputs *outputs,
                          const char *prog);
 

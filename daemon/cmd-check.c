@@ -4,10 +4,11 @@
  * (budgets.h, check-eval.h) for CI, and writes a starter budgets file from the ORTI and / or a
  * session (check-derive.h).
  *
- * Exit status (docs/check.md): 0 every budget passes, 1 a budget is violated, 3 none is
- * violated but some are undecided (a sampled bound straddles the limit, or the statistic is
- * unknown), 2 bad input (usage, an unreadable database or budgets file, an unknown object,
- * key or value — named as budgets-file:line) or an output file that cannot be written. */
+ * Exit status (docs/check.md, exit-status.h): 0 every budget passes, 1 a budget is violated
+ * (or an output file could not be written), 3 none is violated but some are undecided (a
+ * sampled bound straddles the limit, or the statistic is unknown), 2 bad input (usage, a
+ * database or budgets file that does not parse, an unknown session, object, key or value —
+ * named as budgets-file:line). */
 #include "check-derive.h"
 #include "osek-config.h"
 #include "check-eval.h"
@@ -82,17 +83,11 @@ cmd_check (int argc, char **argv)
                             || (elf_path != NULL
                                 && (elf = orti_elf_open (elf_path, &error)) == NULL))) {
     fprintf (stderr, "check: %s\n", error->message);
-    return CHECK_EXIT_BAD_INPUT;
+    return orti_exit_status_for_error (error);
   }
   if (orti != NULL && orti_doc_get_n_errors (orti) > 0) {
-    GPtrArray *diags = orti_doc_get_diagnostics (orti);
-    for (guint i = 0; i < diags->len; i++) {
-      const OrtiDiagnostic *d = g_ptr_array_index (diags, i);
-      if (d->severity != ORTI_SEVERITY_ERROR)
-        continue;
-      g_autofree char *text = orti_diagnostic_to_string (d);
-      fprintf (stderr, "check: %s\n", text);
-    }
+    g_autofree char *errors = orti_doc_errors_to_string (orti, "check: ");
+    fputs (errors, stderr);
     return CHECK_EXIT_BAD_INPUT;
   }
   /* with --orti alone, no database: the session is read only when named or judged */
@@ -100,7 +95,7 @@ cmd_check (int argc, char **argv)
     CheckDeriveSources src = { .orti = orti, .elf = elf, .counter_tick_us = ticks };
     if (!check_derive_write (derive, &src, &error)) {
       fprintf (stderr, "check: %s\n", error->message);
-      return CHECK_EXIT_BAD_INPUT;
+      return orti_exit_status_for_error (error);
     }
     return CHECK_EXIT_PASS;
   }
@@ -114,7 +109,7 @@ cmd_check (int argc, char **argv)
   g_autoptr (CheckSession) session = db != NULL ? check_db_session (db, session_id, &error) : NULL;
   if (session == NULL) {
     fprintf (stderr, "check: %s\n", error->message);
-    return CHECK_EXIT_BAD_INPUT;
+    return orti_exit_status_for_error (error);
   }
   if (derive != NULL) {
     /* with --orti, measured limits only from a session named with --session */
@@ -123,7 +118,7 @@ cmd_check (int argc, char **argv)
                                .db = measured ? db : NULL, .session = measured ? session : NULL };
     if (!check_derive_write (derive, &src, &error)) {
       fprintf (stderr, "check: %s\n", error->message);
-      return CHECK_EXIT_BAD_INPUT;
+      return orti_exit_status_for_error (error);
     }
     if (set == NULL)
       return CHECK_EXIT_PASS;
@@ -131,7 +126,7 @@ cmd_check (int argc, char **argv)
   g_autoptr (CheckReport) report = check_report_new (db, session->id, set, &error);
   if (report == NULL) {
     fprintf (stderr, "check: %s\n", error->message);
-    return CHECK_EXIT_BAD_INPUT;
+    return orti_exit_status_for_error (error);
   }
   CheckOutputs outputs = { .json = json, .junit = junit, .markdown = markdown };
   return check_report_output (report, &outputs, "check");

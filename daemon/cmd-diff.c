@@ -151,12 +151,12 @@ cmd_diff (int argc, char **argv)
                                           STORE_OPEN_READ_ONLY, &error);
   if (db == NULL) {
     fprintf (stderr, "diff: %s\n", error->message);
-    return 2;
+    return orti_exit_status_for_error (error);
   }
   g_autoptr (CompareResult) r = compare_sessions (db, ids[0], ids[1], threshold, &error);
   if (r == NULL) {
     fprintf (stderr, "diff: %s\n", error->message);
-    return 2;
+    return orti_exit_status_for_error (error);
   }
   g_autofree char *text = json ? compare_result_to_json (r)
                                : diff__to_text (r->a, r->b, r->entries, markdown, r->regressions,

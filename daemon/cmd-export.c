@@ -6,6 +6,7 @@
  * read-only store connection; this file only parses arguments and picks the destination. */
 #include "commands.h"
 #include "export-sampled.h"
+#include "out-file.h"
 #include "store.h"
 #include "web.h"
 
@@ -87,41 +88,38 @@ cmd_export (int argc, char **argv)
                                           STORE_OPEN_READ_ONLY, &error);
   if (db == NULL) {
     fprintf (stderr, "export: %s\n", error->message);
-    return 1;
+    return orti_exit_status_for_error (error);
   }
   if (!sampled && opt.format == WEB_EXPORT_CSV && table == NULL && output != NULL
       && (g_file_test (output, G_FILE_TEST_IS_DIR) || g_str_has_suffix (output, "/"))) {
     if (!web_export_csv_dir (db, session, output, &error)) {
       fprintf (stderr, "export: %s\n", error->message);
-      return 1;
+      return orti_exit_status_for_error (error);
     }
-    return 0;
+    return ORTI_EXIT_OK;
   }
+  /* -o FILE: written beside it and renamed into place, so a failure leaves no FILE (and an
+   * older FILE as it was) */
+  g_autoptr (OutFile) file = NULL;
   g_autoptr (GOutputStream) out = NULL;
-  g_autoptr (GFile) file = NULL;
   if (output != NULL && strcmp (output, "-") != 0) {
-    file = g_file_new_for_commandline_arg (output);
-    out = G_OUTPUT_STREAM (g_file_replace (file, NULL, FALSE, G_FILE_CREATE_NONE, NULL, &error));
-    if (out == NULL) {
-      fprintf (stderr, "export: %s: %s\n", output, error->message);
-      return 1;
+    if ((file = out_file_new (output, &error)) == NULL) {
+      fprintf (stderr, "export: -o %s\n", error->message);
+      return orti_exit_status_for_error (error);
     }
+    out = g_object_ref (out_file_get_stream (file));
   } else {
     out = g_unix_output_stream_new (STDOUT_FILENO, FALSE);
   }
+  /* an unknown session, task or table: 2; nothing to export (a session without calls): 1 */
   if (sampled ? !export_sampled_write (db, session, format_name, task, out, &error)
               : !web_export_write (db, &opt, out, &error)) {
     fprintf (stderr, "export: session %" G_GINT64_FORMAT ": %s\n", session, error->message);
-    if (file != NULL) { /* closing with a cancelled cancellable keeps the old file */
-      g_autoptr (GCancellable) cancel = g_cancellable_new ();
-      g_cancellable_cancel (cancel);
-      g_output_stream_close (out, cancel, NULL);
-    }
-    return 1;
+    return orti_exit_status_for_error (error);
   }
-  if (!g_output_stream_close (out, NULL, &error)) {
-    fprintf (stderr, "export: %s: %s\n", output != NULL ? output : "stdout", error->message);
-    return 1;
+  if (file != NULL ? !out_file_commit (file, &error) : !g_output_stream_close (out, NULL, &error)) {
+    fprintf (stderr, "export: %s\n", error->message);
+    return ORTI_EXIT_FAILED;
   }
   return 0;
 }

@@ -13,8 +13,12 @@
  * the kernel's enum has and the file does not label; errors at file:line:col; the file's
  * diagnostics come last. `--json` prints the same as one JSON document (cmd-inspect-json.c).
  *
- * Exit status: 0; 1 when the file has errors or no running-task information (everything that
- * could be parsed is printed anyway, and an `inspect: …` line goes to stderr); 2 bad usage.
+ * Errors come first, on stderr, before the report on stdout (a few hundred lines): the file's
+ * error diagnostics and an `inspect: …` line saying why it cannot be used. Exit status
+ * (exit-status.h): 0; 2 bad input — usage, a file that cannot be read, an ORTI file with
+ * errors or no running-task information, an ELF that cannot be the firmware of the ORTI's
+ * OS (a program for another processor, or one where RUNNINGTASK cannot be read) —; everything
+ * that could be parsed is printed anyway.
  */
 #include "cmd-inspect.h"
 #include "commands.h"
@@ -443,19 +447,48 @@ inspect_print (Inspect *in)
 
 /* ---- command ------------------------------------------------------------------------------- */
 
-/* Inspects one ORTI file: @core selects per-core ELF symbols (-1: none chosen). Prints the
- * text report, or puts the JSON document in *@json_out when it is not NULL. Returns the
- * failure (the file's errors, why nothing can be watched, or why it could not be read at all:
- * then nothing is printed; newly allocated) or NULL. */
+/* Why @in cannot be used to profile (newly allocated), or NULL: the file's errors, nothing to
+ * watch, an ELF for another processor, or one on which RUNNINGTASK cannot be read. */
 static char *
+inspect_failure (const char *orti_path, Inspect *in)
+{
+  guint n_errors = orti_doc_get_n_errors (in->doc);
+  if (n_errors > 0)
+    return g_strdup_printf ("%s has %u error%s", orti_path, n_errors, n_errors == 1 ? "" : "s");
+  if (in->watch == NULL)
+    return g_strdup (in->watch_error);
+  if (in->elf == NULL)
+    return NULL;
+  g_autoptr (GError) error = NULL;
+  if (!orti_elf_check_cpu (in->elf, in->doc, &error))
+    return g_strdup (error->message);
+  for (guint c = 0; c < orti_watch_get_n_cores (in->watch); c++) {
+    const OrtiWatchAttr *rt = orti_watch_get (in->watch, c, "RUNNINGTASK");
+    if (rt == NULL || rt->plan != NULL)
+      continue;
+    g_autofree char *of_core = orti_watch_get_n_cores (in->watch) > 1
+                                 ? g_strdup_printf (" of core %u", c) : g_strdup ("");
+    return g_strdup_printf ("RUNNINGTASK%s cannot be read on %s: %s (is it this OS's "
+                            "firmware?)", of_core, orti_elf_get_path (in->elf), rt->error);
+  }
+  return NULL;
+}
+
+/* Inspects one ORTI file: @core selects per-core ELF symbols (-1: none chosen). Errors come
+ * first, on stderr, each line after "inspect: @prefix": the file's error diagnostics and why
+ * it cannot be used, flushed before the report; then the text report goes to stdout, or the
+ * JSON document to *@json_out when it is not NULL. Returns the exit status: 0, or 2 when the
+ * file cannot be read or used (exit-status.h). */
+static int
 inspect_one (const char *orti_path, OrtiElf *elf, const char *elf_path, int core,
-             const OrtiWatchOptions *options,
-             char **json_out)
+             const OrtiWatchOptions *options, const char *prefix, char **json_out)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (OrtiDoc) doc = orti_doc_parse_file (orti_path, &error);
-  if (doc == NULL)
-    return g_strdup (error->message);
+  if (doc == NULL) {
+    fprintf (stderr, "inspect: %s%s\n", prefix, error->message);
+    return orti_exit_status_for_error (error);
+  }
   Inspect in = { .doc = doc, .orti_path = orti_path, .elf_path = elf_path, .options = options,
                  .elf = elf, .core = core };
   in.maps = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) orti_value_map_free);
@@ -464,13 +497,13 @@ inspect_one (const char *orti_path, OrtiElf *elf, const char *elf_path, int core
     in.watch_error = g_strdup (error->message);
   g_clear_error (&error);
 
-  char *failure = NULL;
-  if (orti_doc_get_n_errors (doc) > 0)
-    failure = g_strdup_printf ("%s has %u error%s", orti_path, orti_doc_get_n_errors (doc),
-                               orti_doc_get_n_errors (doc) == 1 ? "" : "s");
-  else if (in.watch == NULL)
-    failure = g_strdup (in.watch_error);
-
+  g_autofree char *failure = inspect_failure (orti_path, &in);
+  if (failure != NULL) {
+    g_autofree char *head = g_strconcat ("inspect: ", prefix, NULL);
+    g_autofree char *errors = orti_doc_errors_to_string (doc, head);
+    fprintf (stderr, "%s%s%s\n", errors, head, failure);
+    fflush (stderr);
+  }
   if (json_out != NULL)
     *json_out = cmd_inspect__json (&in, failure);
   else
@@ -478,7 +511,7 @@ inspect_one (const char *orti_path, OrtiElf *elf, const char *elf_path, int core
   g_clear_pointer (&in.watch, orti_watch_free);
   g_hash_table_unref (in.maps);
   g_free (in.watch_error);
-  return failure;
+  return failure != NULL ? ORTI_EXIT_BAD_INPUT : ORTI_EXIT_OK;
 }
 
 /* --orti FILE, repeatable and comma-separated, into one list of paths. */
@@ -549,21 +582,18 @@ cmd_inspect (int argc, char **argv)
     elf = orti_elf_open (elf_path, &error);
     if (elf == NULL) {
       fprintf (stderr, "inspect: %s\n", error->message);
-      return 1;
+      return orti_exit_status_for_error (error);
     }
   }
 
   if (paths->len == 1) {
     g_autofree char *text = NULL;
-    g_autofree char *failure = inspect_one (g_ptr_array_index (paths, 0), elf, elf_path, core,
-                                            &options,
-                                            json ? &text : NULL);
+    int status = inspect_one (g_ptr_array_index (paths, 0), elf, elf_path, core, &options, "",
+                              json ? &text : NULL);
     if (text != NULL)
       printf ("%s\n", text);
     fflush (stdout);
-    if (failure != NULL)
-      fprintf (stderr, "inspect: %s\n", failure);
-    return failure != NULL ? 1 : 0;
+    return status;
   }
 
   /* one file per core: file K resolved with core K's copies of per-core symbols; JSON
@@ -571,24 +601,24 @@ cmd_inspect (int argc, char **argv)
   g_autoptr (GString) out = g_string_new (NULL);
   if (json)
     g_string_append_printf (out, "{\"n_cores\":%u,\"files\":[", paths->len);
-  int status = 0;
+  int status = ORTI_EXIT_OK;
   for (guint k = 0; k < paths->len; k++) {
     const char *path = g_ptr_array_index (paths, k);
     g_autofree char *text = NULL;
-    if (!json)
+    g_autofree char *prefix = g_strdup_printf ("core %u: ", k);
+    if (!json) {
+      fflush (stdout);
       printf ("%s==== core %u: %s ====\n", k ? "\n" : "", k, path);
-    g_autofree char *failure = inspect_one (path, elf, elf_path, (int) k, &options,
-                                            json ? &text : NULL);
+    }
+    int st = inspect_one (path, elf, elf_path, (int) k, &options, prefix,
+                          json ? &text : NULL);
+    status = MAX (status, st);
     if (json) {
       g_autoptr (JsonNode) name = json_node_new (JSON_NODE_VALUE);
       json_node_set_string (name, path);
       g_autofree char *quoted = json_to_string (name, FALSE);
       g_string_append_printf (out, "%s{\"core\":%u,\"file\":%s,\"inspect\":%s}", k ? "," : "",
                               k, quoted, text ? text : "null");
-    }
-    if (failure != NULL) {
-      fprintf (stderr, "inspect: core %u: %s\n", k, failure);
-      status = 1;
     }
   }
   if (json)

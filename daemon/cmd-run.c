@@ -313,11 +313,12 @@ on_tick (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
-/* Start a session from @cfg; FALSE leaves no session behind. */
+/* Start session @s (taken: freed on failure, else kept as the current one); FALSE leaves no
+ * session behind. */
 static gboolean
-start_session (RunState *st, const SessionConfig *cfg, GError **error)
+start_session (RunState *st, Session *taken, GError **error)
 {
-  g_autoptr (Session) s = session_new (cfg, error);
+  g_autoptr (Session) s = taken;
   if (s == NULL || !session_start (s, st->writer, error))
     return FALSE;
   g_clear_pointer (&st->session, session_free);
@@ -367,7 +368,7 @@ web_start (gpointer data, const char *name, guint64 duration_ms, GError **error)
     g_set_error (error, WEB_ERROR, WEB_ERROR_CONFLICT, "a replaying daemon has no live target");
     return -1;
   }
-  if (!start_session (st, &cfg, error))
+  if (!start_session (st, session_new (&cfg, error), error))
     return -1;
   return session_get_id (st->session);
 }
@@ -661,14 +662,21 @@ run_daemon (const SessionConfig *cfg, const RunOptions *o, const StoreWriterOpti
 {
   RunState st = { .base = cfg, .db = o->db ? o->db : "profile.db", .serve = o->serve,
                   .tty = isatty (STDERR_FILENO), .quiet = o->quiet, .last_ok = TRUE };
-  /* validate everything that can fail before opening the database */
+  /* Nothing is created before the inputs are known good: the ORTI and ELF resolved, the
+   * dashboard's address bound, the target connected and its source configured (a capture:
+   * opened); only then the database. A daemon kept up with --serve runs on after a first
+   * session that could not start, so it makes the database then too. */
   g_autoptr (Session) first = session_new (cfg, error);
   if (first == NULL)
     return FALSE;
-  g_clear_pointer (&first, session_free);
-  st.writer = store_writer_new (st.db, wo, error);
-  if (st.writer == NULL)
-    return FALSE;
+  if (g_file_test (st.db, G_FILE_TEST_EXISTS)) { /* a file that is not our store: refused */
+    g_autoptr (GError) local = NULL;
+    g_autoptr (StoreDb) db = store_db_open (st.db, STORE_OPEN_READ_ONLY, &local);
+    if (db == NULL && !g_error_matches (local, STORE_ERROR, STORE_ERROR_TOO_OLD)) {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  }
   const char *http = o->http ? o->http : "127.0.0.1:8080";
   if (strcmp (http, "none") != 0) {
     WebConfig wc = { .db_path = st.db, .token = o->http_token,
@@ -682,17 +690,30 @@ run_daemon (const SessionConfig *cfg, const RunOptions *o, const StoreWriterOpti
     st.web = web_server_new (&wc);
     if (!web_server_listen (st.web, http, error)) {
       web_server_free (st.web);
-      store_writer_close (st.writer, NULL);
       return FALSE;
     }
   }
-  gboolean ok = start_session (&st, cfg, error);
+  gboolean ok = session_connect (first, error);
   if (!ok && !st.serve) {
     web_server_free (st.web);
-    store_writer_close (st.writer, NULL);
     return FALSE;
   }
   if (!ok) {
+    fprintf (stderr, "orti-profd: %s\n", (*error)->message);
+    g_clear_error (error);
+    g_clear_pointer (&first, session_free);
+  }
+  st.writer = store_writer_new (st.db, wo, error);
+  if (st.writer == NULL) {
+    web_server_free (st.web);
+    return FALSE;
+  }
+  if (ok && !start_session (&st, g_steal_pointer (&first), error)) {
+    if (!st.serve) {
+      web_server_free (st.web);
+      store_writer_close (st.writer, NULL);
+      return FALSE;
+    }
     fprintf (stderr, "orti-profd: %s\n", (*error)->message);
     g_clear_error (error);
   }
@@ -737,9 +758,25 @@ run_judge (const RunOptions *o, const BudgetSet *budgets, gint64 id)
   return check_report_output (report, &outputs, "orti-profd");
 }
 
+/* The command line as typed, each argument shell-quoted (sessions.command_line). */
+static char *
+command_line (int argc, char **argv)
+{
+  GString *line = g_string_new ("orti-profd");
+  for (int i = strcmp (argv[0], "run") == 0 ? 0 : 1; i < argc; i++) {
+    g_autofree char *q = g_shell_quote (argv[i]);
+    gboolean plain = TRUE;
+    for (const char *p = argv[i]; *p && plain; p++)
+      plain = g_ascii_isalnum (*p) || strchr ("-_.,:/=+@%", *p) != NULL;
+    g_string_append_printf (line, " %s", plain && argv[i][0] != '\0' ? argv[i] : q);
+  }
+  return g_string_free (line, FALSE);
+}
+
 int
 cmd_run (int argc, char **argv)
 {
+  g_autofree char *cmdline = command_line (argc, argv);
   RunOptions o = { .core = -1 };
   g_auto (GStrv) orti_given = NULL;
   int core = -1;
@@ -850,7 +887,6 @@ cmd_run (int argc, char **argv)
   }
 
   g_autofree char *host = NULL;
-  g_autofree char *cmdline = g_strjoinv (" ", argv);
   SessionConfig cfg = { 0 };
   StoreWriterOptions wo = STORE_WRITER_OPTIONS_INIT;
   int status;
@@ -864,7 +900,10 @@ cmd_run (int argc, char **argv)
     status = 2;
   } else {
     cfg.command_line = cmdline;
-    status = run_daemon (&cfg, &o, &wo, budgets, &last_id, &error) ? 0 : 1;
+    /* 2: an input that does not fit (found before anything was created); 1: the target
+     * could not be reached, or the session ended incomplete */
+    status = run_daemon (&cfg, &o, &wo, budgets, &last_id, &error)
+               ? ORTI_EXIT_OK : orti_exit_status_for_error (error);
     if (status && error)
       fprintf (stderr, "orti-profd: %s\n", error->message);
   }

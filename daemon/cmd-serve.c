@@ -69,7 +69,7 @@ cmd_serve (int argc, char **argv)
   const char *path = db_path != NULL ? db_path : "./profile.db";
   if (!g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
     fprintf (stderr, "serve: %s: no such database file\n", path);
-    return 1;
+    return ORTI_EXIT_BAD_INPUT;
   }
   /* Read-only: a colleague's file is only read (its schema checked on every open, so its own
    * views and triggers never run); an older schema is migrated once, read-write, after the
@@ -86,7 +86,7 @@ cmd_serve (int argc, char **argv)
   }
   if (db == NULL) {
     fprintf (stderr, "serve: %s\n", error->message);
-    return 1;
+    return orti_exit_status_for_error (error);
   }
   g_clear_pointer (&db, store_db_close);
 
@@ -99,7 +99,7 @@ cmd_serve (int argc, char **argv)
   g_autoptr (WebServer) web = web_server_new (&wc);
   if (!web_server_listen (web, http != NULL ? http : "127.0.0.1:8080", &error)) {
     fprintf (stderr, "serve: %s\n", error->message);
-    return 1;
+    return orti_exit_status_for_error (error); /* a bad address 2, a port in use 1 */
   }
   if (!quiet) {
     fprintf (stderr, "orti-profd: serving %s\n", path);

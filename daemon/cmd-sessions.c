@@ -42,7 +42,7 @@ cmd_sessions (int argc, char **argv)
   }
   if (db == NULL) {
     fprintf (stderr, "sessions: %s\n", error->message);
-    return 1;
+    return orti_exit_status_for_error (error);
   }
   g_autoptr (StoreResult) result = store_db_query (
     db, "SELECT id, name, state, started_at, ended_at, round(duration_s, 3) AS duration_s, "
@@ -51,7 +51,7 @@ cmd_sessions (int argc, char **argv)
         "FROM sessions_overview ORDER BY id", 0, &error);
   if (result == NULL) {
     fprintf (stderr, "sessions: %s\n", error->message);
-    return 1;
+    return orti_exit_status_for_error (error);
   }
   g_autofree char *text = json ? store_result_to_json (result)
                           : csv ? store_result_to_csv (result)
@@ -87,12 +87,12 @@ cmd_delete_session (int argc, char **argv)
   const char *path = db_path != NULL ? db_path : DEFAULT_DB;
   if (!g_file_test (path, G_FILE_TEST_EXISTS)) {
     fprintf (stderr, "delete-session: %s: no such database file\n", path);
-    return 1;
+    return ORTI_EXIT_BAD_INPUT;
   }
   g_autoptr (StoreDb) db = store_db_open (path, STORE_OPEN_READ_WRITE, &error);
   if (db == NULL) {
     fprintf (stderr, "delete-session: %s\n", error->message);
-    return 1;
+    return orti_exit_status_for_error (error);
   }
   g_autofree char *sql = g_strdup_printf ("SELECT name, event_count FROM sessions WHERE id = %"
                                           G_GINT64_FORMAT, id);
@@ -100,8 +100,7 @@ cmd_delete_session (int argc, char **argv)
   if (about == NULL || !store_db_delete_session (db, id, &error)) {
     fprintf (stderr, "delete-session: %s: %s\n", path, error->message);
     /* an unknown session is bad input; one being recorded is refused (the work failed) */
-    return g_error_matches (error, STORE_ERROR, STORE_ERROR_NOT_FOUND) ? ORTI_EXIT_BAD_INPUT
-                                                                       : ORTI_EXIT_FAILED;
+    return orti_exit_status_for_error (error);
   }
   GArray *row = g_ptr_array_index (about->rows, 0);
   printf ("deleted session %" G_GINT64_FORMAT " (%s, %s events) from %s\n", id,

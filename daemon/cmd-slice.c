@@ -676,7 +676,7 @@ cmd_slice (int argc, char **argv)
   gsize len = 0;
   if (!g_file_get_contents (events_path, &text, &len, &error)) {
     fprintf (stderr, "slice: %s\n", error->message);
-    return 1;
+    return orti_exit_status_for_error (error);
   }
 
   SliceRun run = { 0 };
@@ -726,7 +726,7 @@ cmd_slice (int argc, char **argv)
   events_text_free (run.text);
   if (bad) {
     fprintf (stderr, "slice: %u bad line%s skipped\n", bad, bad == 1 ? "" : "s");
-    return 1;
+    return ORTI_EXIT_BAD_INPUT; /* a file that does not parse, though what did was sliced */
   }
   return 0;
 }

@@ -45,12 +45,12 @@ cmd_sql (int argc, char **argv)
                                           STORE_OPEN_READ_ONLY, &error);
   if (db == NULL) {
     fprintf (stderr, "sql: %s\n", error->message);
-    return 1;
+    return orti_exit_status_for_error (error);
   }
   g_autoptr (StoreResult) result = store_db_query (db, argv[1], (guint) timeout_ms, &error);
-  if (result == NULL) {
+  if (result == NULL) { /* SQL that does not parse or would write: 2; a time limit: 1 */
     fprintf (stderr, "sql: %s\n", error->message);
-    return 1;
+    return orti_exit_status_for_error (error);
   }
   g_autofree char *text = json ? store_result_to_json (result)
                           : csv ? store_result_to_csv (result)

@@ -31,7 +31,7 @@ cmd_vacuum (int argc, char **argv)
   gint64 before = 0, after = 0;
   if (!store_db_vacuum (path, &before, &after, &error)) {
     fprintf (stderr, "vacuum: %s\n", error->message);
-    return 1;
+    return orti_exit_status_for_error (error); /* a session running: 1; no such file: 2 */
   }
   g_autofree char *b = g_format_size_full ((guint64) before, G_FORMAT_SIZE_LONG_FORMAT);
   g_autofree char *a = g_format_size_full ((guint64) after, G_FORMAT_SIZE_LONG_FORMAT);

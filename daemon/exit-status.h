@@ -26,3 +26,13 @@ typedef enum {
 /* A session that ended incomplete (its source lost and never back, a crash of the writer)
  * is a negative result: `run` exits with this. */
 #define ORTI_EXIT_INCOMPLETE ORTI_EXIT_FAILED
+
+#include <glib.h>
+
+/* orti_exit_status_for_error:
+ * The exit status of a command that stops on @error: ORTI_EXIT_BAD_INPUT for what the user
+ * gave (an option value, a file that is missing or does not parse — ORTI, ELF, budgets,
+ * database —, an unknown session, task or table, SQL that does not parse or would write),
+ * ORTI_EXIT_FAILED for the rest (I/O, a target that cannot be reached or read, a time limit,
+ * a session being recorded, nothing to export). */
+OrtiExitStatus orti_exit_status_for_error (const GError *error);

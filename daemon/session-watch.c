@@ -361,7 +361,7 @@ session_watch_new (const char *orti_path, const char *elf_path, int core,
     return NULL;
   if (elf_path) {
     w->elf = orti_elf_open (elf_path, error);
-    if (w->elf == NULL)
+    if (w->elf == NULL || !orti_elf_check_cpu (w->elf, w->doc, error))
       return NULL;
   }
   w->watch = resolve (w->doc, w->elf, core, options, orti_path, error);
@@ -422,7 +422,7 @@ session_watch_new_per_core (const char *const *orti_paths, guint n, const char *
     w->adding_core = k;
     w->adding_path = path;
     g_autoptr (OrtiDoc) doc = parse_orti (path, error);
-    if (doc == NULL)
+    if (doc == NULL || (w->elf != NULL && !orti_elf_check_cpu (w->elf, doc, error)))
       return NULL;
     /* file K: core K's copies of per-core symbols; the file itself describes one core */
     g_autoptr (OrtiWatch) watch = resolve (doc, w->elf, (int) k, options, path, error);

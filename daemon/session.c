@@ -39,7 +39,8 @@ struct _Session {
   SessionWatch *w;              /* what to watch, names */
   StoreWriter *writer;          /* borrowed */
   gint64 id;                    /* store session id */
-  ProbeOpenocd *oc;             /* the worker's connection (made in start) */
+  ProbeOpenocd *oc;             /* the worker's connection (made in session_connect) */
+  gboolean connected;           /* session_connect succeeded */
   ProbeCaptureReader *replay;   /* REPLAY: the capture until start hands it to the source */
   ProbeSourceKind capture_kind; /* what the bytes are */
   char *source_why;             /* why that source (live sessions) */
@@ -1320,9 +1321,10 @@ sha256_hex (const char *path)
 }
 
 gboolean
-session_start (Session *s, StoreWriter *writer, GError **error)
+session_connect (Session *s, GError **error)
 {
-  s->writer = writer;
+  if (s->connected)
+    return TRUE;
   if (s->replay) {
     g_autoptr (ProbeSource) decoder = make_source (s, s->capture_kind, error);
     if (decoder == NULL)
@@ -1345,6 +1347,16 @@ session_start (Session *s, StoreWriter *writer, GError **error)
       return FALSE;
     s->tick_hz = probe_source_get_quality (s->source)->tick_hz;
   }
+  s->connected = TRUE;
+  return TRUE;
+}
+
+gboolean
+session_start (Session *s, StoreWriter *writer, GError **error)
+{
+  if (!session_connect (s, error))
+    return FALSE;
+  s->writer = writer;
   s->sink = (ProbeSourceSink) { on_event, s->record_path ? on_record : NULL, s, on_side };
   const ProbeSourceQuality *sq = probe_source_get_quality (s->source);
   if (sq->clock_note)

@@ -132,9 +132,15 @@ Session *session_new (const SessionConfig *cfg, GError **error);
 void session_free (Session *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Session, session_free)
 
-/* session_start: connects to OpenOCD (not for replay) and fails with "cannot connect to
- * OpenOCD at HOST:PORT: …" without creating a store session; otherwise begins the store
- * session on @writer (borrowed; must outlive the session) and starts the worker thread. */
+/* session_connect: connects to OpenOCD and configures the source on the target (a replay:
+ * opens its decoder), so everything that can fail on the way to the target has failed before
+ * a store exists; fails with "cannot connect to OpenOCD at HOST:PORT: …". TRUE at once when
+ * already connected. */
+gboolean session_connect (Session *s, GError **error);
+
+/* session_start: session_connect() unless done, then begins the store session on @writer
+ * (borrowed; must outlive the session) and starts the worker thread. A failure to connect
+ * creates no store session. */
 gboolean session_start (Session *s, StoreWriter *writer, GError **error);
 /* Ask the worker to stop (thread safe, idempotent; also from a signal handler's idle). */
 void session_request_stop (Session *s);

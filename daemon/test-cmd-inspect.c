@@ -1,5 +1,6 @@
 /* test-cmd-inspect.c — golden tests of `orti-profd inspect --json`, run on the built executable
- * (its path is argv[1], given by meson).
+ * (its path is argv[1], given by meson; argv[2] is orti/test-orti-target, an x86-64 program
+ * with firmware-like globals).
  *
  * Our own fixtures (orti/fixtures) always run; the corpus cases (the TC29x multicore ELF with
  * the ERIKA master and slave1 ORTI files, the iSoft 6-core file, a file without an OS object)
@@ -12,6 +13,7 @@
 #include <sys/wait.h>
 
 static const char *orti_profd;
+static const char *x86_elf; /* orti/test-orti-target */
 static char *shared_files; /* ORTI corpus directory, or NULL */
 static char *shared_elf;   /* the TC29x merged ELF, or NULL */
 
@@ -293,7 +295,7 @@ test_assumptions_and_options (void)
   g_autofree char *err4 = NULL;
   g_autofree char *out4 = run_inspect (&status, &err4, "--orti", path, "--idle-value", "Nope",
                                        NULL);
-  g_assert_cmpint (status, ==, 1);
+  g_assert_cmpint (status, ==, 2);
   g_assert_nonnull (strstr (err4, "idle value \"Nope\": not a number and no RUNNINGTASK element"));
   g_autofree char *err5 = NULL;
   g_autofree char *out5 = run_inspect (&status, &err5, "--orti", path, "--priority-order",
@@ -391,7 +393,7 @@ test_erika_per_core_files (void)
   g_assert_nonnull (strstr (err2, "file K is core K"));
 }
 
-/* A file without an OS object: exit 1, "no running-task information", still printed. */
+/* A file without an OS object: exit 2, "no running-task information", still printed. */
 static void
 test_no_os (void)
 {
@@ -399,7 +401,7 @@ test_no_os (void)
   int status = 0;
   g_autofree char *err = NULL;
   g_autofree char *out = run_inspect (&status, &err, "--orti", orti, "--json", NULL);
-  g_assert_cmpint (status, ==, 1);
+  g_assert_cmpint (status, ==, 2);
   g_assert_true (g_str_has_prefix (err, "inspect: "));
   g_assert_nonnull (strstr (err, "no running-task information"));
   g_autoptr (JsonParser) parser = json_parser_new ();
@@ -410,7 +412,8 @@ test_no_os (void)
   g_assert_cmpint (json_object_get_int_member (root, "n_cores"), ==, 0);
 }
 
-/* A file with syntax errors: exit 1, what was parsed is shown, the errors are listed. */
+/* A file with syntax errors: exit 2, what was parsed is shown, the errors are listed — first,
+ * on stderr, then in the report. */
 static void
 test_syntax_errors (void)
 {
@@ -418,8 +421,9 @@ test_syntax_errors (void)
   int status = 0;
   g_autofree char *err = NULL;
   g_autofree char *out = run_inspect (&status, &err, "--orti", orti, "--json", NULL);
-  g_assert_cmpint (status, ==, 1);
-  g_assert_nonnull (strstr (err, "inspect: "));
+  g_assert_cmpint (status, ==, 2);
+  g_assert_true (g_str_has_prefix (err, "inspect: "));
+  g_assert_nonnull (strstr (err, "e-syntax.orti:10:21: error:"));
   g_assert_nonnull (strstr (err, "has 2 errors"));
   g_autoptr (JsonParser) parser = json_parser_new ();
   JsonObject *root = parse_json (parser, out);
@@ -434,10 +438,59 @@ test_syntax_errors (void)
   /* the text form ends with the diagnostics */
   g_autofree char *err2 = NULL;
   g_autofree char *text = run_inspect (&status, &err2, "--orti", orti, NULL);
-  g_assert_cmpint (status, ==, 1);
+  g_assert_cmpint (status, ==, 2);
   const char *diag = strstr (text, "Diagnostics (2):");
   g_assert_nonnull (diag);
   g_assert_nonnull (strstr (diag, "e-syntax.orti:15:17: error: syntax error"));
+
+  /* on a terminal (one stream for both) the errors come before the report's first line */
+  g_autofree char *cmd = g_strdup_printf ("exec '%s' inspect --orti '%s' 2>&1", orti_profd, orti);
+  const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+  g_autofree char *both = NULL;
+  int wait_status = 0;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &both,
+                               NULL, &wait_status, NULL));
+  g_assert_true (g_str_has_prefix (both, "inspect: "));
+  g_assert_true (strstr (both, "has 2 errors") < strstr (both, "Diagnostics (2):"));
+}
+
+/* An ELF that cannot be the firmware of the ORTI's OS is bad input (exit 2), said first on
+ * stderr: a program for another processor than the one the ORTI file's words name (an
+ * x86-64 program beside a CORTEXM ORTI, though its symbols resolve), or one where RUNNINGTASK
+ * cannot be read (the rig's kernel symbols are not in it). The same file without the
+ * processor named resolves on it (exit 0): the processor is what refuses it. */
+static void
+test_foreign_elf (void)
+{
+  g_autofree char *orti = fixture ("cpu-cortexm.orti");
+  int status = 0;
+  g_autofree char *err = NULL;
+  g_autofree char *out = run_inspect (&status, &err, "--orti", orti, "--elf", x86_elf, NULL);
+  g_assert_cmpint (status, ==, 2);
+  g_assert_true (g_str_has_prefix (err, "inspect: "));
+  g_assert_nonnull (strstr (err, "is a program for x86-64"));
+  g_assert_nonnull (strstr (err, "describes an OS for ARM processors"));
+
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  g_assert_true (g_file_get_contents (orti, &text, &len, NULL));
+  g_autofree char *dir = g_dir_make_tmp ("inspect-XXXXXX", NULL);
+  g_autofree char *plain = g_build_filename (dir, "no-cpu.orti", NULL);
+  const char *body = strstr (text, "VERSION");
+  g_assert_true (g_file_set_contents (plain, body, -1, NULL));
+  g_autofree char *err2 = NULL;
+  g_autofree char *out2 = run_inspect (&status, &err2, "--orti", plain, "--elf", x86_elf, NULL);
+  g_assert_cmpint (status, ==, 0);
+  g_unlink (plain);
+  g_rmdir (dir);
+
+  g_autofree char *demo = g_build_filename (g_getenv ("ORTI_SOURCE_DIR"), "tests", "rig",
+                                            "firmware", "demo.ort", NULL);
+  g_autofree char *err3 = NULL;
+  g_autofree char *out3 = run_inspect (&status, &err3, "--orti", demo, "--elf", x86_elf, NULL);
+  g_assert_cmpint (status, ==, 2);
+  g_assert_true (g_str_has_prefix (err3, "inspect: RUNNINGTASK cannot be read on "));
+  g_assert_nonnull (strstr (err3, "os_running_task"));
 }
 
 /* Several OS objects: one watch section per object; constant values need no ELF. */
@@ -474,7 +527,7 @@ test_usage (void)
   g_assert_cmpstr (out, ==, "");
   g_autofree char *err2 = NULL;
   g_autofree char *out2 = run_inspect (&status, &err2, "--orti", "/nonexistent/x.orti", NULL);
-  g_assert_cmpint (status, ==, 1);
+  g_assert_cmpint (status, ==, 2);
   g_assert_cmpstr (out2, ==, "");
   g_assert_true (g_str_has_prefix (err2, "inspect: "));
 }
@@ -488,6 +541,7 @@ main (int argc, char **argv)
     return 2;
   }
   orti_profd = argv[1];
+  x86_elf = argc > 2 ? argv[2] : NULL;
   const char *shared = g_getenv ("ORTI_SHARED_DIR");
   if (shared != NULL) {
     char *files = g_build_filename (shared, "orti-corpus", "files", NULL);
@@ -505,6 +559,8 @@ main (int argc, char **argv)
   g_test_add_func ("/inspect/no-os", test_no_os);
   g_test_add_func ("/inspect/syntax-errors", test_syntax_errors);
   g_test_add_func ("/inspect/several-os", test_several_os);
+  if (x86_elf != NULL)
+    g_test_add_func ("/inspect/foreign-elf", test_foreign_elf);
   g_test_add_func ("/inspect/erika-master", test_erika_master);
   g_test_add_func ("/inspect/erika-slave1", test_erika_slave1);
   g_test_add_func ("/inspect/erika-ambiguous", test_erika_ambiguous);

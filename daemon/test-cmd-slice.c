@@ -1,7 +1,7 @@
 /* test-cmd-slice.c — `orti-profd slice` end to end: runs the built executable (argv[1]) on
  * the fixtures in daemon/fixtures/ and checks the JSON document's numbers, the text output,
  * --tick-hz, and that bad lines are reported as file:line:col while the rest is still sliced
- * (exit status 1). */
+ * (exit status 2: a file that does not parse, and so is one that does not exist). */
 #include <glib.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
@@ -166,7 +166,7 @@ test_bad_lines (void)
   g_autofree char *path = fixture ("bad-lines.events");
   g_autofree char *out = NULL, *err = NULL;
   const char *args[] = { "--events", path, "--json", NULL };
-  g_assert_cmpint (run (args, &out, &err), ==, 1);
+  g_assert_cmpint (run (args, &out, &err), ==, 2);
   g_autofree char *e1 = g_strdup_printf ("%s:5:8: expected ':' after TASK", path);
   g_autofree char *e2 = g_strdup_printf ("%s:9:1: expected a timestamp", path);
   g_assert_nonnull (strstr (err, e1));
@@ -186,7 +186,7 @@ test_usage (void)
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
   const char *missing[] = { "--events", "/nonexistent/x.events", NULL };
-  g_assert_cmpint (run (missing, &out, &err), ==, 1);
+  g_assert_cmpint (run (missing, &out, &err), ==, 2);
   g_assert_nonnull (strstr (err, "/nonexistent/x.events"));
 }
 

@@ -106,7 +106,12 @@ struct _OrtiDoc {
   GHashTable *types;       /* name → OrtiType* */
   GPtrArray *type_names;   /* declared types, file order (const char*) */
   GPtrArray *empty;        /* returned for "no such objects / elements" */
+  const char *cpu_family;  /* what the file's words name (orti-cpu.c), or NULL */
 };
+
+/* orti__cpu_family_of_text: the processor family @len bytes of ORTI text name ("ARM",
+ * "TriCore", "PowerPC", "V850", "RISC-V", "host"), or NULL (orti-cpu.c). */
+const char *orti__cpu_family_of_text (const char *text, gsize len);
 
 /* Builder API used by the parser (all locations point into @doc's filename). */
 void orti_doc__diag (OrtiParseCtx *ctx, OrtiSeverity sev, guint line, guint column,

@@ -358,6 +358,7 @@ static OrtiDoc *
 doc_parse_buffer (char *buf, gsize len, const char *filename, GError **error)
 {
   g_autoptr (OrtiDoc) doc = doc_new (filename);
+  doc->cpu_family = orti__cpu_family_of_text (buf, len); /* before flex scans it in place */
   OrtiParseCtx ctx = { .doc = doc, .line = 1, .column = 1, .bad_char = -1 };
   yyscan_t scanner = NULL;
   if (orti_doc_yylex_init_extra (&ctx, &scanner) != 0) {
@@ -513,6 +514,20 @@ orti_diagnostic_to_string (const OrtiDiagnostic *diag)
                           diag->loc.line, diag->loc.column,
                           diag->severity == ORTI_SEVERITY_ERROR ? "error" : "warning",
                           diag->message);
+}
+
+char *
+orti_doc_errors_to_string (OrtiDoc *doc, const char *prefix)
+{
+  GString *out = g_string_new (NULL);
+  for (guint i = 0; i < doc->diagnostics->len; i++) {
+    const OrtiDiagnostic *d = g_ptr_array_index (doc->diagnostics, i);
+    if (d->severity != ORTI_SEVERITY_ERROR)
+      continue;
+    g_autofree char *text = orti_diagnostic_to_string (d);
+    g_string_append_printf (out, "%s%s\n", prefix, text);
+  }
+  return g_string_free (out, FALSE);
 }
 
 GPtrArray *

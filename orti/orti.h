@@ -105,6 +105,10 @@ const char *orti_doc_get_koil_version (OrtiDoc *doc);        /* "2.2", or NULL *
 const char *orti_doc_get_os_semantics (OrtiDoc *doc);        /* "ORTI", or NULL */
 const char *orti_doc_get_os_semantics_version (OrtiDoc *doc);/* "2.2", or NULL */
 const char *orti_doc_get_implementation (OrtiDoc *doc);      /* IMPLEMENTATION name */
+/* orti_doc_get_cpu_family: the processor family the file's own words name ("ARM", "TriCore",
+ * "PowerPC", "V850", "RISC-V"; "host" for a WIN32/POSIX port), NULL when they name none
+ * (orti-cpu.c: a generator banner "CORTEXM/S32K34X", register names "_ARM7_R0", "e200z4"). */
+const char *orti_doc_get_cpu_family (OrtiDoc *doc);
 
 /* Diagnostics in file order (warnings for tolerated deviations, errors). Element type
  * OrtiDiagnostic*; owned by the document. */
@@ -112,6 +116,10 @@ GPtrArray *orti_doc_get_diagnostics (OrtiDoc *doc);
 guint orti_doc_get_n_errors (OrtiDoc *doc);
 /* "file:line:col: warning: message" — newly allocated. */
 char *orti_diagnostic_to_string (const OrtiDiagnostic *diag);
+/* orti_doc_errors_to_string: the file's errors (not its warnings), one line each as
+ * orti_diagnostic_to_string, each after @prefix and ending in a newline; "" without errors.
+ * Newly allocated. */
+char *orti_doc_errors_to_string (OrtiDoc *doc, const char *prefix);
 
 /* Object types declared in the IMPLEMENTATION section, in file order (const char*). */
 GPtrArray *orti_doc_get_object_types (OrtiDoc *doc);
@@ -182,6 +190,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (OrtiElf, orti_elf_unref)
 
 const char *orti_elf_get_path (OrtiElf *elf);
 const char *orti_elf_get_machine (OrtiElf *elf); /* "ARM", "TriCore", … */
+/* orti_elf_check_cpu: FALSE with ORTI_ERROR_ELF naming both when @doc's processor family is
+ * known (orti_doc_get_cpu_family) and @elf is a program for another (an x86-64 build beside
+ * a Cortex-M ORTI file); TRUE when it fits or nothing says otherwise. */
+gboolean orti_elf_check_cpu (OrtiElf *elf, OrtiDoc *doc, GError **error);
 guint orti_elf_get_pointer_size (OrtiElf *elf);  /* bytes */
 gboolean orti_elf_is_big_endian (OrtiElf *elf);
 /* The M-profile architecture of an ARM ELF, from its build attributes (.ARM.attributes:

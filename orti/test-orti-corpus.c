@@ -64,6 +64,40 @@ test_all_files (void)
 }
 
 /* ERIKA (RT-Druid), per-core file of the TC29x: RUNNINGTASK and a function-address ISR value. */
+/* The processor a file's own words name (orti-cpu.c), by generator: a banner, register names,
+ * a derivative; files that say nothing give none; the TriCore image of the ERIKA files fits
+ * them, an x86-64 program beside the S32K (Cortex-M) file does not. */
+static void
+test_cpu_family (void)
+{
+  static const struct { const char *file, *family; } cases[] = {
+    { "BMS__EB_tresos_S32K34X_app_os.orti", "ARM" },            /* "CORTEXM/S32K34X" banner */
+    { "code_composer_build__UHV_NAR.ORT", "ARM" },              /* _ARM7_R0 … registers */
+    { "ERIKA-Enterprise__ppc_demos_orti_isr2_orti_timing_system.orti", "PowerPC" }, /* e200z */
+    { "EcuBus-Pro__Os_Trace.orti", "TriCore" },                 /* TC39x */
+    { "TEST_EB__EB_tresos_win32_os.orti", "host" },             /* WIN32 port */
+    { "embedded_automotive_software__Base_3_master_system.orti", NULL },
+    { "ERIKA-Enterprise__old_osek_ostest3_ostest3.orti", NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (OrtiDoc) doc = parse_corpus (cases[i].file);
+    g_assert_cmpstr (orti_doc_get_cpu_family (doc), ==, cases[i].family);
+  }
+  g_autofree char *elf_path = g_build_filename (corpus_dir, "..", "elf",
+                                                "assignment_ECU__tc29x_multicore.elf", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (OrtiElf) tricore = orti_elf_open (elf_path, &error);
+  g_assert_no_error (error);
+  g_autoptr (OrtiDoc) master = parse_corpus ("embedded_automotive_software__Base_3_master_system.orti");
+  g_assert_true (orti_elf_check_cpu (tricore, master, &error));
+  g_autoptr (OrtiDoc) tc39 = parse_corpus ("EcuBus-Pro__Os_Trace.orti");
+  g_assert_true (orti_elf_check_cpu (tricore, tc39, &error));
+  g_autoptr (OrtiDoc) s32k = parse_corpus ("BMS__EB_tresos_S32K34X_app_os.orti");
+  g_assert_false (orti_elf_check_cpu (tricore, s32k, &error));
+  g_assert_error (error, ORTI_ERROR, ORTI_ERROR_ELF);
+  g_assert_nonnull (strstr (error->message, "is a program for TriCore"));
+}
+
 static void
 test_erika (void)
 {
@@ -204,6 +238,7 @@ main (int argc, char **argv)
     return 77;
   }
   g_test_add_func ("/orti/corpus/all-files", test_all_files);
+  g_test_add_func ("/orti/corpus/cpu-family", test_cpu_family);
   g_test_add_func ("/orti/corpus/erika", test_erika);
   g_test_add_func ("/orti/corpus/oscan", test_oscan);
   g_test_add_func ("/orti/corpus/isoft", test_isoft);

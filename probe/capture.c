@@ -217,9 +217,10 @@ probe_capture_reader_open (const char *path, GError **error)
 {
   crc_init ();
   FILE *f = fopen (path, "rb");
-  if (f == NULL) {
-    g_set_error (error, PROBE_ERROR, PROBE_ERROR_IO, "cannot open capture file %s: %s", path,
-                 g_strerror (errno));
+  if (f == NULL) { /* a G_FILE_ERROR: a missing capture is the user's input, not the probe's */
+    int e = errno;
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e),
+                 "cannot open capture file %s: %s", path, g_strerror (e));
     return NULL;
   }
   g_autoptr (ProbeCaptureReader) r = g_new0 (ProbeCaptureReader, 1);

@@ -399,7 +399,7 @@ store__open_connection (const char *path, StoreOpenMode mode, guint *recovered, 
   if (!check_header (path, &exists, error))
     return NULL;
   if (!exists && mode == STORE_OPEN_READ_ONLY) {
-    g_set_error (error, STORE_ERROR, STORE_ERROR_IO, "%s: no such database file", path);
+    g_set_error (error, STORE_ERROR, STORE_ERROR_NO_FILE, "%s: no such database file", path);
     return NULL;
   }
   /* Everything that decides whether the file may be used is read first, by a connection
@@ -704,7 +704,8 @@ store_db_vacuum (const char *path, gint64 *size_before, gint64 *size_after, GErr
   struct stat st;
   if (stat (path, &st) != 0) {
     int e = errno;
-    g_set_error (error, STORE_ERROR, STORE_ERROR_IO, "%s: %s", path, g_strerror (e));
+    g_set_error (error, STORE_ERROR, e == ENOENT ? STORE_ERROR_NO_FILE : STORE_ERROR_IO, "%s: %s",
+                 path, g_strerror (e));
     return FALSE;
   }
   *size_before = file_size (path);
@@ -717,7 +718,7 @@ store_db_vacuum (const char *path, gint64 *size_before, gint64 *size_after, GErr
   if (running < 0)
     return FALSE;
   if (running > 0) {
-    g_set_error (error, STORE_ERROR, STORE_ERROR_DENIED,
+    g_set_error (error, STORE_ERROR, STORE_ERROR_RUNNING,
                  "%s: %" G_GINT64_FORMAT " session%s running; VACUUM would hold the write "
                  "lock the running writer needs: stop it first", path, running,
                  running == 1 ? " is" : "s are");

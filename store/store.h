@@ -51,6 +51,7 @@ typedef enum {
   STORE_ERROR_CLOSED,       /* the writer stopped after an earlier failure */
   STORE_ERROR_RUNNING,      /* the session is being recorded: stop it first */
   STORE_ERROR_TOO_BIG,      /* a result passed the connection's row or byte cap */
+  STORE_ERROR_NO_FILE,      /* a read-only open of a file that does not exist */
 } StoreError;
 
 /* Schema version this build reads and writes (store-schema.c keeps the history). */
@@ -705,7 +706,7 @@ guint64 store_writer_queued (StoreWriter *writer);
  * Rebuilds @path with VACUUM (switching it to incremental auto_vacuum, so later pruned raw
  * events give their pages back), checkpoints the WAL, and returns the file's size in bytes
  * before and after (main file plus WAL). VACUUM holds the database's write lock for its
- * whole run, so it is refused (STORE_ERROR_DENIED) while a session is running; a crashed
+ * whole run, so it is refused (STORE_ERROR_RUNNING) while a session is running; a crashed
  * writer's session is first marked incomplete as on any read-write open. */
 gboolean store_db_vacuum (const char *path, gint64 *size_before, gint64 *size_after,
                           GError **error);

@@ -382,7 +382,7 @@ test_vacuum (Fixture *f, gconstpointer data)
   StoreSessionInfo info = { .name = "live", .tick_rate_hz = RATE };
   g_assert_cmpint (store_writer_begin_session (w, &info, &error), >, 0);
   g_assert_false (store_db_vacuum (f->path, &before, &after, &error));
-  g_assert_error (error, STORE_ERROR, STORE_ERROR_DENIED);
+  g_assert_error (error, STORE_ERROR, STORE_ERROR_RUNNING);
   g_assert_nonnull (strstr (error->message, "running"));
   g_clear_error (&error);
   g_assert_true (store_writer_close (w, &error));

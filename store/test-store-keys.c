@@ -103,7 +103,7 @@ test_refuse_running (Fixture *f, gconstpointer data)
   g_clear_error (&error);
   gint64 before = 0, after = 0;
   g_assert_false (store_db_vacuum (f->path, &before, &after, &error));
-  g_assert_error (error, STORE_ERROR, STORE_ERROR_DENIED);
+  g_assert_error (error, STORE_ERROR, STORE_ERROR_RUNNING);
   g_clear_error (&error);
   g_assert_cmpint (query_int (db, "SELECT count(*) FROM slices"), ==, 1);
   g_assert_cmpint (query_int (db, "SELECT count(*) FROM sessions"), ==, 1);

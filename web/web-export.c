@@ -159,7 +159,8 @@ typedef struct {
   gint64 id;
   char *name;            /* session name */
   char *elf;             /* ELF file name without directories, NULL: unknown */
-  gboolean no_calls;     /* its source cannot see function calls (poll, or a replayed poll) */
+  const char *no_calls;  /* why it has no function calls to profile (its source cannot see
+                          * them: poll, SWO; or none were recorded); NULL: it has calls */
   double rate;           /* ticks per second */
   GHashTable *tasks;     /* task value → name */
   GHashTable *isrs;      /* ISR value → name */
@@ -260,9 +261,12 @@ session_load (Session *s, StoreDb *db, const WebExportOptions *opt, GError **err
   s->db = store_db_handle (db);
   s->id = opt->session;
   s->scratch = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr (sqlite3_stmt) st = prepare (s, "SELECT name, tick_rate_hz, elf_path, source_kind LIKE "
-                                            "'poll%' OR (source_kind = 'replay' AND sample_rate_hz "
-                                            "IS NOT NULL) FROM sessions WHERE id = ?", error);
+  g_autoptr (sqlite3_stmt) st = prepare (s, "SELECT name, tick_rate_hz, elf_path, CASE WHEN "
+                                            "EXISTS (SELECT 1 FROM calls WHERE session_id = ?1) "
+                                            "THEN NULL WHEN source_kind LIKE 'poll%' OR (source_kind = "
+                                            "'replay' AND sample_rate_hz IS NOT NULL) THEN 'poll' "
+                                            "WHEN source_kind LIKE 'swo%' THEN 'swo' ELSE '' END "
+                                            "FROM sessions WHERE id = ?1", error);
   if (st == NULL)
     return FALSE;
   if (!step (s, st, error)) {
@@ -275,7 +279,13 @@ session_load (Session *s, StoreDb *db, const WebExportOptions *opt, GError **err
   s->rate = sqlite3_column_double (st, 1);
   if (sqlite3_column_text (st, 2) != NULL)
     s->elf = g_path_get_basename ((const char *) sqlite3_column_text (st, 2));
-  s->no_calls = sqlite3_column_int (st, 3) != 0;
+  const char *why = (const char *) sqlite3_column_text (st, 3);
+  s->no_calls = why == NULL ? NULL
+                : strcmp (why, "poll") == 0 ? "the poll source sees no function calls"
+                : strcmp (why, "swo") == 0 ? "the SWO source sees no function calls (it traces "
+                                             "tasks and ISR2s: calls need --source rtt and the "
+                                             "orti-trace hooks)"
+                : "no function calls were recorded";
   if (!(s->rate > 0)) {
     g_set_error (error, WEB_ERROR, WEB_ERROR_CONFIG, "session %" G_GINT64_FORMAT
                  ": tick_rate_hz %g is not positive", s->id, s->rate);
@@ -332,16 +342,16 @@ call_task_label (Session *s, gint64 task)
   return task_name (s, task, TRUE);
 }
 
-/* A session whose source sees no function calls (poll, or a replayed poll capture: a
- * replay that sampled) cannot make a function profile:
- * FALSE with WEB_ERROR_CONFLICT saying so, for the export @what. */
+/* A session without function calls (its source cannot see them: poll, a replayed poll
+ * capture, SWO; or none were recorded) cannot make a function profile: nothing to export is
+ * FALSE with WEB_ERROR_CONFLICT saying why, for the export @what — never an empty file. */
 static gboolean
 sees_calls (const Session *s, const char *what, GError **error)
 {
-  if (!s->no_calls)
+  if (s->no_calls == NULL)
     return TRUE;
-  g_set_error (error, WEB_ERROR, WEB_ERROR_CONFLICT, "%s: the poll source sees no function calls "
-               "(session %" G_GINT64_FORMAT " has no calls to profile)", what, s->id);
+  g_set_error (error, WEB_ERROR, WEB_ERROR_CONFLICT, "%s: %s (session %" G_GINT64_FORMAT
+               " has no calls to profile)", what, s->no_calls, s->id);
   return FALSE;
 }
 

@@ -12,6 +12,7 @@
 #include "check-derive.h"
 #include "osek-config.h"
 #include "check-eval.h"
+#include "command-config.h"
 #include "commands.h"
 
 #include <math.h>
@@ -37,6 +38,7 @@ cmd_check (int argc, char **argv)
     { "orti", 0, 0, G_OPTION_ARG_FILENAME, &orti_path, "--derive-budgets: tasks, alarms and priorities from this ORTI file (a session only with --session)", "FILE" },
     { "elf", 0, 0, G_OPTION_ARG_FILENAME, &elf_path, "--derive-budgets --orti: evaluate CYCLETIME on this ELF's initial data", "FILE" },
     { "counter-tick", 0, 0, G_OPTION_ARG_STRING_ARRAY, &counter_ticks, "--derive-budgets --orti: one tick of an OS counter (repeatable)", "COUNTER=DURATION" },
+    command_config_entry,
     { NULL },
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("— judge a stored session against timing budgets");
@@ -53,6 +55,10 @@ cmd_check (int argc, char **argv)
   if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
     fprintf (stderr, "check: %s\n", error->message);
     return CHECK_EXIT_BAD_INPUT;
+  }
+  if (!command_config_fill (entries, &error)) {
+    fprintf (stderr, "check: %s\n", error->message);
+    return ORTI_EXIT_BAD_INPUT;
   }
   if (argc != 1) {
     fprintf (stderr, "check: unexpected argument '%s'\n", argv[1]);

@@ -9,6 +9,7 @@
  * maximum — exceeds the threshold (percent of A's value; any increase from 0 counts), 0
  * otherwise, 2 on bad input (usage, an unreadable database, an unknown session id). */
 #include "compare.h"
+#include "command-config.h"
 #include "commands.h"
 
 #include <math.h>
@@ -114,6 +115,7 @@ cmd_diff (int argc, char **argv)
     { "threshold", 0, 0, G_OPTION_ARG_DOUBLE, &threshold, "Regression threshold in percent of A (default 10)", "PCT" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
     { "markdown", 0, 0, G_OPTION_ARG_NONE, &markdown, "Print a markdown summary", NULL },
+    command_config_entry,
     { NULL },
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("A B — compare two stored sessions");
@@ -126,6 +128,10 @@ cmd_diff (int argc, char **argv)
   if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
     fprintf (stderr, "diff: %s\n", error->message);
     return 2;
+  }
+  if (!command_config_fill (entries, &error)) {
+    fprintf (stderr, "diff: %s\n", error->message);
+    return ORTI_EXIT_BAD_INPUT;
   }
   if (argc != 3) {
     fprintf (stderr, "diff: expected two session ids A B, got %d arguments\n", argc - 1);

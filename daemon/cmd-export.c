@@ -4,6 +4,7 @@
  * PC-sampled profile: gmon.out, flat, Monte Carlo, folded, callgrind). The work is
  * web_export_write() (web/web-export.c) or export_sampled_write() (export-sampled.c) on a
  * read-only store connection; this file only parses arguments and picks the destination. */
+#include "command-config.h"
 #include "commands.h"
 #include "export-sampled.h"
 #include "out-file.h"
@@ -29,6 +30,7 @@ cmd_export (int argc, char **argv)
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default stdout); csv: a directory (existing, or ending in /) gets one TABLE.csv per table", "FILE" },
     { "task", 0, 0, G_OPTION_ARG_STRING, &task, "Only this task or ISR (name or value); not for csv", "NAME" },
     { "table", 0, 0, G_OPTION_ARG_STRING, &table, "csv: only this table or view", "NAME" },
+    command_config_entry,
     { NULL },
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("— export a stored session");
@@ -57,6 +59,10 @@ cmd_export (int argc, char **argv)
   if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
     fprintf (stderr, "export: %s\n", error->message);
     return 2;
+  }
+  if (!command_config_fill (entries, &error)) {
+    fprintf (stderr, "export: %s\n", error->message);
+    return ORTI_EXIT_BAD_INPUT;
   }
   if (argc != 1) {
     fprintf (stderr, "export: unexpected argument '%s'\n", argv[1]);

@@ -130,6 +130,9 @@ load_config (RunOptions *o, const char *path, gboolean must_exist, GError **erro
     g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "config file %s", perm->message);
     return FALSE;
   }
+  /* keys of the other commands' options (command-config.h): one file serves them all */
+  static const char *const others[] = { "format", "output", "task", "table", "derive_budgets",
+                                        "junit", "markdown" };
   g_auto (GStrv) present = g_key_file_get_keys (kf, "orti-profd", NULL, NULL);
   for (char **k = present; k && *k; k++) {
     gboolean known = FALSE;
@@ -140,6 +143,8 @@ load_config (RunOptions *o, const char *path, gboolean must_exist, GError **erro
         g_free (*keys[i].field);
         *keys[i].field = g_key_file_get_string (kf, "orti-profd", *k, NULL);
       }
+    for (gsize i = 0; i < G_N_ELEMENTS (others); i++)
+      known |= strcmp (*k, others[i]) == 0;
     if (strcmp (*k, "core") == 0) {
       known = TRUE;
       o->core = g_key_file_get_integer (kf, "orti-profd", "core", NULL);

@@ -11,6 +11,7 @@
  * stopping sessions answer 409: there is no target. SIGINT/SIGTERM stop it (exit status 0).
  */
 #include "check-eval.h"
+#include "command-config.h"
 #include "commands.h"
 #include "compare.h"
 #include "export-sampled.h"
@@ -40,6 +41,7 @@ cmd_serve (int argc, char **argv)
     { "http-token-file", 0, 0, G_OPTION_ARG_FILENAME, &token_file, "Read the bearer token from the first line of FILE (mode 0600)", "FILE" },
     { "budgets", 0, 0, G_OPTION_ARG_FILENAME, &budgets_path, "Judge sessions against this budgets file at /api/sessions/ID/check and in /metrics (docs/check.md)", "FILE" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Print nothing but errors", NULL },
+    command_config_entry,
     { NULL },
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("— the dashboard and REST API over a stored database, no target");
@@ -48,6 +50,10 @@ cmd_serve (int argc, char **argv)
   if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
     fprintf (stderr, "serve: %s\n", error->message);
     return 2;
+  }
+  if (!command_config_fill (entries, &error)) {
+    fprintf (stderr, "serve: %s\n", error->message);
+    return ORTI_EXIT_BAD_INPUT;
   }
   if (argc != 1) {
     fprintf (stderr, "serve: unexpected argument '%s'\n", argv[1]);

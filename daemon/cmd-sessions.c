@@ -1,6 +1,7 @@
 /* cmd-sessions.c — `orti-profd sessions` (list the stored sessions, after marking those a
  * crashed writer left 'running' as incomplete) and
  * `orti-profd delete-session ID` (remove one session and all its rows). */
+#include "command-config.h"
 #include "commands.h"
 #include "store.h"
 
@@ -17,6 +18,7 @@ cmd_sessions (int argc, char **argv)
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "Session database (default ./profile.db)", "FILE" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
     { "csv", 0, 0, G_OPTION_ARG_NONE, &csv, "Print CSV", NULL },
+    command_config_entry,
     { NULL },
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("— list the stored profiling sessions");
@@ -25,6 +27,10 @@ cmd_sessions (int argc, char **argv)
   if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
     fprintf (stderr, "sessions: %s\n", error->message);
     return 2;
+  }
+  if (!command_config_fill (entries, &error)) {
+    fprintf (stderr, "sessions: %s\n", error->message);
+    return ORTI_EXIT_BAD_INPUT;
   }
   if (argc != 1 || (json && csv)) {
     fprintf (stderr, "sessions: unexpected argument '%s'\n", argc > 1 ? argv[1] : "--csv");
@@ -66,6 +72,7 @@ cmd_delete_session (int argc, char **argv)
   g_autofree char *db_path = NULL;
   GOptionEntry entries[] = {
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "Session database (default ./profile.db)", "FILE" },
+    command_config_entry,
     { NULL },
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("ID — remove a session and all its rows");
@@ -74,6 +81,10 @@ cmd_delete_session (int argc, char **argv)
   if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
     fprintf (stderr, "delete-session: %s\n", error->message);
     return 2;
+  }
+  if (!command_config_fill (entries, &error)) {
+    fprintf (stderr, "delete-session: %s\n", error->message);
+    return ORTI_EXIT_BAD_INPUT;
   }
   if (argc != 2) {
     fprintf (stderr, "delete-session: expected one session ID (see 'orti-profd sessions')\n");

@@ -2,6 +2,7 @@
  * over every stored session, on a read-only connection (the store refuses writes, ATTACH
  * and writing pragmas, and stops a query past the time limit). Prints an aligned table by
  * default, or JSON / CSV. */
+#include "command-config.h"
 #include "commands.h"
 #include "store.h"
 
@@ -18,16 +19,21 @@ cmd_sql (int argc, char **argv)
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print a JSON array of row objects", NULL },
     { "csv", 0, 0, G_OPTION_ARG_NONE, &csv, "Print CSV with a header line", NULL },
     { "timeout", 0, 0, G_OPTION_ARG_INT, &timeout_ms, "Stop the query after MS milliseconds (default 10000, 0: none)", "MS" },
+    command_config_entry,
     { NULL },
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("'SELECT …' — read-only SQL over the stored sessions");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx, "Tables and views are described in docs/schema.md; e.g.\n"
-                                         "  orti-profd sql 'SELECT task, run_p99_us FROM task_stats'\n");
+                                         "  orti-profd sql 'SELECT task, slice_p99_us, job_p99_us FROM task_stats'\n");
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
     fprintf (stderr, "sql: %s\n", error->message);
     return 2;
+  }
+  if (!command_config_fill (entries, &error)) {
+    fprintf (stderr, "sql: %s\n", error->message);
+    return ORTI_EXIT_BAD_INPUT;
   }
   if (argc != 2) {
     fprintf (stderr, "sql: expected exactly one SQL statement (quote it), got %d arguments\n", argc - 1);

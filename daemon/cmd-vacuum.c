@@ -2,6 +2,7 @@
  * VACUUM so the space of deleted sessions and pruned raw events (--keep-raw) goes back to the
  * file system, and switch an older file to incremental auto_vacuum. VACUUM holds the write
  * lock for its whole run, so it is refused while a session is running (store_db_vacuum). */
+#include "command-config.h"
 #include "commands.h"
 #include "store.h"
 
@@ -13,6 +14,7 @@ cmd_vacuum (int argc, char **argv)
   g_autofree char *db_path = NULL;
   GOptionEntry entries[] = {
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "Session database (default ./profile.db)", "FILE" },
+    command_config_entry,
     { NULL },
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new (
@@ -22,6 +24,10 @@ cmd_vacuum (int argc, char **argv)
   if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
     fprintf (stderr, "vacuum: %s\n", error->message);
     return 2;
+  }
+  if (!command_config_fill (entries, &error)) {
+    fprintf (stderr, "vacuum: %s\n", error->message);
+    return ORTI_EXIT_BAD_INPUT;
   }
   if (argc > 1) {
     fprintf (stderr, "vacuum: unexpected argument \"%s\"\n", argv[1]);

@@ -877,6 +877,7 @@ task_switch_out (Slicer *s, Ctx *t, guint64 ts, SwitchOutReason why, Ctx *next, 
     guint64 net = ctx_exec_now (t, ts) - t->slice_exec0;
     slicer_acc_add (&t->run_interval, net);
     slicer_hist_add (&t->run_hist, net);
+    task_on_core (t, t->core)->slices++; /* counted as run_interval: the rows add up */
   }
   if (s->cfg.sink.on_slice) {
     SlicerSlice sl = {
@@ -981,7 +982,7 @@ task_switch_in (Slicer *s, guint16 coreno, Ctx *t, guint64 ts, gboolean after_ta
   t->ever_in = TRUE;
   t->terminated = FALSE;
   t->core = coreno;
-  task_on_core (t, coreno)->slices++;
+  task_on_core (t, coreno)->seen = TRUE; /* a row, even before a slice there is complete */
   t->slice_start = ts;
   t->slice_exec0 = ctx_exec_now (t, ts);
 }
@@ -2099,7 +2100,7 @@ slicer_get_task_core_stats (const Slicer *self, GArray *out)
   for (guint i = 0; i < self->tasks->len; i++) {
     const Ctx *t = g_ptr_array_index (self->tasks, i);
     for (guint16 c = 0; c < t->on_core_len; c++) {
-      if (t->on_core[c].slices == 0)
+      if (!t->on_core[c].seen)
         continue;
       SlicerTaskCoreStats o = t->on_core[c];
       if (t->running && t->core == c && c < self->n_cores) /* the open slice, as ctx_exec_latest */

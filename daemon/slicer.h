@@ -433,11 +433,14 @@ typedef struct {
 } SlicerVariableStats;
 
 /* A task's share of one core (a task that migrates has a row per core it ran on): from its
- * switch-ins on that core to its switch-outs, ISR2s inside excluded as in run_time. */
+ * switch-ins on that core to its switch-outs, ISR2s inside excluded as in run_time. The rows
+ * of a task add up to its SlicerTaskStats: slices to run_interval.count, run_time to its. */
 typedef struct {
   guint32 task;             /* task id */
   guint16 core;             /* core index */
-  guint64 slices;           /* switch-ins on this core */
+  gboolean seen;            /* it was switched in on this core */
+  guint64 slices;           /* complete slices on this core (switch-in to switch-out, not cut
+                             * by a gap or the end: as SlicerTaskStats.run_interval.count) */
   guint64 jobs;             /* ended jobs (SlicerTaskStats job.count + jobs_cut) whose first
                              * switch-in was on this core */
   guint64 run_time;         /* ticks it executed on this core */

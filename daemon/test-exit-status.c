@@ -25,6 +25,7 @@ typedef struct {
   int status;
   const char *absent;   /* "@X/…": a file that must not exist afterwards, or NULL */
   const char *says;     /* stderr holds this, or NULL */
+  const char *prints;   /* stdout holds this, or NULL */
 } Case;
 
 typedef struct {
@@ -42,6 +43,7 @@ subst (const char *arg)
     { "@BADINI", "bad.ini" }, { "@EVENTS", "events.txt" }, { "@BADEVENTS", "bad-events.txt" },
     { "@BADORT", "bad.ort" }, { "@BADCAP", "bad.ocap" }, { "@OUT", "out" },
     { "@NODIR", "no/such/dir/out" }, { "@NEWDB", "new.db" }, { "@DERIVED", "derived.ini" },
+    { "@CONF", "orti-profd.conf" },
   };
   if (strcmp (arg, "@X86") == 0)
     return g_strdup (x86_elf);
@@ -99,6 +101,8 @@ run_case (const char *command, const Case *c)
              c->status, err);
   if (c->says != NULL && strstr (err, c->says) == NULL)
     g_error ("%s: %s: stderr lacks \"%s\": %s", command, shown->str, c->says, err);
+  if (c->prints != NULL && strstr (out, c->prints) == NULL)
+    g_error ("%s: %s: stdout lacks \"%s\": %s", command, shown->str, c->prints, out);
   if (c->absent != NULL) {
     g_autofree char *p = subst (c->absent);
     if (g_file_test (p, G_FILE_TEST_EXISTS))
@@ -154,12 +158,17 @@ static const Table tables[] = {
     { { "sql", "--db", "@DB" }, 2 },
     { { "sql", "--db", "@DB", "--timeout", "50", "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL "
         "SELECT i + 1 FROM c) SELECT max(i) FROM c" }, 1 },
+    /* --db from the configuration file, as for every command */
+    { { "sql", "--config", "@CONF", "--csv", "SELECT group_concat(name) FROM sessions" }, 0, NULL,
+      NULL, "exact,sampled,swo" },
+    { { "sql", "--config", "@OUT/none.conf", "SELECT 1" }, 2, NULL, "none.conf" },
   } },
   { "sessions", {
     { { "sessions", "--db", "@DB" }, 0 },
     { { "sessions", "--db", "@NOTDB" }, 2 },
     { { "sessions", "--db", "@OUT/none.db" }, 2, "@OUT/none.db" },
     { { "sessions", "extra" }, 2 },
+    { { "sessions", "--config", "@CONF" }, 0, NULL, NULL, "(3 rows)" },
   } },
   { "delete-session", {
     { { "delete-session", "--db", "@DB", "99" }, 2, NULL, "no session with id 99" },
@@ -320,6 +329,8 @@ main (int argc, char **argv)
   g_autofree char *db = g_build_filename (dir, "profile.db", NULL);
   write_sessions (db);
   put ("notes.txt", "not a database\n");
+  g_autofree char *conf = g_strdup_printf ("[orti-profd]\ndb = %s\norti = run.ort\n", db);
+  put ("orti-profd.conf", conf);
   put ("pass.ini", "[task Task0]\nload_max = 90\n");
   put ("violated.ini", "[task Task0]\nload_max = 1\n");
   put ("undecided.ini", "[task Task0]\nload_max = 47\n");

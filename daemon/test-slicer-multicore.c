@@ -136,6 +136,29 @@ test_task_core_open_slice (void)
   rec_free (r);
 }
 
+/* A task's per-core rows add up to its statistics: slices to its complete slices (one open at
+ * the end counts in neither; issue 33: task_core_stats was one above task_stats), run time to
+ * its run time; the core it only ran on in an open slice still has its row. */
+static void
+test_task_core_slices_add_up (void)
+{
+  Rec *r = rec_new (NULL);
+  rec_feed (r, "0 @0 ACTIVATE: M\n0 @0 TASK: M\n30 @0 TERMINATE: M\n30 @0 TASK: idle\n"
+               "100 @1 ACTIVATE: M\n100 @1 TASK: M\n"   /* still running at the end */
+               "300 @0 END\n");
+  SlicerTaskStats t;
+  g_assert_true (task_stats (r, "M", &t));
+  SlicerTaskCoreStats m0, m1;
+  g_assert_true (task_core (r, "M", 0, &m0));
+  g_assert_true (task_core (r, "M", 1, &m1));
+  g_assert_cmpuint (t.run_interval.count, ==, 1);
+  g_assert_cmpuint (m0.slices + m1.slices, ==, t.run_interval.count);
+  g_assert_cmpuint (m1.slices, ==, 0);
+  g_assert_cmpuint (m0.run_time + m1.run_time, ==, t.run_time);
+  g_assert_cmpuint (m1.run_time, >, 0);
+  rec_free (r);
+}
+
 /* A task already running on core 0 that core 1 switches in is the TASK_ON_TWO_CORES repair,
  * not a migration: a migration needs the switch-out first. */
 static void
@@ -261,6 +284,7 @@ main (int argc, char **argv)
   g_test_add_func ("/slicer/multicore/migrate-without-switch-out", test_migrate_without_switch_out);
   g_test_add_func ("/slicer/multicore/cross-core-latency", test_cross_core_latency);
   g_test_add_func ("/slicer/multicore/task-core-open-slice", test_task_core_open_slice);
+  g_test_add_func ("/slicer/multicore/task-core-slices-add-up", test_task_core_slices_add_up);
   g_test_add_func ("/slicer/multicore/core-only-gap", test_core_only_gap);
   return g_test_run ();
 }

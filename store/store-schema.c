@@ -63,6 +63,7 @@
  *      which shared store) (store-schema-fleet.c).
  *  17  task_stat.evidence, evidence_note, undecided, contradictions (issue 36): on what each
  *      task's job-level figures rest.
+ *  18  sessions_overview.tasks counts the tasks that ran, not every task the ORTI names.
  *
  * Workload facts that shaped it: events dominate (millions per session) so they are packed
  * per core into ~1 KB chunks (store-private.h) — about 8 bytes an event instead of ~30 for a
@@ -375,18 +376,22 @@ migrate_2_to_3 (sqlite3 *db, GError **error)
 /* Version 4: the views over the version-4 tables (µs = ticks * 1e6 / tick_rate_hz). */
 #define US(col, as) "  " col " * 1e6 / x.tick_rate_hz AS " as
 
-/* The columns of sessions_overview as of version 4 (version 5 appends to them). */
-#define SESSIONS_OVERVIEW_V4 \
+/* The columns of sessions_overview as of version 4 (version 5 appends to them; version 18
+ * counts only the tasks that ran). */
+#define SESSIONS_OVERVIEW_HEAD \
   "SELECT id, name, state, started_at, ended_at,\n" \
   "  (last_tick - first_tick) / tick_rate_hz AS duration_s,\n" \
   "  target, source_kind, clock, clock_source, tick_rate_hz, clock_hz_measured, clock_warning,\n" \
   "  event_count, sample_rate_hz, samples, samples_effective,\n" \
   "  interval_jitter_us, min_interval_us, interval_p50_us, interval_p99_us, reads_failed,\n" \
-  "  gap_count, dropped_events, anomaly_count,\n" \
-  "  (SELECT count(*) FROM tasks t WHERE t.session_id = sessions.id) AS tasks,\n" \
+  "  gap_count, dropped_events, anomaly_count,\n"
+#define SESSIONS_OVERVIEW_TAIL \
   "  (SELECT count(*) FROM function_stat f WHERE f.session_id = sessions.id AND f.count > 0)\n" \
   "    AS functions,\n" \
   "  inference, source_config, state_reason, orti_path, elf_path"
+#define SESSIONS_OVERVIEW_V4 SESSIONS_OVERVIEW_HEAD \
+  "  (SELECT count(*) FROM tasks t WHERE t.session_id = sessions.id) AS tasks,\n" \
+  SESSIONS_OVERVIEW_TAIL
 
 static const char schema_v4[] =
   /* task_stat: slices and jobs apart, error bounds */
@@ -867,6 +872,20 @@ migrate_13_to_14 (sqlite3 *db, GError **error)
 #undef UNATTRIBUTED_CONTEXT
 }
 
+/* migrate_17_to_18: sessions_overview.tasks counts the tasks that ran (run time above 0, idle
+ * not a task), not every task the ORTI file names (issue 33: 13 where 2 ran). */
+static gboolean
+migrate_17_to_18 (sqlite3 *db, GError **error)
+{
+  return store__exec (db,
+    "DROP VIEW sessions_overview;\n"
+    "CREATE VIEW sessions_overview AS\n" SESSIONS_OVERVIEW_HEAD
+    "  (SELECT count(*) FROM task_stat t WHERE t.session_id = sessions.id AND t.run_total > 0\n"
+    "     AND t.task <> 4294967295) AS tasks,\n" SESSIONS_OVERVIEW_TAIL ",\n"
+    "  raw_keep_s, raw_keep_bytes, raw_dropped_events, raw_dropped_until, samples_stalled\n"
+    "FROM sessions;\n", error);
+}
+
 typedef gboolean (*StoreMigration) (sqlite3 *db, GError **error);
 
 /* migrations[v] upgrades version v to v + 1. */
@@ -888,6 +907,7 @@ static const StoreMigration migrations[STORE_SCHEMA_VERSION] = {
   store__migrate_sampled_bounds, /* 14 → 15, store-schema-bounds.c */
   store__migrate_fleet, /* 15 → 16, store-schema-fleet.c */
   store__migrate_job_evidence, /* 16 → 17, store-schema-jobs.c */
+  migrate_17_to_18, /* 17 → 18 */
 };
 
 gboolean

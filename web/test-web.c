@@ -406,6 +406,9 @@ test_routes (Fx *fx, gconstpointer data)
   g_assert_cmpint (code, ==, 200);
   g_autoptr (JsonNode) apin = parse (api);
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (apin), "openapi"), ==, "3.0.3");
+  /* the project's one version (meson.build), as `orti-profd --version` prints it */
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (
+                     json_node_get_object (apin), "info"), "version"), ==, ORTI_PROFD_VERSION);
   /* every route of the server is described */
   JsonObject *paths = json_object_get_object_member (json_node_get_object (apin), "paths");
   const char *routes[] = { "tasks", "functions", "isrs", "isrs/tasks", "services", "services/tasks",
@@ -688,6 +691,10 @@ test_metrics_and_live (Fx *fx, gconstpointer data)
   g_assert_nonnull (strstr (m, "orti_data_value{session=\"1\",variable=\"light\"} 1\n"));
   g_assert_nonnull (strstr (m, "orti_core_busy_seconds_total{session=\"1\",core=\"0\"} 0.00148\n"));
   g_assert_nonnull (strstr (m, "# TYPE orti_task_load_bound_ratio gauge\n"));
+  /* a trace does not sample: its sample rate is NULL, so no sample (never 0) */
+  g_assert_nonnull (strstr (m, "# TYPE orti_session_sample_rate_hz gauge\n"));
+  g_assert_null (strstr (m, "orti_session_sample_rate_hz{"));
+  g_assert_nonnull (strstr (m, "orti_session_events_total{session=\"1\"} "));
   g_assert_nonnull (strstr (m, "orti_task_core_load_ratio{session=\"1\",task=\"Task_A\","
                                "core=\"0\"} 0.6\n"));
   g_assert_nonnull (strstr (m, "orti_task_core_jobs_total{session=\"1\",task=\"Task_A\","

@@ -1202,6 +1202,10 @@ static const CsvTable csv_tables[] = {
   { "sampled_line_stat", "session_id", "core, context_kind, context, kind, address, file, line",
     TRUE },
   { "sampled_pc", "session_id", "core, context_kind, context, pc", TRUE },
+  { "task_core_stat", "session_id", "task, core", TRUE },
+  { "cross_core_stat", "session_id", "from_core, core", TRUE },
+  { "session_tags", "session_id", "key", TRUE },
+  { "pushes", "session_id", "store", FALSE }, /* where the file sent it, not the session's data */
   { "event_chunks", "session_id", "id", FALSE },
   { "timeline_buckets", "session_id", "level, core, bucket, task, isr", FALSE },
   { "task_stats", "session_id", "task_value", FALSE },
@@ -1216,6 +1220,11 @@ static const CsvTable csv_tables[] = {
   { "data_state_stats", "session_id", "variable_value, value", FALSE },
   { "data_series", "session_id", "variable_value, tick", FALSE },
   { "core_stats", "session_id", "core", FALSE },
+  { "task_core_stats", "session_id", "core, task_value", FALSE },
+  { "cross_core_latency", "session_id", "core, from_core", FALSE },
+  { "core_skew", "session_id", "core, other_core", FALSE },
+  { "sampled_vs_measured", "session_id", "core, task_value, function", FALSE },
+  { "raw_windows", "session_id", "session_id", FALSE },
   { "sampled_function_stats", "session_id", "core, samples DESC, task, function", FALSE },
   { "sampled_line_stats", "session_id", "core, samples DESC, task, function, file, line", FALSE },
   { "sampled_functions", "session_id", "core, samples DESC, function", FALSE },
@@ -1234,8 +1243,8 @@ csv_table_find (const char *name, GError **error)
   g_autoptr (GString) known = g_string_new (NULL);
   for (guint i = 0; i < G_N_ELEMENTS (csv_tables); i++)
     g_string_append_printf (known, "%s%s", i ? ", " : "", csv_tables[i].name);
-  g_set_error (error, WEB_ERROR, WEB_ERROR_NOT_FOUND, "--table %s: no such table or view (%s)",
-               name, known->str);
+  g_set_error (error, WEB_ERROR, WEB_ERROR_NOT_FOUND, "no table or view \"%s\" (csv exports "
+               "one of: %s)", name, known->str);
   return NULL;
 }
 

@@ -1274,7 +1274,7 @@ static const struct {
     { { "orti_task_core_load_ratio", "gauge", "Share of the core's observed time the task ran "
         "on it (0..1; a task that migrates has a series per core)." },
       { "orti_task_core_run_seconds_total", "counter", "Time the task ran on the core." },
-      { "orti_task_core_slices_total", "counter", "Times the task was switched in on the core." },
+      { "orti_task_core_slices_total", "counter", "Complete slices of the task on the core." },
       { "orti_task_core_jobs_total", "counter", "Jobs of the task that began on the core." } },
     "core" },
   { "core",
@@ -1312,7 +1312,7 @@ metrics_thread (GTask *task, gpointer source, gpointer data, GCancellable *cance
   g_autoptr (GError) error = NULL;
   StoreDb *db = thread_db (j->db_path, &error);
   g_autoptr (StoreResult) ses = db ? run_sql (j, db, &error,
-      "SELECT id, coalesce(sample_rate_hz, 0), gap_count, dropped_events, event_count, name, "
+      "SELECT id, sample_rate_hz, gap_count, dropped_events, event_count, name, "
       "state FROM sessions ORDER BY id DESC LIMIT 1") : NULL;
   if (db == NULL || ses == NULL) {
     reply_from_error (&j->reply, error);
@@ -1364,7 +1364,8 @@ metrics_thread (GTask *task, gpointer source, gpointer data, GCancellable *cance
     }
   }
   static const struct { const char *name, *type, *help; int col; } sm[] = {
-    { "orti_session_sample_rate_hz", "gauge", "Achieved poll sample rate.", 1 },
+    { "orti_session_sample_rate_hz", "gauge", "Achieved sample rate of a sampling source "
+      "(absent for a trace: it does not sample).", 1 },
     { "orti_session_gaps_total", "counter", "Gaps (data lost) in the session.", 2 },
     { "orti_session_dropped_events_total", "counter", "Records the target reported dropped.", 3 },
     { "orti_session_events_total", "counter", "Events stored.", 4 },
@@ -1372,7 +1373,7 @@ metrics_thread (GTask *task, gpointer source, gpointer data, GCancellable *cance
   for (gsize i = 0; i < G_N_ELEMENTS (sm); i++) {
     g_string_append_printf (out, "# HELP %s %s\n# TYPE %s %s\n", sm[i].name, sm[i].help, sm[i].name,
                             sm[i].type);
-    if (ses->rows->len)
+    if (ses->rows->len && cell_text (ses, 0, sm[i].col) != NULL) /* NULL: no sample */
       g_string_append_printf (out, "%s{session=\"%s\"} %s\n", sm[i].name, cell_text (ses, 0, 0),
                               cell_text (ses, 0, sm[i].col));
   }

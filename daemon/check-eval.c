@@ -18,12 +18,37 @@ check__object (const Budget *b)
   return g_strdup_printf ("%s %s", budget_kind_name (b->kind), b->object);
 }
 
+/* check__named: whether session @session's name tables know @b's object (the ORTI file names
+ * a task the session never ran; its ELF a function never called), by name or value. */
+static gboolean
+check__named (StoreDb *db, const CheckSession *session, const Budget *b)
+{
+  static const struct { const char *table, *value; } names[BUDGET_KIND_COUNT] = {
+    [BUDGET_KIND_TASK] = { "tasks", "task" }, [BUDGET_KIND_ISR] = { "isrs", "isr" },
+    [BUDGET_KIND_FUNCTION] = { "functions", "address" },
+    [BUDGET_KIND_POINT] = { "points", "point" }, [BUDGET_KIND_CORE] = { "cores", "core" },
+  };
+  if (b->object == NULL || names[b->kind].table == NULL)
+    return FALSE;
+  g_autofree char *sql = g_strdup_printf ("SELECT 1 FROM %s WHERE session_id = ?1 AND (name = ?2 "
+                                          "OR CAST(%s AS TEXT) = ?2)", names[b->kind].table,
+                                          names[b->kind].value);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (sqlite3_stmt) stmt = check_db_prepare (db, sql, &error);
+  if (stmt == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (stmt, 1, session->id);
+  sqlite3_bind_text (stmt, 2, b->object, -1, SQLITE_STATIC);
+  return sqlite3_step (stmt) == SQLITE_ROW;
+}
+
 /* check__evaluate:
- * Judges every budget of @set on @session. FALSE with BUDGET_ERROR_UNKNOWN_OBJECT naming the
- * budgets file's line when an object is not in the session, or a STORE_ERROR. */
+ * Judges every budget of @set on @session; one of an object the session names but that never
+ * ran goes to @absent. FALSE with BUDGET_ERROR_UNKNOWN_OBJECT naming the budgets file's line
+ * when an object is not in the session at all, or a STORE_ERROR. */
 static GArray *
 check__evaluate (StoreDb *db, const CheckSession *session, const BudgetSet *set,
-                 GError **error)
+                 GPtrArray *absent, GError **error)
 {
   g_autoptr (GArray) results = g_array_new (FALSE, TRUE, sizeof (CheckResult));
   for (guint i = 0; i < set->budgets->len; i++) {
@@ -44,6 +69,10 @@ check__evaluate (StoreDb *db, const CheckSession *session, const BudgetSet *set,
     if (b->object != NULL)
       sqlite3_bind_text (stmt, 2, b->object, -1, SQLITE_STATIC);
     int rc = sqlite3_step (stmt);
+    if (rc == SQLITE_DONE && check__named (db, session, b)) { /* never ran: reported */
+      g_ptr_array_add (absent, (gpointer) b);
+      continue;
+    }
     if (rc == SQLITE_DONE) {
       g_set_error (error, BUDGET_ERROR, BUDGET_ERROR_UNKNOWN_OBJECT,
                    "%s:%u: [%s %s]: session %" G_GINT64_FORMAT " has no %s '%s'", set->path,
@@ -212,8 +241,17 @@ check_report_print_table (const CheckReport *report, FILE *out)
             r->budget->stat->key, limit, (int) MAX (0, 14 - (int) g_utf8_strlen (limit, -1)), "",
             measured);
   }
-  fprintf (out, "%u budgets: %u pass, %u violated, %u undecided\n", results->len,
+  for (guint i = 0; i < report->absent->len; i++) {
+    const Budget *b = g_ptr_array_index (report->absent, i);
+    g_autofree char *obj = check__object (b);
+    fprintf (out, "%-10s %-28s %-24s never ran in session %" G_GINT64_FORMAT ": not judged\n",
+             "absent", obj, b->stat->key, session->id);
+  }
+  fprintf (out, "%u budgets: %u pass, %u violated, %u undecided", results->len,
           counts[BUDGET_PASS], counts[BUDGET_VIOLATION], counts[BUDGET_UNDECIDED]);
+  if (report->absent->len > 0)
+    fprintf (out, "; %u not judged (never ran)", report->absent->len);
+  fprintf (out, "\n");
   if (report->invariants != NULL)
     fprintf (out, "broken invariants (the session is undecided): %s\n", report->invariants);
 }
@@ -267,6 +305,23 @@ check_report_to_json (const CheckReport *report)
     json_builder_add_string_value (b, report->invariants);
   else
     json_builder_add_null_value (b);
+  /* budgets of objects that never ran in the session: not judged */
+  json_builder_set_member_name (b, "absent");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < report->absent->len; i++) {
+    const Budget *a = g_ptr_array_index (report->absent, i);
+    json_builder_begin_object (b);
+    json_builder_set_member_name (b, "kind");
+    json_builder_add_string_value (b, budget_kind_name (a->kind));
+    json_builder_set_member_name (b, "object");
+    json_builder_add_string_value (b, a->object);
+    json_builder_set_member_name (b, "key");
+    json_builder_add_string_value (b, a->stat->key);
+    json_builder_set_member_name (b, "line");
+    json_builder_add_int_value (b, a->line);
+    json_builder_end_object (b);
+  }
+  json_builder_end_array (b);
   json_builder_end_object (b);
   return check_json_finish (b);
 }
@@ -283,13 +338,14 @@ check_report_to_junit (const CheckReport *report)
   const guint *counts = report->counts;
   g_autoptr (GString) x = g_string_new ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
   g_autofree char *path = g_markup_escape_text (set->path, -1);
+  guint n_absent = report->absent->len;
   g_string_append_printf (x, "<testsuites name=\"orti-profd check\" tests=\"%u\" failures=\"%u\" "
-                             "skipped=\"%u\" errors=\"0\">\n", results->len,
-                          counts[BUDGET_VIOLATION], counts[BUDGET_UNDECIDED]);
+                             "skipped=\"%u\" errors=\"0\">\n", results->len + n_absent,
+                          counts[BUDGET_VIOLATION], counts[BUDGET_UNDECIDED] + n_absent);
   g_string_append_printf (x, "  <testsuite name=\"session %" G_GINT64_FORMAT "\" tests=\"%u\" "
                              "failures=\"%u\" skipped=\"%u\" errors=\"0\" file=\"%s\">\n",
-                          session->id, results->len, counts[BUDGET_VIOLATION],
-                          counts[BUDGET_UNDECIDED], path);
+                          session->id, results->len + n_absent, counts[BUDGET_VIOLATION],
+                          counts[BUDGET_UNDECIDED] + n_absent, path);
   for (guint i = 0; i < results->len; i++) {
     const CheckResult *r = &g_array_index (results, CheckResult, i);
     g_autofree char *cls = g_strdup_printf ("%s.%s", budget_kind_name (r->budget->kind),
@@ -307,6 +363,15 @@ check_report_to_junit (const CheckReport *report)
     else
       g_string_append_printf (x, ">\n      <skipped message=\"undecided: %s\"/>\n    </testcase>\n",
                               msg_x);
+  }
+  for (guint i = 0; i < n_absent; i++) {
+    const Budget *a = g_ptr_array_index (report->absent, i);
+    g_autofree char *cls = g_strdup_printf ("%s.%s", budget_kind_name (a->kind), a->object);
+    g_autofree char *cls_x = g_markup_escape_text (cls, -1);
+    g_string_append_printf (x, "    <testcase classname=\"%s\" name=\"%s\" file=\"%s\" "
+                               "line=\"%u\">\n      <skipped message=\"never ran in session %"
+                               G_GINT64_FORMAT ": not judged\"/>\n    </testcase>\n",
+                            cls_x, a->stat->key, path, a->line, session->id);
   }
   g_string_append (x, "  </testsuite>\n</testsuites>\n");
   return g_string_free (g_steal_pointer (&x), FALSE);
@@ -328,6 +393,14 @@ check_report_to_markdown (const CheckReport *report)
                               " against `%s`: %u budgets, %u pass, %u violated, %u undecided.\n\n",
                           overall, session->id, set->path, results->len, counts[BUDGET_PASS],
                           counts[BUDGET_VIOLATION], counts[BUDGET_UNDECIDED]);
+  for (guint i = 0; i < report->absent->len; i++) {
+    const Budget *a = g_ptr_array_index (report->absent, i);
+    g_autofree char *obj = check__object (a);
+    g_autofree char *obj_md = check_markdown_escape (obj);
+    g_string_append_printf (md, "%s%s `%s`%s", i == 0 ? "Not judged, never ran in this session: "
+                                                      : ", ", obj_md, a->stat->key,
+                            i + 1 == report->absent->len ? ".\n\n" : "");
+  }
   if (results->len == 0)
     return g_string_free (g_steal_pointer (&md), FALSE);
   g_string_append (md, "| verdict | object | budget | limit | measured |\n|---|---|---|---|---|\n");
@@ -355,6 +428,7 @@ check_report_free (CheckReport *report)
   check_session_free (report->session);
   g_clear_pointer (&report->results, g_array_unref);
   g_free (report->invariants);
+  g_clear_pointer (&report->absent, g_ptr_array_unref);
   g_free (report);
 }
 
@@ -364,7 +438,8 @@ check_report_new (StoreDb *db, gint64 session_id, const BudgetSet *set, GError *
   g_autoptr (CheckSession) session = check_db_session (db, session_id, error);
   if (session == NULL)
     return NULL;
-  g_autoptr (GArray) results = check__evaluate (db, session, set, error);
+  g_autoptr (GPtrArray) absent = g_ptr_array_new ();
+  g_autoptr (GArray) results = check__evaluate (db, session, set, absent, error);
   if (results == NULL)
     return NULL;
   g_autofree char *invariants = NULL;
@@ -375,6 +450,7 @@ check_report_new (StoreDb *db, gint64 session_id, const BudgetSet *set, GError *
   report->session = g_steal_pointer (&session);
   report->set = set;
   report->results = g_steal_pointer (&results);
+  report->absent = g_steal_pointer (&absent);
   report->status = check__exit_status (report->results, report->counts);
   return report;
 }

@@ -38,6 +38,9 @@ typedef struct {
   CheckSession *session; /* owned */
   const BudgetSet *set;  /* borrowed: must outlive the report */
   GArray *results;       /* CheckResult, in the budgets file's order */
+  GPtrArray *absent;     /* const Budget *: budgets of objects the session names but that
+                          * never ran (no statistics: a task of the ORTI file the session did
+                          * not activate), reported and not judged */
   guint counts[3];       /* results per BudgetVerdict */
   int status;            /* CHECK_EXIT_PASS, _VIOLATION or _UNDECIDED */
   char *invariants;      /* the session's broken invariants (session-invariants.h), "; "
@@ -49,10 +52,11 @@ void check_report_free (CheckReport *report);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CheckReport, check_report_free)
 
 /* check_report_new:
- * Judges every budget of @set on session @session_id of @db (the newest when < 0). NULL with
+ * Judges every budget of @set on session @session_id of @db (the newest when < 0); a budget of
+ * an object the session knows by name but that never ran goes to report->absent. NULL with
  * STORE_ERROR_NOT_FOUND (no such session), BUDGET_ERROR_UNKNOWN_OBJECT naming the budgets
- * file's line (an object the session lacks, or a name two of its objects share) or
- * STORE_ERROR_SQL. */
+ * file's line (an object the session does not know at all, or a name two of its objects
+ * share) or STORE_ERROR_SQL. */
 CheckReport *check_report_new (StoreDb *db, gint64 session_id, const BudgetSet *set,
                                GError **error);
 

@@ -21,7 +21,7 @@ int
 cmd_export (int argc, char **argv)
 {
   g_autofree char *db_path = NULL, *format_name = NULL, *output = NULL, *task = NULL,
-                  *table = NULL;
+                  *table = NULL, *elf = NULL;
   gint64 session = -1;
   GOptionEntry entries[] = {
     { "session", 0, 0, G_OPTION_ARG_INT64, &session, "Session to export (see `orti-profd sessions`)", "ID" },
@@ -30,6 +30,7 @@ cmd_export (int argc, char **argv)
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default stdout); csv: a directory (existing, or ending in /) gets one TABLE.csv per table", "FILE" },
     { "task", 0, 0, G_OPTION_ARG_STRING, &task, "Only this task or ISR (name or value); not for csv", "NAME" },
     { "table", 0, 0, G_OPTION_ARG_STRING, &table, "csv: only this table or view", "NAME" },
+    { "elf", 0, 0, G_OPTION_ARG_FILENAME, &elf, "gmon: the session's ELF, when it is no longer where it was recorded (checked against its build id)", "FILE" },
     command_config_entry,
     { NULL },
   };
@@ -74,6 +75,10 @@ cmd_export (int argc, char **argv)
   }
   WebExportOptions opt = { .session = session, .task = task, .table = table };
   gboolean sampled = export_sampled_format_known (format_name);
+  if (elf != NULL && !sampled) {
+    fprintf (stderr, "export: --elf applies to the sampled formats (gmon) only\n");
+    return ORTI_EXIT_BAD_INPUT;
+  }
   if (sampled && table != NULL) {
     fprintf (stderr, "export: --table applies to csv only\n");
     return 2;
@@ -118,7 +123,7 @@ cmd_export (int argc, char **argv)
     out = g_unix_output_stream_new (STDOUT_FILENO, FALSE);
   }
   /* an unknown session, task or table: 2; nothing to export (a session without calls): 1 */
-  if (sampled ? !export_sampled_write (db, session, format_name, task, out, &error)
+  if (sampled ? !export_sampled_write (db, session, format_name, task, elf, out, &error)
               : !web_export_write (db, &opt, out, &error)) {
     fprintf (stderr, "export: session %" G_GINT64_FORMAT ": %s\n", session, error->message);
     return orti_exit_status_for_error (error);

@@ -31,7 +31,7 @@ gboolean
 export_sampled_web (gpointer user_data, StoreDb *db, gint64 session, const char *format,
                     const char *task, GOutputStream *out, GError **error)
 {
-  return export_sampled_write (db, session, format, task, out, error);
+  return export_sampled_write (db, session, format, task, NULL, out, error);
 }
 
 void
@@ -116,15 +116,69 @@ read_rows (StoreDb *db, const char *sql, gint64 session, const char *task, GArra
 #define TASK_COND(col_name, col_value) \
   " AND (?2 IS NULL OR " col_name " = ?2 OR CAST(" col_value " AS TEXT) = ?2)"
 
+/* The lower-case hex SHA-256 of @path's bytes, or NULL when it cannot be read. */
+static char *
+file_sha256 (const char *path)
+{
+  g_autofree char *bytes = NULL;
+  gsize len = 0;
+  if (!g_file_get_contents (path, &bytes, &len, NULL))
+    return NULL;
+  return g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guint8 *) bytes, len);
+}
+
+/* Session @session's ELF: @given (export --elf) or the path it was recorded with, checked to be
+ * the build the session ran (its build id, else its SHA-256). NULL with WEB_ERROR_CONFLICT
+ * when the recorded ELF is gone or was rebuilt (naming the build and --elf), WEB_ERROR_CONFIG
+ * when @given is another build. */
+static OrtiElf *
+session_elf (gint64 session, const char *path, const char *build_id, const char *sha256,
+             const char *given, GError **error)
+{
+  g_autofree char *which = build_id != NULL ? g_strdup_printf ("build id %s", build_id)
+                           : sha256 != NULL ? g_strdup_printf ("SHA-256 %s", sha256)
+                                            : g_strdup ("no build id recorded");
+  g_autoptr (GError) local = NULL;
+  g_autoptr (OrtiElf) elf = orti_elf_open (given != NULL ? given : path, &local);
+  if (elf == NULL && given != NULL) {
+    g_set_error (error, WEB_ERROR, WEB_ERROR_CONFIG, "--elf: %s", local->message);
+    return NULL;
+  }
+  if (elf == NULL) {
+    g_set_error (error, WEB_ERROR, WEB_ERROR_CONFLICT, "session %" G_GINT64_FORMAT " was "
+                 "recorded with the ELF %s (%s), which cannot be read now (%s): point at that "
+                 "build's ELF with `orti-profd export --elf FILE`", session, path, which,
+                 local->message);
+    return NULL;
+  }
+  const char *id = orti_elf_get_build_id (elf);
+  g_autofree char *sum = build_id == NULL && sha256 != NULL ? file_sha256 (orti_elf_get_path (elf))
+                                                            : NULL;
+  gboolean same = build_id != NULL ? g_strcmp0 (id, build_id) == 0
+                  : sha256 != NULL ? g_strcmp0 (sum, sha256) == 0 : TRUE;
+  if (!same) {
+    g_autofree char *has = build_id != NULL ? g_strdup_printf ("build id %s", id ? id : "none")
+                                            : g_strdup_printf ("SHA-256 %s", sum ? sum : "?");
+    g_set_error (error, WEB_ERROR, given != NULL ? WEB_ERROR_CONFIG : WEB_ERROR_CONFLICT,
+                 "%s has %s, but session %" G_GINT64_FORMAT " was recorded with %s%s",
+                 orti_elf_get_path (elf), has, session, which,
+                 given != NULL ? "" : " (rebuilt since): point at that build's ELF with "
+                                      "`orti-profd export --elf FILE`");
+    return NULL;
+  }
+  return g_steal_pointer (&elf);
+}
+
 gboolean
 export_sampled_write (StoreDb *db, gint64 session, const char *name, const char *task,
-                      GOutputStream *out, GError **error)
+                      const char *given_elf, GOutputStream *out, GError **error)
 {
   /* the session, its samples and span */
   g_autoptr (sqlite3_stmt) ses = prepare (
       db, "SELECT x.name, x.tick_rate_hz, x.elf_path, (SELECT sum(samples) FROM sampled_profile p "
           "WHERE p.session_id = x.id), (SELECT max(last_tick - first_tick) FROM sampled_profile p "
-          "WHERE p.session_id = x.id) FROM sessions x WHERE x.id = ?1", error);
+          "WHERE p.session_id = x.id), x.elf_build_id, x.elf_sha256 FROM sessions x "
+          "WHERE x.id = ?1", error);
   if (ses == NULL)
     return FALSE;
   sqlite3_bind_int64 (ses, 1, session);
@@ -145,6 +199,8 @@ export_sampled_write (StoreDb *db, gint64 session, const char *name, const char 
     span_s = 1.0 / MAX (rate, 1.0); /* one tick: a profile of a single instant */
   g_autofree char *sname = g_strdup ((const char *) sqlite3_column_text (ses, 0));
   g_autofree char *elf_path = g_strdup ((const char *) sqlite3_column_text (ses, 2));
+  g_autofree char *build_id = g_strdup ((const char *) sqlite3_column_text (ses, 5));
+  g_autofree char *elf_sha256 = g_strdup ((const char *) sqlite3_column_text (ses, 6));
   g_autofree char *title = g_strdup_printf ("session %" G_GINT64_FORMAT " (%s)%s%s", session,
                                             sname ? sname : "", task ? ", task " : "",
                                             task ? task : "");
@@ -182,16 +238,15 @@ export_sampled_write (StoreDb *db, gint64 session, const char *name, const char 
                             .n_rows = rows->len };
     if (gmon) {
       /* the histogram spans the session's functions; the byte order is the ELF's */
-      g_autoptr (GError) elf_error = NULL;
-      g_autoptr (OrtiElf) elf = elf_path ? orti_elf_open (elf_path, &elf_error) : NULL;
+      g_autoptr (OrtiElf) elf = NULL;
       g_autoptr (sqlite3_stmt) range = NULL;
-      if (elf_path == NULL)
+      if (elf_path == NULL && given_elf == NULL)
         g_set_error (error, WEB_ERROR, WEB_ERROR_CONFLICT, "gmon.out needs the target's "
-                     "byte order from its ELF, and session %" G_GINT64_FORMAT " has none",
-                     session);
-      else if (elf == NULL) /* the session's ELF moved or changed since it was recorded */
-        g_set_error (error, WEB_ERROR, WEB_ERROR_CONFLICT, "gmon.out needs the target's byte "
-                     "order from the session's ELF: %s", elf_error->message);
+                     "byte order from its ELF, and session %" G_GINT64_FORMAT " has none "
+                     "(give it with `orti-profd export --elf FILE`)", session);
+      else if ((elf = session_elf (session, elf_path, build_id, elf_sha256, given_elf,
+                                   error)) == NULL)
+        g_prefix_error (error, "gmon.out needs the target's byte order: ");
       else
         range = prepare (db, "SELECT min(address & ~1), max((address & ~1) + size) FROM "
                              "functions WHERE session_id = ?1 AND size > 0", error);

@@ -8,7 +8,8 @@
  * accumulator: folded stacks have no inlined frames (the store keeps functions and lines, not
  * inline chains); shares are of all the session's samples (every core, N summed), the span is
  * the longest core's. gmon.out needs the target's byte order: it is read from the session's
- * ELF (sessions.elf_path); the histogram covers the session's functions table.
+ * ELF (sessions.elf_path, absolute; or the ELF given with `export --elf`, checked against the
+ * session's build id, else its SHA-256); the histogram covers the session's functions table.
  *
  * The same writer serves GET /api/sessions/{id}/export?format=gmon|sampled-… : the daemon
  * installs export_sampled_web in the web server's WebConfig (export_sampled_web_config), as
@@ -36,10 +37,12 @@ extern const guint export_sampled_n_kinds;
  * Writes the sampled profile of @session in format @name to @out; @task (name or value, NULL:
  * all) keeps one task's rows (shares stay of all samples). FALSE with STORE_ERROR_NOT_FOUND (no
  * such session), WEB_ERROR_NOT_FOUND "no PC samples in session N" (a session recorded without
- * --pc-sample), WEB_ERROR_CONFLICT naming the ELF (gmon for a session without a readable
- * ELF), a store or writer error. */
+ * --pc-sample), WEB_ERROR_CONFLICT naming the ELF, its build id (or SHA-256) and the option
+ * to point at it (gmon for a session whose ELF is gone or was rebuilt), WEB_ERROR_CONFIG when
+ * @elf (the ELF to use instead of the stored one; NULL: the stored one) is not the session's
+ * build, a store or writer error. */
 gboolean export_sampled_write (StoreDb *db, gint64 session, const char *name, const char *task,
-                               GOutputStream *out, GError **error);
+                               const char *elf, GOutputStream *out, GError **error);
 
 /* export_sampled_web: export_sampled_write as a WebExportFunc (@user_data unused). */
 gboolean export_sampled_web (gpointer user_data, StoreDb *db, gint64 session, const char *format,

@@ -1320,6 +1320,19 @@ sha256_hex (const char *path)
   return g_string_free (hex, FALSE);
 }
 
+/* @paths (comma-separated, as --orti takes one file per core) made absolute, newly allocated. */
+static char *
+absolute_paths (const char *paths)
+{
+  g_auto (GStrv) each = g_strsplit (paths, ",", -1);
+  for (char **p = each; *p != NULL; p++) {
+    char *abs = g_canonicalize_filename (*p, NULL);
+    g_free (*p);
+    *p = abs;
+  }
+  return g_strjoinv (",", each);
+}
+
 gboolean
 session_connect (Session *s, GError **error)
 {
@@ -1365,6 +1378,9 @@ session_start (Session *s, StoreWriter *writer, GError **error)
   /* the store session, now that the source works */
   g_autofree char *orti_hex = session_watch_orti_sha256 (s->w);
   g_autofree char *elf_hex = s->elf_path ? sha256_hex (s->elf_path) : NULL;
+  /* absolute paths: a session read from another directory (serve, export) finds its files */
+  g_autofree char *orti_abs = absolute_paths (s->orti_path);
+  g_autofree char *elf_abs = s->elf_path ? g_canonicalize_filename (s->elf_path, NULL) : NULL;
   g_autofree char *ocd_version = s->oc ? probe_openocd_call (s->oc, "version", NULL) : NULL;
   /* target discovery: every target (core) OpenOCD knows, the current one first */
   g_autofree char *current = s->oc ? probe_openocd_call (s->oc, "target current", NULL) : NULL;
@@ -1379,8 +1395,9 @@ session_start (Session *s, StoreWriter *writer, GError **error)
     .source_kind = sq->label,
     .clock = g_strcmp0 (sq->clock, "host") == 0 ? "host" : "target",
     .tick_rate_hz = s->tick_hz ? (double) s->tick_hz : 1e6,
-    .orti_path = s->orti_path, .orti_sha256 = orti_hex, .elf_path = s->elf_path,
+    .orti_path = orti_abs, .orti_sha256 = orti_hex, .elf_path = elf_abs,
     .elf_sha256 = elf_hex, .command_line = s->command_line,
+    .elf_build_id = s->w->elf != NULL ? orti_elf_get_build_id (s->w->elf) : NULL,
   };
   s->id = store_writer_begin_session (writer, &info, error);
   if (s->id < 0)

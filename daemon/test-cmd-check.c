@@ -21,7 +21,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
-static const char *exe;
+static char *exe; /* absolute */
 static char *dir;     /* temporary directory */
 static char *db_path; /* dir/profile.db */
 
@@ -1250,11 +1250,25 @@ test_run_budgets (void)
                                          "[core 0]\nload_max = 100\n");
   g_autofree char *md = g_build_filename (dir, "replay.md", NULL);
   g_autofree char *out = NULL, *err = NULL;
-  int status = run (&out, &err, "run", "--orti", orti, "--elf", elf, "--replay", capture,
+  /* the ELF named relative to the directory the session runs in: stored absolute, so the
+   * session's files are found from anywhere (issue 33) */
+  g_autofree char *cwd = g_get_current_dir ();
+  g_autofree char *elf_dir = g_path_get_dirname (elf);
+  g_autofree char *elf_name = g_path_get_basename (elf);
+  g_assert_cmpint (g_chdir (elf_dir), ==, 0);
+  int status = run (&out, &err, "run", "--orti", orti, "--elf", elf_name, "--replay", capture,
                     "--db", run_db,
                     "--http", "none", "--quiet", "--budgets", pass, "--markdown", md, NULL);
+  g_assert_cmpint (g_chdir (cwd), ==, 0);
   if (status != 0)
     g_error ("run --replay --budgets exited %d: %s%s", status, out, err);
+  g_autofree char *stored = NULL;
+  g_assert_cmpint (run (&stored, NULL, "sql", "--db", run_db, "--csv", "SELECT elf_path, "
+                        "command_line FROM sessions WHERE id = 1", NULL), ==, 0);
+  g_autofree char *want_elf = g_strdup_printf ("\r\n%s,", elf);
+  g_assert_nonnull (strstr (stored, want_elf));
+  g_assert_nonnull (strstr (stored, "orti-profd run --orti "));
+  g_assert_nonnull (strstr (stored, " --budgets "));
   g_assert_nonnull (strstr (out, "2 budgets: 2 pass, 0 violated, 0 undecided"));
   g_autofree char *mdtext = NULL;
   g_assert_true (g_file_get_contents (md, &mdtext, NULL, NULL));
@@ -1289,6 +1303,35 @@ test_run_budgets (void)
                         derived, NULL), ==, 0);
   g_assert_true (g_regex_match_simple ("pass +task Task0 +deadline +≤ period [0-9.]+ µs",
                                        out, 0, 0));
+
+  /* a starter file from the ORTI alone names every task of the file; judged against a session
+   * that ran some of them, the others are reported as never run, not refused (issue 33: the
+   * demo's own sessions exited 2 on it) — in the table, JSON, JUnit and markdown */
+  g_autofree char *orti_only = g_build_filename (dir, "replay-orti.ini", NULL);
+  g_assert_cmpint (run (&out, &err, "check", "--derive-budgets", orti_only, "--orti", orti, "--elf",
+                        elf, NULL), ==, 0);
+  g_autofree char *junit_absent = g_build_filename (dir, "replay-orti.xml", NULL);
+  g_autofree char *md_absent = g_build_filename (dir, "replay-orti.md", NULL);
+  status = run (&out, &err, "check", "--db", run_db, "--session", "1", "--budgets", orti_only,
+                "--junit", junit_absent, "--markdown", md_absent, NULL);
+  if (status == 2)
+    g_error ("check of the ORTI's starter budgets refused the session: %s", err);
+  g_assert_true (g_regex_match_simple ("absent +task HarmC +deadline +never ran in session 1: not "
+                                       "judged", out, 0, 0));
+  g_assert_true (g_regex_match_simple ("; [0-9]+ not judged \\(never ran\\)\n", out, 0, 0));
+  g_autofree char *xml = NULL, *mdabs = NULL;
+  g_assert_true (g_file_get_contents (junit_absent, &xml, NULL, NULL));
+  g_assert_nonnull (strstr (xml, "classname=\"task.HarmC\" name=\"deadline\""));
+  g_assert_true (g_file_get_contents (md_absent, &mdabs, NULL, NULL));
+  g_assert_nonnull (strstr (mdabs, "Not judged, never ran in this session: "));
+  g_autofree char *json_absent = NULL;
+  run (&json_absent, NULL, "check", "--db", run_db, "--session", "1", "--budgets", orti_only,
+       "--json", NULL);
+  g_autoptr (JsonParser) jp = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (jp, json_absent, -1, NULL));
+  JsonArray *absent = json_object_get_array_member (json_node_get_object (json_parser_get_root (jp)),
+                                                    "absent");
+  g_assert_cmpuint (json_array_get_length (absent), >, 0);
 }
 
 int
@@ -1296,7 +1339,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_assert_cmpint (argc, ==, 2);
-  exe = argv[1];
+  exe = g_canonicalize_filename (argv[1], NULL); /* absolute: some cases run elsewhere */
   dir = g_dir_make_tmp ("check-test-XXXXXX", NULL);
   g_assert_nonnull (dir);
   db_path = g_build_filename (dir, "profile.db", NULL);

@@ -9,6 +9,7 @@
  * database is left running by this process (its live writer). argv[2] is an x86-64 program (orti/
  * test-orti-target); the rig's demo ORTI file and ELF are used when built (cases skipped
  * otherwise). */
+#include "orti.h"
 #include "store.h"
 
 #include <gio/gio.h>
@@ -43,10 +44,12 @@ subst (const char *arg)
     { "@BADINI", "bad.ini" }, { "@EVENTS", "events.txt" }, { "@BADEVENTS", "bad-events.txt" },
     { "@BADORT", "bad.ort" }, { "@BADCAP", "bad.ocap" }, { "@OUT", "out" },
     { "@NODIR", "no/such/dir/out" }, { "@NEWDB", "new.db" }, { "@DERIVED", "derived.ini" },
-    { "@CONF", "orti-profd.conf" },
+    { "@CONF", "orti-profd.conf" }, { "@APPELF", "app.elf" }, { "@MOVED", "moved.elf" },
   };
   if (strcmp (arg, "@X86") == 0)
     return g_strdup (x86_elf);
+  if (strcmp (arg, "@EXE") == 0)
+    return g_strdup (exe);
   if (strcmp (arg, "@ORTI") == 0 || strcmp (arg, "@ELF") == 0) {
     g_autofree char *p = strcmp (arg, "@ORTI") == 0
       ? g_build_filename (g_getenv ("ORTI_SOURCE_DIR"), "tests", "rig", "firmware", "demo.ort", NULL)
@@ -168,7 +171,7 @@ static const Table tables[] = {
     { { "sessions", "--db", "@NOTDB" }, 2 },
     { { "sessions", "--db", "@OUT/none.db" }, 2, "@OUT/none.db" },
     { { "sessions", "extra" }, 2 },
-    { { "sessions", "--config", "@CONF" }, 0, NULL, NULL, "(3 rows)" },
+    { { "sessions", "--config", "@CONF" }, 0, NULL, NULL, "(5 rows)" },
   } },
   { "delete-session", {
     { { "delete-session", "--db", "@DB", "99" }, 2, NULL, "no session with id 99" },
@@ -203,6 +206,17 @@ static const Table tables[] = {
     { { "export", "--db", "@DB", "--session", "1", "--format", "sampled-flat", "-o", "@OUT/x" },
       2, "@OUT/x", "no PC samples" },
     { { "export", "--db", "@NOTDB", "--session", "1", "--format", "perfetto" }, 2 },
+    /* gmon.out needs the session's ELF: where it was recorded (an absolute path), or, moved,
+     * given with --elf and checked against the build id the session recorded */
+    { { "export", "--db", "@DB", "--session", "4", "--format", "gmon", "-o", "@OUT/4.gmon" }, 0 },
+    { { "export", "--db", "@DB", "--session", "5", "--format", "gmon", "-o", "@OUT/x" }, 1,
+      "@OUT/x", "--elf FILE" },
+    { { "export", "--db", "@DB", "--session", "5", "--format", "gmon", "--elf", "@APPELF", "-o",
+        "@OUT/5.gmon" }, 0 },
+    { { "export", "--db", "@DB", "--session", "5", "--format", "gmon", "--elf", "@EXE", "-o",
+        "@OUT/x" }, 2, "@OUT/x", "but session 5 was recorded with build id" },
+    { { "export", "--db", "@DB", "--session", "1", "--format", "perfetto", "--elf", "@APPELF" },
+      2 },
   } },
   { "serve", {
     { { "serve", "--db", "@DB", "--http", "bogus" }, 2 },
@@ -242,7 +256,36 @@ static const Table tables[] = {
   } },
 };
 
-/* Session 1 (exact, with calls), 2 (sampled), 3 (SWO, no calls) in @path. */
+/* Session 4 (its ELF @elf where it was recorded) and 5 (its ELF since moved): PC samples of
+ * one function, with the ELF's build id. */
+static void
+write_sampled (StoreWriter *w, const char *elf, const char *moved)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (OrtiElf) e = orti_elf_open (elf, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (orti_elf_get_build_id (e));
+  for (int i = 0; i < 2; i++) {
+    StoreSessionInfo info = { .name = "pc", .source_kind = "swo", .tick_rate_hz = 1e6,
+                              .elf_path = i == 0 ? elf : moved,
+                              .elf_build_id = orti_elf_get_build_id (e) };
+    gint64 id = store_writer_begin_session (w, &info, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (id, ==, 4 + i);
+    g_assert_true (store_writer_add_function (w, id, 0x1000, 64, "work", &error));
+    StoreSampledCore core = { .core = 0, .samples = 100, .first_tick = 0, .last_tick = 1000000 };
+    StoreSampledRow fn = { .context_kind = STORE_SAMPLED_ALL_CONTEXTS, .address = 0x1000,
+                           .function = "work", .samples = 100, .share = 1, .share_lo = 0.95,
+                           .share_hi = 1, .time = 1e6, .time_lo = 0.95e6, .time_hi = 1e6 };
+    StoreSampledPc pc = { 0, 2, 0, 0x1004, 100 };
+    StoreSampledProfile p = { &core, 1, &fn, 1, NULL, 0, &pc, 1 };
+    g_assert_true (store_writer_put_sampled (w, id, &p, &error));
+    g_assert_true (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error));
+  }
+}
+
+/* Session 1 (exact, with calls), 2 (sampled), 3 (SWO, no calls) in @path; 4 and 5
+ * (write_sampled). */
 static void
 write_sessions (const char *path)
 {
@@ -297,6 +340,14 @@ write_sessions (const char *path)
     }
     g_assert_true (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error));
   }
+  /* an ELF with a build id (a copy of the host program) */
+  g_autofree char *app = g_build_filename (dir, "app.elf", NULL);
+  g_autofree char *moved = g_build_filename (dir, "gone", "app.elf", NULL);
+  g_autofree char *bytes = NULL;
+  gsize len = 0;
+  g_assert_true (g_file_get_contents (x86_elf, &bytes, &len, NULL));
+  g_assert_true (g_file_set_contents (app, bytes, (gssize) len, NULL));
+  write_sampled (w, app, moved);
   g_assert_true (store_writer_close (w, &error));
 }
 

@@ -45,6 +45,7 @@ struct _OrtiElf {
   Elf *elf;
   Dwarf *dwarf;            /* NULL: no (usable) DWARF */
   char *machine;           /* display name of e_machine */
+  char *build_id;          /* the GNU build-id note in hex, NULL: none */
   guint pointer_size;      /* 4 or 8 */
   gboolean big_endian;
   gboolean relocatable;    /* ET_REL: symbol values are section offsets */
@@ -320,6 +321,36 @@ elf_index_dwarf (OrtiElf *self)
   }
 }
 
+/* The GNU build-id note (NT_GNU_BUILD_ID, owner "GNU", in any SHT_NOTE section) as lower-case
+ * hex, or NULL when the ELF has none: what identifies one link of the firmware whatever its
+ * path. */
+static char *
+elf_read_build_id (Elf *elf)
+{
+  Elf_Scn *scn = NULL;
+  while ((scn = elf_nextscn (elf, scn)) != NULL) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr (scn, &shdr) == NULL || shdr.sh_type != SHT_NOTE)
+      continue;
+    Elf_Data *data = elf_getdata (scn, NULL);
+    size_t offset = 0, name_off, desc_off;
+    GElf_Nhdr nhdr;
+    while (data != NULL && offset < data->d_size &&
+           (offset = gelf_getnote (data, offset, &nhdr, &name_off, &desc_off)) > 0) {
+      const char *name = (const char *) data->d_buf + name_off;
+      if (nhdr.n_type != NT_GNU_BUILD_ID || nhdr.n_namesz != 4 || memcmp (name, "GNU", 4) != 0 ||
+          nhdr.n_descsz == 0)
+        continue;
+      const guint8 *desc = (const guint8 *) data->d_buf + desc_off;
+      GString *hex = g_string_sized_new (2 * nhdr.n_descsz);
+      for (guint i = 0; i < nhdr.n_descsz; i++)
+        g_string_append_printf (hex, "%02x", desc[i]);
+      return g_string_free (hex, FALSE);
+    }
+  }
+  return NULL;
+}
+
 /* orti_elf_open:
  * Opens @path (any ELF class and byte order), reads its symbols, loadable segments and, when
  * present and the file is linked, its DWARF. NULL with ORTI_ERROR_ELF when the file cannot be
@@ -371,6 +402,7 @@ orti_elf_open (const char *path, GError **error)
   const char *mname = elf_machine_name (ehdr.e_machine);
   self->machine = mname != NULL ? g_strdup (mname) : g_strdup_printf ("machine %u", ehdr.e_machine);
 
+  self->build_id = elf_read_build_id (self->elf);
   if (!elf_load_symbols (self, error))
     return NULL;
   elf_load_segments (self);
@@ -413,6 +445,7 @@ orti_elf_unref (OrtiElf *elf)
   if (elf->fd >= 0)
     close (elf->fd);
   g_free (elf->machine);
+  g_free (elf->build_id);
   g_free (elf->path);
   g_free (elf);
 }
@@ -421,6 +454,12 @@ const char *
 orti_elf_get_path (OrtiElf *elf)
 {
   return elf->path;
+}
+
+const char *
+orti_elf_get_build_id (OrtiElf *elf)
+{
+  return elf->build_id;
 }
 
 const char *

@@ -190,6 +190,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (OrtiElf, orti_elf_unref)
 
 const char *orti_elf_get_path (OrtiElf *elf);
 const char *orti_elf_get_machine (OrtiElf *elf); /* "ARM", "TriCore", … */
+/* orti_elf_get_build_id: the GNU build-id note (NT_GNU_BUILD_ID) in lower-case hex, the id of
+ * one link of the firmware whatever its path; NULL when the ELF has none (many bare-metal
+ * toolchains link without --build-id). */
+const char *orti_elf_get_build_id (OrtiElf *elf);
 /* orti_elf_check_cpu: FALSE with ORTI_ERROR_ELF naming both when @doc's processor family is
  * known (orti_doc_get_cpu_family) and @elf is a program for another (an x86-64 build beside
  * a Cortex-M ORTI file); TRUE when it fits or nothing says otherwise. */

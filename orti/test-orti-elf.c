@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "orti.h"
+#include "test-fixtures.h"
 
 static char *elf_dir;
 
@@ -28,6 +29,30 @@ test_header (void)
   g_assert_false (orti_elf_is_big_endian (elf));
   g_assert_false (orti_elf_is_relocatable (elf));
   g_assert_true (g_str_has_suffix (orti_elf_get_path (elf), MULTICORE));
+  /* its notes are the TASKING toolchain's, none a GNU build id */
+  g_assert_null (orti_elf_get_build_id (elf));
+}
+
+/* The GNU build-id note, as binutils' readelf reads it, on a program linked by the host's gcc
+ * (orti/test-orti-target, built beside this test). */
+static void
+test_build_id (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("ORTI_BUILD_DIR"), "orti",
+                                            "test-orti-target", NULL);
+  const char *argv[] = { "readelf", "-n", path, NULL };
+  g_autofree char *notes = test_run_tool (argv);
+  g_autoptr (GRegex) re = g_regex_new ("Build ID: ([0-9a-f]+)", 0, 0, NULL);
+  g_autoptr (GMatchInfo) m = NULL;
+  if (!g_regex_match (re, notes, 0, &m)) {
+    g_test_skip ("the host's linker wrote no build id");
+    return;
+  }
+  g_autofree char *want = g_match_info_fetch (m, 1);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (OrtiElf) elf = orti_elf_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (orti_elf_get_build_id (elf), ==, want);
 }
 
 static void
@@ -228,6 +253,7 @@ main (int argc, char **argv)
     return 77;
   }
   g_test_add_func ("/orti/elf/header", test_header);
+  g_test_add_func ("/orti/elf/build-id", test_build_id);
   g_test_add_func ("/orti/elf/per-core", test_per_core);
   g_test_add_func ("/orti/elf/formulas", test_formulas);
   g_test_add_func ("/orti/elf/symbols-and-data", test_symbols_and_data);

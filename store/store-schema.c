@@ -63,7 +63,8 @@
  *      which shared store) (store-schema-fleet.c).
  *  17  task_stat.evidence, evidence_note, undecided, contradictions (issue 36): on what each
  *      task's job-level figures rest.
- *  18  sessions_overview.tasks counts the tasks that ran, not every task the ORTI names.
+ *  18  sessions_overview.tasks counts the tasks that ran, not every task the ORTI names;
+ *      it shows sessions.elf_build_id (filled since: the ELF's GNU build-id note).
  *
  * Workload facts that shaped it: events dominate (millions per session) so they are packed
  * per core into ~1 KB chunks (store-private.h) — about 8 bytes an event instead of ~30 for a
@@ -873,7 +874,8 @@ migrate_13_to_14 (sqlite3 *db, GError **error)
 }
 
 /* migrate_17_to_18: sessions_overview.tasks counts the tasks that ran (run time above 0, idle
- * not a task), not every task the ORTI file names (issue 33: 13 where 2 ran). */
+ * not a task), not every task the ORTI file names (issue 33: 13 where 2 ran); it shows the
+ * ELF's build id (schema 16's column) beside its path, so a moved ELF can be found again. */
 static gboolean
 migrate_17_to_18 (sqlite3 *db, GError **error)
 {
@@ -882,7 +884,8 @@ migrate_17_to_18 (sqlite3 *db, GError **error)
     "CREATE VIEW sessions_overview AS\n" SESSIONS_OVERVIEW_HEAD
     "  (SELECT count(*) FROM task_stat t WHERE t.session_id = sessions.id AND t.run_total > 0\n"
     "     AND t.task <> 4294967295) AS tasks,\n" SESSIONS_OVERVIEW_TAIL ",\n"
-    "  raw_keep_s, raw_keep_bytes, raw_dropped_events, raw_dropped_until, samples_stalled\n"
+    "  raw_keep_s, raw_keep_bytes, raw_dropped_events, raw_dropped_until, samples_stalled,\n"
+    "  elf_build_id\n"
     "FROM sessions;\n", error);
 }
 

@@ -62,7 +62,7 @@ typedef enum { NAME_CORE, NAME_TASK, NAME_ISR, NAME_SERVICE, NAME_FUNCTION, NAME
 static const char *const variable_kinds[] = { NULL, "state", "value" };
 
 enum { INFO_NAME, INFO_TARGET, INFO_OPENOCD, INFO_SOURCE, INFO_CLOCK, INFO_ORTI, INFO_ORTI_SHA,
-       INFO_ELF, INFO_ELF_SHA, INFO_CMDLINE, INFO_COUNT };
+       INFO_ELF, INFO_ELF_SHA, INFO_CMDLINE, INFO_ELF_BUILD_ID, INFO_COUNT };
 
 /* A caller waiting for the writer thread (begin, end, flush, quit). */
 typedef struct {
@@ -160,8 +160,9 @@ static const char *const statement_sql[ST_COUNT] = {
   [ST_ROLLBACK] = "ROLLBACK",
   [ST_SESSION] = "INSERT INTO sessions (name, started_at, target, openocd_version, source_kind, "
                  "clock, tick_rate_hz, orti_path, orti_sha256, elf_path, elf_sha256, "
-                 "command_line, state, writer_pid, writer_start, raw_keep_s, raw_keep_bytes) "
-                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)",
+                 "command_line, state, writer_pid, writer_start, raw_keep_s, raw_keep_bytes, "
+                 "elf_build_id) "
+                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?)",
   [ST_CORE] = "INSERT OR REPLACE INTO cores (session_id, core, name) VALUES (?, ?, ?)",
   [ST_TASK] = "INSERT OR REPLACE INTO tasks (session_id, task, name) VALUES (?, ?, ?)",
   [ST_ISR] = "INSERT OR REPLACE INTO isrs (session_id, isr, name) VALUES (?, ?, ?)",
@@ -856,6 +857,7 @@ do_begin (StoreWriter *self, Msg *m, gint64 *id, GError **error)
     sqlite3_bind_int64 (st, 16, (gint64) MIN (self->options.keep_raw_bytes, (guint64) G_MAXINT64));
   else
     sqlite3_bind_null (st, 16);
+  bind_text_or_null (st, 17, m->info[INFO_ELF_BUILD_ID]);
   if (!step (self, ST_SESSION, error))
     return FALSE;
   *id = sqlite3_last_insert_rowid (self->db);
@@ -1607,6 +1609,7 @@ store_writer_begin_session (StoreWriter *writer, const StoreSessionInfo *info, G
     [INFO_CLOCK] = info->clock, [INFO_ORTI] = info->orti_path,
     [INFO_ORTI_SHA] = info->orti_sha256, [INFO_ELF] = info->elf_path,
     [INFO_ELF_SHA] = info->elf_sha256, [INFO_CMDLINE] = info->command_line,
+    [INFO_ELF_BUILD_ID] = info->elf_build_id,
   };
   for (int i = 0; i < INFO_COUNT; i++)
     m->info[i] = g_strdup (src[i]);

@@ -75,8 +75,9 @@ typedef struct {
   double tick_rate_hz;         /* ticks per second of ProbeEvent.ts; must be > 0 */
   const char *orti_path;       /* ORTI file and its SHA-256 (hex) */
   const char *orti_sha256;
-  const char *elf_path;        /* ELF file and its SHA-256 (hex) */
+  const char *elf_path;        /* ELF file (absolute) and its SHA-256 (hex) */
   const char *elf_sha256;
+  const char *elf_build_id;    /* its GNU build-id note (hex), NULL: none */
   const char *command_line;    /* how the daemon was started */
 } StoreSessionInfo;
 

@@ -133,6 +133,44 @@ store__process_start (int pid)
   return g_ascii_strtoull (p + 1, NULL, 10);
 }
 
+/* read_magic: the first 16 bytes of @path into @magic (zero-filled past the end), read
+ * through SQLite's own VFS. Never with fopen/open + close: closing any descriptor of a file
+ * drops every POSIX lock this process holds on it, so a second open of a database that a
+ * writer in this process has open (the daemon's REST threads open theirs while it records)
+ * released the writer's locks; another process closing the file then thought itself the
+ * last user, checkpointed and deleted the live -wal, and the writer's later commits (the
+ * session's final statistics, its end) went to the unlinked file and were lost. The unix
+ * VFS knows the file's inode: its close keeps the descriptor while the process holds
+ * locks. */
+static gboolean
+read_magic (const char *path, char magic[16], GError **error)
+{
+  sqlite3_vfs *vfs = sqlite3_vfs_find (NULL);
+  sqlite3_filename name = sqlite3_create_filename (path, "", "", 0, NULL);
+  sqlite3_file *f = g_malloc0 ((gsize) vfs->szOsFile);
+  int flags = 0;
+  errno = 0;
+  int rc = name == NULL ? SQLITE_NOMEM
+                        : vfs->xOpen (vfs, name, f, SQLITE_OPEN_READONLY | SQLITE_OPEN_MAIN_DB,
+                                      &flags);
+  int e = errno;
+  if (rc == SQLITE_OK) {
+    rc = f->pMethods->xRead (f, magic, 16, 0); /* a short read zero-fills */
+    if (rc == SQLITE_IOERR_SHORT_READ)
+      rc = SQLITE_OK;
+  }
+  if (f->pMethods != NULL)
+    f->pMethods->xClose (f);
+  g_free (f);
+  sqlite3_free_filename (name);
+  if (rc != SQLITE_OK) {
+    g_set_error (error, STORE_ERROR, STORE_ERROR_IO, "%s: %s", path,
+                 e != 0 ? g_strerror (e) : sqlite3_errstr (rc));
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* check_header: refuses a non-empty file that does not start with the SQLite magic. */
 static gboolean
 check_header (const char *path, gboolean *exists, GError **error)
@@ -147,16 +185,10 @@ check_header (const char *path, gboolean *exists, GError **error)
   }
   if (st.st_size == 0)
     return TRUE;
-  FILE *f = fopen (path, "rb");
-  if (f == NULL) {
-    int e = errno;
-    g_set_error (error, STORE_ERROR, STORE_ERROR_IO, "%s: %s", path, g_strerror (e));
-    return FALSE;
-  }
   char magic[16] = { 0 };
-  size_t got = fread (magic, 1, sizeof magic, f);
-  fclose (f);
-  if (got < sizeof magic || memcmp (magic, "SQLite format 3", 16) != 0) {
+  if (!read_magic (path, magic, error))
+    return FALSE;
+  if (memcmp (magic, "SQLite format 3", 16) != 0) {
     g_set_error (error, STORE_ERROR, STORE_ERROR_NOT_DATABASE,
                  "%s: not an SQLite database (no SQLite header); refusing to use it", path);
     return FALSE;

@@ -178,11 +178,58 @@ test_disk_full (void)
   remove_tmp_dir (dir);
 }
 
+/* A second open of a database this process is writing (the daemon's REST threads open
+ * theirs while a session records) keeps the writer's locks: another process that opens and
+ * closes the file meanwhile does not take itself for its last user, the -wal stays, and
+ * what the writer commits afterwards (the session's end) is in the file. (Reading the
+ * header with fopen/fclose dropped every lock of the process on the file; the sqlite3
+ * client then checkpointed and deleted the live -wal, and the end of the session was lost:
+ * it stayed 'running'.) */
+static void
+test_second_open (void)
+{
+  g_autofree char *exe = g_find_program_in_path ("sqlite3");
+  if (exe == NULL) {
+    g_test_skip ("sqlite3 shell not installed");
+    return;
+  }
+  g_autofree char *dir = make_dir ();
+  g_autofree char *path = g_build_filename (dir, "profile.db", NULL);
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  g_autoptr (GError) error = NULL;
+  StoreWriter *w = store_writer_new (path, NULL, &error);
+  g_assert_no_error (error);
+  StoreSessionInfo info = { .name = "live", .source_kind = "rtt", .clock = "target",
+                            .tick_rate_hz = 1e6 };
+  gint64 id = store_writer_begin_session (w, &info, &error);
+  g_assert_no_error (error);
+  g_assert_true (store_writer_flush (w, &error));
+
+  StoreDb *second = store_db_open (path, STORE_OPEN_READ_ONLY, &error);
+  g_assert_no_error (error);
+  g_autofree char *running = query_text (second, "SELECT state FROM sessions");
+  g_assert_cmpstr (running, ==, "running");
+  g_autofree char *other = shell (path, "SELECT count(*) FROM sessions"); /* comes and goes */
+  g_assert_cmpstr (other, ==, "1");
+  g_assert_true (g_file_test (wal, G_FILE_TEST_EXISTS));
+
+  g_assert_true (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error));
+  g_assert_no_error (error);
+  g_autofree char *seen = shell (path, "SELECT state FROM sessions");
+  g_assert_cmpstr (seen, ==, "complete");
+  store_db_close (second);
+  g_assert_true (store_writer_close (w, &error));
+  g_autofree char *kept = shell (path, "SELECT state FROM sessions");
+  g_assert_cmpstr (kept, ==, "complete");
+  remove_tmp_dir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/store/faults/kill9", test_kill9);
   g_test_add_func ("/store/faults/disk-full", test_disk_full);
+  g_test_add_func ("/store/faults/second-open", test_second_open);
   return g_test_run ();
 }

@@ -73,11 +73,11 @@ def case_pfp(tmp):
     # the capture replays to the same numbers
     rdb = replay(os.path.join(tmp, "pfp.cap"), tmp)
     con = sqlite3.connect(rdb)
-    replay = {r[0]: r[1:] for r in con.execute(
+    replayed = {r[0]: r[1:] for r in con.execute(
         "SELECT task, jobs, preemptions, run_total_us FROM task_stats")}
     for name in ("Task0", "Task1"):
-        check(replay[name] == (got[name]["jobs"], got[name]["preemptions"], got[name]["run_us"]),
-              f"{name}: the replay gives {replay[name]}")
+        check(replayed[name] == (got[name]["jobs"], got[name]["preemptions"], got[name]["run_us"]),
+              f"{name}: the replay gives {replayed[name]}")
     print("replay of the capture: identical")
 
 

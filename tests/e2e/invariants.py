@@ -44,7 +44,10 @@ def problems(db_path):
                            f"its row {jobs}")
         for sid, task, jobs, acts in q(
                 "SELECT session_id, task, jobs, activations FROM task_stats WHERE "
-                "load_bound_percent = 0 AND jobs IS NOT NULL AND activations IS NOT NULL"):
+                "load_bound_percent = 0 AND jobs IS NOT NULL AND activations IS NOT NULL "
+                # one core: another core's activations of a task are not all on its stream
+                "AND session_id IN (SELECT session_id FROM task_core_stats GROUP BY session_id "
+                "HAVING count(DISTINCT core) = 1)"):
             if jobs > acts + 1:  # the first job's activation may precede the stream
                 out.append(f"session {sid} {task}: {jobs} jobs but {acts} activations")
         for sid, task, pre, slices in q("SELECT session_id, task, preemptions, slices FROM "

@@ -103,7 +103,8 @@ put_name (SessionWatch *w, GHashTable *names, guint32 key, const char *name)
  * and RUNNINGISR2 is comes from the watch (OrtiValueName.meaning): "nothing runs" values are
  * the channel's none values (what the file says, what orti assumed and said in a note, or what
  * the user named), TASK values are task names, ISR values ISR2 names (on RUNNINGTASK: an ISR2
- * running over the task, class PROBE_VALUE_ISR); OTHER values name nothing. @isr: for
+ * running over the task, class PROBE_VALUE_ISR); OTHER values name nothing (on RUNNINGTASK
+ * class PROBE_VALUE_FOREIGN: no switch, no task's time). @isr: for
  * RUNNINGTASK, the core's ISR attribute when it shares RUNNINGTASK's variable (its ISR values
  * missing from RUNNINGTASK's map are ISR2s too). */
 static void
@@ -134,6 +135,11 @@ add_channel (SessionWatch *w, const OrtiWatchAttr *wa, ProbePollKind kind, GHash
       put_name (w, w->isr_names, (guint32) vn->value, vn->object);
       continue;
     case ORTI_MEANING_OTHER:
+      /* names no task nor ISR ("X" for an ISR2's process): no task switch, never a task's
+       * time (probe.h PROBE_VALUE_FOREIGN) */
+      if (kind == PROBE_POLL_TASK)
+        add_class (classes, vn->value, PROBE_VALUE_FOREIGN);
+      continue;
     case ORTI_MEANING_NONE:
       continue; /* names nothing: neither a task's time nor an ISR's */
     case ORTI_MEANING_NAME:

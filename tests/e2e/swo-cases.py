@@ -391,9 +391,68 @@ def check_sampled_exports(s, tmp):
     check(r.returncode == 2 and "--table" in r.stderr, "export gmon --table: not refused")
 
 
+# name, period (us), the most its job can start after its release (us): the more urgent tasks
+# released on the same tick (SplitD 500, Task1 1500 us of CPU per job) and two Timer1Isr runs
+# of at most 115 us each
+PROC_TASKS = (("Task0", 20000, 2000 + 230), ("Task1", 10000, 500 + 230), ("SplitD", 5000, 230))
+
+
+def delta_isr_us(f0, f1, isr):
+    """{count, net_us} of ISR2 @isr between two firmware truths."""
+    x, y = f0["live"]["isrs"][isr], f1["live"]["isrs"][isr]
+    return y["count"] - x["count"], (y["ticks"] - x["ticks"]) / BOARD_HZ * 1e6
+
+
+def case_proc(tmp):
+    """The proc layout (a process kernel written as issue 36's held-out kernels write their
+    ORTI: `.` through pointer tables, "X" for the ISR2 process, RUNNINGISR2 "NONE", a named
+    IdleTask, two STATE values unlabelled, higher number more urgent) on the sametick workload:
+    three tasks released on one tick, Timer1Isr a thread-mode process every 3 ms. Jobs and
+    preemptions as the kernel counted them, periods within 0.1 % (plus the start delay over
+    the window), Timer1Isr's count and net time within 1 %,
+    dispatched in thread mode; IdleTask and "X" are no task. Every figure is printed before the
+    verdict. Net per job is printed, not judged: the session's is 9-27 us per job above the
+    kernel's (its dispatch around the running id's writes; issue 36 left open)."""
+    s, f0, f1, _, _, _ = window(tmp, 4.0)
+    got, want = s.tasks(), delta_tasks(f0, f1)
+    bad = []
+    if "IdleTask" in got or "X" in got or "0xe" in got:
+        bad.append(f"tasks that are none: {sorted(got)}")
+    for name, period, delay in PROC_TASKS:
+        g, w = got[name], want[name]
+        t1 = next(t for t in f1["live"]["tasks"] if t["name"] == name)
+        net = t1["run_ticks"] / t1["terminations"] / BOARD_HZ * 1e6
+        print(f"{name}: jobs {g['jobs']} ({w['jobs']}), preemptions {g['preemptions']} "
+              f"({w['preemptions']}), period {g['period_avg']} us ({period}), net per job "
+              f"{g['job_avg']} us ({net:.1f} over the whole run), run {g['run_us']:.0f} us "
+              f"({w['run_us']:.0f})")
+        if g["jobs"] is None or abs(g["jobs"] - w["jobs"]) > 1:
+            bad.append(f"{name}: jobs differ")
+        if g["preemptions"] != w["preemptions"]:
+            bad.append(f"{name}: preemptions differ")
+        # SWO sees when each job starts, not its release: the average start-to-start period
+        # is the release period within 0.1 %, plus the start delay spread over the window
+        if g["period_avg"] is None or g["jobs"] < 3 or \
+           abs(g["period_avg"] - period) > 1e-3 * period + delay / (g["jobs"] - 1):
+            bad.append(f"{name}: period {g['period_avg']} us, not {period} within 0.1 % + "
+                       f"{delay} us over {g['jobs']} jobs")
+    count, net_us = delta_isr_us(f0, f1, 1)
+    rows = s.sql("SELECT count, net_total_us, dispatch FROM isr_stats WHERE isr = 'Timer1Isr'")
+    n, total, dispatch = rows[0] if len(rows) == 1 else (0, 0.0, None)
+    print(f"Timer1Isr: {n} runs ({count}), net {total:.0f} us ({net_us:.0f}), "
+          f"{total / max(n, 1):.1f} us per run ({net_us / max(count, 1):.1f}); dispatch {dispatch}")
+    if count < 20 or rel(n, count) > 0.01:
+        bad.append("Timer1Isr: count off by more than 1 % (or too few runs to judge)")
+    if rel(total, net_us) > 0.01:
+        bad.append("Timer1Isr: net time off by more than 1 %")
+    if dispatch != "thread":
+        bad.append(f"Timer1Isr dispatched in {dispatch}, not thread mode")
+    check(not bad, "; ".join(bad))
+
+
 CASES = {"views": case_views, "pc-sample": case_pc_sample, "pfp": case_pfp, "split": case_split, "split-sync": case_split_sync, "harmonic": case_harmonic,
          "stress": case_stress, "overflow": case_overflow, "errors": case_errors,
-         "no-capture": case_no_capture, "reconnect": case_reconnect}
+         "no-capture": case_no_capture, "reconnect": case_reconnect, "proc": case_proc}
 
 if __name__ == "__main__":
     try:

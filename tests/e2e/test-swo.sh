@@ -12,6 +12,8 @@
 #   views     --watch views_light:state: the traffic light's stays as the trace unit logged
 #             the writes;
 #   stress    ISR2 counts as counted, TIMER0/TIMER1/PendSV as the trace unit and -d int;
+#   proc      the proc layout (issue 36's held-out kernels' ORTI dialect): jobs, preemptions,
+#             periods of three tasks released on one tick; its thread-mode ISR2 process;
 #   overflow  a 115200 baud pin: every overflow packet in a gap, reported;
 #   reconnect the SWO stream closed mid-session: a gap, the session goes on;
 # and errors: no trace unit (a core without data trace: the message names --source poll;
@@ -31,6 +33,7 @@ rig --swo --icount --workload split --layout trampoline -- python3 "$cases" spli
 rig --swo --icount --workload harmonic -- python3 "$cases" harmonic || die "harmonic"
 rig --swo --icount --workload views --watch views_light -- python3 "$cases" views || die "views"
 rig --swo --icount --workload stress --qemu-log int -- python3 "$cases" stress || die "stress"
+rig --swo --icount --workload sametick --layout proc -- python3 "$cases" proc || die "proc"
 rig --swo --icount -- python3 "$cases" overflow || die "overflow"
 rig --swo --icount --workload pfp -- python3 "$cases" reconnect || die "reconnect"
 rig -- python3 "$cases" errors || die "errors without a trace unit"

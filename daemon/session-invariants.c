@@ -119,12 +119,16 @@ session_invariants_check (const Slicer *slicer, const SessionEvidence *e, GHashT
           " activations", who, t.job.count, t.activations));
       n++;
     }
-    if (t.preemptions + t.waits + jobs > t.run_interval.count + t.jobs_in_slice_extra + 1) {
+    /* a preemption and a wait are switch-outs, each closes a slice; a job ends in one, or in
+     * one a gap cut (its end seen, the switch-out lost), or in the last, which may be open */
+    if (t.preemptions + t.waits + jobs >
+        t.run_interval.count + t.jobs_in_slice_extra + t.jobs_in_gap_slice + 1) {
       add (out, "invariant:preemptions_slices", t.task, 0, g_strdup_printf (
           "%s: %" G_GUINT64_FORMAT " preemptions + %" G_GUINT64_FORMAT " waits + %"
           G_GUINT64_FORMAT " jobs, but only %" G_GUINT64_FORMAT " closed slices (+%"
-          G_GUINT64_FORMAT " jobs restarted in one) end them", who, t.preemptions, t.waits,
-          jobs, t.run_interval.count, t.jobs_in_slice_extra));
+          G_GUINT64_FORMAT " jobs restarted in one, +%" G_GUINT64_FORMAT " ended in a slice "
+          "a gap cut) end them", who, t.preemptions, t.waits, jobs, t.run_interval.count,
+          t.jobs_in_slice_extra, t.jobs_in_gap_slice));
       n++;
     }
   }

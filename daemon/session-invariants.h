@@ -17,7 +17,8 @@
  * and at the end, for a task whose job-level figures are known (session-evidence.h):
  *  jobs_activations  complete jobs ≤ activations, where the stream carries activations;
  *  preemptions_slices  preemptions + waits + jobs ≤ closed slices (+ jobs restarted without a
- *                  switch-out, + the last slice, which may be open): each ends a slice.
+ *                  switch-out, + jobs that ended in a slice a gap then cut, + the last slice,
+ *                  which may be open): each ends a slice.
  */
 #pragma once
 

@@ -121,6 +121,8 @@ typedef struct {
   guint32 ends_in_slice;            /* jobs ended since the switch-in … */
   guint64 ends_extra;               /* … beyond one, over the closed slices (a job restarted
                                      * without a switch-out between) */
+  guint64 ends_gap_cut;             /* … all, over the slices a gap cut (no switch-out closed
+                                     * them: the ends were seen, the slices' time was lost) */
   guint64 starts_after_task;        /* fresh switch-ins right after another task's slice */
   SlicerAcc run_interval, period, response;
   SlicerHist run_hist, period_hist;
@@ -886,7 +888,9 @@ task_switch_out (Slicer *s, Ctx *t, guint64 ts, SwitchOutReason why, Ctx *next, 
     };
     s->cfg.sink.on_slice (&sl, s->cfg.sink.user_data);
   }
-  if (t->ends_in_slice > 1)
+  if (why == OUT_GAP)
+    t->ends_gap_cut += t->ends_in_slice; /* a job that ended before the gap ends no slice */
+  else if (t->ends_in_slice > 1)
     t->ends_extra += t->ends_in_slice - 1;
   t->ends_in_slice = 0;
   t->last_out_preempted = preempted;
@@ -1831,6 +1835,7 @@ slicer_get_task_stats (const Slicer *self, gsize index, SlicerTaskStats *out)
   out->guessed_ends = t->guessed_ends;
   out->run_unmeasured = t->unmeasured + (ctx_exec_latest (self, t) - t->acct0);
   out->jobs_in_slice_extra = t->ends_extra;
+  out->jobs_in_gap_slice = t->ends_gap_cut;
   out->run_time = ctx_exec_latest (self, t);
   if (self->any_event && self->last_ts > self->first_ts)
     out->load_pct = 100.0 * (double) out->run_time / (double) (self->last_ts - self->first_ts);

@@ -356,8 +356,11 @@ typedef struct {
                              * start or a gap, the job still open, time between jobs):
                              * run_time = job.total + run_unmeasured, always */
   guint64 jobs_in_slice_extra; /* jobs that ended in a closed slice after another had (a job
-                             * restarted without a switch-out): closed slices ≥ preemptions +
-                             * waits + jobs − this − 1 */
+                             * restarted without a switch-out) … */
+  guint64 jobs_in_gap_slice; /* … and jobs that ended in a slice a gap then cut (their end was
+                             * seen, the switch-out lost, the slice is no closed one):
+                             * closed slices ≥ preemptions + waits + jobs − these two − 1 (the
+                             * last slice, which may be open) */
   guint64 run_time;         /* ticks executing (ISR2 time excluded), up to the last event */
   double load_pct;          /* run_time / session span × 100 */
   SlicerMeasure run_interval; /* closed slices, switch-in → switch-out: net (ISR2s excluded) */

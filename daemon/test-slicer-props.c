@@ -257,6 +257,7 @@ check_properties (Rec *r)
      * apart; the last slice may be open) */
     g_assert_cmpuint (ts.preemptions + ts.waits + ts.job.count + ts.jobs_cut, <=,
                       ts.run_interval.count + ts.jobs_in_slice_extra + 1);
+    g_assert_cmpuint (ts.jobs_in_gap_slice, ==, 0); /* (the streams have no gap) */
   }
   g_assert_cmpuint (run, ==, core_task);
   for (gsize c = 0; c < slicer_n_cores (s); c++) {

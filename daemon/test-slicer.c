@@ -1325,6 +1325,59 @@ test_jobs_across_gap (void)
 }
 
 
+/* What ends a slice when data is lost (session-invariants.h, preemptions_slices): each
+ * preemption, wait and job end closes a slice, but a job whose TERMINATE was seen and whose
+ * switch-out the gap took ended in a slice no switch-out closed: jobs_in_gap_slice counts it.
+ * A gap between a preemption and its resume, or inside a job, leaves no end outside a closed
+ * slice. */
+static void
+test_slices_across_gaps (void)
+{
+  static const struct {
+    const char *what, *text;
+    guint64 preemptions, jobs, closed, gap_slice;
+  } cases[] = {
+    /* the CI's rtt-2core: two losses right after a TERMINATE, the last job open at the end */
+    { "gaps at job ends",
+      "0 ACTIVATE: A\n0 TASK: A\n10 TERMINATE: A\n12 GAP 3\n"
+      "100 ACTIVATE: A\n100 TASK: A\n110 TERMINATE: A\n112 GAP 5\n"
+      "200 ACTIVATE: A\n200 TASK: A\n210 TERMINATE: A\n300 END\n", 0, 3, 0, 2 },
+    /* the same loss on that core alone */
+    { "core gap at a job end",
+      "0 ACTIVATE: A\n0 TASK: A\n10 TERMINATE: A\n12 GAP core 3\n"
+      "100 ACTIVATE: A\n100 TASK: A\n110 TERMINATE: A\n110 TASK: idle\n200 END\n",
+      0, 2, 1, 1 },
+    /* preempted, the gap, resumed: the preemption closed its slice before the gap */
+    { "gap between a preemption and its resume",
+      "0 ACTIVATE: A\n0 TASK: A\n5 ACTIVATE: B\n5 TASK: B\n7 GAP\n20 TASK: A\n"
+      "25 TERMINATE: A\n25 TASK: idle\n30 ACTIVATE: A\n30 TASK: A\n35 TERMINATE: A\n"
+      "35 TASK: idle\n50 END\n", 1, 1, 3, 0 },
+    /* the gap inside a job: its slice cut before any end */
+    { "gap inside a job",
+      "0 ACTIVATE: A\n0 TASK: A\n5 GAP\n30 ACTIVATE: A\n30 TASK: A\n35 TERMINATE: A\n"
+      "35 TASK: idle\n50 END\n", 0, 1, 1, 0 },
+    /* no gap: every end closes a slice */
+    { "no gap",
+      "0 ACTIVATE: A\n0 TASK: A\n5 ACTIVATE: B\n5 TASK: B\n7 TERMINATE: B\n7 TASK: A\n"
+      "9 TERMINATE: A\n9 TASK: idle\n50 END\n", 1, 1, 2, 0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_test_message ("%s", cases[i].what);
+    Rec *r = rec_new (NULL);
+    rec_feed (r, cases[i].text);
+    SlicerTaskStats t;
+    rec_task_stats (r, TASK (r, "A"), &t);
+    g_assert_cmpuint (t.preemptions, ==, cases[i].preemptions);
+    g_assert_cmpuint (t.job.count + t.jobs_cut, ==, cases[i].jobs);
+    g_assert_cmpuint (t.run_interval.count, ==, cases[i].closed);
+    g_assert_cmpuint (t.jobs_in_gap_slice, ==, cases[i].gap_slice);
+    g_assert_cmpuint (t.preemptions + t.waits + t.job.count + t.jobs_cut, <=,
+                      t.run_interval.count + t.jobs_in_slice_extra + t.jobs_in_gap_slice + 1);
+    rec_free (r);
+  }
+}
+
+
 static void
 rec_on_pc (const SlicerPcSample *smp, gpointer user)
 {
@@ -1474,6 +1527,7 @@ main (int argc, char **argv)
   g_test_add_func ("/slicer/isr-dispatch", test_isr_dispatch);
   g_test_add_func ("/slicer/attach-mid-run", test_attach_mid_run);
   g_test_add_func ("/slicer/jobs-across-gap", test_jobs_across_gap);
+  g_test_add_func ("/slicer/slices-across-gaps", test_slices_across_gaps);
   g_test_add_func ("/slicer/job-end-service", test_job_end_service);
   g_test_add_func ("/slicer/services", test_services);
   g_test_add_func ("/slicer/data-values", test_data_values);

@@ -294,6 +294,13 @@ budget__parse_number (const char *text, double *out)
   return TRUE;
 }
 
+/* The keys `orti-profd analyze` reads from a [task NAME] or [isr NAME] group
+ * (docs/analysis.md): inputs of the analysis, not limits. One budgets file serves both
+ * commands: check skips them (and analyze the limits). */
+static const char *const budget__analysis_keys[] = {
+  "wcet", "period", "jitter", "blocking", "priority", "schedule", NULL,
+};
+
 BudgetSet *
 budget_set_parse (const char *path, const char *text, GError **error)
 {
@@ -322,6 +329,9 @@ budget_set_parse (const char *path, const char *text, GError **error)
     }
     g_auto (GStrv) keys = g_key_file_get_keys (kf, groups[g], NULL, NULL);
     for (guint k = 0; keys != NULL && keys[k] != NULL; k++) {
+      if ((kind == BUDGET_KIND_TASK || kind == BUDGET_KIND_ISR) &&
+          g_strv_contains (budget__analysis_keys, keys[k]))
+        continue; /* an input of `orti-profd analyze`, no limit */
       guint line = budget__key_line (&lines, groups[g], keys[k]);
       const BudgetStatistic *stat = budget_statistic_find (kind, keys[k]);
       if (stat == NULL) {

@@ -9,27 +9,12 @@
  * response passed its bound; 1 a deadline missed (in the set as measured or as changed by a
  * what-if) or a model error; 3 none of those, but an item could not be analysed (an unknown
  * input); 2 bad input. */
-#include "analysis.h"
+#include "analysis-session.h"
 #include "check-db.h"
 #include "commands.h"
 #include "osek-config.h"
 
 #include <stdio.h>
-
-/* analyze__session_file: the session's ORTI or ELF path when it still exists, else NULL. */
-static char *
-analyze__session_file (StoreDb *db, gint64 id, const char *column)
-{
-  g_autofree char *sql = g_strdup_printf ("SELECT %s FROM sessions WHERE id = ?1", column);
-  g_autoptr (sqlite3_stmt) st = check_db_prepare (db, sql, NULL);
-  if (st == NULL)
-    return NULL;
-  sqlite3_bind_int64 (st, 1, id);
-  if (sqlite3_step (st) != SQLITE_ROW || sqlite3_column_type (st, 0) == SQLITE_NULL)
-    return NULL;
-  const char *path = (const char *) sqlite3_column_text (st, 0);
-  return g_file_test (path, G_FILE_TEST_IS_REGULAR) ? g_strdup (path) : NULL;
-}
 
 int
 cmd_analyze (int argc, char **argv)
@@ -82,40 +67,18 @@ cmd_analyze (int argc, char **argv)
     }
   g_autoptr (StoreDb) db = store_db_open (db_path != NULL ? db_path : "./profile.db",
                                           STORE_OPEN_READ_ONLY, &error);
-  g_autoptr (CheckSession) session = db != NULL ? check_db_session (db, session_id, &error) : NULL;
-  if (session == NULL) {
+  AnalysisRequest req = { .orti_path = orti_path, .elf_path = elf_path,
+                          .counter_tick_us = ticks, .budgets_path = budgets,
+                          .scale = (const char *const *) scale,
+                          .add = (const char *const *) add,
+                          .period = (const char *const *) period };
+  g_autoptr (AnalysisReport) report =
+    db != NULL ? analysis_session_run (db, session_id, &req, &error) : NULL;
+  if (report == NULL) {
     fprintf (stderr, "analyze: %s\n", error->message);
-    return ORTI_EXIT_BAD_INPUT;
-  }
-  if (orti_path == NULL)
-    orti_path = analyze__session_file (db, session->id, "orti_path");
-  if (elf_path == NULL)
-    elf_path = analyze__session_file (db, session->id, "elf_path");
-  g_autoptr (OrtiDoc) orti = NULL;
-  g_autoptr (OrtiElf) elf = NULL;
-  if ((orti_path != NULL && (orti = orti_doc_parse_file (orti_path, &error)) == NULL) ||
-      (elf_path != NULL && (elf = orti_elf_open (elf_path, &error)) == NULL)) {
-    fprintf (stderr, "analyze: %s\n", error->message);
-    return ORTI_EXIT_BAD_INPUT;
-  }
-  AnalysisSources src = { .db = db, .session = session->id, .orti = orti, .elf = elf,
-                          .counter_tick_us = ticks, .budgets_path = budgets };
-  g_autoptr (AnalysisInputs) inputs = analysis_inputs_load (&src, &error);
-  if (inputs == NULL) {
-    fprintf (stderr, "analyze: %s\n", error->message);
-    return error->domain == STORE_ERROR && error->code != STORE_ERROR_NOT_FOUND
+    return db != NULL && error->domain == STORE_ERROR && error->code != STORE_ERROR_NOT_FOUND
              ? ORTI_EXIT_FAILED : ORTI_EXIT_BAD_INPUT;
   }
-  struct { const char *option; GStrv specs; } what_if[] = {
-    { "scale", scale }, { "add", add }, { "period", period },
-  };
-  for (guint w = 0; w < G_N_ELEMENTS (what_if); w++)
-    for (guint i = 0; what_if[w].specs != NULL && what_if[w].specs[i] != NULL; i++)
-      if (!analysis_what_if_apply (inputs, what_if[w].option, what_if[w].specs[i], &error)) {
-        fprintf (stderr, "analyze: %s\n", error->message);
-        return ORTI_EXIT_BAD_INPUT;
-      }
-  g_autoptr (AnalysisReport) report = analysis_run (g_steal_pointer (&inputs));
   g_autofree char *text = NULL;
   if (json) {
     g_autoptr (JsonBuilder) b = json_builder_new ();

@@ -14,6 +14,7 @@
  */
 #include "check-eval.h"
 #include "commands.h"
+#include "analysis-session.h"
 #include "compare.h"
 #include "rtt-cores.h"
 #include "export-sampled.h"
@@ -692,6 +693,7 @@ run_daemon (const SessionConfig *cfg, const RunOptions *o, const StoreWriterOpti
                      .check_data_unref = (GDestroyNotify) budget_set_free };
     export_sampled_web_config (&wc); /* /export?format=gmon|sampled-… */
     compare_web_config (&wc);        /* /compare: diff's rule */
+    analysis_web_config (&wc);     /* /analysis: response-time analysis */
     st.web = web_server_new (&wc);
     if (!web_server_listen (st.web, http, error)) {
       web_server_free (st.web);

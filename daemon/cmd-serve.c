@@ -13,6 +13,7 @@
 #include "check-eval.h"
 #include "command-config.h"
 #include "commands.h"
+#include "analysis-session.h"
 #include "compare.h"
 #include "export-sampled.h"
 #include "store.h"
@@ -102,6 +103,7 @@ cmd_serve (int argc, char **argv)
                    .check_data_unref = (GDestroyNotify) budget_set_free };
   export_sampled_web_config (&wc); /* /export?format=gmon|sampled-… */
   compare_web_config (&wc);        /* /compare: diff's rule */
+  analysis_web_config (&wc);     /* /analysis: response-time analysis */
   g_autoptr (WebServer) web = web_server_new (&wc);
   if (!web_server_listen (web, http != NULL ? http : "127.0.0.1:8080", &error)) {
     fprintf (stderr, "serve: %s\n", error->message);

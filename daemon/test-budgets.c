@@ -132,6 +132,22 @@ test_parse_deadline (void)
                "b.ini:2: deadline_p99: the views store no such statistic for a isr");
 }
 
+/* One file for check and analyze: a task's or ISR's analysis inputs are no limits (skipped),
+ * elsewhere they are unknown keys. */
+static void
+test_parse_analysis_keys (void)
+{
+  g_autoptr (BudgetSet) set = parse_ok ("[task A]\npriority = 4\nwcet = 120\nperiod = 1000\n"
+                                        "jitter = 5\nblocking = 3\nschedule = NON\n"
+                                        "response_max = 900\n[isr I]\npriority = 2\n"
+                                        "wcet = 10\n");
+  g_assert_cmpuint (set->budgets->len, ==, 1);
+  const Budget *b = g_ptr_array_index (set->budgets, 0);
+  g_assert_cmpstr (b->stat->key, ==, "response_max");
+  parse_error ("[function f]\nwcet = 5\n", BUDGET_ERROR_KEY, "b.ini:2: unknown key 'wcet'");
+  parse_error ("[task T]\nwcett = 5\n", BUDGET_ERROR_KEY, "b.ini:2: unknown key 'wcett'");
+}
+
 static void
 test_parse_errors (void)
 {
@@ -232,6 +248,7 @@ main (int argc, char **argv)
   g_test_add_func ("/budgets/parse-repeated-group", test_parse_repeated_group);
   g_test_add_func ("/budgets/parse-deadline", test_parse_deadline);
   g_test_add_func ("/budgets/parse-errors", test_parse_errors);
+  g_test_add_func ("/budgets/parse-analysis-keys", test_parse_analysis_keys);
   g_test_add_func ("/budgets/statistics", test_statistics);
   g_test_add_func ("/budgets/judge", test_judge);
   return g_test_run ();

@@ -45,6 +45,7 @@ struct _WebServer {
   WebExportFunc export;    /* writes them */
   gpointer export_data;
   WebCompareFunc compare;  /* GET /api/compare */
+  WebAnalysisFunc analysis;/* GET /api/sessions/{id}/analysis */
   char *url;
   GPtrArray *live_clients; /* SoupServerMessage* being streamed /api/live */
   guint live_timer;
@@ -207,6 +208,7 @@ typedef struct {
   WebExportFunc export;
   gpointer export_data;
   WebCompareFunc compare;
+  WebAnalysisFunc analysis;
   Reply reply;
 } Job;
 
@@ -799,12 +801,43 @@ route_check (Job *j, StoreDb *db, gint64 id)
     reply_json (&j->reply, json);
 }
 
+/* GET /api/sessions/{id}/analysis[?scale=T=K,…&add=T=+D,…&period=T=D,…]: the response-time
+ * analysis `orti-profd analyze --json` prints, with the what-if changes asked for (each
+ * parameter a comma-separated list), through the daemon's callback. */
+static void
+route_analysis (Job *j, StoreDb *db, gint64 id)
+{
+  if (j->analysis == NULL) {
+    reply_error (&j->reply, SOUP_STATUS_NOT_FOUND, "not_found", "this server analyses no sessions");
+    return;
+  }
+  const char *p;
+  g_auto (GStrv) scale = (p = qparam (j, "scale")) != NULL ? g_strsplit (p, ",", -1) : NULL;
+  g_auto (GStrv) add = (p = qparam (j, "add")) != NULL ? g_strsplit (p, ",", -1) : NULL;
+  g_auto (GStrv) period = (p = qparam (j, "period")) != NULL ? g_strsplit (p, ",", -1) : NULL;
+  g_autoptr (GError) error = NULL;
+  guint misses = 0, model_errors = 0, unanalysed = 0;
+  char *json = j->analysis (j->check_data, db, id, (const char *const *) scale,
+                            (const char *const *) add, (const char *const *) period, &misses,
+                            &model_errors, &unanalysed, &error);
+  if (json != NULL)
+    reply_json (&j->reply, json);
+  else if (g_error_matches (error, WEB_ERROR, WEB_ERROR_CONFIG))
+    reply_error (&j->reply, SOUP_STATUS_BAD_REQUEST, "bad_request", "%s", error->message);
+  else
+    reply_from_error (&j->reply, error);
+}
+
 static void
 route_session (Job *j, StoreDb *db, gint64 id, const char *what, const char *sub)
 {
   double rate;
   if (what != NULL && sub == NULL && strcmp (what, "check") == 0) {
     route_check (j, db, id);
+    return;
+  }
+  if (what != NULL && sub == NULL && strcmp (what, "analysis") == 0) {
+    route_analysis (j, db, id);
     return;
   }
   if (what == NULL) {
@@ -1026,6 +1059,7 @@ job_set_check (Job *j, WebServer *ws)
   j->export = ws->export;
   j->export_data = ws->export_data;
   j->compare = ws->compare;
+  j->analysis = ws->analysis;
 }
 
 static void
@@ -1201,6 +1235,57 @@ prom_label (GString *out, const char *s)
       g_string_append (out, "\\n");
     else
       g_string_append_c (out, *p);
+  }
+}
+
+/* metrics_analysis: the orti_analysis_* gauges of /metrics from @doc, the analysis document
+ * of session @sid (NULL: it could not be analysed: HELP and TYPE only). A bound or slack the
+ * analysis does not know (an unanalysed item, a busy period that never ends) gives no sample. */
+static void
+metrics_analysis (GString *out, const char *sid, const char *doc)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *root = doc != NULL && json_parser_load_from_data (parser, doc, -1, NULL)
+                       ? json_node_get_object (json_parser_get_root (parser)) : NULL;
+  /* per item (the first two), then per session */
+  static const struct { const char *name, *member, *help; } gauges[] = {
+    { "orti_analysis_bound_seconds", "bound_us",
+      "Worst-case response bound of a task or ISR of the latest session (docs/analysis.md)." },
+    { "orti_analysis_slack_seconds", "slack_us",
+      "Deadline minus the response bound (negative: a missed deadline)." },
+    { "orti_analysis_model_errors", "model_errors",
+      "Tasks of the latest session whose observed response exceeds the bound." },
+    { "orti_analysis_misses", "misses",
+      "Tasks and ISRs of the latest session whose bound passes their deadline." },
+    { "orti_analysis_unanalysed", "unanalysed",
+      "Tasks and ISRs of the latest session not analysed (an unknown input)." },
+  };
+  for (guint m = 0; m < G_N_ELEMENTS (gauges); m++) {
+    g_string_append_printf (out, "# HELP %s %s\n# TYPE %s gauge\n", gauges[m].name,
+                            gauges[m].help, gauges[m].name);
+    if (m >= 2) {
+      if (root != NULL)
+        g_string_append_printf (out, "%s{session=\"%s\"} %" G_GINT64_FORMAT "\n", gauges[m].name,
+                                sid, json_object_get_int_member (root, gauges[m].member));
+      continue;
+    }
+    JsonArray *cores = root != NULL ? json_object_get_array_member (root, "cores") : NULL;
+    for (guint c = 0; cores != NULL && c < json_array_get_length (cores); c++) {
+      JsonObject *core = json_array_get_object_element (cores, c);
+      JsonArray *items = json_object_get_array_member (core, "items");
+      for (guint i = 0; i < json_array_get_length (items); i++) {
+        JsonObject *it = json_array_get_object_element (items, i);
+        JsonNode *v = json_object_get_member (it, gauges[m].member);
+        if (v == NULL || JSON_NODE_HOLDS_NULL (v))
+          continue;
+        g_string_append_printf (out,
+                                "%s{session=\"%s\",core=\"%" G_GINT64_FORMAT "\",kind=\"%s\",name=\"",
+                                gauges[m].name, sid, json_object_get_int_member (core, "core"),
+                                json_object_get_string_member (it, "kind"));
+        prom_label (out, json_object_get_string_member (it, "name"));
+        g_string_append_printf (out, "\"} %.9g\n", json_node_get_double (v) / 1e6);
+      }
+    }
   }
 }
 
@@ -1395,6 +1480,18 @@ metrics_thread (GTask *task, gpointer source, gpointer data, GCancellable *cance
                           "# TYPE orti_budget_undecided gauge\n");
     if (verdict != NULL)
       g_string_append_printf (out, "orti_budget_undecided{session=\"%s\"} %u\n", sid, undecided);
+  }
+  if (j->analysis != NULL) {
+    /* the latest session's analysis once it has ended (a running one's would be read again
+     * from all its events on every scrape) */
+    guint misses = 0, model_errors = 0, unanalysed = 0;
+    g_autoptr (GError) analysis_error = NULL;
+    gboolean ended = sid != NULL && g_strcmp0 (cell_text (ses, 0, 6), "running") != 0;
+    g_autofree char *doc = ended
+      ? j->analysis (j->check_data, db, g_ascii_strtoll (sid, NULL, 10), NULL, NULL, NULL,
+                     &misses, &model_errors, &unanalysed, &analysis_error)
+      : NULL;
+    metrics_analysis (out, sid, doc);
   }
   j->reply.status = SOUP_STATUS_OK;
   j->reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
@@ -1655,6 +1752,7 @@ web_server_new (const WebConfig *cfg)
   ws->export = cfg->export;
   ws->export_data = cfg->export_data;
   ws->compare = cfg->compare;
+  ws->analysis = cfg->analysis;
   ws->check_data_ref = cfg->check_data_ref;
   ws->check_data_unref = cfg->check_data_unref;
   ws->check_data = cfg->check_data != NULL && cfg->check_data_ref != NULL

@@ -97,6 +97,20 @@ typedef gboolean (*WebExportFunc) (gpointer user_data, StoreDb *db, gint64 sessi
 typedef char *(*WebCompareFunc) (StoreDb *db, gint64 a, gint64 b, double threshold,
                                  GError **error);
 
+/* The response-time analysis of stored session @session of @db (the worker thread's read-only
+ * connection; docs/analysis.md), called with the WebConfig's check_data (the daemon's budgets,
+ * or NULL) and the what-if changes of the request (@scale, @add, @period: NULL-terminated
+ * "TASK=…" specs, or NULL). Called on worker threads, possibly several at once. Returns the
+ * document `orti-profd analyze --json` prints and sets *@misses, *@model_errors and
+ * *@unanalysed; NULL with STORE_ERROR_NOT_FOUND (no such session), WEB_ERROR_CONFIG (400: a
+ * what-if or budgets value that does not parse or names nothing), WEB_ERROR_CONFLICT (409:
+ * nothing to analyse, or the session's ORTI file or ELF cannot be read), or another error.
+ * Serves GET /api/sessions/{id}/analysis and the orti_analysis_* gauges of /metrics. */
+typedef char *(*WebAnalysisFunc) (gpointer budgets, StoreDb *db, gint64 session,
+                                  const char *const *scale, const char *const *add,
+                                  const char *const *period, guint *misses,
+                                  guint *model_errors, guint *unanalysed, GError **error);
+
 typedef struct {
   const char *db_path;       /* the store the daemon writes */
   const char *token;         /* bearer token required for every request (NULL: none) */
@@ -115,6 +129,7 @@ typedef struct {
   WebExportFunc export;      /* writes them */
   gpointer export_data;      /* its user_data; static or NULL (jobs may outlive the server) */
   WebCompareFunc compare;    /* GET /api/compare (NULL: it answers 404) */
+  WebAnalysisFunc analysis;  /* NULL: /analysis answers 404, /metrics has no orti_analysis_* */
 } WebConfig;
 
 typedef struct _WebServer WebServer;

@@ -11,7 +11,9 @@
 #   - text and markdown name the inputs' sources, the dispatch cost measured from the trace;
 #   - a what-if that overloads HarmC misses its deadline (exit 1); a given wcet below what
 #     the session measured is a model error naming the job that showed it (exit 1);
-#   - bad input (a what-if naming nothing, a budgets value that is no number) exits 2.
+#   - bad input (a what-if naming nothing, a budgets value that is no number) exits 2;
+#   - `serve` answers GET /api/sessions/1/analysis with the same document (what-ifs as query
+#     parameters, 400/404 for bad ones), and /metrics the orti_analysis_* gauges.
 source "$(dirname "$0")/e2e-common.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -63,6 +65,42 @@ grep -q 'HarmA priority: given: budgets priority 14' "$tmp/a.txt" || die "the gi
 grep -q 'critical scaling factor 1\.' "$tmp/a.txt" || die "no scaling factor above 1"
 grep -q '^| 0 | HarmC | task |' "$tmp/a.md" || die "markdown row"
 cat "$tmp/a.txt" | head -8
+
+# REST and /metrics: `serve` with the same budgets file answers the same document; its
+# what-ifs are query parameters; check's limits and analyze's inputs share the file
+printf '[task HarmA]\nresponse_max = 100000\n' >>"$tmp/budgets.ini"
+"$PROFD" serve --db "$db" --budgets "$tmp/budgets.ini" --http 127.0.0.1:0 2>"$tmp/serve.log" &
+serve_pid=$!
+trap 'kill $serve_pid 2>/dev/null; rm -rf "$tmp"' EXIT
+url=$(wait_url "$tmp/serve.log") || die "serve did not start: $(cat "$tmp/serve.log")"
+curl -sf "$url/api/sessions/1/analysis" >"$tmp/rest.json" || die "GET /analysis"
+an --budgets "$tmp/budgets.ini" --json >"$tmp/a2.json" || die "analysis exit $?"
+cmp "$tmp/rest.json" "$tmp/a2.json" || die "the REST document differs from analyze --json's"
+curl -sf "$url/api/sessions/1/analysis?scale=HarmC=3" >"$tmp/rest-w.json" || die "GET ?scale"
+grep -q '"--scale HarmC=3"' "$tmp/rest-w.json" || die "the what-if was not applied"
+[[ $(curl -s -o /dev/null -w '%{http_code}' "$url/api/sessions/1/analysis?add=Nope=1ms") == 400 ]] ||
+  die "a what-if naming nothing is not a 400"
+[[ $(curl -s -o /dev/null -w '%{http_code}' "$url/api/sessions/7/analysis") == 404 ]] ||
+  die "an unknown session is not a 404"
+curl -sf "$url/metrics" >"$tmp/metrics.txt" || die "GET /metrics"
+promtool check metrics <"$tmp/metrics.txt" || die "promtool rejects /metrics"
+python3 - "$tmp/metrics.txt" "$tmp/rest.json" <<'PY' || die "the orti_analysis_* gauges"
+import json, re, sys
+m = open(sys.argv[1]).read()
+d = json.load(open(sys.argv[2]))
+for core in d["cores"]:
+    for it in core["items"]:
+        want = it["bound_us"] / 1e6
+        g = re.search(r'orti_analysis_bound_seconds\{session="1",core="%d",kind="%s",name="%s"\} (\S+)'
+                      % (core["core"], it["kind"], it["name"]), m)
+        assert g and abs(float(g.group(1)) - want) <= 1e-9 * max(1, want), (it["name"], g)
+assert 'orti_analysis_model_errors{session="1"} 0' in m
+assert 'orti_analysis_misses{session="1"} 0' in m
+assert 'orti_budget_violations{session="1"} 0' in m
+PY
+kill $serve_pid
+wait $serve_pid 2>/dev/null || true
+trap 'rm -rf "$tmp"' EXIT
 
 # what-if: HarmC three times as long no longer fits its 50 ms
 set +e

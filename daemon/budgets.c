@@ -17,6 +17,12 @@ G_DEFINE_QUARK (budget-error-quark, budget_error)
 #define TASK_TIME(key, is_min, col) \
   { key, is_min, col, "(" col " - time_bound_us)", "(" col " + time_bound_us)", "µs" }
 
+/* a task's or ISR's worst-case response bound and its slack, from the response-time
+ * analysis of the session (docs/analysis.md) */
+#define ANALYSIS_STATS \
+  { "response_bound_max", FALSE, NULL, NULL, NULL, "µs", NULL, NULL, NULL, "bound" }, \
+  { "slack_min", TRUE, NULL, NULL, NULL, "µs", NULL, NULL, NULL, "slack" }
+
 static const BudgetStatistic task_stats[] = {
   { "load_max", FALSE, "load_percent", "(load_percent - load_bound_percent)",
     "(load_percent + load_bound_percent)", "%" },
@@ -38,6 +44,7 @@ static const BudgetStatistic task_stats[] = {
   { "preemptions_per_job_max", FALSE, "(1.0 * preemptions / NULLIF(jobs, 0))",
     "(1.0 * preemptions / NULLIF(jobs, 0))",
     "(1.0 * (preemptions + preemptions_missed) / NULLIF(jobs, 0))", "" },
+  ANALYSIS_STATS,
 };
 
 /* ISR2s, profile points and cores carry bounds too (schema 15: a sampled source's are
@@ -49,6 +56,7 @@ static const BudgetStatistic isr_stats[] = {
   TASK_TIME ("net_max", FALSE, "net_max_us"),
   TASK_TIME ("period_min", TRUE, "period_min_us"),
   TASK_TIME ("period_max", FALSE, "period_max_us"),
+  ANALYSIS_STATS,
 };
 
 static const BudgetStatistic function_stats[] = {
@@ -101,6 +109,7 @@ static const BudgetKindInfo kinds[BUDGET_KIND_COUNT] = {
 static const char *const all_keys[] = {
   "load_max", "net_p99_max", "net_max", "response_p99_max", "response_max", "period_min",
   "period_max", "deadline", "deadline_p99", "preemptions_per_job_max", "gaps_max",
+  "response_bound_max", "slack_min",
 };
 
 const BudgetKindInfo *

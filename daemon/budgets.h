@@ -5,7 +5,8 @@
  * A budgets file is a GKeyFile with one group per object — `[task Task0]`, `[isr Can_Isr]`,
  * `[function foo]`, `[point 3]`, `[core 0]`, `[session]` — and keys naming limits:
  * load_max (percent), net_p99_max, net_max, response_p99_max, response_max, period_min,
- * period_max, deadline and deadline_p99 (µs), preemptions_per_job_max, gaps_max. A task's
+ * period_max, deadline and deadline_p99 (µs), preemptions_per_job_max, gaps_max, and from the
+ * response-time analysis response_bound_max and slack_min (µs, tasks and ISRs). A task's
  * `deadline` bounds its worst response time, `deadline_p99` its 99th percentile (a soft
  * deadline); their value may be `period` (or empty: the default), the task's own measured
  * period, so the limit is then itself a statistic with a bound. Which keys an object kind takes is
@@ -64,6 +65,10 @@ typedef struct {
   const char *period_sql;
   const char *period_lo_sql;
   const char *period_hi_sql;
+  /* Not a view's column but the response-time analysis's (docs/analysis.md) of the object:
+   * "bound" (its worst-case response bound) or "slack" (deadline − bound); value_sql is then
+   * NULL. NULL: a view's statistic. */
+  const char *analysis;
 } BudgetStatistic;
 
 /* One limit of a budgets file. */

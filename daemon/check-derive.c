@@ -224,9 +224,9 @@ derive__session (DeriveFile *f, const CheckDeriveSources *src, gboolean loads_on
     const BudgetKindInfo *info = budget_kind_info (kind);
     for (guint i = 0; i < info->n_stats; i++) {
       const BudgetStatistic *st = &info->stats[i];
-      if (st->period_sql != NULL)
+      if (st->period_sql != NULL || st->analysis != NULL)
         continue; /* deadline, deadline_p99: response statistics; their limit comes from the
-                   * ORTI */
+                   * ORTI; the analysis's bound and slack are no measurement */
       if (loads_only && strcmp (st->key, "load_max") != 0 && strcmp (st->key, "gaps_max") != 0)
         continue;
       if (loads_only && kind != BUDGET_KIND_TASK && kind != BUDGET_KIND_CORE

@@ -3,6 +3,7 @@
  * and the web layer's check callback; cmd-check.c keeps only its options and
  * --derive-budgets. */
 #include "check-eval.h"
+#include "analysis-session.h"
 #include "out-file.h"
 #include "web.h"
 
@@ -42,6 +43,47 @@ check__named (StoreDb *db, const CheckSession *session, const Budget *b)
   return sqlite3_step (stmt) == SQLITE_ROW;
 }
 
+/* check__analysed:
+ * @r's value for @b, a statistic of the response-time analysis: the bound or slack of @b's
+ * object in @report, run on first use (*@report NULL) with @set's budgets file (its analysis
+ * keys). Exact as computed ([value, value]); a busy period that never ends is an infinite
+ * bound and slack −∞; an item the analysis could not analyse is unknown (NAN: undecided).
+ * FALSE with BUDGET_ERROR_UNKNOWN_OBJECT (no such task or ISR) or the analysis's error. */
+static gboolean
+check__analysed (StoreDb *db, const CheckSession *session, const BudgetSet *set,
+                 const Budget *b, AnalysisReport **report, CheckResult *r, GError **error)
+{
+  if (*report == NULL) {
+    AnalysisRequest req = { .budgets_path = set->path };
+    if ((*report = analysis_session_run (db, session->id, &req, error)) == NULL) {
+      g_prefix_error (error, "%s:%u: %s: ", set->path, b->line, b->stat->key);
+      return FALSE;
+    }
+  }
+  RtaKind kind = b->kind == BUDGET_KIND_ISR ? RTA_KIND_ISR : RTA_KIND_TASK;
+  const GPtrArray *items = (*report)->inputs->items;
+  for (guint i = 0; i < items->len; i++) {
+    const AnalysisItem *it = g_ptr_array_index (items, i);
+    if (it->kind != kind || strcmp (it->name, b->object) != 0)
+      continue;
+    const RtaResult *rta = &(*report)->results[i].rta;
+    gboolean bound = strcmp (b->stat->analysis, "bound") == 0;
+    if (rta->status == RTA_OK || rta->status == RTA_MISS)
+      r->value = bound ? (double) rta->response / 1e3 : (double) rta->slack / 1e3;
+    else if (rta->status == RTA_UNBOUNDED)
+      r->value = bound ? INFINITY : -INFINITY;
+    else
+      r->value = NAN;
+    r->lo = r->hi = r->value;
+    return TRUE;
+  }
+  g_set_error (error, BUDGET_ERROR, BUDGET_ERROR_UNKNOWN_OBJECT,
+               "%s:%u: [%s %s]: session %" G_GINT64_FORMAT " has no %s '%s'", set->path,
+               b->group_line, budget_kind_name (b->kind), b->object, session->id,
+               budget_kind_name (b->kind), b->object);
+  return FALSE;
+}
+
 /* check__evaluate:
  * Judges every budget of @set on @session; one of an object the session names but that never
  * ran goes to @absent. FALSE with BUDGET_ERROR_UNKNOWN_OBJECT naming the budgets file's line
@@ -51,9 +93,19 @@ check__evaluate (StoreDb *db, const CheckSession *session, const BudgetSet *set,
                  GPtrArray *absent, GError **error)
 {
   g_autoptr (GArray) results = g_array_new (FALSE, TRUE, sizeof (CheckResult));
+  g_autoptr (AnalysisReport) analysis = NULL; /* run for the first budget that needs it */
   for (guint i = 0; i < set->budgets->len; i++) {
     const Budget *b = g_ptr_array_index (set->budgets, i);
     const BudgetStatistic *st = b->stat;
+    if (st->analysis != NULL) {
+      CheckResult r = { .budget = b, .limit = b->limit, .limit_lo = b->limit,
+                        .limit_hi = b->limit };
+      if (!check__analysed (db, session, set, b, &analysis, &r, error))
+        return NULL;
+      r.verdict = budget_judge_range (r.limit_lo, r.limit_hi, st->is_min, r.lo, r.hi);
+      g_array_append_val (results, r);
+      continue;
+    }
     /* columns 3..5: the limit `period` stands for, with its bound */
     g_autofree char *sql = g_strdup_printf (
       "SELECT %s, %s, %s, %s, %s, %s %s", st->value_sql,

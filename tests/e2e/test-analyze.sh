@@ -13,7 +13,8 @@
 #     the session measured is a model error naming the job that showed it (exit 1);
 #   - bad input (a what-if naming nothing, a budgets value that is no number) exits 2;
 #   - `serve` answers GET /api/sessions/1/analysis with the same document (what-ifs as query
-#     parameters, 400/404 for bad ones), and /metrics the orti_analysis_* gauges.
+#     parameters, 400/404 for bad ones), and /metrics the orti_analysis_* gauges;
+#   - `check` judges response_bound_max and slack_min from the same budgets file.
 source "$(dirname "$0")/e2e-common.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -101,6 +102,23 @@ PY
 kill $serve_pid
 wait $serve_pid 2>/dev/null || true
 trap 'rm -rf "$tmp"' EXIT
+
+# check keys from the analysis: HarmC's bound and slack pass, HarmA's bound under a limit
+# below it is a violation, an ISR's slack is judged too
+cp "$tmp/budgets.ini" "$tmp/check.ini"
+printf '[task HarmC]\nresponse_bound_max = 49000\nslack_min = 100\n[isr SystemTimerIsr]\nslack_min = 0\n' \
+  >>"$tmp/check.ini"
+"$PROFD" check --db "$db" --session 1 --budgets "$tmp/check.ini" >"$tmp/check.txt" ||
+  { cat "$tmp/check.txt"; die "check of the analysis's bound and slack: exit $?"; }
+grep -q '^pass .*task HarmC .*response_bound_max' "$tmp/check.txt" || die "no response_bound_max verdict"
+bound_a=$(python3 -c 'import json,sys; print(int([i for c in json.load(open(sys.argv[1]))["cores"]
+  for i in c["items"] if i["name"] == "HarmA"][0]["bound_us"]))' "$tmp/a.json")
+printf '[task HarmA]\nresponse_bound_max = %d\n' $((bound_a - 1)) >>"$tmp/check.ini"
+set +e
+"$PROFD" check --db "$db" --session 1 --budgets "$tmp/check.ini" >"$tmp/check2.txt"; c=$?
+set -e
+[[ $c == 1 ]] && grep -q '^violation .*task HarmA .*response_bound_max' "$tmp/check2.txt" ||
+  { cat "$tmp/check2.txt"; die "a bound above its limit: exit $c, not a violation"; }
 
 # what-if: HarmC three times as long no longer fits its 50 ms
 set +e

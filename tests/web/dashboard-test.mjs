@@ -12,6 +12,7 @@
  * re-reads its tables, a finished one's does not (the daemon's feed keeps naming the last session); the functions (with task filter), flame/call tree and anomaly tabs and
  * the compare page (regressions marked) show the API's rows; the ISR, service, profile point,
  * data and core tabs show the rows of their endpoints (ISR2s and services also per task), the
+ * schedulability tab the analysis's tasks and ISRs with their slack bars, the
  * data tab charts the chosen variable's /data/values (a row click charts another); a null value
  * shows "—", never 0; a sampled session's loads carry "± bound" and the load chart a shaded
  * band; a 100,000-row table keeps only a
@@ -506,6 +507,37 @@ async function main() {
         check(textOf(await tableRows(sel), "Timer_ISR", "max_depth") === "2", "Timer_ISR nests at depth 2");
     }
     await screenshot("dashboard-" + tab + ".png");
+  }
+
+  /* schedulability: every task and ISR of the analysis with its bound, observed maximum,
+   * deadline and slack (the bar: the bound's share of the deadline, the observed tick on it) */
+  {
+    const an = await api("/sessions/" + sid + "/analysis");
+    const items = [];
+    for (const c of an.cores) for (const it of c.items) items.push(Object.assign({ core: c.core }, it));
+    await S("Page.navigate", { url: base + "/#/session/" + sid + "/analysis" });
+    await waitFor(`document.querySelector('#analysis-table caption .count') && document.querySelector('#analysis-table caption .count').textContent.includes('(${items.length} row')`,
+                  "schedulability tab rendered");
+    compareTable("schedulability tab", await tableRows("#analysis-table"), items, (r) => r.core + "|" + r.kind + "|" + r.name);
+    const bars = await evaluate(`[...document.querySelectorAll('#analysis-table .slackbar')].map(b => {
+      const f = b.querySelector('.fill'), t = b.querySelector('.tick');
+      return {key: b.closest('tr').dataset.key, fill: f ? parseFloat(f.style.width) : null, tick: t ? parseFloat(t.style.left) : null}; })`);
+    let badBars = 0;
+    for (const it of items) {
+      const bar = bars.find((b) => b.key === it.core + "|" + it.kind + "|" + it.name);
+      if (it.slack_us === null || !(it.deadline_us > 0)) continue;
+      const want = (v) => Math.max(0, Math.min(100, (100 * v) / it.deadline_us));
+      if (!bar || (it.bound_us !== null && Math.abs(bar.fill - want(it.bound_us)) > 0.06) ||
+          (it.observed_us !== null && Math.abs(bar.tick - want(it.observed_us)) > 0.06)) {
+        badBars++;
+        log("     slack bar of " + it.name + ": " + JSON.stringify(bar));
+      }
+    }
+    check(badBars === 0, "slack bars: the bound's and the observed maximum's share of the deadline", badBars + " wrong");
+    const summary = await evaluate(`document.querySelector('#analysis-summary').textContent`);
+    check(summary.includes(an.model_errors + " model errors") && an.cores.every((c) => summary.includes("core " + c.core + ": critical scaling factor")),
+          "schedulability summary: scaling factor per core and the model errors", summary);
+    await screenshot("dashboard-analysis.png");
   }
 
   /* a sampled session's ISR2 (fixture session 2, poll): what sampling cannot count is "—" with

@@ -3,7 +3,7 @@
  * Hash routes:  #/                      session list (+ compare picker)
  *               #/session/ID[/TAB]      one session: timeline, CPU load, then TAB = tasks |
  *                                       functions | isrs | services | points | data | cores |
- *                                       flame | anomalies
+ *                                       flame | anomalies | analysis
  *               #/compare/A/B           session B against A by diff's rule (GET /api/compare)
  * All data comes from the REST API of docs/rest-api.md (same origin). The live feed
  * (EventSource on /api/live) updates the running session's numbers and, on its session page,
@@ -516,7 +516,7 @@
     { key: "slices", label: "Slices", num: true, width: "6em", fmt: F.int },
   ];
   const TABS = [["tasks", "Tasks"], ["functions", "Functions"], ["isrs", "ISRs"], ["services", "Services"], ["points", "Profile points"],
-                ["data", "Data"], ["cores", "Cores"], ["sampled", "PC samples"], ["flame", "Call tree & flame graph"], ["anomalies", "Anomalies & gaps"]];
+                ["data", "Data"], ["cores", "Cores"], ["sampled", "PC samples"], ["flame", "Call tree & flame graph"], ["anomalies", "Anomalies & gaps"], ["analysis", "Schedulability"]];
 
   function sessionPage(id, firstTab) {
     const v = $view();
@@ -726,7 +726,8 @@
             tct.setRows(c);
           },
         };
-      } else if (tab === "points") {
+      } else if (tab === "analysis") p = OP.analysisPanel(el, base, ctl.signal);
+      else if (tab === "points") {
         const t = new OP.Table({ caption: "Profile points (seed 003)", columns: POINT_COLS,
           rowKey: (r) => String(r.point_value), sort: { key: "point_value", dir: "asc" },
           empty: "No profile points (pfpBegin/pfpEnd not traced)." });

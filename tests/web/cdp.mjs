@@ -22,13 +22,44 @@ export function which(cmd) {
   return null;
 }
 
+function killGroup(child, sig) {
+  try {
+    process.kill(-child.pid, sig);
+  } catch (e) { /* the group is gone */ }
+}
+
+/* Stop every child and the processes it forked (SIGTERM, SIGKILL after 5 s; a browser's
+ * renderer and GPU helpers still write to its profile after the browser itself exited),
+ * then remove dir (the browser profile; null for none). Returns what could not be removed,
+ * or null: scratch under TMPDIR, reported, never a test failure. */
+export async function stopChildren(dir) {
+  for (const c of children) {
+    if (c.exitCode === null && c.signalCode === null) {
+      const gone = new Promise((r) => c.once("exit", r));
+      killGroup(c, "SIGTERM");
+      const timer = setTimeout(() => killGroup(c, "SIGKILL"), 5000);
+      await gone;
+      clearTimeout(timer);
+    }
+    killGroup(c, "SIGKILL");
+  }
+  if (!dir) return null;
+  try {
+    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+    return null;
+  } catch (e) {
+    return e.message;
+  }
+}
+
 /* Spawn a child and resolve with the first stream match of re. */
 export function startAndWait(cmd, args, stream, re, what) {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
+    /* its own process group: stopChildren ends the helpers a browser forks as well */
+    const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
     children.push(child);
     let buf = "";
-    const timer = setTimeout(() => reject(new Error(what + ": no start within 20 s; output: " + buf.slice(-2000))), 20000);
+    const timer = setTimeout(() => reject(new Error(what + ": no start within 60 s; output: " + buf.slice(-2000))), 60000);
     child[stream].setEncoding("utf8");
     child[stream].on("data", (d) => {
       buf += d;

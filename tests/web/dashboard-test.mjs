@@ -34,7 +34,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Cdp, children, startAndWait, which } from "./cdp.mjs";
+import { Cdp, startAndWait, stopChildren, which } from "./cdp.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ARTIFACTS = process.env.TEST_ARTIFACT_DIR || "/tmp";
@@ -56,21 +56,8 @@ function check(ok, what, detail) {
 }
 /* Stop what we started (waiting for it to exit) and remove the browser profile. */
 async function cleanup() {
-  for (const c of children) {
-    if (c.exitCode !== null || c.signalCode !== null) continue;
-    const gone = new Promise((r) => c.once("exit", r));
-    c.kill("SIGTERM");
-    const timer = setTimeout(() => c.kill("SIGKILL"), 5000);
-    await gone;
-    clearTimeout(timer);
-  }
-  if (userDir) {
-    try {
-      fs.rmSync(userDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
-    } catch (e) {
-      log("# could not remove " + userDir + ": " + e.message);
-    }
-  }
+  const left = await stopChildren(userDir);
+  if (left) console.log("# could not remove the browser profile: " + left);
 }
 async function fatal(msg) {
   log("FAIL " + msg);

@@ -14,7 +14,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Cdp, children, startAndWait, which } from "./cdp.mjs";
+import { Cdp, startAndWait, stopChildren, which } from "./cdp.mjs";
 
 const CHROMIUM = process.env.CHROMIUM || "chromium";
 let failures = 0;
@@ -29,15 +29,8 @@ function check(ok, what, detail) {
 }
 
 async function cleanup() {
-  for (const c of children) {
-    if (c.exitCode !== null || c.signalCode !== null) continue;
-    const gone = new Promise((r) => c.once("exit", r));
-    c.kill("SIGTERM");
-    const timer = setTimeout(() => c.kill("SIGKILL"), 5000);
-    await gone;
-    clearTimeout(timer);
-  }
-  if (userDir) fs.rmSync(userDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  const left = await stopChildren(userDir);
+  if (left) console.log("# could not remove the browser profile: " + left);
 }
 
 /* page: the hash to open, and fields whose payload text must show there */

@@ -121,8 +121,9 @@ typedef struct {
   guint32 ends_in_slice;            /* jobs ended since the switch-in … */
   guint64 ends_extra;               /* … beyond one, over the closed slices (a job restarted
                                      * without a switch-out between) */
-  guint64 ends_gap_cut;             /* … all, over the slices a gap cut (no switch-out closed
-                                     * them: the ends were seen, the slices' time was lost) */
+  guint64 ends_gap_cut;             /* … all, over the slices a gap cut or hid (no switch-out
+                                     * closed them: the ends were seen, the slices' time was
+                                     * lost) */
   guint64 starts_after_task;        /* fresh switch-ins right after another task's slice */
   SlicerAcc run_interval, period, response;
   SlicerHist run_hist, period_hist;
@@ -145,6 +146,8 @@ typedef struct {
                                      * core (session start, a gap): it counts as a job when
                                      * it ends, but its net time, response and period do not */
   guint64 jobs_cut;                 /* such jobs ended */
+  gboolean gap_unseen;              /* a gap cut its job and it has not run since: a job it
+                                     * ends now ran where the gap hid it */
   /* ISR2 instance */
   guint64 isr_start, isr_exec0;
   guint32 isr_flags;
@@ -984,6 +987,7 @@ task_switch_in (Slicer *s, guint16 coreno, Ctx *t, guint64 ts, gboolean after_ta
     s->n_preempted--;
   }
   t->ever_in = TRUE;
+  t->gap_unseen = FALSE;
   t->terminated = FALSE;
   t->core = coreno;
   task_on_core (t, coreno)->seen = TRUE; /* a row, even before a slice there is complete */
@@ -1084,6 +1088,12 @@ task_terminate (Slicer *s, guint64 ts, guint32 task, guint32 ev)
     }
     t->suspended = FALSE; /* it was inactive, not suspended */
     ts = t->suspend_start;
+  }
+  if (t->core < 0 && t->gap_unseen && (t->pending_activation || t->in_job)) {
+    /* activated (by another core) after its core's gap, it ran where the gap hid it: its end
+     * counts, its net time is unknown, and it ended in no slice seen (jobs_in_gap_slice) */
+    t->job_cut = TRUE;
+    t->ends_gap_cut++;
   }
   if (t->pending_activation) {
     job_done (t, ts, ts - t->activated_at);
@@ -1458,6 +1468,7 @@ task_forget_job (Ctx *t)
 {
   acct_close (t, t->exec, FALSE); /* (switched out: its execution time stands still) */
   t->job_open = t->in_job = t->pending_activation = t->has_job = FALSE;
+  t->gap_unseen = TRUE;
   t->xq_n = 0; /* the starts they awaited may be lost in the gap */
   t->waiting = t->out_waiting = FALSE;
 }

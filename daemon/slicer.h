@@ -357,8 +357,8 @@ typedef struct {
                              * run_time = job.total + run_unmeasured, always */
   guint64 jobs_in_slice_extra; /* jobs that ended in a closed slice after another had (a job
                              * restarted without a switch-out) … */
-  guint64 jobs_in_gap_slice; /* … and jobs that ended in a slice a gap then cut (their end was
-                             * seen, the switch-out lost, the slice is no closed one):
+  guint64 jobs_in_gap_slice; /* … and jobs that ended in a slice a gap cut or hid (their end
+                             * was seen, the switch-out or the whole slice lost in the gap):
                              * closed slices ≥ preemptions + waits + jobs − these two − 1 (the
                              * last slice, which may be open) */
   guint64 run_time;         /* ticks executing (ISR2 time excluded), up to the last event */

@@ -43,11 +43,36 @@ test_gap_inside_job (void)
   g_assert_cmpuint (v->len, ==, 0);
 }
 
+/* rtt-2core in CI again: core 1's own gaps hid B's switch-ins while core 0 activated it;
+ * B's TERMINATEs came after: each job counts (cut: its net time is unknown), in no slice seen. */
+static void
+test_job_hidden_by_core_gap (void)
+{
+  const char *text =
+      "0 @1 ACTIVATE: B\n0 @1 TASK: B\n10 @1 TERMINATE: B\n10 @1 TASK: idle\n"
+      "20 @1 GAP core 3\n30 @0 ACTIVATE: B\n50 @1 TERMINATE: B\n50 @1 TASK: idle\n"
+      "60 @1 GAP core 2\n70 @0 ACTIVATE: B\n90 @1 TERMINATE: B\n90 @1 TASK: idle\n"
+      "100 @0 ACTIVATE: B\n100 @1 TASK: B\n110 @1 TERMINATE: B\n110 @1 TASK: idle\n"
+      "200 @0 END\n";
+  g_autoptr (GArray) v = violations (text);
+  g_assert_cmpuint (v->len, ==, 0);
+  Rec *r = rec_new (NULL);
+  rec_feed (r, text);
+  SlicerTaskStats t;
+  rec_task_stats (r, rec_id (r, EVENTS_TEXT_TASK, "B"), &t);
+  g_assert_cmpuint (t.job.count, ==, 2);
+  g_assert_cmpuint (t.jobs_cut, ==, 2);
+  g_assert_cmpuint (t.job.min, ==, 10); /* no job of 0 ticks: the hidden ones are cut */
+  g_assert_cmpuint (t.jobs_in_gap_slice, ==, 2);
+  rec_free (r);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/session-invariants/job-ends-before-gaps", test_job_ends_before_gaps);
   g_test_add_func ("/session-invariants/gap-inside-job", test_gap_inside_job);
+  g_test_add_func ("/session-invariants/job-hidden-by-core-gap", test_job_hidden_by_core_gap);
   return g_test_run ();
 }

@@ -74,9 +74,11 @@ typedef enum {
   PROBE_EVENT_PP_BEGIN = 10,      /* a = profile point id (seed 003 pfpBegin) */
   PROBE_EVENT_PP_END = 11,        /* a = profile point id, b = 1 to latch (pfpEnd(id, latch)) */
   PROBE_EVENT_DATA = 12,          /* a = variable id, b = value written (data profiling) */
-  PROBE_EVENT_GAP = 13,           /* data was lost before this point: a = records lost (0 =
-                                   * unknown), b = PROBE_GAP_* reason. State after a gap is
-                                   * unknown until the next task switch. */
+  PROBE_EVENT_GAP = 13,           /* data was lost from this point on: a = records lost (0 =
+                                   * unknown), b = PROBE_GAP_* reason. At the time of the last
+                                   * event known good before the loss; the state after it is
+                                   * unknown until the next task switch (the time between is
+                                   * time nobody saw). */
   PROBE_EVENT_TARGET_STATE = 14,  /* a = PROBE_TARGET_* (halt/resume/reset seen by the probe) */
   PROBE_EVENT_END = 15,           /* end of the stream: close everything still open at ts */
   PROBE_EVENT_TASK_WAIT = 16,     /* a = task that blocked (WaitEvent): it leaves the CPU
@@ -383,6 +385,8 @@ gboolean probe_sha256_file (const char *path, guint8 digest[32], GError **error)
  * the input gives the same Events. It joins a stream mid-way at the next sync record,
  * resynchronises after corrupt bytes (PROBE_EVENT_GAP, b = PROBE_GAP_DECODE), turns the
  * target's drop records into PROBE_EVENT_GAP (a = records lost, b = PROBE_GAP_TARGET_DROP),
+ * each GAP at the time of the last record decoded before the loss (the records after it carry
+ * the time the stream resumed: the core's state between is unknown),
  * keeps a shadow call stack per task to name the function of each exit, and extends the
  * target's 32-bit tick counter to 64 bits. */
 
@@ -411,6 +415,8 @@ typedef struct {
   guint64 skipped_bytes;    /* bytes discarded while hunting for a sync */
   guint64 target_drops;     /* records the target reported as dropped (ring full) */
   guint64 exits_unmatched;  /* function exits with no known entry (a = PROBE_ID_ANY) */
+  guint64 backlog_events;   /* Events of the backlog not delivered (probe_decoder_skip_events) */
+  guint64 backlog_drops;    /* records the target dropped before the Events started */
 } ProbeDecoderStats;
 
 typedef struct _ProbeDecoder ProbeDecoder;
@@ -433,6 +439,21 @@ void probe_decoder_free (ProbeDecoder *decoder);
  * the decoder then stays failed and every later call fails the same way. */
 gboolean probe_decoder_feed (ProbeDecoder *decoder, const guint8 *data, gsize len,
                              ProbeEventsFunc func, gpointer user_data, GError **error);
+
+/* probe_decoder_skip_events:
+ * The next @bytes bytes fed are a backlog (what a ring held before the host attached): they are
+ * decoded for the stream's state (time base, running task, shadow stacks) but give no Events.
+ * The Events start with the first record after them: a TASK_SWITCH naming the task running
+ * then (none when no task is: the state is then unknown until the next switch) at its time,
+ * or, when that record reports a loss (a drop,
+ * or the decoder had to hunt for a sync), at the sync that follows — a loss that began before
+ * the start is no gap of the Events (its drops count as backlog_drops). @bytes 0: the next
+ * record starts the Events so. */
+void probe_decoder_skip_events (ProbeDecoder *decoder, guint64 bytes);
+
+/* probe_decoder_get_start: after probe_decoder_skip_events, TRUE and the time of the first
+ * Event once the Events have started; FALSE before. */
+gboolean probe_decoder_get_start (ProbeDecoder *decoder, guint64 *ts);
 
 /* probe_decoder_get_stats: the counters so far (never NULL). */
 const ProbeDecoderStats *probe_decoder_get_stats (ProbeDecoder *decoder);

@@ -10,9 +10,15 @@
  * stream header (E0 'O' 'T') or sync record (F0 A5 5A) whose check bytes are right. A sync
  * carries the absolute 32-bit timestamp, the last function address and the running task, so
  * decoding restarts exactly; a sync that contradicts the decoded state reveals corruption the
- * record grammar could not see. Lost bytes or records become PROBE_EVENT_GAP Events, after
- * which the shadow call stacks are forgotten (exits report PROBE_ID_ANY) and the next sync
- * announces the running task with a PROBE_EVENT_TASK_SWITCH.
+ * record grammar could not see. Lost bytes or records become PROBE_EVENT_GAP Events placed
+ * where the loss began — at the last record decoded before it, so no context runs through
+ * the time nobody saw — after which the shadow call stacks are forgotten (exits report
+ * PROBE_ID_ANY) and the next sync announces the running task with a PROBE_EVENT_TASK_SWITCH
+ * at the time the stream resumed.
+ *
+ * A backlog (probe_decoder_skip_events: the bytes a ring held before the host attached) is
+ * decoded for its state only; the first record after it starts the Events with the running
+ * task's TASK_SWITCH, and a loss that began before it is no gap of the Events.
  *
  * Throughput shaped the inner loop: one switch per record on the high nibble, varints read
  * inline, Events appended to a fixed batch array.
@@ -41,7 +47,8 @@ struct _ProbeDecoder {
   gboolean synced;              /* TRUE: parsing records; FALSE: hunting for a sync */
   gboolean need_sync;           /* a header was seen: the next record must be a sync */
   gboolean ever_synced;         /* ts holds a real timestamp */
-  gboolean gap_pending;         /* bytes were lost: emit a decode gap at the next sync */
+  gboolean gap_pending;         /* bytes were lost: emit a decode gap at the next sync … */
+  guint64 gap_ts;               /* … placed here: the last record decoded before the loss */
   gboolean after_gap;           /* a gap was emitted: next sync announces the task */
   gboolean failed;              /* unknown format version seen; feed() fails from now on */
   guint bad_version;            /* the version that failed us */
@@ -50,6 +57,11 @@ struct _ProbeDecoder {
   guint32 last_fn;              /* address (bit 0 clear) of the last function entered */
   guint32 task1;                /* running task + 1 (0: none or unknown) */
   guint16 core;                 /* core stamped on Events */
+  guint64 quiet_left;           /* backlog bytes still to decode without Events */
+  gboolean quiet;               /* feeding the backlog now */
+  gboolean starting;            /* the backlog ended: the next record starts the Events */
+  gboolean backlog_done;        /* a backlog was skipped and the Events have started */
+  guint64 start_ts;             /* … at this time */
   gboolean have_header;         /* a stream header was seen */
   guint32 tick_hz;              /* from the last header */
   guint version;                /* from the last header */
@@ -124,17 +136,56 @@ decoder_flush (ProbeDecoder *d)
   d->n_batch = 0;
 }
 
+static void decoder_start (ProbeDecoder *d, guint16 kind);
+
 static inline void
-decoder_emit (ProbeDecoder *d, guint16 kind, guint32 a, guint32 b)
+decoder_emit_at (ProbeDecoder *d, guint64 ts, guint16 kind, guint32 a, guint32 b)
 {
+  if (G_UNLIKELY (d->starting)) {
+    decoder_start (d, kind);
+    if (kind == PROBE_EVENT_GAP)
+      return; /* a loss that began in the backlog: before the Events' start */
+  }
   ProbeEvent *e = &d->batch[d->n_batch++];
-  e->ts = d->ts;
+  e->ts = ts;
   e->a = a;
   e->b = b;
   e->core = d->core;
   e->kind = kind;
   if (G_UNLIKELY (d->n_batch == DECODER_BATCH))
     decoder_flush (d);
+}
+
+static inline void
+decoder_emit (ProbeDecoder *d, guint16 kind, guint32 a, guint32 b)
+{
+  decoder_emit_at (d, d->ts, kind, a, b);
+}
+
+/* The first record after a backlog, whose Event is @kind, at d->ts: the Events start here
+ * with the running task the backlog told (its own switch says it; a gap's sync will). The
+ * stream's "no task" (task + 1 = 0) may be idle or not known: the core's state then stays
+ * unknown until the next switch, as after a gap. */
+static void
+decoder_start (ProbeDecoder *d, guint16 kind)
+{
+  d->starting = FALSE;
+  d->backlog_done = TRUE;
+  d->start_ts = d->ts;
+  if (kind == PROBE_EVENT_GAP) {
+    d->after_gap = TRUE;
+  } else if (kind != PROBE_EVENT_TASK_SWITCH && d->task1 != 0) {
+    decoder_emit (d, PROBE_EVENT_TASK_SWITCH, d->task1 - 1u, 0);
+  }
+}
+
+/* Marks bytes lost from here: a decode gap at the next sync, from the last record decoded. */
+static inline void
+decoder_lose (ProbeDecoder *d)
+{
+  if (!d->gap_pending)
+    d->gap_ts = d->ever_synced ? d->ts : G_MAXUINT64; /* joined mid-stream: at the sync */
+  d->gap_pending = TRUE;
 }
 
 /* Makes @task1's stack the current one, creating it when needed. */
@@ -276,7 +327,7 @@ decoder_special (ProbeDecoder *d, const guint8 *p, gsize avail)
     if (d->synced && !restart && !d->after_gap
         && ((guint32) d->ts != raw || d->last_fn != fn || d->task1 != task1)) {
       d->stats.sync_mismatches++;
-      d->gap_pending = TRUE;
+      decoder_lose (d);
     }
     /* across lost bytes, extend from the last sync: decoded deltas may be corrupt */
     guint64 base = d->gap_pending ? d->sync_ts : d->ts;
@@ -287,8 +338,14 @@ decoder_special (ProbeDecoder *d, const guint8 *p, gsize avail)
   d->task1 = task1;
   if (restart)
     decoder_forget_stacks (d);
+  if (d->starting) {
+    /* the Events start at this sync, whatever the backlog lost */
+    d->gap_pending = FALSE;
+    decoder_start (d, PROBE_EVENT_GAP);
+  }
   if (d->gap_pending) {
-    decoder_emit (d, PROBE_EVENT_GAP, 0, PROBE_GAP_DECODE);
+    /* from the last record decoded (never after the sync: corrupt deltas may have run ahead) */
+    decoder_emit_at (d, MIN (d->gap_ts, d->ts), PROBE_EVENT_GAP, 0, PROBE_GAP_DECODE);
     d->gap_pending = FALSE;
     d->after_gap = TRUE;
     decoder_forget_stacks (d);
@@ -319,7 +376,7 @@ decoder_process (ProbeDecoder *d, const guint8 *buf, gsize n)
         q++;
       if (q != p) {
         d->stats.skipped_bytes += (guint64) (q - p);
-        d->gap_pending = TRUE;
+        decoder_lose (d);
         p = q;
         if (p == end)
           break;
@@ -331,7 +388,7 @@ decoder_process (ProbeDecoder *d, const guint8 *buf, gsize n)
         break;
       if (r < 0) {
         d->stats.skipped_bytes++;
-        d->gap_pending = TRUE;
+        decoder_lose (d);
         p++;
         continue;
       }
@@ -421,16 +478,23 @@ decoder_process (ProbeDecoder *d, const guint8 *buf, gsize n)
       d->ts += delta;
       decoder_emit (d, PROBE_EVENT_DATA, v, w);
       break;
-    case OTF_DROP:
+    case OTF_DROP: {
       r = read_varint (&q, end, 32, &v);
       if (r <= 0)
         goto short_or_invalid;
+      /* the records were lost between the last record written and this one: the gap runs
+       * from that record (its time is the last known) to the sync that follows (this time) */
+      guint64 lost_from = d->ts;
       d->ts += delta;
-      d->stats.target_drops += v;
-      decoder_emit (d, PROBE_EVENT_GAP, v, PROBE_GAP_TARGET_DROP);
+      if (d->quiet || d->starting)
+        d->stats.backlog_drops += v;
+      else
+        d->stats.target_drops += v;
+      decoder_emit_at (d, lost_from, PROBE_EVENT_GAP, v, PROBE_GAP_TARGET_DROP);
       d->after_gap = TRUE;
       decoder_forget_stacks (d);
       break;
+    }
     default: {
       static const guint16 kinds[] = {
         [OTF_ISR_ENTER] = PROBE_EVENT_ISR_ENTER,         [OTF_ISR_EXIT] = PROBE_EVENT_ISR_EXIT,
@@ -456,7 +520,7 @@ decoder_process (ProbeDecoder *d, const guint8 *buf, gsize n)
   invalid:
     d->synced = FALSE;
     d->need_sync = FALSE;
-    d->gap_pending = TRUE;
+    decoder_lose (d);
     d->stats.resyncs++;
     d->stats.skipped_bytes++;
     p++;
@@ -473,16 +537,16 @@ decoder_fail (ProbeDecoder *d, GError **error)
   return FALSE;
 }
 
-gboolean
-probe_decoder_feed (ProbeDecoder *decoder, const guint8 *data, gsize len, ProbeEventsFunc func,
-                    gpointer user_data, GError **error)
+static void
+decoder_discard (const ProbeEvent *events, gsize n, gpointer user_data)
 {
-  ProbeDecoder *d = decoder;
-  if (d->failed)
-    return decoder_fail (d, error);
-  d->func = func;
-  d->user_data = user_data;
-  d->stats.bytes += len;
+  (void) events, (void) n, (void) user_data;
+}
+
+/* Decodes @len bytes (any slice of the stream) into d->func. */
+static void
+decoder_feed_part (ProbeDecoder *d, const guint8 *data, gsize len)
+{
   while (len > 0 && !d->failed) {
     if (d->pend_len == 0) {
       gsize k = decoder_process (d, data, len);
@@ -512,9 +576,55 @@ probe_decoder_feed (ProbeDecoder *decoder, const guint8 *data, gsize len, ProbeE
     }
   }
   decoder_flush (d);
+}
+
+gboolean
+probe_decoder_feed (ProbeDecoder *decoder, const guint8 *data, gsize len, ProbeEventsFunc func,
+                    gpointer user_data, GError **error)
+{
+  ProbeDecoder *d = decoder;
+  if (d->failed)
+    return decoder_fail (d, error);
+  d->stats.bytes += len;
+  if (d->quiet_left > 0 && len > 0) {
+    /* the backlog: decoded for its state, its Events discarded */
+    gsize k = (gsize) MIN ((guint64) len, d->quiet_left);
+    d->func = decoder_discard;
+    d->user_data = NULL;
+    d->quiet = TRUE;
+    guint64 events = d->stats.events;
+    decoder_feed_part (d, data, k);
+    d->quiet = FALSE;
+    d->stats.backlog_events += d->stats.events - events;
+    d->stats.events = events;
+    d->quiet_left -= k;
+    d->starting = d->quiet_left == 0;
+    data += k;
+    len -= k;
+  }
+  d->func = func;
+  d->user_data = user_data;
+  decoder_feed_part (d, data, len);
   d->func = NULL;
   d->user_data = NULL;
   if (d->failed)
     return decoder_fail (d, error);
+  return TRUE;
+}
+
+void
+probe_decoder_skip_events (ProbeDecoder *decoder, guint64 bytes)
+{
+  decoder->quiet_left = bytes;
+  decoder->starting = bytes == 0;
+}
+
+gboolean
+probe_decoder_get_start (ProbeDecoder *decoder, guint64 *ts)
+{
+  if (!decoder->backlog_done)
+    return FALSE;
+  if (ts != NULL)
+    *ts = decoder->start_ts;
   return TRUE;
 }

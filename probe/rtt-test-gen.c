@@ -2,7 +2,8 @@
  *
  * The model is independent of the decoder: it knows the truth (what each hook call meant)
  * and applies only the format's documented loss rules — a dropped record yields one GAP
- * (a = records lost) before the next record written, followed by a TASK_SWITCH naming the
+ * (a = records lost) at the time of the last record written before the loss, then at the
+ * next record written's time a TASK_SWITCH naming the
  * running task when one is known; after a gap a function exit names its function only if
  * the matching entry was written after the gap. */
 #include "rtt-test-gen.h"
@@ -64,6 +65,16 @@ gen_expect (Gen *g, guint16 kind, guint32 a, guint32 b)
   g->last_ts = g->now64;
 }
 
+/* The GAP of @lost records dropped since the last record written: at that record's time (the
+ * last the host knows), not at the time the stream resumed. */
+static void
+gen_expect_gap (Gen *g, guint32 lost)
+{
+  ProbeEvent e = { .ts = g->last_ts, .a = lost, .b = PROBE_GAP_TARGET_DROP, .core = 0,
+                   .kind = PROBE_EVENT_GAP };
+  g_array_append_val (g->res->expected, e);
+}
+
 static guint
 gen_stack_index (Gen *g, guint32 task1)
 {
@@ -85,7 +96,7 @@ gen_account (Gen *g, guint32 drops_before)
     return FALSE;
   }
   if (g->pending != 0) {
-    gen_expect (g, PROBE_EVENT_GAP, g->pending, PROBE_GAP_TARGET_DROP);
+    gen_expect_gap (g, g->pending);
     g->pending = 0;
     for (guint i = 0; i <= GEN_N_TASKS; i++)
       g->stacks[i].known = 0;

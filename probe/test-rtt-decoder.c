@@ -17,11 +17,11 @@ collect (const ProbeEvent *events, gsize n, gpointer user_data)
   g_array_append_vals (user_data, events, (guint) n);
 }
 
-/* Decodes @len bytes fed in slices of random size (1..@max_slice; 0: all at once). */
+/* Feeds @len bytes to @d in slices of random size (1..@max_slice; 0: all at once); returns
+ * the Events. */
 static GArray *
-decode (const guint8 *data, gsize len, guint max_slice, guint32 seed, ProbeDecoderStats *stats)
+feed_sliced (ProbeDecoder *d, const guint8 *data, gsize len, guint max_slice, guint32 seed)
 {
-  g_autoptr (ProbeDecoder) d = probe_decoder_new (NULL);
   g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
   GArray *out = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
   gsize off = 0;
@@ -34,6 +34,15 @@ decode (const guint8 *data, gsize len, guint max_slice, guint32 seed, ProbeDecod
     g_assert_true (ok);
     off += n;
   }
+  return out;
+}
+
+/* Decodes @len bytes fed in slices of random size (1..@max_slice; 0: all at once). */
+static GArray *
+decode (const guint8 *data, gsize len, guint max_slice, guint32 seed, ProbeDecoderStats *stats)
+{
+  g_autoptr (ProbeDecoder) d = probe_decoder_new (NULL);
+  GArray *out = feed_sliced (d, data, len, max_slice, seed);
   if (stats != NULL)
     *stats = *probe_decoder_get_stats (d);
   return out;
@@ -100,15 +109,23 @@ test_drops (void)
     g_autoptr (GArray) got = decode (r->stream->data, r->stream->len, 0, 0, &stats);
     g_assert_cmpuint (r->drops, >, 100);
     assert_events_equal (got, r->expected);
-    guint64 lost = 0;
+    guint64 lost = 0, spanned = 0;
     for (guint i = 0; i < got->len; i++) {
       const ProbeEvent *e = &g_array_index (got, ProbeEvent, i);
       if (e->kind == PROBE_EVENT_GAP) {
         g_assert_cmpuint (e->b, ==, PROBE_GAP_TARGET_DROP);
         g_assert_cmpuint (e->a, >, 0);
         lost += e->a;
+        /* the gap runs from the last record written before the loss (its time) to the
+         * record the stream resumed with, which follows it at that later time */
+        g_assert_cmpuint (i, >, 0);
+        g_assert_cmpuint (e->ts, ==, g_array_index (got, ProbeEvent, i - 1).ts);
+        g_assert_cmpuint (i + 1, <, got->len);
+        g_assert_cmpuint (g_array_index (got, ProbeEvent, i + 1).ts, >=, e->ts);
+        spanned += g_array_index (got, ProbeEvent, i + 1).ts - e->ts;
       }
     }
+    g_assert_cmpuint (spanned, >, 0);
     g_assert_cmpuint (lost, ==, r->drops);
     g_assert_cmpuint (stats.target_drops, ==, r->drops);
     g_assert_cmpuint (stats.resyncs, ==, 0);
@@ -235,6 +252,158 @@ test_corruption (void)
   g_assert_cmpuint (wrong_exits, <, checked / 1000);
 }
 
+/* Decodes @data with its first @skip bytes a backlog (probe_decoder_skip_events). */
+static GArray *
+decode_skipping (const guint8 *data, gsize len, gsize skip, guint max_slice, guint32 seed,
+                 ProbeDecoderStats *stats, guint64 *start)
+{
+  g_autoptr (ProbeDecoder) d = probe_decoder_new (NULL);
+  probe_decoder_skip_events (d, skip);
+  g_assert_false (probe_decoder_get_start (d, NULL));
+  GArray *out = feed_sliced (d, data, len, max_slice, seed);
+  *stats = *probe_decoder_get_stats (d);
+  *start = G_MAXUINT64;
+  probe_decoder_get_start (d, start);
+  return out;
+}
+
+/* A backlog (the ring's bytes at the attach) gives no Events: they start with the record after
+ * it, announced by the running task's switch — or, when that record reports a drop, by the
+ * sync after it, the drop being no gap of the session (it began before). Everything after is
+ * what a decoder of the whole stream gives, function exits named alike. */
+static void
+test_backlog (void)
+{
+  RttGenOptions opt = { .profile = RTT_GEN_RANDOM, .seed = 51, .ring_size = 160,
+                        .drain_every = 150 };
+  g_autoptr (RttGenResult) r = rtt_gen_run (&opt, 20000);
+  g_assert_cmpuint (r->drops, >, 100);
+  g_autoptr (GArray) full = decode (r->stream->data, r->stream->len, 0, 0, NULL);
+  /* record boundaries: where a bytewise decode completes a record, and the Events before */
+  g_autoptr (ProbeDecoder) d = probe_decoder_new (NULL);
+  g_autoptr (GArray) seen = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+  g_autoptr (GArray) at = g_array_new (FALSE, FALSE, sizeof (guint64)); /* offset << 32 | events */
+  guint64 records = 0;
+  for (gsize i = 0; i < r->stream->len; i++) {
+    g_assert_true (probe_decoder_feed (d, r->stream->data + i, 1, collect, seen, NULL));
+    if (probe_decoder_get_stats (d)->records != records) {
+      records = probe_decoder_get_stats (d)->records;
+      guint64 v = (guint64) (i + 1) << 32 | seen->len;
+      g_array_append_val (at, v);
+    }
+  }
+  g_autoptr (GRand) rand = g_rand_new_with_seed (3);
+  guint tried_plain = 0, tried_drop = 0, tried_sync = 0;
+  for (guint k = 0; k < 400 && (tried_plain < 20 || tried_drop < 5 || tried_sync < 3); k++) {
+    guint j = (guint) g_rand_int_range (rand, 2, (gint32) at->len - 50);
+    guint64 v = g_array_index (at, guint64, j);
+    gsize skip = (gsize) (v >> 32);
+    guint e0 = (guint) (v & 0xffffffffu);
+    guint type = r->stream->data[skip] >> 4;
+    gboolean drop = type == 0xC, sync = r->stream->data[skip] == OTF_SYNC;
+    if (!(type < 0xC || drop || sync) || e0 == 0 || e0 >= full->len)
+      continue;
+    if ((drop && tried_drop >= 5) || (sync && tried_sync >= 3) || (!drop && !sync && tried_plain >= 20))
+      continue;
+    tried_drop += drop;
+    tried_sync += sync;
+    tried_plain += !drop && !sync;
+    /* the task running at the boundary: the last switch before it, unless a loss came after
+     * it (a gap may hide switches: the task is not known until the next one) */
+    guint32 task = PROBE_TASK_IDLE;
+    for (guint i = 0; i < e0; i++) {
+      const ProbeEvent *ev = &g_array_index (full, ProbeEvent, i);
+      if (ev->kind == PROBE_EVENT_TASK_SWITCH)
+        task = ev->a;
+      else if (ev->kind == PROBE_EVENT_GAP)
+        task = PROBE_TASK_IDLE;
+    }
+    g_autoptr (GArray) want = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+    const ProbeEvent *first = &g_array_index (full, ProbeEvent, e0);
+    guint from = e0;
+    guint64 start;
+    gboolean after_drop = g_array_index (full, ProbeEvent, e0 - 1).kind == PROBE_EVENT_GAP;
+    if (drop) {
+      g_assert_cmpuint (first->kind, ==, PROBE_EVENT_GAP);
+      from = e0 + 1; /* its sync's switch starts the Events */
+      start = g_array_index (full, ProbeEvent, from).ts;
+    } else if (sync && after_drop) {
+      start = first->ts; /* the sync after a drop in the backlog: its switch starts them */
+    } else if (sync || first->kind != PROBE_EVENT_TASK_SWITCH) {
+      /* a sync takes the time of the record before it */
+      start = sync ? g_array_index (full, ProbeEvent, e0 - 1).ts : first->ts;
+      ProbeEvent ann = { .ts = start, .a = task, .kind = PROBE_EVENT_TASK_SWITCH };
+      if (task != PROBE_TASK_IDLE) /* "no task" may be idle or not known: not said */
+        g_array_append_val (want, ann);
+    } else {
+      start = first->ts;
+    }
+    g_array_append_vals (want, &g_array_index (full, ProbeEvent, from), full->len - from);
+    ProbeDecoderStats stats;
+    guint64 got_start;
+    g_autoptr (GArray) got = decode_skipping (r->stream->data, r->stream->len, skip, k % 3 ? 17 : 0,
+                                              k, &stats, &got_start);
+    assert_events_equal (got, want);
+    g_assert_cmpuint (got_start, ==, start);
+    g_assert_cmpuint (stats.backlog_events + got->len, >=, full->len - 1);
+    if (drop)
+      g_assert_cmpuint (stats.backlog_drops, >=, first->a);
+  }
+  g_assert_cmpuint (tried_plain, ==, 20);
+  g_assert_cmpuint (tried_drop, ==, 5);
+  g_assert_cmpuint (tried_sync, >=, 1);
+  /* an empty backlog: the Events start at the first sync, with no gap for the bytes skipped
+   * while hunting for it */
+  ProbeDecoderStats stats;
+  guint64 start;
+  g_autoptr (GArray) got = decode_skipping (r->stream->data + 7, r->stream->len - 7, 0, 0, 1,
+                                            &stats, &start);
+  g_assert_cmpuint (got->len, >, 0);
+  g_assert_cmpuint (g_array_index (got, ProbeEvent, 0).kind, !=, PROBE_EVENT_GAP);
+  for (guint i = 0; i < got->len; i++)
+    if (g_array_index (got, ProbeEvent, i).kind == PROBE_EVENT_GAP)
+      g_assert_cmpuint (g_array_index (got, ProbeEvent, i).b, ==, PROBE_GAP_TARGET_DROP);
+  g_assert_cmpuint (g_array_index (got, ProbeEvent, 0).ts, >=, start);
+  g_assert_cmpuint (stats.skipped_bytes, >, 0);
+}
+
+/* Where a decode gap goes: an invalid byte between two records loses the records up to the
+ * next sync; the gap starts at the last record decoded before it and the sync's switch ends
+ * it — the time between is nobody's. */
+static void
+test_decode_gap_placement (void)
+{
+  RttGenOptions opt = { .profile = RTT_GEN_RANDOM, .seed = 61, .ring_size = 4096, .drain_every = 1,
+                        .sync_interval = 256 };
+  g_autoptr (RttGenResult) r = rtt_gen_run (&opt, 20000);
+  g_autoptr (ProbeDecoder) d = probe_decoder_new (NULL);
+  g_autoptr (GArray) seen = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+  guint64 records = 0;
+  guint placed = 0;
+  for (gsize i = 0; i < r->stream->len && placed < 10; i++) {
+    g_assert_true (probe_decoder_feed (d, r->stream->data + i, 1, collect, seen, NULL));
+    if (probe_decoder_get_stats (d)->records == records)
+      continue;
+    records = probe_decoder_get_stats (d)->records;
+    if (records % 997 != 0 || seen->len == 0 || (r->stream->data[i + 1] >> 4) >= 0xC)
+      continue;
+    /* an invalid extension record right after this one */
+    g_autoptr (GByteArray) s = g_byte_array_new ();
+    g_byte_array_append (s, r->stream->data, (guint) i + 1);
+    g_byte_array_append (s, (const guint8 *) "\xe5", 1);
+    g_byte_array_append (s, r->stream->data + i + 1, (guint) (r->stream->len - i - 1));
+    g_autoptr (GArray) got = decode (s->data, s->len, 0, 0, NULL);
+    const ProbeEvent *last = &g_array_index (seen, ProbeEvent, seen->len - 1);
+    const ProbeEvent *gap = &g_array_index (got, ProbeEvent, seen->len);
+    g_assert_cmpuint (gap->kind, ==, PROBE_EVENT_GAP);
+    g_assert_cmpuint (gap->b, ==, PROBE_GAP_DECODE);
+    g_assert_cmpuint (gap->ts, ==, last->ts);
+    g_assert_cmpuint (g_array_index (got, ProbeEvent, seen->len + 1).ts, >, last->ts);
+    placed++;
+  }
+  g_assert_cmpuint (placed, ==, 10);
+}
+
 static void
 test_version (void)
 {
@@ -343,7 +512,9 @@ main (int argc, char **argv)
   g_test_add_func ("/probe/rtt/drops", test_drops);
   g_test_add_func ("/probe/rtt/splits", test_splits);
   g_test_add_func ("/probe/rtt/join", test_join);
+  g_test_add_func ("/probe/rtt/backlog", test_backlog);
   g_test_add_func ("/probe/rtt/corruption", test_corruption);
+  g_test_add_func ("/probe/rtt/decode-gap", test_decode_gap_placement);
   g_test_add_func ("/probe/rtt/version", test_version);
   g_test_add_func ("/probe/rtt/control-block", test_control_block);
   return g_test_run ();

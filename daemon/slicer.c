@@ -62,7 +62,8 @@ typedef struct {
   guint64 entries;   /* entries */
   guint64 incomplete;/* closed INCOMPLETE */
   SlicerAcc gross, net, self, period;
-  guint64 last_entry;/* ts of the previous entry (valid when entries > 0) */
+  guint64 last_entry;/* ts of the previous entry (valid when entries > 0) … */
+  guint64 entry_gaps;/* … made with this many gaps behind (a period never spans a gap) */
   SlicerHist hist;   /* of net */
 } CallAcc;
 
@@ -174,6 +175,8 @@ typedef struct {
   guint64 cat_since; /* when the current category began */
   guint8 cat;        /* CoreCategory */
   guint64 cat_time[4];
+  gboolean lost;     /* unknown since a gap (not since the start): data was lost */
+  guint64 gap_time;  /* of cat_time[CAT_UNKNOWN], the time after gaps */
 } Core;
 
 typedef struct {
@@ -247,6 +250,7 @@ struct _Slicer {
   guint64 next_call_id;
   gboolean seen_terminate, seen_activate, finished, any_event;
   guint n_preempted;  /* tasks whose last_out_preempted is set */
+  guint64 gaps;       /* GAP events (and resets) fed: periods never span one */
   guint64 first_ts, last_ts;
   guint64 anomalies[SLICER_ANOMALY_KIND_COUNT];
 };
@@ -284,13 +288,16 @@ call_acc_array_clear (CallAccArray *arr)
   arr->n = arr->cap = 0;
 }
 
+/* An entry at @ts with @gaps gaps fed so far: a period from the previous entry unless a gap
+ * lies between (the entries in it are unknown). */
 static inline void
-call_acc_entry (CallAcc *a, guint64 ts)
+call_acc_entry (CallAcc *a, guint64 ts, guint64 gaps)
 {
-  if (a->entries > 0)
+  if (a->entries > 0 && a->entry_gaps == gaps)
     slicer_acc_add (&a->period, ts - a->last_entry);
   a->entries++;
   a->last_entry = ts;
+  a->entry_gaps = gaps;
 }
 
 static inline void
@@ -471,6 +478,16 @@ task_on_core (Ctx *t, guint16 core)
   return o;
 }
 
+/* core_cat_flush: the core's time up to @ts is charged to its current category. */
+static void
+core_cat_flush (Core *core, guint64 ts)
+{
+  core->cat_time[core->cat] += ts - core->cat_since;
+  if (core->cat == CAT_UNKNOWN && core->lost)
+    core->gap_time += ts - core->cat_since;
+  core->cat_since = ts;
+}
+
 /* core_leave: the running context stops executing at @ts. */
 static void
 core_leave (Core *core, guint64 ts)
@@ -482,8 +499,7 @@ core_leave (Core *core, guint64 ts)
       task_on_core (r, (guint16) r->core)->run_time += ts - r->resumed_at;
     r->running = FALSE;
   }
-  core->cat_time[core->cat] += ts - core->cat_since;
-  core->cat_since = ts;
+  core_cat_flush (core, ts);
 }
 
 /* core_enter: the (new) running context resumes at @ts. */
@@ -625,22 +641,22 @@ func_enter (Slicer *s, Core *core, guint16 coreno, guint64 ts, guint32 func, gui
       slicer_hist_init (&h, s->cfg.hist_bits);
       g_array_append_val (s->svc_gross, h);
     }
-    call_acc_entry (&s->svcs.v[fidx], ts);
+    call_acc_entry (&s->svcs.v[fidx], ts, s->gaps);
   } else {
     fidx = slicer_idmap_lookup (&s->func_map, func);
     if (G_UNLIKELY (fidx == NONE)) {
       fidx = call_acc_append (&s->funcs, func, NONE, s->cfg.hist_bits);
       slicer_idmap_insert (&s->func_map, func, fidx);
     }
-    call_acc_entry (&s->funcs.v[fidx], ts);
+    call_acc_entry (&s->funcs.v[fidx], ts, s->gaps);
   }
   guint32 tfidx;
   if (!service) {
     tfidx = ctx_tf (s, c, fidx);
-    call_acc_entry (&s->tfs.v[tfidx], ts);
+    call_acc_entry (&s->tfs.v[tfidx], ts, s->gaps);
   } else {
     tfidx = ctx_ts (s, c, fidx);
-    call_acc_entry (&s->tsvcs.v[tfidx], ts);
+    call_acc_entry (&s->tsvcs.v[tfidx], ts, s->gaps);
   }
 
   guint64 parent = 0;
@@ -1009,6 +1025,7 @@ core_set_base (Slicer *s, Core *core, guint16 coreno, Ctx *next, gboolean known,
     task_switch_out (s, core->base, ts, why, next, ev);
   core->base = next;
   core->known = known;
+  core->lost = why == OUT_GAP || (core->lost && !known);
   if (next->kind == SLICER_CONTEXT_TASK)
     task_switch_in (s, coreno, next, ts, after_task);
   else if (why == OUT_SWITCH && s->n_preempted > 0)
@@ -1018,13 +1035,15 @@ core_set_base (Slicer *s, Core *core, guint16 coreno, Ctx *next, gboolean known,
 }
 
 /* The core's state becomes @known (its first switch) and @paused (PROBE_TASK_UNKNOWN) or not:
- * its base context stops executing or resumes; the time while paused is unknown. */
+ * its base context stops executing or resumes; the time while paused is unknown (after a
+ * gap, lost, until the state is known again). */
 static void
 core_restate (Core *core, guint64 ts, gboolean known, gboolean paused)
 {
   gboolean base_runs = core->isr_depth == 0;
   if (base_runs)
     core_leave (core, ts);
+  core->lost = core->lost && !known;
   core->known = known;
   core->paused = paused;
   if (base_runs)
@@ -1224,7 +1243,7 @@ isr_enter (Slicer *s, Core *core, guint16 coreno, guint64 ts, guint32 isr)
   c->isr_start = ts;
   c->isr_exec0 = c->exec;
   c->isr_flags = 0;
-  call_acc_entry (&s->isr_acc.v[c->sub], ts);
+  call_acc_entry (&s->isr_acc.v[c->sub], ts, s->gaps);
   core_enter (core, ts);
 }
 
@@ -1483,8 +1502,12 @@ core_close (Slicer *s, guint32 i, guint64 ts, guint32 flags, gboolean gap)
   core->last_ts = cts;
   while (core->isr_depth)
     isr_close_top (s, core, (guint16) i, cts, flags, FALSE);
-  if (core->base->kind == SLICER_CONTEXT_TASK || core->known)
+  if (core->base->kind == SLICER_CONTEXT_TASK || core->known) {
     core_set_base (s, core, (guint16) i, core->idle, FALSE, cts, gap ? OUT_GAP : OUT_END, 0);
+  } else if (gap && !core->lost) {
+    core_cat_flush (core, cts); /* unknown since the start: from here on, data lost */
+    core->lost = TRUE;
+  }
   if (!gap)
     core_leave (core, cts);
 }
@@ -1643,6 +1666,7 @@ slicer_feed (Slicer *self, const ProbeEvent *events, gsize n)
         break;
       G_GNUC_FALLTHROUGH;
     case PROBE_EVENT_GAP:
+      self->gaps++;
       anomaly (self, SLICER_ANOMALY_GAP, coreno, ts, core_running (core), ev->a,
                PROBE_GAP_REASON (ev->b));
       if (ev->b & PROBE_GAP_CORE_ONLY)
@@ -2100,8 +2124,12 @@ slicer_get_core_stats (const Slicer *self, gsize index, SlicerCoreStats *out)
   out->end = c->last_ts;
   guint64 t[4];
   memcpy (t, c->cat_time, sizeof t);
-  if (!self->finished)
+  out->gap_time = c->gap_time;
+  if (!self->finished) {
     t[c->cat] += c->last_ts - c->cat_since;
+    if (c->cat == CAT_UNKNOWN && c->lost)
+      out->gap_time += c->last_ts - c->cat_since;
+  }
   out->task_time = t[CAT_TASK];
   out->isr_time = t[CAT_ISR];
   out->idle_time = t[CAT_IDLE];

@@ -325,7 +325,8 @@ typedef struct {
   guint64 incomplete;       /* calls closed INCOMPLETE */
   guint64 entries;          /* all entries */
   SlicerMeasure gross, net, self; /* of complete calls */
-  SlicerMeasure period;     /* between consecutive entries */
+  SlicerMeasure period;     /* between consecutive entries with no gap between (a gap hides
+                             * the entries in it) */
   SlicerPercentiles net_pct;/* of net */
   SlicerPercentiles gross_pct; /* of gross: OS services only (zero otherwise) */
 } SlicerCallStats;
@@ -390,6 +391,8 @@ typedef struct {
   guint64 isr_time;         /* an ISR2 was running */
   guint64 idle_time;        /* idle (NO_TASK) */
   guint64 unknown_time;     /* before the first switch, after a gap */
+  guint64 gap_time;         /* of unknown_time, the time after gaps (data lost: events in
+                             * it were not seen, so counts may miss some) */
 } SlicerCoreStats;
 
 typedef struct {

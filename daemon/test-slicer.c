@@ -1324,6 +1324,40 @@ test_jobs_across_gap (void)
   rec_free (r);
 }
 
+/* Time nobody saw belongs to nobody: a gap at the last event before a loss leaves the core
+ * unknown until the switch after it (no task, ISR2 or idle runs through it), and an ISR2's
+ * period never spans it (the entries inside are unseen). */
+static void
+test_gap_is_unknown (void)
+{
+  Rec *r = rec_new (NULL);
+  rec_feed (r, "0 TASK: A\n10 ISR: Tick\n12 ISR_END: Tick\n20 ISR: Tick\n22 ISR_END: Tick\n"
+               "25 GAP\n125 TASK: B\n130 ISR: Tick\n132 ISR_END: Tick\n140 ISR: Tick\n"
+               "142 ISR_END: Tick\n150 TASK: idle\n200 END\n");
+  SlicerTaskStats a, b;
+  rec_task_stats (r, TASK (r, "A"), &a);
+  rec_task_stats (r, TASK (r, "B"), &b);
+  g_assert_cmpuint (a.run_time, ==, 25 - 4);   /* up to the gap, its ISR2s cut out */
+  g_assert_cmpuint (b.run_time, ==, 25 - 4);
+  SlicerCoreStats cs;
+  g_assert_true (slicer_get_core_stats (r->slicer, 0, &cs));
+  g_assert_cmpuint (cs.unknown_time, ==, 100);  /* 25 → 125 */
+  g_assert_cmpuint (cs.gap_time, ==, 100);
+  g_assert_cmpuint (cs.task_time + cs.isr_time + cs.idle_time + cs.unknown_time, ==, 200);
+  SlicerCallStats isr;
+  g_assert_true (slicer_get_isr_stats (r->slicer, 0, &isr));
+  g_assert_cmpuint (isr.count, ==, 4);
+  g_assert_cmpuint (isr.period.count, ==, 2);   /* 10→20 and 130→140, not 20→130 */
+  g_assert_cmpuint (isr.period.max, ==, 10);
+  rec_free (r);
+  /* unknown before the first switch is not lost data; a gap before it is, from the gap on */
+  r = rec_new (NULL);
+  rec_feed (r, "0 Foo\n5 Foo_EXIT\n8 GAP\n10 TASK: A\n20 END\n");
+  g_assert_true (slicer_get_core_stats (r->slicer, 0, &cs));
+  g_assert_cmpuint (cs.unknown_time, ==, 10);
+  g_assert_cmpuint (cs.gap_time, ==, 2);
+  rec_free (r);
+}
 
 /* What ends a slice when data is lost (session-invariants.h, preemptions_slices): each
  * preemption, wait and job end closes a slice, but a job whose TERMINATE was seen and whose
@@ -1528,6 +1562,7 @@ main (int argc, char **argv)
   g_test_add_func ("/slicer/attach-mid-run", test_attach_mid_run);
   g_test_add_func ("/slicer/jobs-across-gap", test_jobs_across_gap);
   g_test_add_func ("/slicer/slices-across-gaps", test_slices_across_gaps);
+  g_test_add_func ("/slicer/gap-is-unknown", test_gap_is_unknown);
   g_test_add_func ("/slicer/job-end-service", test_job_end_service);
   g_test_add_func ("/slicer/services", test_services);
   g_test_add_func ("/slicer/data-values", test_data_values);

@@ -16,6 +16,10 @@ G_DEFINE_QUARK (budget-error-quark, budget_error)
  * between preemptions and preemptions + preemptions_missed (docs/schema.md, task_stats). */
 #define TASK_TIME(key, is_min, col) \
   { key, is_min, col, "(" col " - time_bound_us)", "(" col " + time_bound_us)", "µs" }
+/* a percentile is its histogram bucket's upper bound: the truth may lie pct_bound_us below */
+#define TASK_PCT(key, col) \
+  { key, FALSE, col, "(" col " - time_bound_us - COALESCE(pct_bound_us, 0))", \
+    "(" col " + time_bound_us)", "µs" }
 
 /* a task's or ISR's worst-case response bound and its slack, from the response-time
  * analysis of the session (docs/analysis.md) */
@@ -26,9 +30,9 @@ G_DEFINE_QUARK (budget-error-quark, budget_error)
 static const BudgetStatistic task_stats[] = {
   { "load_max", FALSE, "load_percent", "(load_percent - load_bound_percent)",
     "(load_percent + load_bound_percent)", "%" },
-  TASK_TIME ("net_p99_max", FALSE, "job_p99_us"),
+  TASK_PCT ("net_p99_max", "job_p99_us"),
   TASK_TIME ("net_max", FALSE, "job_max_us"),
-  TASK_TIME ("response_p99_max", FALSE, "response_p99_us"),
+  TASK_PCT ("response_p99_max", "response_p99_us"),
   TASK_TIME ("response_max", FALSE, "response_max_us"),
   TASK_TIME ("period_min", TRUE, "period_min_us"),
   TASK_TIME ("period_max", FALSE, "period_max_us"),
@@ -38,7 +42,8 @@ static const BudgetStatistic task_stats[] = {
     "(response_max_us + time_bound_us)", "µs", "period_avg_us",
     "(period_avg_us - time_bound_us)", "(period_avg_us + time_bound_us)" },
   /* a soft deadline: 99 % of the jobs' responses within it */
-  { "deadline_p99", FALSE, "response_p99_us", "(response_p99_us - time_bound_us)",
+  { "deadline_p99", FALSE, "response_p99_us",
+    "(response_p99_us - time_bound_us - COALESCE(pct_bound_us, 0))",
     "(response_p99_us + time_bound_us)", "µs", "period_avg_us",
     "(period_avg_us - time_bound_us)", "(period_avg_us + time_bound_us)" },
   { "preemptions_per_job_max", FALSE, "(1.0 * preemptions / NULLIF(jobs, 0))",

@@ -32,7 +32,7 @@ G_STATIC_ASSERT (SESSION_LIVE_MAX_CORES <= WEB_LIVE_MAX_CORES);
 
 typedef struct {
   char *orti, *elf, *openocd, *source, *db, *duration, *name, *record, *replay, *config;
-  char *timestamp, *rtt, *http, *http_token, *http_token_file, *core_clock;
+  char *timestamp, *rtt, *rtt_backlog, *http, *http_token, *http_token_file, *core_clock;
   char *swo, *swo_format, *swo_pin_freq, *swo_protocol, *pc_sample;
   char *swo_global_clock;          /* --swo-global-clock HZ */
   char *keep_raw;                  /* --keep-raw DURATION|SIZE */
@@ -68,6 +68,7 @@ run_options_clear (RunOptions *o)
   g_free (o->timestamp);
   g_free (o->core_clock);
   g_free (o->rtt);
+  g_free (o->rtt_backlog);
   g_free (o->http);
   g_free (o->http_token);
   g_free (o->http_token_file);
@@ -113,6 +114,7 @@ load_config (RunOptions *o, const char *path, gboolean must_exist, GError **erro
     { "orti", &o->orti }, { "elf", &o->elf }, { "openocd", &o->openocd },
     { "source", &o->source }, { "db", &o->db }, { "duration", &o->duration },
     { "name", &o->name }, { "timestamp", &o->timestamp }, { "rtt", &o->rtt },
+    { "rtt_backlog", &o->rtt_backlog },
     { "core_clock", &o->core_clock }, { "swo", &o->swo }, { "swo_format", &o->swo_format },
     { "swo_pin_freq", &o->swo_pin_freq }, { "swo_protocol", &o->swo_protocol },
     { "swo_global_clock", &o->swo_global_clock },
@@ -657,6 +659,13 @@ build_config (RunOptions *o, SessionConfig *cfg, char **host, GError **error)
                  "--rtt: \"%s\" is not drain, server or auto", o->rtt);
     return FALSE;
   }
+  if (o->rtt_backlog != NULL && strcmp (o->rtt_backlog, "keep") != 0 &&
+      strcmp (o->rtt_backlog, "discard") != 0) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
+                 "--rtt-backlog: \"%s\" is not discard or keep", o->rtt_backlog);
+    return FALSE;
+  }
+  cfg->rtt_keep_backlog = g_strcmp0 (o->rtt_backlog, "keep") == 0;
   return TRUE;
 }
 
@@ -814,6 +823,7 @@ cmd_run (int argc, char **argv)
     { "timestamp", 0, 0, G_OPTION_ARG_STRING, &o.timestamp, "Poll: a free-running target timer to timestamp samples (default: DWT CYCCNT on Cortex-M3 and later)", "ADDR,HZ[,down]" },
     { "core-clock", 0, 0, G_OPTION_ARG_STRING, &o.core_clock, "The core clock, CYCCNT's rate (default: measured against host time); SWO of several cores: one per core, in core order", "HZ[,HZ…]" },
     { "rtt", 0, 0, G_OPTION_ARG_STRING, &o.rtt, "RTT method: drain, server or auto (default auto)", "METHOD" },
+    { "rtt-backlog", 0, 0, G_OPTION_ARG_STRING, &o.rtt_backlog, "RTT: what the ring holds when the session attaches: discard (the default: the session starts at the attach) or keep (a pre-attach span; sessions.attach_tick marks the attach)", "discard|keep" },
     { "config", 0, 0, G_OPTION_ARG_FILENAME, &o.config, "Read options from this file too", "FILE" },
     { "http", 0, 0, G_OPTION_ARG_STRING, &o.http, "REST API and dashboard address (127.0.0.1:8080; none: off)", "ADDR:PORT" },
     { "http-token", 0, 0, G_OPTION_ARG_STRING, &o.http_token, "Bearer token required by the REST API (every local user sees it in ps: prefer --http-token-file)", "TOKEN" },
@@ -859,7 +869,7 @@ cmd_run (int argc, char **argv)
   }
 #define FILL(f) if (o.f == NULL) { o.f = file.f; file.f = NULL; }
   FILL (orti) FILL (elf) FILL (openocd) FILL (source) FILL (db) FILL (duration) FILL (name)
-  FILL (timestamp) FILL (rtt) FILL (http) FILL (http_token) FILL (http_token_file)
+  FILL (timestamp) FILL (rtt) FILL (rtt_backlog) FILL (http) FILL (http_token) FILL (http_token_file)
   FILL (core_clock)
   FILL (swo) FILL (swo_format) FILL (swo_pin_freq) FILL (swo_protocol) FILL (pc_sample)
   FILL (swo_global_clock)

@@ -30,6 +30,7 @@ struct _SessionStats {
   gint64 refresh_us;    /* total time spent in live refreshes */
   GHashTable *prio;     /* task value → gint64* priority (session_stats_set_priorities) */
   const SessionEvidence *evidence; /* the tasks' plans (borrowed; NULL: none) */
+  GArray *declared;     /* guint32 task values the OS declares (session_stats_declare_tasks) */
 };
 
 SessionStats *
@@ -41,6 +42,7 @@ session_stats_new (StoreWriter *writer, gint64 session, gboolean exact, guint64 
   ss->exact = exact;
   ss->tick_hz = tick_hz;
   ss->prio = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  ss->declared = g_array_new (FALSE, FALSE, sizeof (guint32));
   ss->values = g_array_new (FALSE, FALSE, sizeof (StoreDataValue));
   ss->created = g_get_monotonic_time ();
   return ss;
@@ -53,6 +55,7 @@ session_stats_free (SessionStats *ss)
     return;
   g_array_unref (ss->values);
   g_hash_table_unref (ss->prio);
+  g_array_unref (ss->declared);
   g_free (ss);
 }
 
@@ -69,6 +72,12 @@ void
 session_stats_set_evidence (SessionStats *ss, const SessionEvidence *e)
 {
   ss->evidence = e;
+}
+
+void
+session_stats_declare_tasks (SessionStats *ss, const guint32 *tasks, guint n)
+{
+  g_array_append_vals (ss->declared, tasks, n);
 }
 
 /* TRUE when task @u can preempt task @t: @u more urgent, or either's priority unknown. */
@@ -91,6 +100,88 @@ slicer_span (const Slicer *slicer)
       span = MAX (span, cs.end - cs.start);
   }
   return span;
+}
+
+double
+session_stats_coverage (const Slicer *slicer)
+{
+  guint64 span = 0, unknown = 0;
+  for (gsize c = 0; c < slicer_n_cores (slicer); c++) {
+    SlicerCoreStats cs;
+    if (slicer_get_core_stats (slicer, c, &cs) && cs.end > cs.start) {
+      span += cs.end - cs.start;
+      unknown += MIN (cs.unknown_time, cs.end - cs.start);
+    }
+  }
+  return span ? 1.0 - (double) unknown / (double) span : NAN;
+}
+
+/* What nobody saw of each task's cores: the unknown and after-gap time of the cores each task
+ * ran on (of every core for a task not seen on any), in @unknown / @lost by task index; the
+ * declared tasks the slicer never saw use index n_tasks. */
+typedef struct {
+  guint64 *unknown, *lost;
+} TaskUnseen;
+
+static void
+task_unseen (const Slicer *slicer, TaskUnseen *u)
+{
+  gsize n = slicer_n_tasks (slicer), n_cores = slicer_n_cores (slicer);
+  g_autofree guint64 *core_unknown = g_new0 (guint64, MAX (n_cores, 1));
+  g_autofree guint64 *core_lost = g_new0 (guint64, MAX (n_cores, 1));
+  guint64 all_unknown = 0, all_lost = 0;
+  for (gsize c = 0; c < n_cores; c++) {
+    SlicerCoreStats cs;
+    if (slicer_get_core_stats (slicer, c, &cs)) {
+      all_unknown += core_unknown[c] = cs.unknown_time;
+      all_lost += core_lost[c] = cs.gap_time;
+    }
+  }
+  u->unknown = g_new0 (guint64, n + 1);
+  u->lost = g_new0 (guint64, n + 1);
+  g_autofree gboolean *on_a_core = g_new0 (gboolean, n + 1);
+  g_autoptr (GArray) tc = g_array_new (FALSE, TRUE, sizeof (SlicerTaskCoreStats));
+  slicer_get_task_core_stats (slicer, tc);
+  g_autoptr (GHashTable) index = g_hash_table_new (NULL, NULL);
+  for (gsize i = 0; i < n; i++) {
+    SlicerTaskStats t;
+    if (slicer_get_task_stats (slicer, i, &t))
+      g_hash_table_insert (index, GUINT_TO_POINTER (t.task), GSIZE_TO_POINTER (i + 1));
+  }
+  for (guint k = 0; k < tc->len; k++) {
+    const SlicerTaskCoreStats *x = &g_array_index (tc, SlicerTaskCoreStats, k);
+    gsize i = GPOINTER_TO_SIZE (g_hash_table_lookup (index, GUINT_TO_POINTER (x->task)));
+    if (i == 0 || x->core >= n_cores)
+      continue;
+    u->unknown[i - 1] += core_unknown[x->core];
+    u->lost[i - 1] += core_lost[x->core];
+    on_a_core[i - 1] = TRUE;
+  }
+  for (gsize i = 0; i <= n; i++) {
+    if (!on_a_core[i]) {
+      u->unknown[i] = all_unknown;
+      u->lost[i] = all_lost;
+    }
+  }
+}
+
+/* A load (fraction of @span) of a task that ran @run ticks while its cores were unknown for
+ * @unknown: anywhere in [run, run + unknown], given as the middle with half the width as its
+ * bound (added to @bound, a sampled source's own); NAN both when the unknown time is more
+ * than half the span (it dominates: the load is not known). */
+static void
+load_with_unknown (guint64 run, guint64 unknown, guint64 span, double *load, double *bound)
+{
+  if (span == 0)
+    return;
+  if (2 * unknown > span) {
+    *load = *bound = NAN;
+    return;
+  }
+  double hi = MIN (1.0, (double) (run + unknown) / (double) span);
+  double lo = MIN (hi, (double) run / (double) span);
+  *load = (lo + hi) / 2;
+  *bound += (hi - lo) / 2;
 }
 
 gboolean
@@ -291,6 +382,14 @@ put_tasks (SessionStats *ss, const Slicer *slicer, const StoreSessionQuality *q,
   }
   /* a starved sampler's instants follow the host's tick: its loads have no bound (bounds.h) */
   double n_eff = q != NULL && q->samples_stalled <= BOUNDS_STALLED_MAX ? q->samples_effective : 0;
+  TaskUnseen unseen;
+  task_unseen (slicer, &unseen);
+  guint64 first = 0, last = 0; /* the whole session's span (the slicer's loads are over it) */
+  guint64 whole = slicer_get_span (slicer, &first, &last) ? last - first : 0;
+  g_autoptr (GHashTable) seen_tasks = g_hash_table_new (NULL, NULL);
+  gboolean any_lost = FALSE;
+  for (gsize i = 0; i <= n; i++)
+    any_lost |= unseen.lost[i] > 0;
   for (gsize i = 0; i < n; i++) {
     SlicerTaskStats t;
     if (!slicer_get_task_stats (slicer, i, &t))
@@ -344,10 +443,16 @@ put_tasks (SessionStats *ss, const Slicer *slicer, const StoreSessionQuality *q,
       .time_bound = ss->exact ? 0 : resolution,
       .undecided = (gint64) v.undecided,
       .contradictions = (gint64) v.contradictions,
+      .unknown_time = (gint64) unseen.unknown[i],
+      .counts_cut = unseen.lost[i] > 0,
     };
     g_strlcpy (r.evidence, v.evidence, sizeof r.evidence);
     utf8_copy (r.evidence_note, v.note, sizeof r.evidence_note);
     g_free (v.note);
+    /* time nobody saw: the load lies anywhere up to it more (or is not known) */
+    if (unseen.unknown[i] > 0)
+      load_with_unknown (t.run_time, unseen.unknown[i], whole, &r.load, &r.load_bound);
+    g_hash_table_add (seen_tasks, GUINT_TO_POINTER (t.task));
     measure (&t.run_interval, &r.slice_min, &r.slice_max, &r.slice_avg);
     percentiles (&t.run_pct, t.run_interval.count, &r.slice_p50, &r.slice_p90, &r.slice_p99);
     static const SlicerMeasure none = { 0 };
@@ -361,8 +466,38 @@ put_tasks (SessionStats *ss, const Slicer *slicer, const StoreSessionQuality *q,
     measure (per_job ? &t.response : &none, &r.response_min, &r.response_max, &r.response_avg);
     percentiles (per_job ? &t.response_pct : &no_pct, per_job ? t.response.count : 0,
                  &r.response_p50, &r.response_p90, &r.response_p99);
+    /* the percentiles are histogram buckets' upper bounds */
+    r.pct_bound = (gint64) MAX (MAX (t.run_pct.resolution, per_job ? t.job_pct.resolution : 0),
+                                per_job ? t.response_pct.resolution : 0);
     g_array_append_val (rows, r);
   }
+  /* a task of the OS never seen where data was lost may have run in the gaps: its load lies
+   * in [0, the time nobody saw], its counts are cut (the task's own rows need data lost: a
+   * task merely never run in a whole session has none) */
+  for (guint k = 0; any_lost && k < ss->declared->len; k++) {
+    guint32 task = g_array_index (ss->declared, guint32, k);
+    if (g_hash_table_contains (seen_tasks, GUINT_TO_POINTER (task)))
+      continue;
+    StoreTaskStat r = {
+      .task = task, .activations = sees_activations ? 0 : STORE_UNKNOWN, .jobs = 0,
+      .jobs_expected = NAN, .preemptions = 0, .preemptions_missed = ss->exact ? 0 : STORE_UNKNOWN,
+      .waits = sees_waits ? 0 : STORE_UNKNOWN, .wait_total = sees_waits ? 0 : STORE_UNKNOWN,
+      .load_bound = 0, .time_bound = ss->exact ? 0 : STORE_UNKNOWN,
+      .unknown_time = (gint64) unseen.unknown[n],
+      .counts_cut = TRUE,
+      .slice_min = STORE_UNKNOWN, .slice_max = STORE_UNKNOWN, .slice_avg = NAN,
+      .slice_p50 = STORE_UNKNOWN, .slice_p90 = STORE_UNKNOWN, .slice_p99 = STORE_UNKNOWN,
+      .job_min = STORE_UNKNOWN, .job_max = STORE_UNKNOWN, .job_avg = NAN,
+      .job_p50 = STORE_UNKNOWN, .job_p90 = STORE_UNKNOWN, .job_p99 = STORE_UNKNOWN,
+      .period_min = STORE_UNKNOWN, .period_max = STORE_UNKNOWN, .period_avg = NAN,
+      .response_min = STORE_UNKNOWN, .response_max = STORE_UNKNOWN, .response_avg = NAN,
+      .response_p50 = STORE_UNKNOWN, .response_p90 = STORE_UNKNOWN, .response_p99 = STORE_UNKNOWN,
+    };
+    load_with_unknown (0, unseen.unknown[n], whole, &r.load, &r.load_bound);
+    g_array_append_val (rows, r);
+  }
+  g_free (unseen.unknown);
+  g_free (unseen.lost);
   return rows->len == 0 ||
          store_writer_put_task_stats (ss->writer, ss->session, (StoreTaskStat *) rows->data,
                                       rows->len, error);
@@ -411,6 +546,12 @@ put_isrs (SessionStats *ss, const Slicer *slicer, const Bounds *b, GError **erro
   gsize n = slicer_n_isrs (slicer);
   g_autoptr (GArray) rows = g_array_sized_new (FALSE, TRUE, sizeof (StoreIsrStat), (guint) n);
   g_autoptr (GHashTable) uncounted = g_hash_table_new (NULL, NULL); /* ISR2 ids */
+  guint64 lost = 0; /* an ISR2 may run on any core: any core's lost data may hide instances */
+  for (gsize c = 0; c < slicer_n_cores (slicer); c++) {
+    SlicerCoreStats cs;
+    if (slicer_get_core_stats (slicer, c, &cs))
+      lost += cs.gap_time;
+  }
   for (gsize i = 0; i < n; i++) {
     SlicerCallStats c;
     SlicerIsrNesting nest;
@@ -423,6 +564,7 @@ put_isrs (SessionStats *ss, const Slicer *slicer, const Bounds *b, GError **erro
       /* where its instances ran, when an exception trace told (none: not known) */
       .thread_mode = nest.thread + nest.handler > 0 ? (gint64) nest.thread : STORE_UNKNOWN,
       .handler_mode = nest.thread + nest.handler > 0 ? (gint64) nest.handler : STORE_UNKNOWN,
+      .pct_bound = (gint64) c.net_pct.resolution, .counts_cut = lost > 0,
     };
     measure (&c.net, &r.net_min, &r.net_max, &r.net_avg);
     percentiles (&c.net_pct, c.count, &r.net_p50, &r.net_p90, &r.net_p99);
@@ -632,6 +774,7 @@ put_cores (SessionStats *ss, const Slicer *slicer, const Bounds *b, GError **err
       .core = c.core, .start = (gint64) c.start, .end = (gint64) c.end,
       .task_time = (gint64) c.task_time, .isr_time = (gint64) c.isr_time,
       .idle_time = (gint64) c.idle_time, .unknown_time = (gint64) c.unknown_time,
+      .gap_time = (gint64) c.gap_time,
     };
     double known = (double) (c.task_time + c.isr_time + c.idle_time);
     r.total_bound = total_bound (b, (double) (c.task_time + c.isr_time), known);

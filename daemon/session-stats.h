@@ -11,6 +11,12 @@
  *
  * Honesty: what the source cannot see is unknown (store.h STORE_UNKNOWN / NAN, stored NULL):
  * activations when the stream carries no activation events, waits when it carries no wait.
+ * Time nobody saw (before a core's first switch, after a gap) belongs to nobody: a task's
+ * load then lies between its run time and that plus its cores' unknown time, and is given as
+ * the middle of that range with half its width added to its bound — NULL when the unknown
+ * time is more than half the span; its counts are marked cut when a gap hid part of its
+ * cores' time, and so are an ISR2's when any core lost data. Percentiles are histogram
+ * buckets' upper bounds: their resolution (pct_bound) is stated beside them.
  * An exact source (the trace streams) has bounds of 0; a sampled one's load bound is
  * bounds_load_half_width() over the effective samples, its time bound the 99th percentile of
  * the sample interval, and its preemptions possibly missed the unseen jobs of the tasks that
@@ -62,6 +68,14 @@ typedef struct _SessionEvidence SessionEvidence;
  * none): each task's row says on what its job-level figures rest, and has them unknown when
  * nothing (session-evidence.h). */
 void session_stats_set_evidence (SessionStats *ss, const SessionEvidence *e);
+/* session_stats_declare_tasks: the tasks the OS declares (the ORTI file's): a session that
+ * lost data gets a row for each one it never saw — it may have run in the gaps — with its
+ * load's bound over the time nobody saw and its counts cut. */
+void session_stats_declare_tasks (SessionStats *ss, const guint32 *tasks, guint n);
+
+/* session_stats_coverage: the share of the cores' time @slicer knew the state of, 1 −
+ * unknown / span summed over the cores (NAN before any span). */
+double session_stats_coverage (const Slicer *slicer);
 
 /* session_stats_declare:
  * Applies @alphas to @slicer's profile points and @vars' kinds to its data variables (before

@@ -11,6 +11,7 @@
 #include "core-merge.h"
 #include "rtt-cores.h"
 #include "session-pcprof.h"
+#include "session-gaps.h"
 #include "session-sampler.h"
 #include "session-stats.h"
 #include "session-evidence.h"
@@ -78,16 +79,12 @@ struct _Session {
   guint expect_cores;           /* RTT per core, live or replayed: the streams the merge waits
                                  * for (0: none named) */
   GArray *merged;               /* ProbeEvent the merge let out, for store + slicer */
-  GArray *slices, *calls, *anomalies, *gaps; /* store rows not yet pushed */
+  GArray *slices, *calls, *anomalies; /* store rows not yet pushed */
   guint64 last_ts;              /* latest event timestamp */
   guint64 tick_hz;
   guint reported_messages;      /* source quality messages already logged and stored */
   gint64 deadline;              /* monotonic µs when --duration ends (0: none) */
-  gboolean gap_open;            /* a gap was seen; its row waits for the next event (its end) */
-  StoreGap open_gap;            /* that row: start = last tick known good */
-  guint64 core_gap_open;        /* bit K: a gap of core K alone (PROBE_GAP_CORE_ONLY) was seen;
-                                 * its row waits for core K's next event */
-  StoreGap core_gap[SESSION_LIVE_MAX_CORES]; /* those rows */
+  SessionGaps *gaps;            /* the gap rows (table gaps) */
   ProbeTargetState target_state;/* last state seen (explicit poll or OpenOCD notification) */
   gboolean per_core_states;     /* the source polls each core's target: halts are per core */
   ProbeTargetState core_state[SESSION_LIVE_MAX_CORES]; /* … the last state seen of each */
@@ -104,7 +101,10 @@ struct _Session {
   gint64 rate_mark_time;
   gint64 clock_host0;           /* host µs of the first event (clock check) … */
   guint64 clock_ts0;            /* … and its timestamp */
+  gboolean clock_rebased;       /* … moved to the session's own span (after a kept backlog) */
   gboolean clock_warned;        /* the clock disagreement was logged */
+  gint64 host_now;              /* live: host µs of the worker's current round */
+  gint64 last_event_host;       /* … when the latest event arrived */
 };
 
 /* ---- setup ------------------------------------------------------------------------------ */
@@ -278,7 +278,7 @@ session_free (Session *s)
   g_clear_pointer (&s->slices, g_array_unref);
   g_clear_pointer (&s->calls, g_array_unref);
   g_clear_pointer (&s->anomalies, g_array_unref);
-  g_clear_pointer (&s->gaps, g_array_unref);
+  g_clear_pointer (&s->gaps, session_gaps_free);
   g_clear_error (&s->worker_error);
   g_mutex_clear (&s->lock);
   g_free (s->orti_path);
@@ -442,6 +442,15 @@ check_clock (Session *s)
   const ProbeSourceQuality *q = probe_source_get_quality (s->source);
   if (g_strcmp0 (q->clock, "host") == 0)
     return;
+  if (q->attach_known && !s->clock_rebased) {
+    /* only the session's own span: a ring's backlog from before the attach (and the loss
+     * between it and the attach) ran at no host time the session saw */
+    s->clock_rebased = TRUE;
+    if (q->attach_ts > s->clock_ts0) {
+      s->clock_ts0 = q->attach_ts;
+      s->clock_host0 = g_get_monotonic_time ();
+    }
+  }
   double host_s = (double) (g_get_monotonic_time () - s->clock_host0) / 1e6;
   if (host_s < 2)
     return;
@@ -464,57 +473,16 @@ check_clock (Session *s)
 }
 
 static void
-close_gap (Session *s, guint64 end)
-{
-  s->open_gap.end = (gint64) MAX (end, (guint64) s->open_gap.start);
-  g_array_append_val (s->gaps, s->open_gap);
-  s->gap_open = FALSE;
-}
-
-static void
-close_core_gap (Session *s, guint core, guint64 end)
-{
-  StoreGap *g = &s->core_gap[core];
-  g->end = (gint64) MAX (end, (guint64) g->start);
-  g_array_append_val (s->gaps, *g);
-  s->core_gap_open &= ~(G_GUINT64_CONSTANT (1) << core);
-}
-
-/* The gap rows (table gaps): a gap runs from the last tick known good (the latest event before
- * it) to the next event of any core, a gap of one core (PROBE_GAP_CORE_ONLY) to that core's
- * next event. */
-static void
-track_gaps (Session *s, const ProbeEvent *ev, guint64 known_good)
-{
-  guint core = MIN (ev->core, SESSION_LIVE_MAX_CORES - 1);
-  guint64 bit = G_GUINT64_CONSTANT (1) << core;
-  if (ev->kind == PROBE_EVENT_GAP && (ev->b & PROBE_GAP_CORE_ONLY)) {
-    if (!(s->core_gap_open & bit))
-      s->core_gap[core] = (StoreGap) { .start = (gint64) MIN (known_good, ev->ts),
-                                       .core = core, .reason = PROBE_GAP_REASON (ev->b) };
-    s->core_gap[core].lost += ev->a;
-    s->core_gap_open |= bit;
-  } else if (ev->kind == PROBE_EVENT_GAP) {
-    if (!s->gap_open)
-      s->open_gap = (StoreGap) { .start = (gint64) MIN (known_good, ev->ts), .core = ev->core,
-                                 .reason = PROBE_GAP_REASON (ev->b) };
-    s->open_gap.lost += ev->a;
-    s->gap_open = TRUE;
-  } else {
-    if (s->gap_open)
-      close_gap (s, ev->ts);
-    /* the core's own data again (a state change of it is no data: its resume carries the
-     * time it halted at) */
-    if ((s->core_gap_open & bit) && ev->kind != PROBE_EVENT_TARGET_STATE)
-      close_core_gap (s, core, ev->ts);
-  }
-}
-
-static void
 on_event (const ProbeEvent *ev, gpointer user)
 {
   Session *s = user;
+  /* a gap or a state change before the first event (a target halted when the session
+   * attached): nothing the session saw was lost, and its time (the source's 0) is no start */
+  if (s->live.events + s->pend_events == 0 &&
+      (ev->kind == PROBE_EVENT_GAP || ev->kind == PROBE_EVENT_TARGET_STATE))
+    return;
   guint64 known_good = s->last_ts; /* before this event: where a gap's lost stretch begins */
+  s->last_event_host = s->host_now;
   if (s->clock_host0 == 0) {
     s->clock_host0 = g_get_monotonic_time ();
     s->clock_ts0 = ev->ts;
@@ -535,7 +503,7 @@ on_event (const ProbeEvent *ev, gpointer user)
     if (PROBE_GAP_REASON (ev->b) == PROBE_GAP_TARGET_DROP)
       s->pend_drops += ev->a;
   }
-  track_gaps (s, ev, known_good);
+  session_gaps_track (s->gaps, ev, known_good);
 }
 
 /* The sink's recorder: everything the source read goes to the capture (--record). */
@@ -586,10 +554,11 @@ flush_rows (Session *s, gboolean final, GError **error)
                                     s->anomalies->len, error))
     return FALSE;
   g_array_set_size (s->anomalies, 0);
-  if (s->gaps->len > 0 &&
-      !store_writer_push_gaps (s->writer, s->id, (StoreGap *) s->gaps->data, s->gaps->len, error))
+  GArray *gaps = session_gaps_rows (s->gaps);
+  if (gaps->len > 0 &&
+      !store_writer_push_gaps (s->writer, s->id, (StoreGap *) gaps->data, gaps->len, error))
     return FALSE;
-  g_array_set_size (s->gaps, 0);
+  g_array_set_size (gaps, 0);
   if (!session_stats_flush (s->stats, error))
     return FALSE;
   publish_live (s);
@@ -799,6 +768,7 @@ make_rtt_per_core (Session *s, gboolean log, GError **error)
   for (guint c = 0; c < blocks->len; c++) {
     const RttCoreBlock *b = &g_array_index (blocks, RttCoreBlock, c);
     cfgs[c] = (ProbeRttConfig) { .method = s->cfg.rtt_method, .channel = 0,
+                                 .keep_backlog = s->cfg.rtt_keep_backlog,
                                  .cb_address = b->cb, .info_address = b->info,
                                  .target = s->cfg.core_targets_auto ? NULL
                                            : s->cfg.core_targets[c] };
@@ -841,6 +811,7 @@ make_source (Session *s, ProbeSourceKind kind, GError **error)
   const OrtiSymbol *cb = elf_symbol (s, "orti_trace_rtt");
   const OrtiSymbol *info = elf_symbol (s, "orti_trace_info");
   ProbeRttConfig rc = { .method = s->cfg.rtt_method, .channel = 0,
+                        .keep_backlog = s->cfg.rtt_keep_backlog,
                         .server_port = s->cfg.rtt_server_port,
                         .cb_address = cb ? cb->address : 0, .info_address = info ? info->address : 0 };
   return probe_source_new_rtt (&rc);
@@ -1113,6 +1084,7 @@ run_source (Session *s, GError **error)
 
   while (!stop_requested (s)) {
     gint64 now = g_get_monotonic_time ();
+    s->host_now = now;
     g_autoptr (GError) local = NULL;
     if (s->sampler)
       g_atomic_int_inc (&s->link_gen);
@@ -1236,6 +1208,9 @@ write_stats (Session *s, gboolean final, GError **error)
     q.samples_effective = bounds_effective_samples (pq->sum_interval, pq->sum_interval_sq);
     q.samples_stalled = pq->stalled;
   }
+  q.coverage = session_stats_coverage (s->slicer);
+  if (sq->attach_known)
+    q.attach_tick = (gint64) sq->attach_ts;
   if (s->sampler)
     q.samples_stalled = session_sampler_stalled (s->sampler); /* the PC sampler's, not a load's */
   else if (s->replay_stalled >= 0)
@@ -1247,6 +1222,33 @@ write_stats (Session *s, gboolean final, GError **error)
 
 /* ---- worker ------------------------------------------------------------------------------ */
 
+/* The session ends while its source is lost (the link went away and never came back): the
+ * data ends where the target's time has reached by now, not at the last event, so the gap
+ * runs there — the last event's time plus the host time since it arrived, at the target
+ * clock's pace against host time as measured — and an END event closes the session at that
+ * time. Sets @error naming the loss. Live sessions only (a replay has no host time after its
+ * capture's end). */
+static void
+end_lost_source (Session *s, GError **error)
+{
+  ProbeGapReason reason;
+  guint64 start;
+  guint16 core;
+  if (!session_gaps_open (s->gaps, &reason, &start, &core) || reason != PROBE_GAP_LINK ||
+      s->oc == NULL || s->tick_hz == 0 || s->last_event_host == 0)
+    return;
+  double ratio = s->live.clock_ratio > 0 ? s->live.clock_ratio : 1.0;
+  double lost_s = (double) (g_get_monotonic_time () - s->last_event_host) / 1e6;
+  guint64 end = s->last_ts + (guint64) (lost_s * ratio * (double) s->tick_hz);
+  g_set_error (error, SESSION_ERROR, SESSION_ERROR_SOURCE_LOST, "the link to OpenOCD was lost "
+               "at tick %" G_GUINT64_FORMAT " and never came back: the session's last %.1f s are "
+               "a gap", start, lost_s);
+  ProbeEvent ev = { .ts = end, .kind = PROBE_EVENT_END, .core = core };
+  on_event (&ev, s);
+  g_autoptr (GError) ferr = NULL;
+  flush_rows (s, TRUE, &ferr);
+}
+
 static gpointer
 worker_main (gpointer data)
 {
@@ -1256,7 +1258,10 @@ worker_main (gpointer data)
   /* a stream that delivered bytes but not one event is not a complete session: the channel
    * carries something else than orti-trace records */
   const ProbeSourceQuality *sq = probe_source_get_quality (s->source);
-  if (ok && s->capture_kind == PROBE_SOURCE_RTT && sq->records > 0
+  guint64 backlog = 0; /* bytes that predate the session: decoded for state, no Events */
+  for (guint c = 0; c < sq->n_backlog && !sq->backlog_kept; c++)
+    backlog += sq->backlog[c];
+  if (ok && s->capture_kind == PROBE_SOURCE_RTT && sq->records > backlog
       && s->live.events + s->pend_events == 0) {
     g_set_error (&error, SESSION_ERROR, SESSION_ERROR_FAILED, "the RTT channel delivered %"
                  G_GUINT64_FORMAT " bytes and not one orti-trace record: it carries something "
@@ -1277,11 +1282,13 @@ worker_main (gpointer data)
     ok = FALSE;
     g_propagate_error (&error, g_steal_pointer (&ferr));
   }
-  if (s->gap_open)
-    close_gap (s, s->last_ts);
-  for (guint c = 0; c < SESSION_LIVE_MAX_CORES; c++)
-    if (s->core_gap_open & (G_GUINT64_CONSTANT (1) << c))
-      close_core_gap (s, c, s->last_ts);
+  g_autoptr (GError) lost = NULL;
+  end_lost_source (s, &lost);
+  if (lost != NULL && ok) {
+    ok = FALSE;
+    g_propagate_error (&error, g_steal_pointer (&lost));
+  }
+  session_gaps_close_all (s->gaps, s->last_ts);
   slicer_finish (s->slicer, s->last_ts);
   g_autoptr (GError) serr = NULL;
   if (!flush_rows (s, TRUE, &serr) || !write_stats (s, TRUE, &serr)) {
@@ -1292,6 +1299,15 @@ worker_main (gpointer data)
   }
   if (s->record)
     probe_capture_writer_flush (s->record, NULL);
+  double coverage = session_stats_coverage (s->slicer);
+  if (ok && coverage < SESSION_COVERAGE_MIN) {
+    g_set_error (&error, SESSION_ERROR, SESSION_ERROR_SOURCE_LOST, "the source saw only %.1f %% "
+                 "of the session's time (%" G_GUINT64_FORMAT " gaps, %" G_GUINT64_FORMAT
+                 " records dropped): the rest is unknown, and so are the loads (a larger ring, "
+                 "fewer traced events, or a faster link; docs/integration.md)", 100 * coverage,
+                 s->live.gaps, s->live.drops);
+    ok = FALSE;
+  }
   const char *reason = ok ? NULL : error->message;
   g_autoptr (GError) eerr = NULL;
   if (!store_writer_end_session (s->writer, s->id,
@@ -1320,6 +1336,36 @@ sha256_hex (const char *path)
   return g_string_free (hex, FALSE);
 }
 
+/* The capture's metadata "rtt.backlog" (written by a live RTT session: "keep:" or
+ * "discard:" and each stream's backlog in bytes, comma-separated): the replay's decoder treats
+ * the same bytes the same way. Captures without it replay every byte as a session's. */
+static gboolean
+replay_backlog (Session *s, ProbeSource *decoder, GError **error)
+{
+  GHashTable *meta = probe_capture_reader_get_info (s->replay)->metadata;
+  const char *v = meta ? g_hash_table_lookup (meta, "rtt.backlog") : NULL;
+  if (v == NULL)
+    return TRUE;
+  gboolean keep = g_str_has_prefix (v, "keep:");
+  const char *list = strchr (v, ':');
+  g_auto (GStrv) parts = list ? g_strsplit (list + 1, ",", -1) : NULL;
+  guint n = parts ? g_strv_length (parts) : 0;
+  for (guint c = 0; c < n && c < PROBE_POLL_MAX_CORES; c++) {
+    guint64 bytes;
+    if (!g_ascii_string_to_unsigned (parts[c], 10, 0, G_MAXUINT32, &bytes, NULL)) {
+      n = 0;
+      break;
+    }
+    probe_source_rtt_set_backlog (decoder, (guint16) c, bytes, keep);
+  }
+  if (n == 0 || !(keep || g_str_has_prefix (v, "discard:"))) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "%s: metadata rtt.backlog \"%s\" is "
+                 "not keep: or discard: and a byte count per stream", s->replay_path, v);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* @paths (comma-separated, as --orti takes one file per core) made absolute, newly allocated. */
 static char *
 absolute_paths (const char *paths)
@@ -1341,6 +1387,8 @@ session_connect (Session *s, GError **error)
   if (s->replay) {
     g_autoptr (ProbeSource) decoder = make_source (s, s->capture_kind, error);
     if (decoder == NULL)
+      return FALSE;
+    if (s->capture_kind == PROBE_SOURCE_RTT && !replay_backlog (s, decoder, error))
       return FALSE;
     s->source = probe_source_new_replay (g_steal_pointer (&s->replay), g_steal_pointer (&decoder));
   } else {
@@ -1476,6 +1524,12 @@ session_start (Session *s, StoreWriter *writer, GError **error)
       g_hash_table_insert (meta, "rtt.streams", g_strdup_printf ("%u", s->expect_cores));
     if (s->capture_kind == PROBE_SOURCE_POLL && s->cfg.pc_sample_hz) /* its records' channels */
       g_hash_table_insert (meta, "poll.pc_sample", g_strdup ("2"));
+    if (sq->n_backlog > 0) { /* what the rings held at the attach, for the replay's decoders */
+      GString *b = g_string_new (sq->backlog_kept ? "keep:" : "discard:");
+      for (guint c = 0; c < sq->n_backlog; c++)
+        g_string_append_printf (b, "%s%" G_GUINT64_FORMAT, c ? "," : "", sq->backlog[c]);
+      g_hash_table_insert (meta, "rtt.backlog", g_string_free (b, FALSE));
+    }
     if (s->swo != NULL)
       session_swo_set_metadata (s->swo, sq, meta, keys);
     ci.metadata = meta;
@@ -1491,8 +1545,10 @@ session_start (Session *s, StoreWriter *writer, GError **error)
   /* a poll source with evidence for every task decides job ends itself (TERMINATE/WAIT) */
   sc.terminate_events = (s->capture_kind == PROBE_SOURCE_POLL && s->w->full_evidence)
                         || (s->swo != NULL && session_swo_set_full_evidence (s->swo));
-  /* poll and SWO attach to a running target: the job running at the start began unseen */
-  sc.attach_mid_run = s->capture_kind == PROBE_SOURCE_POLL || s->capture_kind == PROBE_SOURCE_SWO;
+  /* poll and SWO attach to a running target: the job running at the start began unseen; so
+   * does RTT when the rings' backlog was discarded (the session starts at the attach) */
+  sc.attach_mid_run = s->capture_kind == PROBE_SOURCE_POLL || s->capture_kind == PROBE_SOURCE_SWO
+                      || (sq->n_backlog > 0 && !sq->backlog_kept);
   sc.n_cores = s->w->n_cores;
   sc.sink.on_slice = sink_slice;
   sc.sink.on_call = sink_call;
@@ -1509,6 +1565,17 @@ session_start (Session *s, StoreWriter *writer, GError **error)
   s->pcprof = session_pcprof_new (writer, s->id, s->w->elf);
   s->stats = session_stats_new (writer, s->id, s->capture_kind != PROBE_SOURCE_POLL, s->tick_hz);
   session_stats_set_evidence (s->stats, s->evidence);
+  {
+    g_autoptr (GArray) tasks = g_array_new (FALSE, FALSE, sizeof (guint32));
+    GHashTableIter task_it;
+    gpointer key;
+    g_hash_table_iter_init (&task_it, s->w->task_names);
+    while (g_hash_table_iter_next (&task_it, &key, NULL)) {
+      guint32 t = GPOINTER_TO_UINT (key);
+      g_array_append_val (tasks, t);
+    }
+    session_stats_declare_tasks (s->stats, (const guint32 *) tasks->data, tasks->len);
+  }
   /* the tasks' priorities: who can preempt whom (preemptions a sampled source may miss) */
   for (guint core = 0; core < (s->swo != NULL ? s->swo->cores->len : 1); core++) {
     GArray *evidence = s->swo != NULL ? session_swo_set_get (s->swo, core)->evidence
@@ -1537,7 +1604,7 @@ session_start (Session *s, StoreWriter *writer, GError **error)
   s->slices = g_array_new (FALSE, FALSE, sizeof (StoreSlice));
   s->calls = g_array_new (FALSE, FALSE, sizeof (StoreCall));
   s->anomalies = g_array_new (FALSE, FALSE, sizeof (StoreAnomaly));
-  s->gaps = g_array_new (FALSE, FALSE, sizeof (StoreGap));
+  s->gaps = session_gaps_new ();
 
   g_mutex_lock (&s->lock);
   s->live.id = s->id;

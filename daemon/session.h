@@ -32,7 +32,14 @@ GQuark session_error_quark (void);
 typedef enum {
   SESSION_ERROR_CONFIG, /* a bad option value (message names it) */
   SESSION_ERROR_FAILED, /* the session could not run or ended by an error */
+  SESSION_ERROR_SOURCE_LOST, /* the source was lost and never came back, or saw less than
+                              * SESSION_COVERAGE_MIN of the time: the session is incomplete */
 } SessionError;
+
+/* A session whose source saw less than this share of its time (session_stats_coverage: the
+ * rest lost to gaps, or unknown) ends incomplete: most of its stream is lost, its loads are
+ * not known (NULL). */
+#define SESSION_COVERAGE_MIN 0.5
 
 typedef enum {
   SESSION_SOURCE_AUTO,   /* RTT when the firmware links orti-trace, else SWO when the target and
@@ -64,6 +71,11 @@ typedef struct {
                                   * traced (n_core_clocks ≥ 2; core_clock_hz is then 0) */
   guint n_core_clocks;
   ProbeRttMethod rtt_method;     /* RTT: drain, server or auto */
+  gboolean rtt_keep_backlog;     /* RTT: what the rings hold at the attach is kept as the
+                                  * session's pre-attach span (sessions.attach_tick marks where
+                                  * its own span starts); FALSE (--rtt-backlog discard, the
+                                  * default): decoded for the stream's state only, the session
+                                  * starts at the attach */
   guint16 rtt_server_port;       /* RTT server method: port for `rtt server start` */
   const char *swo_stream;        /* SWO: ":PORT", "HOST:PORT" or a file (NULL: OpenOCD's
                                   * capture); given with --source auto: SWO is wanted */

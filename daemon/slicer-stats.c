@@ -116,24 +116,42 @@ slicer_hist_merge (SlicerHist *dst, const SlicerHist *src)
   dst->max = MAX (dst->max, src->max);
 }
 
-guint64
-slicer_hist_percentile (const SlicerHist *h, double pct)
+/* The percentile @pct of @h and, in *@lo, the smallest value the true percentile can have:
+ * the lower bound of its bucket, clamped to [min, max]. */
+static guint64
+hist_percentile (const SlicerHist *h, double pct, guint64 *lo)
 {
+  *lo = 0;
   if (h->total == 0)
     return 0;
   guint64 rank = (guint64) ceil (pct / 100.0 * (double) h->total);
   rank = CLAMP (rank, 1, h->total);
+  if (rank == h->total || rank == 1) { /* the largest or the smallest sample: known exactly */
+    *lo = rank == 1 ? h->min : h->max;
+    return *lo;
+  }
   gsize width = (gsize) 1 << h->bits;
   guint64 seen = 0;
   for (guint r = 0; r < h->n_rows; r++)
     for (gsize s = 0; s < width; s++) {
       seen += h->counts[r * width + s];
       if (seen >= rank) {
-        guint64 u = hist_upper (h->bits, h->lo_row + r, (guint) s);
+        guint row = h->lo_row + r;
+        guint64 u = hist_upper (h->bits, row, (guint) s);
+        guint64 l = row == 0 ? s : (((guint64) 1 << h->bits) + s) << (row - 1);
+        *lo = CLAMP (l, h->min, h->max);
         return CLAMP (u, h->min, h->max);
       }
     }
+  *lo = h->max;
   return h->max;
+}
+
+guint64
+slicer_hist_percentile (const SlicerHist *h, double pct)
+{
+  guint64 lo;
+  return hist_percentile (h, pct, &lo);
 }
 
 /* The middle of a bucket (its value, below 2^bits). */
@@ -244,8 +262,10 @@ slicer_hist_period (const SlicerHist *h, guint64 total, guint64 *spans_max)
 void
 slicer_hist_percentiles (const SlicerHist *h, SlicerPercentiles *out)
 {
-  out->p50 = slicer_hist_percentile (h, 50.0);
-  out->p90 = slicer_hist_percentile (h, 90.0);
-  out->p99 = slicer_hist_percentile (h, 99.0);
+  guint64 lo50, lo90, lo99;
+  out->p50 = hist_percentile (h, 50.0, &lo50);
+  out->p90 = hist_percentile (h, 90.0, &lo90);
+  out->p99 = hist_percentile (h, 99.0, &lo99);
   out->max = h->total ? h->max : 0;
+  out->resolution = MAX (MAX (out->p50 - lo50, out->p90 - lo90), out->p99 - lo99);
 }

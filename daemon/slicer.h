@@ -314,6 +314,8 @@ typedef struct {
  * the rank, clamped to [min, max]; exact below 2^hist_bits. */
 typedef struct {
   guint64 p50, p90, p99, max;
+  guint64 resolution;       /* the true p50, p90 and p99 lie at most this far below the values
+                             * given (their buckets' width, clamped to [min, max]); 0: exact */
 } SlicerPercentiles;
 
 /* Statistics of calls of one function/service/ISR2 (optionally within one context). */

@@ -1478,6 +1478,22 @@ test_histogram (void)
   SlicerPercentiles pc;
   slicer_hist_percentiles (&h, &pc);
   g_assert_cmpuint (pc.max, ==, big + 12345);
+  g_assert_cmpuint (pc.resolution, ==, 0); /* both clamped to a sample: exact */
+  /* the resolution states how far below a percentile the truth may lie: 2560 ticks in
+   * [2048, 4096) fall in buckets 64 wide; the true p50 (2560) is within it of the value */
+  slicer_hist_clear (&h);
+  for (guint64 v = 2500; v <= 2620; v++)
+    slicer_hist_add (&h, v);
+  slicer_hist_percentiles (&h, &pc);
+  g_assert_cmpuint (pc.resolution, ==, 2620 - 2560); /* p50 and p99 in [2560, 2623], max 2620 */
+  g_assert_cmpuint (pc.p50, >=, 2560);
+  g_assert_cmpuint (pc.p50 - pc.resolution, <=, 2560);
+  slicer_hist_clear (&h);
+  for (guint i = 0; i < 100; i++)
+    slicer_hist_add (&h, 2600); /* one value: the percentiles are it, exactly */
+  slicer_hist_percentiles (&h, &pc);
+  g_assert_cmpuint (pc.p99, ==, 2600);
+  g_assert_cmpuint (pc.resolution, ==, 0);
   slicer_hist_clear (&h);
   g_assert_cmpuint (slicer_hist_percentile (&h, 50.0), ==, 0);
 }

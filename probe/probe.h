@@ -382,7 +382,8 @@ gboolean probe_sha256_file (const char *path, guint8 digest[32], GError **error)
 /* ---- RTT stream decoder ----------------------------------------------------------------
  * Decodes the orti-trace byte stream (docs/event-format.md; written by probe/target/) into
  * Events. A pure byte pump: bytes in, Events out through a callback, no I/O. Any split of
- * the input gives the same Events. It joins a stream mid-way at the next sync record,
+ * the input gives the same Events. It joins a stream mid-way at the next sync record (where
+ * its Events start: no gap),
  * resynchronises after corrupt bytes (PROBE_EVENT_GAP, b = PROBE_GAP_DECODE), turns the
  * target's drop records into PROBE_EVENT_GAP (a = records lost, b = PROBE_GAP_TARGET_DROP),
  * each GAP at the time of the last record decoded before the loss (the records after it carry
@@ -415,8 +416,10 @@ typedef struct {
   guint64 skipped_bytes;    /* bytes discarded while hunting for a sync */
   guint64 target_drops;     /* records the target reported as dropped (ring full) */
   guint64 exits_unmatched;  /* function exits with no known entry (a = PROBE_ID_ANY) */
-  guint64 backlog_events;   /* Events of the backlog not delivered (probe_decoder_skip_events) */
-  guint64 backlog_drops;    /* records the target dropped before the Events started */
+  guint64 backlog_events;   /* Events of the backlog (probe_decoder_set_backlog; delivered
+                             * only when kept) */
+  guint64 backlog_drops;    /* records the target dropped before the Events started (a
+                             * discarded backlog) */
 } ProbeDecoderStats;
 
 typedef struct _ProbeDecoder ProbeDecoder;
@@ -440,19 +443,21 @@ void probe_decoder_free (ProbeDecoder *decoder);
 gboolean probe_decoder_feed (ProbeDecoder *decoder, const guint8 *data, gsize len,
                              ProbeEventsFunc func, gpointer user_data, GError **error);
 
-/* probe_decoder_skip_events:
- * The next @bytes bytes fed are a backlog (what a ring held before the host attached): they are
- * decoded for the stream's state (time base, running task, shadow stacks) but give no Events.
- * The Events start with the first record after them: a TASK_SWITCH naming the task running
- * then (none when no task is: the state is then unknown until the next switch) at its time,
- * or, when that record reports a loss (a drop,
- * or the decoder had to hunt for a sync), at the sync that follows — a loss that began before
- * the start is no gap of the Events (its drops count as backlog_drops). @bytes 0: the next
- * record starts the Events so. */
-void probe_decoder_skip_events (ProbeDecoder *decoder, guint64 bytes);
+/* probe_decoder_set_backlog:
+ * The next @bytes bytes fed are a backlog (what a ring held before the host attached). Unless
+ * @keep, they are decoded for the stream's state (time base, running task, shadow stacks) but
+ * give no Events: the Events start with the first record after them, with a TASK_SWITCH
+ * naming the task running then (none when no task is: the state is then unknown until the
+ * next switch) at its time or, when that record reports a loss (a drop, or the decoder had to
+ * hunt for a sync), at the sync that follows — a loss that began before the start is no gap
+ * of the Events (its drops count as backlog_drops). @bytes 0: the next record starts the
+ * Events so. With @keep the backlog's Events are delivered as any others (a loss between it
+ * and the start is a gap as any other); only where the start is gets noted. */
+void probe_decoder_set_backlog (ProbeDecoder *decoder, guint64 bytes, gboolean keep);
 
-/* probe_decoder_get_start: after probe_decoder_skip_events, TRUE and the time of the first
- * Event once the Events have started; FALSE before. */
+/* probe_decoder_get_start: after probe_decoder_set_backlog, TRUE and the time the stream after
+ * the backlog starts at (the session's own span) once a record after it was decoded; FALSE
+ * before. */
 gboolean probe_decoder_get_start (ProbeDecoder *decoder, guint64 *ts);
 
 /* probe_decoder_get_stats: the counters so far (never NULL). */
@@ -740,6 +745,9 @@ typedef struct {
   const char *host;            /* SERVER: OpenOCD host (NULL: 127.0.0.1) */
   guint16 server_port;         /* SERVER: port for `rtt server start` */
   guint polling_interval_ms;   /* SERVER: `rtt polling_interval` (0: 1 ms) */
+  gboolean keep_backlog;       /* source: what the ring holds at the first attach is part of the
+                                * session (its pre-attach span); FALSE: decoded for the stream's
+                                * state only, the session starts at the attach */
 } ProbeRttConfig;
 
 /* DRAIN: the ring bytes a link has received but not yet released on the target (RdOff still
@@ -787,6 +795,9 @@ void probe_rtt_link_set_held (ProbeRttLink *r, const ProbeRttHeld *held);
 char *probe_rtt_drain_script (const char *target, guint64 desc, guint32 buf, guint32 size,
                               guint32 max_bytes, guint32 rd_off, guint32 upto,
                               guint32 last_word);
+/* probe_rtt_link_pending: the bytes the located ring holds now, from RdOff to WrOff (what a
+ * reader attaching now would read first). */
+gboolean probe_rtt_link_pending (ProbeRttLink *r, guint32 *bytes, GError **error);
 /* SERVER: stops OpenOCD's rtt server; DRAIN: probe_rtt_link_release. */
 gboolean probe_rtt_link_stop (ProbeRttLink *r, GError **error);
 ProbeRttMethod probe_rtt_link_get_method (ProbeRttLink *r);
@@ -916,6 +927,15 @@ typedef struct {
   guint comparators;        /* SWO: DWT comparators tracing watch[0 … n-1] (a replay needs it) */
   guint core_comparators[PROBE_POLL_MAX_CORES]; /* SWO of several cores: cores[k]'s … */
   guint64 core_cpu_hz[PROBE_POLL_MAX_CORES];    /* … and its CYCCNT rate */
+  gboolean attach_known;    /* RTT: the session's own span began at attach_ts, the first
+                             * record after the rings' backlog (the Events before it, kept,
+                             * are the pre-attach span; discarded, there are none) */
+  guint64 attach_ts;
+  guint n_backlog;          /* RTT: streams whose backlog is known … */
+  guint64 backlog[PROBE_POLL_MAX_CORES]; /* … the bytes each ring held when the session
+                             * attached (what probe_source_rtt_set_backlog replays) */
+  gboolean backlog_kept;    /* … kept as the pre-attach span (else decoded for state only) */
+  guint64 backlog_drops;    /* RTT: records the target dropped before the session's span */
 } ProbeSourceQuality;
 
 /* probe_source_new_poll: a poll source over @channels (copied). The sampler is made at
@@ -936,6 +956,12 @@ ProbeSource *probe_source_new_rtt (const ProbeRttConfig *cfg);
  * shared address, or the server method. */
 ProbeSource *probe_source_new_rtt_per_core (const ProbeRttConfig *cfgs, guint n_cores,
                                             gboolean targets_auto, GError **error);
+/* probe_source_rtt_set_backlog: the first @bytes of stream @channel of RTT source @src (a
+ * replay's decoder) are a backlog, kept or not (probe_decoder_set_backlog), as the live
+ * session that recorded it found them (ProbeSourceQuality.backlog). Before any byte of it is
+ * decoded. */
+void probe_source_rtt_set_backlog (ProbeSource *src, guint16 channel, guint64 bytes,
+                                   gboolean keep);
 /* probe_source_new_replay: plays back the capture @reader (taken over) through @decoder, a
  * source of the kind the capture was recorded with (taken over; never attached: only its
  * decoder is used). */

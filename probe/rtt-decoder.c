@@ -16,9 +16,10 @@
  * PROBE_ID_ANY) and the next sync announces the running task with a PROBE_EVENT_TASK_SWITCH
  * at the time the stream resumed.
  *
- * A backlog (probe_decoder_skip_events: the bytes a ring held before the host attached) is
- * decoded for its state only; the first record after it starts the Events with the running
- * task's TASK_SWITCH, and a loss that began before it is no gap of the Events.
+ * A backlog (probe_decoder_set_backlog: the bytes a ring held before the host attached) is
+ * decoded for its state only, unless kept; the first record after it starts the Events with
+ * the running task's TASK_SWITCH, and a loss that began before it is no gap of the Events.
+ * A kept backlog's Events are delivered as they are, and only the start is noted.
  *
  * Throughput shaped the inner loop: one switch per record on the high nibble, varints read
  * inline, Events appended to a fixed batch array.
@@ -57,8 +58,9 @@ struct _ProbeDecoder {
   guint32 last_fn;              /* address (bit 0 clear) of the last function entered */
   guint32 task1;                /* running task + 1 (0: none or unknown) */
   guint16 core;                 /* core stamped on Events */
-  guint64 quiet_left;           /* backlog bytes still to decode without Events */
-  gboolean quiet;               /* feeding the backlog now */
+  guint64 quiet_left;           /* backlog bytes still to decode (without Events unless kept) */
+  gboolean keep_backlog;        /* … with its Events: only the start is noted */
+  gboolean quiet;               /* feeding a discarded backlog now */
   gboolean starting;            /* the backlog ended: the next record starts the Events */
   gboolean backlog_done;        /* a backlog was skipped and the Events have started */
   guint64 start_ts;             /* … at this time */
@@ -143,7 +145,7 @@ decoder_emit_at (ProbeDecoder *d, guint64 ts, guint16 kind, guint32 a, guint32 b
 {
   if (G_UNLIKELY (d->starting)) {
     decoder_start (d, kind);
-    if (kind == PROBE_EVENT_GAP)
+    if (kind == PROBE_EVENT_GAP && !d->keep_backlog)
       return; /* a loss that began in the backlog: before the Events' start */
   }
   ProbeEvent *e = &d->batch[d->n_batch++];
@@ -172,6 +174,8 @@ decoder_start (ProbeDecoder *d, guint16 kind)
   d->starting = FALSE;
   d->backlog_done = TRUE;
   d->start_ts = d->ts;
+  if (d->keep_backlog)
+    return; /* the Events go on as they are */
   if (kind == PROBE_EVENT_GAP) {
     d->after_gap = TRUE;
   } else if (kind != PROBE_EVENT_TASK_SWITCH && d->task1 != 0) {
@@ -184,7 +188,7 @@ static inline void
 decoder_lose (ProbeDecoder *d)
 {
   if (!d->gap_pending)
-    d->gap_ts = d->ever_synced ? d->ts : G_MAXUINT64; /* joined mid-stream: at the sync */
+    d->gap_ts = d->ever_synced ? d->ts : G_MAXUINT64; /* joined mid-stream: no gap */
   d->gap_pending = TRUE;
 }
 
@@ -338,14 +342,18 @@ decoder_special (ProbeDecoder *d, const guint8 *p, gsize avail)
   d->task1 = task1;
   if (restart)
     decoder_forget_stacks (d);
-  if (d->starting) {
+  if (d->starting && d->keep_backlog) {
+    decoder_start (d, PROBE_EVENT_NONE); /* the session's own span starts at this sync */
+  } else if (d->starting) {
     /* the Events start at this sync, whatever the backlog lost */
     d->gap_pending = FALSE;
     decoder_start (d, PROBE_EVENT_GAP);
   }
   if (d->gap_pending) {
-    /* from the last record decoded (never after the sync: corrupt deltas may have run ahead) */
-    decoder_emit_at (d, MIN (d->gap_ts, d->ts), PROBE_EVENT_GAP, 0, PROBE_GAP_DECODE);
+    /* from the last record decoded (never after the sync: corrupt deltas may have run ahead);
+     * none when nothing was decoded before: a stream joined mid-way starts at this sync */
+    if (d->gap_ts != G_MAXUINT64)
+      decoder_emit_at (d, MIN (d->gap_ts, d->ts), PROBE_EVENT_GAP, 0, PROBE_GAP_DECODE);
     d->gap_pending = FALSE;
     d->after_gap = TRUE;
     decoder_forget_stacks (d);
@@ -486,7 +494,7 @@ decoder_process (ProbeDecoder *d, const guint8 *buf, gsize n)
        * from that record (its time is the last known) to the sync that follows (this time) */
       guint64 lost_from = d->ts;
       d->ts += delta;
-      if (d->quiet || d->starting)
+      if (d->quiet || (d->starting && !d->keep_backlog))
         d->stats.backlog_drops += v;
       else
         d->stats.target_drops += v;
@@ -587,16 +595,17 @@ probe_decoder_feed (ProbeDecoder *decoder, const guint8 *data, gsize len, ProbeE
     return decoder_fail (d, error);
   d->stats.bytes += len;
   if (d->quiet_left > 0 && len > 0) {
-    /* the backlog: decoded for its state, its Events discarded */
+    /* the backlog: decoded for its state, its Events discarded (or delivered when kept) */
     gsize k = (gsize) MIN ((guint64) len, d->quiet_left);
-    d->func = decoder_discard;
-    d->user_data = NULL;
-    d->quiet = TRUE;
+    d->func = d->keep_backlog ? func : decoder_discard;
+    d->user_data = d->keep_backlog ? user_data : NULL;
+    d->quiet = !d->keep_backlog;
     guint64 events = d->stats.events;
     decoder_feed_part (d, data, k);
-    d->quiet = FALSE;
     d->stats.backlog_events += d->stats.events - events;
-    d->stats.events = events;
+    if (d->quiet)
+      d->stats.events = events;
+    d->quiet = FALSE;
     d->quiet_left -= k;
     d->starting = d->quiet_left == 0;
     data += k;
@@ -613,9 +622,10 @@ probe_decoder_feed (ProbeDecoder *decoder, const guint8 *data, gsize len, ProbeE
 }
 
 void
-probe_decoder_skip_events (ProbeDecoder *decoder, guint64 bytes)
+probe_decoder_set_backlog (ProbeDecoder *decoder, guint64 bytes, gboolean keep)
 {
   decoder->quiet_left = bytes;
+  decoder->keep_backlog = keep;
   decoder->starting = bytes == 0;
 }
 

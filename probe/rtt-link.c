@@ -443,6 +443,26 @@ probe_rtt_link_step (ProbeRttLink *r, GByteArray *out, guint wait_ms, GError **e
 }
 
 gboolean
+probe_rtt_link_pending (ProbeRttLink *r, guint32 *bytes, GError **error)
+{
+  if (r->cb == 0) {
+    g_set_error (error, PROBE_ERROR, PROBE_ERROR_NOT_FOUND, "RTT control block not located");
+    return FALSE;
+  }
+  guint64 off[2]; /* WrOff, RdOff */
+  if (!probe_openocd_read_memory (r->oc, r->target, r->desc + 12, 32, 2, off, error))
+    return FALSE;
+  if (off[0] >= r->size || off[1] >= r->size) {
+    g_set_error (error, PROBE_ERROR, PROBE_ERROR_NOT_FOUND, "RTT offsets out of range: WrOff %"
+                 G_GUINT64_FORMAT ", RdOff %" G_GUINT64_FORMAT " in a ring of %u", off[0], off[1],
+                 r->size);
+    return FALSE;
+  }
+  *bytes = (guint32) ((off[0] - off[1] + r->size) % r->size);
+  return TRUE;
+}
+
+gboolean
 probe_rtt_link_release (ProbeRttLink *r, GError **error)
 {
   if (r->method != PROBE_RTT_DRAIN || r->cb == 0 || r->held.rd_off == r->held.upto)

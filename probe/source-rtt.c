@@ -40,6 +40,7 @@ typedef struct {
   char *target, *host;        /* cfg copies (target: resolved at attach when per-core auto) */
   ProbeRttLink *link;         /* NULL before attach */
   GByteArray *head;           /* bytes read by attach, handed out by the next read */
+  gboolean attached;          /* the first attach measured the backlog */
 } RttStream;
 
 typedef struct {
@@ -51,9 +52,14 @@ typedef struct {
   guint64 first_ts[MAX_STREAMS]; /* each stream's first Event timestamp … */
   gboolean have_first[MAX_STREAMS]; /* … once it has one */
   guint64 last_ts[MAX_STREAMS];  /* each stream's latest Event timestamp (gaps) */
+  gboolean has_backlog[MAX_STREAMS]; /* a backlog was set for the stream's decoder … */
+  guint64 backlog[MAX_STREAMS];  /* … of these bytes … */
+  gboolean keep_backlog;         /* … kept (or decoded for state only) */
   GPtrArray *decoders;        /* ProbeDecoder* by stream (capture channel); [0] always */
   ProbeOpenocd *oc;           /* per_core: the link attach was given (borrowed until detach) */
 } RttSource;
+
+static const ProbeSourceClass rtt_class;
 
 static void
 rtt_stream_free (RttStream *st)
@@ -156,10 +162,12 @@ read_info (RttStream *r, ProbeOpenocd *oc, guint32 *tick_hz, GError **error)
   return TRUE;
 }
 
-/* Locates @st's control block through its target (retrying while the firmware has not made
- * it) and starts its link; the tick rate from orti_trace_info when known. */
+/* Locates @st's control block (stream @stream) through its target (retrying while the
+ * firmware has not made it) and starts its link; the tick rate from orti_trace_info when
+ * known. The first attach notes what the ring holds then: the backlog, decoded for the
+ * stream's state only unless the config keeps it. */
 static gboolean
-attach_stream (RttSource *r, RttStream *st, ProbeOpenocd *oc, GError **error)
+attach_stream (RttSource *r, RttStream *st, guint16 stream, ProbeOpenocd *oc, GError **error)
 {
   ProbeSource *src = &r->parent;
   /* the bytes the last link received but did not release yet stay held: a drain whose script
@@ -189,7 +197,7 @@ attach_stream (RttSource *r, RttStream *st, ProbeOpenocd *oc, GError **error)
     }
     if (hz)
       src->quality.tick_hz = hz;
-    if (probe_rtt_link_start (st->link, &local))
+    if (probe_rtt_link_locate (st->link, &local))
       break;
     if (!g_error_matches (local, PROBE_ERROR, PROBE_ERROR_NOT_FOUND) || i >= LOCATE_TRIES) {
       g_propagate_error (error, g_steal_pointer (&local));
@@ -197,6 +205,17 @@ attach_stream (RttSource *r, RttStream *st, ProbeOpenocd *oc, GError **error)
     }
     g_usleep (LOCATE_PAUSE_US);
   }
+  if (!st->attached) {
+    /* what the ring holds now predates the session: its backlog (read first, by either
+     * method: OpenOCD's server starts reading below) */
+    guint32 pending = 0;
+    if (!probe_rtt_link_pending (st->link, &pending, error))
+      return FALSE;
+    st->attached = TRUE;
+    probe_source_rtt_set_backlog (src, stream, pending, st->cfg.keep_backlog);
+  }
+  if (!probe_rtt_link_start (st->link, error))
+    return FALSE;
   src->quality.label = probe_rtt_link_get_method (st->link) == PROBE_RTT_SERVER ? "rtt-server"
                                                                                : "rtt-drain";
   return TRUE;
@@ -228,7 +247,7 @@ rtt_attach (ProbeSource *src, ProbeOpenocd *oc, GError **error)
   }
   for (guint c = 0; c < r->streams->len; c++) {
     RttStream *st = g_ptr_array_index (r->streams, c);
-    if (!attach_stream (r, st, oc, error)) {
+    if (!attach_stream (r, st, (guint16) c, oc, error)) {
       if (r->per_core) {
         g_autofree char *name = stream_name (r, c);
         g_prefix_error (error, "RTT on %s: ", name);
@@ -348,7 +367,10 @@ rtt_decode (ProbeSource *src, guint16 channel, const guint8 *data, gsize len,
     /* stream c is core c until its header names one */
     ProbeDecoderOptions opt = PROBE_DECODER_OPTIONS_INIT;
     opt.core = (guint16) r->decoders->len;
-    g_ptr_array_add (r->decoders, probe_decoder_new (&opt));
+    ProbeDecoder *d = probe_decoder_new (&opt);
+    if (r->has_backlog[opt.core])
+      probe_decoder_set_backlog (d, r->backlog[opt.core], r->keep_backlog);
+    g_ptr_array_add (r->decoders, d);
   }
   ProbeDecoder *d = g_ptr_array_index (r->decoders, channel);
   gboolean had_first = r->have_first[channel];
@@ -435,13 +457,45 @@ rtt_update_quality (ProbeSource *src)
 {
   RttSource *r = (RttSource *) src;
   src->quality.records = 0;
+  src->quality.backlog_drops = 0;
+  /* the session's own span starts once every stream with a backlog has started: at the
+   * latest of their starts */
+  gboolean started = FALSE, waiting = FALSE;
+  guint64 start = 0;
   for (guint i = 0; i < r->decoders->len; i++) {
     ProbeDecoder *d = g_ptr_array_index (r->decoders, i);
+    guint64 ts;
+    if (i < MAX_STREAMS && r->has_backlog[i]) {
+      if (probe_decoder_get_start (d, &ts)) {
+        start = started ? MAX (start, ts) : ts;
+        started = TRUE;
+      } else {
+        waiting = TRUE;
+      }
+    }
+    src->quality.backlog_drops += probe_decoder_get_stats (d)->backlog_drops;
     src->quality.records += probe_decoder_get_stats (d)->bytes;
     guint32 hz = 0;
     if (src->quality.tick_hz == 0 && probe_decoder_get_stream_info (d, &hz, NULL, NULL))
       src->quality.tick_hz = hz;
   }
+  src->quality.attach_known = started && !waiting;
+  src->quality.attach_ts = start;
+}
+
+void
+probe_source_rtt_set_backlog (ProbeSource *src, guint16 channel, guint64 bytes, gboolean keep)
+{
+  g_return_if_fail (src->klass == &rtt_class && channel < MAX_STREAMS);
+  RttSource *r = (RttSource *) src;
+  r->has_backlog[channel] = TRUE;
+  r->backlog[channel] = bytes;
+  r->keep_backlog = keep;
+  src->quality.backlog[channel] = bytes;
+  src->quality.n_backlog = MAX (src->quality.n_backlog, (guint) channel + 1);
+  src->quality.backlog_kept = keep;
+  if (channel < r->decoders->len)
+    probe_decoder_set_backlog (g_ptr_array_index (r->decoders, channel), bytes, keep);
 }
 
 static gboolean

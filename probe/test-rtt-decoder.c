@@ -209,12 +209,10 @@ test_join (void)
     g_autoptr (GArray) got = decode (r->stream->data + off, r->stream->len - off, 0, 0, &stats);
     g_assert_cmpuint (got->len, >, 0);
     const ProbeEvent *first = &g_array_index (got, ProbeEvent, 0);
-    /* a join exactly at a sync record loses nothing the decoder could know about */
-    if (r->stream->data[off] != OTF_SYNC || stats.skipped_bytes != 0) {
-      g_assert_cmpuint (first->kind, ==, PROBE_EVENT_GAP);
-      g_assert_cmpuint (first->b, ==, PROBE_GAP_DECODE);
+    /* the stream starts at the first sync: nothing before it was decoded, so no gap */
+    g_assert_cmpuint (first->kind, !=, PROBE_EVENT_GAP);
+    if (r->stream->data[off] != OTF_SYNC)
       g_assert_cmpuint (stats.skipped_bytes, >, 0);
-    }
     /* everything from one sync interval (plus a record) after the join point is decoded */
     assert_tail_matches (got, clean, events_before (r->stream->data, MIN (off + 256 + 40, r->stream->len)), FALSE, NULL);
   }
@@ -254,11 +252,11 @@ test_corruption (void)
 
 /* Decodes @data with its first @skip bytes a backlog (probe_decoder_skip_events). */
 static GArray *
-decode_skipping (const guint8 *data, gsize len, gsize skip, guint max_slice, guint32 seed,
-                 ProbeDecoderStats *stats, guint64 *start)
+decode_skipping (const guint8 *data, gsize len, gsize skip, gboolean keep, guint max_slice,
+                 guint32 seed, ProbeDecoderStats *stats, guint64 *start)
 {
   g_autoptr (ProbeDecoder) d = probe_decoder_new (NULL);
-  probe_decoder_skip_events (d, skip);
+  probe_decoder_set_backlog (d, skip, keep);
   g_assert_false (probe_decoder_get_start (d, NULL));
   GArray *out = feed_sliced (d, data, len, max_slice, seed);
   *stats = *probe_decoder_get_stats (d);
@@ -267,7 +265,7 @@ decode_skipping (const guint8 *data, gsize len, gsize skip, guint max_slice, gui
   return out;
 }
 
-/* A backlog (the ring's bytes at the attach) gives no Events: they start with the record after
+/* A backlog (the ring's bytes at the attach), unless kept, gives no Events: they start with the record after
  * it, announced by the running task's switch — or, when that record reports a drop, by the
  * sync after it, the drop being no gap of the session (it began before). Everything after is
  * what a decoder of the whole stream gives, function exits named alike. */
@@ -341,9 +339,17 @@ test_backlog (void)
     g_array_append_vals (want, &g_array_index (full, ProbeEvent, from), full->len - from);
     ProbeDecoderStats stats;
     guint64 got_start;
-    g_autoptr (GArray) got = decode_skipping (r->stream->data, r->stream->len, skip, k % 3 ? 17 : 0,
-                                              k, &stats, &got_start);
+    g_autoptr (GArray) got = decode_skipping (r->stream->data, r->stream->len, skip, FALSE,
+                                              k % 3 ? 17 : 0, k, &stats, &got_start);
     assert_events_equal (got, want);
+    /* kept: every Event as without a backlog, the start noted alike */
+    guint64 kept_start;
+    ProbeDecoderStats kept_stats;
+    g_autoptr (GArray) kept = decode_skipping (r->stream->data, r->stream->len, skip, TRUE,
+                                               k % 3 ? 17 : 0, k, &kept_stats, &kept_start);
+    assert_events_equal (kept, full);
+    g_assert_cmpuint (kept_start, ==, start);
+    g_assert_cmpuint (kept_stats.backlog_drops, ==, 0);
     g_assert_cmpuint (got_start, ==, start);
     g_assert_cmpuint (stats.backlog_events + got->len, >=, full->len - 1);
     if (drop)
@@ -356,8 +362,8 @@ test_backlog (void)
    * while hunting for it */
   ProbeDecoderStats stats;
   guint64 start;
-  g_autoptr (GArray) got = decode_skipping (r->stream->data + 7, r->stream->len - 7, 0, 0, 1,
-                                            &stats, &start);
+  g_autoptr (GArray) got = decode_skipping (r->stream->data + 7, r->stream->len - 7, 0, FALSE, 0,
+                                            1, &stats, &start);
   g_assert_cmpuint (got->len, >, 0);
   g_assert_cmpuint (g_array_index (got, ProbeEvent, 0).kind, !=, PROBE_EVENT_GAP);
   for (guint i = 0; i < got->len; i++)

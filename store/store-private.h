@@ -55,6 +55,11 @@ gboolean store__migrate_fleet (sqlite3 *db, GError **error);
  * (task_stat.evidence, …) and where ISR2s run (isr_stat.thread_mode, handler_mode). */
 gboolean store__migrate_job_evidence (sqlite3 *db, GError **error);
 
+/* store__migrate_unseen: schema 18 → 19 (store-schema-unseen.c): what the statistics say about
+ * time nobody saw (coverage, the attach, unknown time, counts a gap may have cut, percentiles'
+ * resolution). */
+gboolean store__migrate_unseen (sqlite3 *db, GError **error);
+
 /* store__migrate_session_keys: schema 12 → 13, every row tied to its session by a foreign
  * key with ON DELETE CASCADE and session ids never reused (store-schema-keys.c). Runs inside
  * the migration's transaction on a connection whose foreign keys are off. */

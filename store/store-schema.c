@@ -65,6 +65,9 @@
  *      task's job-level figures rest.
  *  18  sessions_overview.tasks counts the tasks that ran, not every task the ORTI names;
  *      it shows sessions.elf_build_id (filled since: the ELF's GNU build-id note).
+ *  19  time nobody saw (issue 37; store-schema-unseen.c): sessions gain coverage and
+ *      attach_tick; task_stat pct_bound, unknown_time, counts_complete; isr_stat pct_bound,
+ *      counts_complete; core_stat gap_time; the views show them.
  *
  * Workload facts that shaped it: events dominate (millions per session) so they are packed
  * per core into ~1 KB chunks (store-private.h) — about 8 bytes an event instead of ~30 for a
@@ -911,6 +914,7 @@ static const StoreMigration migrations[STORE_SCHEMA_VERSION] = {
   store__migrate_fleet, /* 15 → 16, store-schema-fleet.c */
   store__migrate_job_evidence, /* 16 → 17, store-schema-jobs.c */
   migrate_17_to_18, /* 17 → 18 */
+  store__migrate_unseen, /* 18 → 19, store-schema-unseen.c */
 };
 
 gboolean

@@ -194,9 +194,10 @@ static const char *const statement_sql[ST_COUNT] = {
                    "slice_p50, slice_p90, slice_p99, job_min, job_max, job_avg, job_p50, "
                    "job_p90, job_p99, period_min, period_max, period_avg, response_min, "
                    "response_max, response_avg, response_p50, response_p90, response_p99, "
-                   "evidence, evidence_note, undecided, contradictions) "
+                   "evidence, evidence_note, undecided, contradictions, "
+                   "pct_bound, unknown_time, counts_complete) "
                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                   "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   [ST_FUNCTION_STAT] = "INSERT OR REPLACE INTO function_stat (session_id, function, count, "
                        "gross_total, net_total, self_total, net_min, net_max, net_avg, "
                        "net_p50, net_p90, net_p99, period_min, period_max, period_avg) "
@@ -210,8 +211,8 @@ static const char *const statement_sql[ST_COUNT] = {
                   "net_total, net_min, net_max, net_avg, net_p50, net_p90, net_p99, "
                   "gross_total, gross_min, gross_max, gross_avg, period_min, period_max, "
                   "period_avg, max_depth, nested, total_bound, time_bound, note, thread_mode, "
-                  "handler_mode) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                  "?, ?, ?, ?, ?, ?)",
+                  "handler_mode, pct_bound, counts_complete) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                  "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   [ST_TASK_ISR_STAT] = "INSERT OR REPLACE INTO task_isr_stat (session_id, task, isr, count, "
                        "time, total_bound, time_bound, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
   [ST_SERVICE_STAT] = "INSERT OR REPLACE INTO service_stat (session_id, service, "
@@ -234,7 +235,7 @@ static const char *const statement_sql[ST_COUNT] = {
   [ST_DATA_VALUE] = "INSERT INTO data_values (session_id, variable, ts, value) VALUES (?, ?, ?, ?)",
   [ST_CORE_STAT] = "INSERT OR REPLACE INTO core_stat (session_id, core, start, \"end\", "
                    "task_time, isr_time, idle_time, unknown_time, total_bound, time_bound, note, "
-                   "isr_bound) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   "isr_bound, gap_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   [ST_CROSS_CORE_STAT] = "INSERT OR REPLACE INTO cross_core_stat (session_id, from_core, core, "
                          "count, min, max, avg, p50, p90, p99) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   [ST_TASK_CORE_STAT] = "INSERT OR REPLACE INTO task_core_stat (session_id, task, core, slices, "
@@ -242,7 +243,8 @@ static const char *const statement_sql[ST_COUNT] = {
   [ST_QUALITY] = "UPDATE sessions SET sample_rate_hz = ?, gap_count = ?, dropped_events = ?, "
                  "anomaly_count = ?, interval_jitter_us = ?, min_interval_us = ?, "
                  "reads_failed = ?, interval_p50_us = ?, interval_p99_us = ?, samples = ?, "
-                 "samples_effective = ?, clock_hz_measured = ?, samples_stalled = ? WHERE id = ?",
+                 "samples_effective = ?, clock_hz_measured = ?, samples_stalled = ?, "
+                 "coverage = ?, attach_tick = ? WHERE id = ?",
   [ST_NOTES] = "UPDATE sessions SET clock_source = COALESCE(?, clock_source), "
                "clock_warning = COALESCE(?, clock_warning), inference = COALESCE(?, inference), "
                "source_config = COALESCE(?, source_config) WHERE id = ?",
@@ -997,6 +999,9 @@ bind_task_stat (sqlite3_stmt *st, int *k, gconstpointer row)
   bind_t (st, k, r->evidence_note);
   bind_i (st, k, r->undecided);
   bind_i (st, k, r->contradictions);
+  bind_i (st, k, r->pct_bound);
+  bind_i (st, k, r->unknown_time);
+  sqlite3_bind_int (st, (*k)++, !r->counts_cut);
 }
 
 static void
@@ -1047,6 +1052,8 @@ bind_isr_stat (sqlite3_stmt *st, int *k, gconstpointer row)
   bind_bounds (st, k, r->total_bound, r->time_bound, r->note);
   bind_i (st, k, r->thread_mode);
   bind_i (st, k, r->handler_mode);
+  bind_i (st, k, r->pct_bound);
+  sqlite3_bind_int (st, (*k)++, !r->counts_cut);
 }
 
 static void
@@ -1164,6 +1171,7 @@ bind_core_stat (sqlite3_stmt *st, int *k, gconstpointer row)
   bind_i (st, k, r->unknown_time);
   bind_bounds (st, k, r->total_bound, r->time_bound, r->note);
   bind_i (st, k, r->isr_bound);
+  bind_i (st, k, r->gap_time);
 }
 
 static void
@@ -1333,6 +1341,8 @@ do_rows (StoreWriter *self, Session *s, Msg *m, GError **error)
     bind_d_or_na (st, &k, q->samples_effective);
     bind_d_or_na (st, &k, q->clock_hz_measured);
     bind_d (st, &k, q->samples_stalled >= 0 ? q->samples_stalled : NAN); /* 0 is a measure */
+    bind_d_or_na (st, &k, q->coverage);
+    bind_i (st, &k, q->attach_tick > 0 ? q->attach_tick : -1);
     sqlite3_bind_int64 (st, k++, s->id);
     return step (self, ST_QUALITY, error);
   }

@@ -55,7 +55,7 @@ typedef enum {
 } StoreError;
 
 /* Schema version this build reads and writes (store-schema.c keeps the history). */
-#define STORE_SCHEMA_VERSION 18
+#define STORE_SCHEMA_VERSION 19
 
 /* --- rows -------------------------------------------------------------------------------- */
 
@@ -100,6 +100,10 @@ typedef struct {
   double samples_stalled;   /* sampled sources: share of the sampled time the sampler was
                              * held up (intervals > 3 × the median; 0: never); negative:
                              * n/a, the source does not sample */
+  double coverage;          /* share of the cores' time the source saw, 1 − unknown / span
+                             * (0 or NAN: not measured, stored NULL) */
+  gint64 attach_tick;       /* where the session's own span begins: the first tick after the
+                             * ring's backlog it attached to (0: its first event; NULL) */
 } StoreSessionQuality;
 
 /* How a session measured, in words; set once known (store_writer_set_notes). */
@@ -185,6 +189,12 @@ typedef struct {
   char evidence_note[480]; /* the plan, the counts, the reason (truncated to fit) */
   gint64 undecided;        /* switch-outs decided on no evidence; -1 unknown */
   gint64 contradictions;   /* what happened contradicted its priorities; -1 unknown */
+  gint64 pct_bound;    /* the percentiles' resolution (ticks): each is its histogram bucket's
+                        * upper bound, the truth at most this far below (besides time_bound) */
+  gint64 unknown_time; /* ticks of its cores' time nobody saw (before the first switch, after
+                        * gaps): its load's bound covers them */
+  gboolean counts_cut; /* a gap may have hidden some of its jobs, activations, preemptions
+                        * (stored as counts_complete = 0) */
 } StoreTaskStat;
 
 /* Per-function statistics: over all tasks (task < 0) or within one task. */
@@ -222,6 +232,9 @@ typedef struct {
   gint64 time_bound;      /* ± ticks on each duration and period (0 exact; STORE_UNKNOWN) */
   const char *note;       /* a static string: why figures of the row are unknown (NULL:
                            * none are); stored in the row's `note` column */
+  gint64 pct_bound;     /* its percentiles' resolution (ticks): each is its histogram bucket's
+                         * upper bound, the truth at most this far below; 0 exact */
+  gboolean counts_cut;  /* a gap may have hidden instances (stored counts_complete = 0) */
 } StoreIsrStat;
 
 /* Which task (or idle) each ISR2 interrupted, and for how long (task_isr_stat). */
@@ -330,6 +343,7 @@ typedef struct {
   const char *note;       /* a static string: why figures of the row are unknown (NULL:
                            * none are); stored in the row's `note` column */
   gint64 isr_bound;       /* ± ticks on isr_time (0 exact; STORE_UNKNOWN) */
+  gint64 gap_time;      /* of unknown_time, after gaps (data lost) */
 } StoreCoreStat;
 
 /* A task on one core (task_core_stat; daemon/slicer.h SlicerTaskCoreStats): a task that

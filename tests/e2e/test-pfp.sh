@@ -23,6 +23,8 @@
 #   and the snapshots cover different windows: at most one period's run time per end,
 #   divided by the window). The views test checks the run time exactly, against a truth
 #   taken at the hooks' own instants.
+# Then, on the same boot, two sessions attach to the target seconds after the one above ended,
+# its ring full and dropping: with the backlog kept and discarded (rtt-attach-cases.py).
 source "$(dirname "$0")/e2e-common.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -36,7 +38,8 @@ db=$tmp/profile.db
        --source rtt --rtt drain --duration 10s --db "$1/profile.db" --http none --name pfp-rtt \
        --quiet
   "$0" >"$1/truth1.json"
-' "$RIG_TRUTH" "$tmp" "$PROFD" || die "rtt session failed"
+  python3 "$ORTI_SOURCE_DIR/tests/e2e/rtt-attach-cases.py" "$1"
+' "$RIG_TRUTH" "$tmp" "$PROFD" || die "rtt session or a late attach failed"
 
 [[ $(sql "$db" "SELECT state FROM sessions WHERE id = 1") == complete ]] || die "session not complete"
 [[ $(sql "$db" "SELECT gap_count FROM sessions WHERE id = 1") == 0 ]] || die "the RTT stream had gaps"

@@ -279,7 +279,8 @@ run_case (CutMode mode, gboolean per_core)
 
   Proxy px = { .mode = mode, .after = 1 };
   proxy_start (&px);
-  ProbeRttConfig rc = { .method = PROBE_RTT_DRAIN, .cb_address = cb_address };
+  /* the ring's whole stream is wanted: kept, though it predates the attach */
+  ProbeRttConfig rc = { .method = PROBE_RTT_DRAIN, .cb_address = cb_address, .keep_backlog = TRUE };
   /* per core: the same block as core 0 of an AMP source, read through its OpenOCD target by
    * name (`target names`), so the script carries the target prefix */
   g_autoptr (ProbeSource) src = per_core ? probe_source_new_rtt_per_core (&rc, 1, TRUE, &error)
@@ -289,8 +290,9 @@ run_case (CutMode mode, gboolean per_core)
   ProbeSourceSink sink = { on_event, on_record, &k };
   g_autoptr (ProbeOpenocd) oc = probe_openocd_connect ("127.0.0.1", px.port, 3000, &error);
   g_assert_no_error (error);
-  g_assert_true (probe_source_attach (src, oc, &error));
+  gboolean attached = probe_source_attach (src, oc, &error);
   g_assert_no_error (error);
+  g_assert_true (attached);
   guint lost = 0, idle = 0;
   gint64 give_up = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
   while (idle < 3) { /* a few empty drains after the backlog: nothing more arrives */

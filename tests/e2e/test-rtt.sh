@@ -8,10 +8,17 @@
 #     is drained to its last byte (RdOff == WrOff), and the function entries stored for the
 #     workload's functions (stress_top/mid/leaf) equal the firmware's own call counters
 #     (per-task `calls` + 7 per Timer1Isr entry) for the window — exactly;
-#  b. tiny ring (demo-trace-small.elf, 256 bytes), --rtt drain: gaps are recorded and the
-#     dropped_events the stream reported equal orti_trace_drop_count() on the target — exactly;
+#  b. tiny ring (demo-trace-small.elf, 256 bytes, tracing until the test asks the window to
+#     close), --rtt drain: the ring overflows and the stream recovers all along — every loss one
+#     gap with its count, the dropped_events the stream reported equal
+#     orti_trace_drop_count() on the target, exactly; the time in the gaps is unknown (core
+#     unknown = after-gap time ≥ the gaps' total, coverage = 1 − unknown / span); the source
+#     saw too little of the time (coverage < 50 %), so the session ends incomplete, `run`
+#     exits 1 and every task's load is NULL (issue 37's overflowing-ring stress case);
 #  c. normal ring, --rtt server (OpenOCD's rtt server): the same exact checks as a;
 #  d. --replay of a's and b's captures gives the identical event streams (sqlite3 EXCEPT).
+# The sessions keep the ring's backlog (--rtt-backlog keep): a and c start after the window
+# closed, so all they read is what the ring held when they attached.
 source "$(dirname "$0")/e2e-common.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -34,6 +41,7 @@ tmp=$1 profd=$2 name=$3 method=$4 wait_first=$5
 sym() { arm-none-eabi-nm "$ORTI_RIG_ELF" | awk -v s="$1" '$3 == s { print $1 }'; }
 win=$(( 0x$(sym rig_trace_window) - 0x21000000 ))
 cb=$(( 0x$(sym orti_trace_rtt) - 0x21000000 ))
+close_req=$(( (6 + 13 + 2 + 13 + 13) * 4 ))  # RigTraceWindow.close_req
 word() { od -An -t u4 -j "$1" -N 4 "$ORTI_RIG_RAM" | tr -d ' '; }
 wait_done() {
   local i
@@ -44,11 +52,29 @@ wait_done() {
   echo "the firmware's trace window did not complete (state $(word "$win"))" >&2
   return 1
 }
-[[ $wait_first == 1 ]] && wait_done
-"$profd" --orti "$ORTI_RIG_ORTI" --elf "$ORTI_RIG_ELF" --openocd 127.0.0.1:$ORTI_RIG_TCL_PORT \
-         --source rtt --rtt "$method" --duration 5s --db "$tmp/profile.db" --http none \
-         --record "$tmp/$name.ocap" --name "$name" --quiet
-wait_done
+profd_run() {
+  "$profd" --orti "$ORTI_RIG_ORTI" --elf "$ORTI_RIG_ELF" --openocd 127.0.0.1:$ORTI_RIG_TCL_PORT \
+           --source rtt --rtt "$method" --rtt-backlog keep --db "$tmp/profile.db" --http none \
+           --record "$tmp/$name.ocap" --name "$name" --quiet "$@"
+}
+if [[ $wait_first == 1 ]]; then
+  wait_done
+  profd_run --duration 5s
+else
+  # the window traces on until asked to close; its final sync needs the session's drains
+  profd_run & pid=$!
+  sleep 3
+  printf '\x01\x00\x00\x00' | dd of="$ORTI_RIG_RAM" bs=1 seek=$((win + close_req)) \
+    conv=notrunc status=none
+  wait_done
+  for ((i = 0; i < 100; i++)); do # the final sync drained
+    [[ $(word $((cb + 24 + 12))) == $(word $((cb + 24 + 16))) ]] && break
+    sleep 0.1
+  done
+  kill -INT $pid
+  rc=0; wait $pid || rc=$?
+  echo "$rc" >"$tmp/$name.rc"
+fi
 python3 - "$ORTI_RIG_RAM" "$win" "$cb" >"$tmp/$name.json" <<'PY'
 import json, struct, sys
 ram = open(sys.argv[1], "rb").read()
@@ -101,25 +127,54 @@ PY
 check_exact 1 drain
 check_exact 3 server
 
-# b: drops counted exactly
-read -r state gaps drops < <(sql "$db" "SELECT state, gap_count, dropped_events FROM sessions
-                                       WHERE id = 2" | tr '|' ' ')
-[[ $state == complete ]] || die "small: session state $state"
+# b: the overflowing ring — drops counted exactly, every loss one gap, its time unknown, and
+# a session that saw too little of its time incomplete with NULL loads
+read -r state gaps drops coverage < <(sql "$db" "SELECT state, gap_count, dropped_events, coverage
+                                                 FROM sessions WHERE id = 2" | tr '|' ' ')
+[[ $(cat "$tmp/small.rc") == 1 ]] || die "small: run exited $(cat "$tmp/small.rc"), not 1 (incomplete)"
+[[ $state == incomplete ]] || die "small: session state $state"
+sql "$db" "SELECT state_reason FROM sessions WHERE id = 2" | grep -q "saw only" ||
+  die "small: the state does not say the source saw too little: $(sql "$db" "SELECT state_reason FROM sessions WHERE id = 2")"
 target_drops=$(python3 -c 'import json,sys; w=json.load(open(sys.argv[1])); print(w["drops"] if w["state"] == 2 and w["rdoff"] == w["wroff"] else -1)' "$tmp/small.json")
 echo "small: $gaps gaps, stream reported $drops dropped records, the target counted $target_drops"
-(( gaps > 0 )) || die "small: no gap recorded although the target dropped $target_drops records"
+(( gaps > 10 )) || die "small: $gaps gaps: the ring did not overflow and recover again and again"
 (( target_drops > 0 )) || die "small: the target dropped nothing or its window did not finish: $(cat "$tmp/small.json")"
 [[ $drops == "$target_drops" ]] || die "small: stream reported $drops drops, target counted $target_drops"
 stream_gaps=$(sql "$db" "SELECT count(*) FROM events WHERE session_id = 2 AND kind_name = 'gap'")
 [[ $stream_gaps == "$gaps" ]] || die "small: $stream_gaps gap events but gap_count $gaps"
+read -r rows lost empty < <(sql "$db" "SELECT count(*), sum(lost), sum(lost = 0) FROM gaps
+                                      WHERE session_id = 2" | tr '|' ' ')
+[[ $rows == "$gaps" && $lost == "$drops" && $empty == 0 ]] ||
+  die "small: $rows gap rows holding $lost records ($empty with none) for $gaps gaps, $drops drops"
+python3 - "$db" <<'PY' || die "small: the time in the gaps is not unknown, or a load is not NULL"
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+hz = con.execute("SELECT tick_rate_hz FROM sessions WHERE id = 2").fetchone()[0]
+gap_us = con.execute("SELECT sum(\"end\" - start) * 1e6 / ? FROM gaps WHERE session_id = 2",
+                     (hz,)).fetchone()[0]
+span, unknown, after_gaps = con.execute("SELECT span_us, unknown_us, gap_us FROM core_stats "
+                                        "WHERE session_id = 2").fetchone()
+cov = con.execute("SELECT coverage FROM sessions WHERE id = 2").fetchone()[0]
+loads = con.execute("SELECT task, load_percent, counts_complete FROM task_stats "
+                    "WHERE session_id = 2").fetchall()
+print(f"small: span {span:.0f} us, unknown {unknown:.0f} us (after gaps {after_gaps:.0f}, the "
+      f"gaps {gap_us:.0f}), coverage {100 * cov:.2f} %; loads {loads}")
+ok = after_gaps >= gap_us - 1 and unknown >= after_gaps and unknown <= span
+ok &= abs(cov - (1 - unknown / span)) < 1e-6 and cov < 0.5
+ok &= all(load is None and complete == 0 for _, load, complete in loads) and len(loads) > 0
+sys.exit(0 if ok else 1)
+PY
 
 # d: record then replay gives the identical event stream
 replay_check() { # LIVE-ID NAME ELF
-  local live=$1 name=$2 id
+  local live=$1 name=$2 id rc=0 state
   "$PROFD" --orti "$orti" --elf "$3" --replay "$tmp/$name.ocap" --db "$db" --http none \
-           --name "replay-$name" --quiet || die "replay of $name failed"
+           --name "replay-$name" --quiet 2>/dev/null || rc=$?
   id=$(sql "$db" "SELECT max(id) FROM sessions")
-  [[ $(sql "$db" "SELECT state FROM sessions WHERE id = $id") == complete ]] || die "replay $name not complete"
+  state=$(sql "$db" "SELECT state FROM sessions WHERE id = $live")
+  [[ $(sql "$db" "SELECT state FROM sessions WHERE id = $id") == "$state" ]] ||
+    die "replay $name not $state like the live session"
+  [[ $rc == $([[ $state == complete ]] && echo 0 || echo 1) ]] || die "replay of $name exited $rc"
   local n1 n2 diff
   n1=$(sql "$db" "SELECT count(*) FROM events WHERE session_id = $live")
   n2=$(sql "$db" "SELECT count(*) FROM events WHERE session_id = $id")

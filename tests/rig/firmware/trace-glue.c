@@ -6,8 +6,8 @@
  * Trace window. The host's RTT link (simulated JTAG, tens of kB/s) is far slower than the
  * `stress` workload produces records (~10 MB/s), so a test cannot compare an endless stream
  * with the firmware's counters. Instead the firmware traces one window: from boot until the
- * first system tick, at least RIG_TRACE_WINDOW_TICKS ticks in, that interrupts the idle loop
- * (see RIG_TRACE_CLOSE_IDLE).
+ * first system tick, at least RIG_TRACE_WINDOW_TICKS ticks in (or after the host wrote
+ * rig_trace_window.close_req), that interrupts the idle loop (see RIG_TRACE_CLOSE_IDLE).
  * At that instant no task is inside its workload (an interrupted or preempted task would be
  * the running one), so the ground-truth `calls` counters, which the workload adds after each
  * loop, match the traced calls exactly; they are copied into rig_trace_window together with
@@ -67,6 +67,7 @@ typedef struct {
   uint32_t isr_count[RIG_MAX_ISRS];  /* rig_truth.live.isr[].count at the close */
   uint32_t run_ticks[RIG_MAX_TASKS]; /* rig_truth.live.task[].run_ticks (low word) at the close */
   uint32_t terminations[RIG_MAX_TASKS]; /* rig_truth.live.task[].terminations at the close */
+  uint32_t close_req;                /* written nonzero by the host: close at the next tick */
 } RigTraceWindow;
 
 volatile RigTraceWindow rig_trace_window __attribute__((used));
@@ -315,7 +316,7 @@ static void NOINSTR rig_trace_tick(void)
 {
   if (rig_trace_window.state == RIG_TRACE_ON) {
     rig_trace_window.ticks++;
-    if (rig_trace_window.ticks < RIG_TRACE_WINDOW_TICKS ||
+    if ((rig_trace_window.ticks < RIG_TRACE_WINDOW_TICKS && rig_trace_window.close_req == 0) ||
         (RIG_TRACE_CLOSE_IDLE && os_running_task != OS_NO_TASK))
       return;
     for (unsigned t = 0; t < RIG_MAX_TASKS; t++) {

@@ -1,0 +1,195 @@
+"""rtt-attach-cases.py — attaching to a target that has been tracing for seconds (issue 37),
+run inside test-pfp.sh's rig boot (run-rig --icount --firmware trace-long --workload pfp)
+after its own session: the firmware traces on with nobody reading, so its 64 KiB ring is full
+and has been dropping records for seconds when each session below attaches.
+
+  keep     --rtt-backlog keep: the ring's backlog is the session's pre-attach span, the loss
+           between it and the attach one gap with its count (the dropped records), its time
+           unknown; sessions.attach_tick is where the records after the attach begin; every
+           task's load carries a bound that holds the kernel's truth over the session's whole
+           span (from when the ring was emptied, where the backlog begins), or is NULL.
+  discard  the default: the session starts at the attach — no event before the halt it
+           attached in, no gap, the loads exact against the truth of the halted window (as
+           test-pfp allows for what the hooks cannot see), jobs as the kernel's.
+
+Each window is exact: the target halted, the truth read, orti-profd attached, the target runs,
+is halted again, the truth read again, orti-profd stops (rig_session.window's steps).
+argv: TMP.
+"""
+import os
+import struct
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rig_session import BOARD_HZ, Session, Tcl, check, fw_truth  # noqa: E402
+from trace_ref import Fail  # noqa: E402
+
+tmp = sys.argv[1]
+RUN_S = 3.0
+
+
+def window(name, backlog):
+    """Halt, truth, attach (@backlog), run, halt, truth, stop; (session, truth0, truth1)."""
+    tcl = Tcl()
+    tcl.halt()
+    f0 = fw_truth(halted=True)
+    d = os.path.join(tmp, name)
+    os.makedirs(d, exist_ok=True)
+    s = Session(d, ["--source", "rtt", "--rtt", "drain", "--rtt-backlog", backlog])
+    tcl.resume()
+    time.sleep(RUN_S)
+    tcl.halt()
+    s.settle()
+    f1 = fw_truth(halted=True)
+    s.stop()
+    tcl.resume()
+    return s, f0, f1
+
+
+def unseen_share(a, b):
+    """The share of the time between truths @a and @b the kernel spent where a hook-based trace
+    charges the running task (its dispatcher, its ISR2 entry and exit): test-pfp's allowance."""
+    dt = (b["timestamp"] - a["timestamp"]) % (1 << 32)
+    kernel = b["live"]["kernel_ticks"] - a["live"]["kernel_ticks"]
+    isr = sum(y["ticks"] - x["ticks"] for x, y in zip(a["live"]["isrs"], b["live"]["isrs"]))
+    return (kernel + isr) / dt
+
+
+def check_loads(s, a, b, exact):
+    """Every task's load bound (or NULL) holds the kernel's share of the time between truths
+    @a and @b, give or take what the hooks cannot place and the jobs cut at the window's ends;
+    returns {task: (load, bound, truth)}."""
+    dt = (b["timestamp"] - a["timestamp"]) % (1 << 32)
+    first, last = s.sql("SELECT first_tick, last_tick FROM sessions WHERE id = 1")[0]
+    span = last - first
+    # the truth's window is longer at its ends by what the session did not see there (a
+    # stream decoded from its first sync on, the last drains): that much of any task's time
+    ends = 100 * (abs(first - a["timestamp"]) + abs(b["timestamp"] - last)) / dt
+    unseen = 100 * unseen_share(a, b)
+    unknown_us, span_us = s.sql("SELECT unknown_us, span_us FROM core_stats WHERE session_id = 1")[0]
+    start_unknown = unknown_us / span_us
+    out = {}
+    rows = s.sql("SELECT task, load_percent, load_bound_percent, job_max_us, counts_complete "
+                 "FROM task_stats WHERE session_id = 1")
+    for name, load, bound, job_max, complete in rows:
+        x = next(t for t in a["live"]["tasks"] if t["name"] == name)
+        y = next(t for t in b["live"]["tasks"] if t["name"] == name)
+        truth = 100 * (y["run_ticks"] - x["run_ticks"]) / dt
+        edges = 100 * (job_max or 0) * 1e-6 * BOARD_HZ * (1 / span + 1 / dt) + ends
+        out[name] = (load, bound, truth)
+        if load is None:
+            check(not exact, f"{name}: load NULL in an exact session")
+            continue
+        lo, hi = load - bound - unseen - edges, load + bound + edges
+        print(f"  {name}: load {load:.3f} ± {bound:.3f} %, the kernel's {truth:.3f} % "
+              f"(allowed [{lo:.3f}, {hi:.3f}]), counts complete {complete}")
+        check(lo <= truth <= hi, f"{name}: the kernel's load {truth:.3f} % is outside "
+              f"[{lo:.3f}, {hi:.3f}] (load {load:.3f} ± {bound:.3f} %)")
+        if exact:  # only the time before the first switch is unknown
+            check(bound <= 50 * start_unknown + 1e-9,
+                  f"{name}: a bound of {bound} % in a session without a gap")
+    return out
+
+
+def session_row(s):
+    """(first_tick, last_tick, attach_tick, coverage, state, dropped_events) of session 1."""
+    return s.sql("SELECT first_tick, last_tick, attach_tick, coverage, state, dropped_events "
+                 "FROM sessions WHERE id = 1")[0]
+
+
+def gaps(s):
+    """The session's gaps but the halt's at its end: (start, end, lost, reason)."""
+    return s.sql("SELECT start, \"end\", lost, reason FROM gaps WHERE session_id = 1 "
+                 "AND reason <> 4 ORDER BY start")
+
+
+def ring():
+    """The firmware's up-buffer descriptor: (RAM file offset, size, WrOff, RdOff)."""
+    out = subprocess.run(["arm-none-eabi-nm", os.environ["ORTI_RIG_ELF"]], check=True,
+                         capture_output=True, text=True).stdout
+    desc = next(int(f[0], 16) for f in (line.split() for line in out.splitlines())
+                if len(f) == 3 and f[2] == "orti_trace_rtt") + 24
+    with open(os.environ["ORTI_RIG_RAM"], "rb") as f:
+        f.seek(desc - 0x21000000)
+        _, _, size, wr, rd, _ = struct.unpack("<6I", f.read(24))
+    return desc, size, wr, rd
+
+
+def wait_ring_full():
+    """Waits until the firmware's ring has no room left for a record (it drops from there
+    on), then lets it drop a while."""
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        _, size, wr, rd = ring()
+        if (rd - wr - 1) % size < 32:
+            time.sleep(0.5)
+            return
+        time.sleep(0.2)
+    raise Fail("the firmware's ring did not fill within 120 s")
+
+
+# The backlog begins at a known instant: with the target halted, a reader takes everything the
+# ring holds (RdOff = WrOff, as a reader's release does); the kernel's truth then.
+tcl = Tcl()
+tcl.halt()
+desc, _, wr, _ = ring()
+tcl(f"mww {desc + 16:#x} {wr}")
+truth0 = fw_truth(halted=True)
+tcl.resume()
+wait_ring_full()
+# keep: the backlog from the emptied ring on, the loss, the records after the attach
+s, f0, f1 = window("keep", "keep")
+first, last, attach, cov, state, drops = session_row(s)
+g = gaps(s)
+span, unknown, after_gaps = s.sql("SELECT span_us, unknown_us, gap_us FROM core_stats "
+                                  "WHERE session_id = 1")[0]
+print(f"keep: span {first}..{last}, attach at {attach}, gaps {g}, coverage {cov:.3f}, "
+      f"unknown {unknown:.0f} us (after gaps {after_gaps:.0f}), {drops} dropped, {state}")
+check(truth0["timestamp"] <= first < truth0["timestamp"] + BOARD_HZ // 10,
+      f"keep: the backlog begins at {first}, not at the first sync after the ring was emptied "
+      f"({truth0['timestamp']})")
+check(attach is not None and first < attach <= f0["timestamp"] + BOARD_HZ // 100,
+      f"keep: attach_tick {attach} is not between the backlog ({first}) and the attach's halt "
+      f"({f0['timestamp']})")
+check(len(g) >= 1 and g[0][3] == 1 and g[0][2] > 0 and g[0][1] == attach,
+      f"keep: the loss before the attach is not one drop gap ending at the attach: {g}")
+check(all(r == 1 and n > 0 for _, _, n, r in g), f"keep: a gap that is no drop: {g}")
+lost_us = sum(e - b for b, e, _, _ in g) * 1e6 / BOARD_HZ
+check(after_gaps >= lost_us - 1 and unknown >= after_gaps,
+      f"keep: {lost_us:.0f} us of gaps but {after_gaps:.0f} us unknown after gaps")
+check(drops == sum(n for _, _, n, _ in g), f"keep: {drops} dropped, the gaps hold "
+      f"{sum(n for _, _, n, _ in g)}")
+check(abs(cov - (1 - unknown / span)) < 1e-6, f"keep: coverage {cov} for {unknown}/{span}")
+loads = check_loads(s, truth0, f1, exact=False)
+check(all(l is None or b > 0 for l, b, _ in loads.values()),
+      f"keep: a load without a bound over a gap: {loads}")
+check(all(c == 0 for (c,) in s.sql("SELECT counts_complete FROM task_stats WHERE session_id = 1")),
+      "keep: a task's counts marked complete across the gap")
+check(state == ("complete" if cov >= 0.5 else "incomplete"), f"keep: state {state} at "
+      f"coverage {cov:.3f}")
+
+wait_ring_full()
+
+# discard (the default): the session is the records after the attach, exact
+s, f0, f1 = window("discard", "discard")
+first, last, attach, cov, state, _ = session_row(s)
+g = gaps(s)
+print(f"discard: span {first}..{last} in the window {f0['timestamp']}..{f1['timestamp']}, "
+      f"attach at {attach}, gaps {g}, coverage {cov:.4f}, {state}")
+check(first >= f0["timestamp"], f"discard: an event at {first}, before the halt the session "
+      f"attached in ({f0['timestamp']}): the backlog was not discarded")
+check(last <= f1["timestamp"], f"discard: an event at {last}, after the window")
+check(attach is not None and attach <= first + BOARD_HZ // 1000,
+      f"discard: attach_tick {attach} for a first event at {first}")
+check(g == [] and state == "complete", f"discard: gaps {g}, state {state}")
+check_loads(s, f0, f1, exact=True)
+for name, jobs, complete in s.sql("SELECT task, jobs, counts_complete FROM task_stats "
+                                  "WHERE session_id = 1"):
+    x = next(t for t in f0["live"]["tasks"] if t["name"] == name)
+    y = next(t for t in f1["live"]["tasks"] if t["name"] == name)
+    want = y["terminations"] - x["terminations"]
+    print(f"  {name}: {jobs} jobs, the kernel's {want}, counts complete {complete}")
+    check(complete == 1 and abs(jobs - want) <= 1, f"discard: {name} {jobs} jobs for {want}")
+print("rtt-attach-cases: ok")

@@ -86,6 +86,7 @@ struct _Session {
   gint64 deadline;              /* monotonic µs when --duration ends (0: none) */
   SessionGaps *gaps;            /* the gap rows (table gaps) */
   ProbeTargetState target_state;/* last state seen (explicit poll or OpenOCD notification) */
+  gboolean halt_gap_pending;    /* RTT: halted; its gap comes where the stream resumes */
   gboolean per_core_states;     /* the source polls each core's target: halts are per core */
   ProbeTargetState core_state[SESSION_LIVE_MAX_CORES]; /* … the last state seen of each */
 
@@ -588,8 +589,19 @@ note_target_state (Session *s, ProbeTargetState st)
     probe_capture_writer_add (s->record, PROBE_CAPTURE_STATE, 0, g_get_monotonic_time (), &b, 1,
                               NULL);
   }
-  if (st != PROBE_TARGET_RUNNING)
+  if (st == PROBE_TARGET_RESET) {
+    emit_gap (s, PROBE_GAP_RESET);
+  } else if (st == PROBE_TARGET_HALTED && s->capture_kind == PROBE_SOURCE_RTT) {
+    /* the ring keeps what was written before the halt, and the drains still deliver it: the
+     * halt's gap goes after it, where the stream resumes (nothing is lost; the time between is
+     * the halt's, charged to nothing) */
+    s->halt_gap_pending = TRUE;
+  } else if (st != PROBE_TARGET_RUNNING) {
     emit_gap (s, PROBE_GAP_HALT);
+  } else if (s->halt_gap_pending) {
+    s->halt_gap_pending = FALSE;
+    emit_gap (s, PROBE_GAP_HALT);
+  }
 }
 
 /* OpenOCD's tcl_notifications, queued while answers were read. */
@@ -1107,7 +1119,7 @@ run_source (Session *s, GError **error)
       }
       if (g_error_matches (local, PROBE_ERROR, PROBE_ERROR_NOT_FOUND)) {
         /* the stream went away (target reset): it restarts */
-        emit_gap (s, PROBE_GAP_HALT);
+        emit_gap (s, PROBE_GAP_RESET);
         if (!attach_source (s, error))
           return FALSE;
         continue;

@@ -251,6 +251,7 @@ struct _Slicer {
   gboolean seen_terminate, seen_activate, finished, any_event;
   guint n_preempted;  /* tasks whose last_out_preempted is set */
   guint64 gaps;       /* GAP events (and resets) fed: periods never span one */
+  gboolean gap_loses; /* the gap being closed lost data (not a halt: nothing ran in it) */
   guint64 first_ts, last_ts;
   guint64 anomalies[SLICER_ANOMALY_KIND_COUNT];
 };
@@ -1025,7 +1026,7 @@ core_set_base (Slicer *s, Core *core, guint16 coreno, Ctx *next, gboolean known,
     task_switch_out (s, core->base, ts, why, next, ev);
   core->base = next;
   core->known = known;
-  core->lost = why == OUT_GAP || (core->lost && !known);
+  core->lost = (why == OUT_GAP && s->gap_loses) || (core->lost && !known);
   if (next->kind == SLICER_CONTEXT_TASK)
     task_switch_in (s, coreno, next, ts, after_task);
   else if (why == OUT_SWITCH && s->n_preempted > 0)
@@ -1504,7 +1505,7 @@ core_close (Slicer *s, guint32 i, guint64 ts, guint32 flags, gboolean gap)
     isr_close_top (s, core, (guint16) i, cts, flags, FALSE);
   if (core->base->kind == SLICER_CONTEXT_TASK || core->known) {
     core_set_base (s, core, (guint16) i, core->idle, FALSE, cts, gap ? OUT_GAP : OUT_END, 0);
-  } else if (gap && !core->lost) {
+  } else if (gap && !core->lost && s->gap_loses) {
     core_cat_flush (core, cts); /* unknown since the start: from here on, data lost */
     core->lost = TRUE;
   }
@@ -1667,6 +1668,8 @@ slicer_feed (Slicer *self, const ProbeEvent *events, gsize n)
       G_GNUC_FALLTHROUGH;
     case PROBE_EVENT_GAP:
       self->gaps++;
+      /* a halted core ran nothing: its gap is unknown time, but hides no job or call */
+      self->gap_loses = ev->kind != PROBE_EVENT_GAP || PROBE_GAP_REASON (ev->b) != PROBE_GAP_HALT;
       anomaly (self, SLICER_ANOMALY_GAP, coreno, ts, core_running (core), ev->a,
                PROBE_GAP_REASON (ev->b));
       if (ev->b & PROBE_GAP_CORE_ONLY)

@@ -134,8 +134,13 @@ typedef enum {
   PROBE_GAP_TARGET_DROP = 1, /* the target's ring was full and it counted drops */
   PROBE_GAP_DECODE = 2,      /* the decoder lost sync on corrupt bytes */
   PROBE_GAP_LINK = 3,        /* the probe link (OpenOCD) went away and came back */
-  PROBE_GAP_HALT = 4,        /* the target was halted or reset */
+  PROBE_GAP_HALT = 4,        /* the target was halted (it ran nothing: no job or call is hidden
+                              * in it; before schema 13 sessions also resets) */
   PROBE_GAP_OVERFLOW = 5,    /* the trace unit reported overflows (SWO bandwidth exceeded) */
+  PROBE_GAP_HOST_STALL = 6,  /* the host did not read in time (its sampler or drain was held
+                              * up), while the target ran on */
+  PROBE_GAP_RESET = 7,       /* the target was reset, or its stream restarted: what its ring
+                              * held unread is gone */
 } ProbeGapReason;
 
 /* Or-ed into b of PROBE_EVENT_GAP: the gap concerns the Event's core alone (that core was

@@ -64,7 +64,8 @@ typedef struct {
 } ProbeSourceEachEvent;
 void probe_source_each_event (const ProbeEvent *events, gsize n, gpointer user);
 /* probe_event_core_state: core @core's TARGET_STATE(@st) at @ts and, unless running, its GAP
- * (PROBE_GAP_HALT | PROBE_GAP_CORE_ONLY), both flagged as the core's alone. */
+ * (PROBE_GAP_HALT, or PROBE_GAP_RESET for a reset, | PROBE_GAP_CORE_ONLY), both flagged as the
+ * core's alone. */
 void probe_event_core_state (guint64 ts, guint16 core, ProbeTargetState st, ProbeEventFunc func,
                              gpointer user);
 

@@ -55,6 +55,7 @@ typedef struct {
   gboolean has_backlog[MAX_STREAMS]; /* a backlog was set for the stream's decoder … */
   guint64 backlog[MAX_STREAMS];  /* … of these bytes … */
   gboolean keep_backlog;         /* … kept (or decoded for state only) */
+  guint64 halted;                /* bit c: core c halted alone, its gap due when it resumes */
   GPtrArray *decoders;        /* ProbeDecoder* by stream (capture channel); [0] always */
   ProbeOpenocd *oc;           /* per_core: the link attach was given (borrowed until detach) */
 } RttSource;
@@ -438,6 +439,32 @@ rtt_gap (ProbeSource *src, guint64 ts, ProbeGapReason reason, ProbeEventFunc fun
   func (&ev, user);
 }
 
+/* A core halted alone (per-core streams): its ring keeps what was written before the halt and
+ * the drains still deliver it, so its gap (of that core alone) goes where the core resumes,
+ * after all of it — the halt's time is unknown (nothing ran), no record is lost. A reset loses
+ * the ring: gap at once. */
+static void
+rtt_core_state (ProbeSource *src, guint64 ts, guint16 core, ProbeTargetState st,
+                ProbeEventFunc func, gpointer user)
+{
+  RttSource *r = (RttSource *) src;
+  guint64 bit = core < 64 ? G_GUINT64_CONSTANT (1) << core : 0;
+  ProbeEvent ev = { .ts = ts, .kind = PROBE_EVENT_TARGET_STATE, .a = st, .core = core,
+                    .b = PROBE_GAP_CORE_ONLY };
+  if (st == PROBE_TARGET_HALTED && bit) {
+    r->halted |= bit;
+    func (&ev, user);
+  } else if (st == PROBE_TARGET_RUNNING && (r->halted & bit)) {
+    r->halted &= ~bit;
+    func (&(ProbeEvent) { .ts = ts, .kind = PROBE_EVENT_GAP, .core = core,
+                          .b = PROBE_GAP_HALT | PROBE_GAP_CORE_ONLY }, user);
+    func (&ev, user);
+  } else {
+    r->halted &= ~bit;
+    probe_event_core_state (ts, core, st, func, user);
+  }
+}
+
 /* Per core: each core's target state (a core halted alone is a gap of that core alone). */
 static guint
 rtt_check_core_targets (ProbeSource *src, ProbeTargetState *states, guint max, GError **error)
@@ -527,9 +554,7 @@ static const ProbeSourceClass rtt_class = {
   .decode = rtt_decode,
   .gap = rtt_gap,
   .check_core_targets = rtt_check_core_targets,
-  /* no core_state: a core that stops is the generic TARGET_STATE and GAP of that core alone
-   * (probe_event_core_state); its stream just pauses, the records after it resumes decode as
-   * before */
+  .core_state = rtt_core_state,
   .update_quality = rtt_update_quality,
   .detach = rtt_detach,
   .finalize = rtt_finalize,

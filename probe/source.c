@@ -148,7 +148,8 @@ probe_event_core_state (guint64 ts, guint16 core, ProbeTargetState st, ProbeEven
                         .b = PROBE_GAP_CORE_ONLY }, user);
   if (st != PROBE_TARGET_RUNNING)
     func (&(ProbeEvent) { .ts = ts, .kind = PROBE_EVENT_GAP, .core = core,
-                          .b = PROBE_GAP_HALT | PROBE_GAP_CORE_ONLY }, user);
+                          .b = (st == PROBE_TARGET_RESET ? PROBE_GAP_RESET : PROBE_GAP_HALT)
+                               | PROBE_GAP_CORE_ONLY }, user);
 }
 
 ProbeTargetState

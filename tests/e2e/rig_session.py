@@ -18,6 +18,7 @@ import json
 import os
 import signal
 import sqlite3
+import struct
 import subprocess
 import sys
 import threading
@@ -202,6 +203,50 @@ def check_replay(s, cap, tmp):
         check(replayed == live, f"the replay differs: live {live}, replay {replayed}")
     con.close()
     print("replay of the capture: the same task rows per core and gaps")
+
+
+def rtt_ring(elf=None):
+    """The orti-trace up-buffer of the firmware (@elf, default ORTI_RIG_ELF) in the rig's RAM
+    file: (descriptor address, size, WrOff, RdOff)."""
+    desc = symbol(elf or os.environ["ORTI_RIG_ELF"], "orti_trace_rtt") + 24
+    with open(os.environ["ORTI_RIG_RAM"], "rb") as f:
+        f.seek(desc - 0x21000000)
+        _, _, size, wr, rd, _ = struct.unpack("<6I", f.read(24))
+    return desc, size, wr, rd
+
+
+def rtt_drained(timeout=120):
+    """Waits until an RTT session received everything the halted target's ring holds (a drain
+    releases what it read at the next one: RdOff reaches WrOff)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        _, _, wr, rd = rtt_ring()
+        if rd == wr:
+            return
+        time.sleep(0.1)
+    raise SystemExit(f"FAIL: the session did not drain the halted target's ring in {timeout} s")
+
+
+def rtt_window(tmp, seconds, extra=(), while_halted=None):
+    """An exact window through RTT: halt (then @while_halted(tcl), e.g. to set the ring's
+    offsets), the firmware's truth, orti-profd attached (--source rtt --rtt drain, @extra), the
+    target runs @seconds, halt, the ring drained, truth, orti-profd stopped, resume. Returns
+    (session, truth before, truth after)."""
+    tcl = Tcl()
+    tcl.halt()
+    if while_halted is not None:
+        while_halted(tcl)
+    f0 = fw_truth(halted=True)
+    s = Session(tmp, ["--source", "rtt", "--rtt", "drain", *extra])
+    tcl.resume()
+    time.sleep(seconds)
+    tcl.halt()
+    rtt_drained()
+    s.settle()
+    f1 = fw_truth(halted=True)
+    s.stop()
+    tcl.resume()
+    return s, f0, f1
 
 
 def delta_tasks(a, b):

@@ -17,13 +17,11 @@ is halted again, the truth read again, orti-profd stops (rig_session.window's st
 argv: TMP.
 """
 import os
-import struct
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rig_session import BOARD_HZ, Session, Tcl, check, fw_truth  # noqa: E402
+from rig_session import BOARD_HZ, Tcl, check, fw_truth, rtt_ring, rtt_window  # noqa: E402
 from trace_ref import Fail  # noqa: E402
 
 tmp = sys.argv[1]
@@ -31,21 +29,11 @@ RUN_S = 3.0
 
 
 def window(name, backlog):
-    """Halt, truth, attach (@backlog), run, halt, truth, stop; (session, truth0, truth1)."""
-    tcl = Tcl()
-    tcl.halt()
-    f0 = fw_truth(halted=True)
+    """An exact window (rig_session.rtt_window) with the backlog @backlog: (session, truth0,
+    truth1)."""
     d = os.path.join(tmp, name)
     os.makedirs(d, exist_ok=True)
-    s = Session(d, ["--source", "rtt", "--rtt", "drain", "--rtt-backlog", backlog])
-    tcl.resume()
-    time.sleep(RUN_S)
-    tcl.halt()
-    s.settle()
-    f1 = fw_truth(halted=True)
-    s.stop()
-    tcl.resume()
-    return s, f0, f1
+    return rtt_window(d, RUN_S, ["--rtt-backlog", backlog])
 
 
 def unseen_share(a, b):
@@ -105,24 +93,12 @@ def gaps(s):
                  "AND reason <> 4 ORDER BY start")
 
 
-def ring():
-    """The firmware's up-buffer descriptor: (RAM file offset, size, WrOff, RdOff)."""
-    out = subprocess.run(["arm-none-eabi-nm", os.environ["ORTI_RIG_ELF"]], check=True,
-                         capture_output=True, text=True).stdout
-    desc = next(int(f[0], 16) for f in (line.split() for line in out.splitlines())
-                if len(f) == 3 and f[2] == "orti_trace_rtt") + 24
-    with open(os.environ["ORTI_RIG_RAM"], "rb") as f:
-        f.seek(desc - 0x21000000)
-        _, _, size, wr, rd, _ = struct.unpack("<6I", f.read(24))
-    return desc, size, wr, rd
-
-
 def wait_ring_full():
     """Waits until the firmware's ring has no room left for a record (it drops from there
     on), then lets it drop a while."""
     deadline = time.time() + 120
     while time.time() < deadline:
-        _, size, wr, rd = ring()
+        _, size, wr, rd = rtt_ring()
         if (rd - wr - 1) % size < 32:
             time.sleep(0.5)
             return
@@ -134,7 +110,7 @@ def wait_ring_full():
 # ring holds (RdOff = WrOff, as a reader's release does); the kernel's truth then.
 tcl = Tcl()
 tcl.halt()
-desc, _, wr, _ = ring()
+desc, _, wr, _ = rtt_ring()
 tcl(f"mww {desc + 16:#x} {wr}")
 truth0 = fw_truth(halted=True)
 tcl.resume()
@@ -145,7 +121,7 @@ first, last, attach, cov, state, drops = session_row(s)
 g = gaps(s)
 span, unknown, after_gaps = s.sql("SELECT span_us, unknown_us, gap_us FROM core_stats "
                                   "WHERE session_id = 1")[0]
-print(f"keep: span {first}..{last}, attach at {attach}, gaps {g}, coverage {cov:.3f}, "
+print(f"keep: span {first}..{last}, attach at {attach}, gaps {g}, coverage {cov}, "
       f"unknown {unknown:.0f} us (after gaps {after_gaps:.0f}), {drops} dropped, {state}")
 check(truth0["timestamp"] <= first < truth0["timestamp"] + BOARD_HZ // 10,
       f"keep: the backlog begins at {first}, not at the first sync after the ring was emptied "
@@ -153,14 +129,18 @@ check(truth0["timestamp"] <= first < truth0["timestamp"] + BOARD_HZ // 10,
 check(attach is not None and first < attach <= f0["timestamp"] + BOARD_HZ // 100,
       f"keep: attach_tick {attach} is not between the backlog ({first}) and the attach's halt "
       f"({f0['timestamp']})")
-check(len(g) >= 1 and g[0][3] == 1 and g[0][2] > 0 and g[0][1] == attach,
+# the ring's loss before the attach: one drop gap, ending where the records after it begin
+# (a link to OpenOCD lost on a loaded host is a gap too, reason 3: allowed, counted as unknown)
+drop = [x for x in g if x[3] == 1]
+check(any(e == attach and n > 0 for _, e, n, _ in drop),
       f"keep: the loss before the attach is not one drop gap ending at the attach: {g}")
-check(all(r == 1 and n > 0 for _, _, n, r in g), f"keep: a gap that is no drop: {g}")
+check(all(r in (1, 3) and (r == 3 or n > 0) for _, _, n, r in g), f"keep: a gap of another "
+      f"cause, or a drop gap without its count: {g}")
 lost_us = sum(e - b for b, e, _, _ in g) * 1e6 / BOARD_HZ
 check(after_gaps >= lost_us - 1 and unknown >= after_gaps,
       f"keep: {lost_us:.0f} us of gaps but {after_gaps:.0f} us unknown after gaps")
-check(drops == sum(n for _, _, n, _ in g), f"keep: {drops} dropped, the gaps hold "
-      f"{sum(n for _, _, n, _ in g)}")
+check(drops == sum(n for _, _, n, _ in drop), f"keep: {drops} dropped, the gaps hold "
+      f"{sum(n for _, _, n, _ in drop)}")
 check(abs(cov - (1 - unknown / span)) < 1e-6, f"keep: coverage {cov} for {unknown}/{span}")
 loads = check_loads(s, truth0, f1, exact=False)
 check(all(l is None or b > 0 for l, b, _ in loads.values()),
@@ -177,7 +157,8 @@ s, f0, f1 = window("discard", "discard")
 first, last, attach, cov, state, _ = session_row(s)
 g = gaps(s)
 print(f"discard: span {first}..{last} in the window {f0['timestamp']}..{f1['timestamp']}, "
-      f"attach at {attach}, gaps {g}, coverage {cov:.4f}, {state}")
+      f"attach at {attach}, gaps {g}, coverage {cov}, {state}")
+check(first is not None and cov is not None, f"discard: no event ({s.log()})")
 check(first >= f0["timestamp"], f"discard: an event at {first}, before the halt the session "
       f"attached in ({f0['timestamp']}): the backlog was not discarded")
 check(last <= f1["timestamp"], f"discard: an event at {last}, after the window")
@@ -185,11 +166,16 @@ check(attach is not None and attach <= first + BOARD_HZ // 1000,
       f"discard: attach_tick {attach} for a first event at {first}")
 check(g == [] and state == "complete", f"discard: gaps {g}, state {state}")
 check_loads(s, f0, f1, exact=True)
-for name, jobs, complete in s.sql("SELECT task, jobs, counts_complete FROM task_stats "
-                                  "WHERE session_id = 1"):
+# the guide's OSEK-hook code (docs/integration.md step 3) counts as the kernel does, but for
+# what the ring dropped between the resume and the first drain that freed room (the session
+# starts at the first record after the attach: a job or preemption before it is the window's)
+for name, jobs, pre, complete in s.sql("SELECT task, jobs, preemptions, counts_complete "
+                                       "FROM task_stats WHERE session_id = 1"):
     x = next(t for t in f0["live"]["tasks"] if t["name"] == name)
     y = next(t for t in f1["live"]["tasks"] if t["name"] == name)
-    want = y["terminations"] - x["terminations"]
-    print(f"  {name}: {jobs} jobs, the kernel's {want}, counts complete {complete}")
-    check(complete == 1 and abs(jobs - want) <= 1, f"discard: {name} {jobs} jobs for {want}")
+    want, want_pre = y["terminations"] - x["terminations"], y["preemptions"] - x["preemptions"]
+    print(f"  {name}: {jobs} jobs, {pre} preemptions; the kernel's {want}, {want_pre}; counts "
+          f"complete {complete}")
+    check(complete == 1 and abs(jobs - want) <= 1 and want_pre - 1 <= pre <= want_pre,
+          f"discard: {name} {jobs} jobs, {pre} preemptions for {want}, {want_pre}")
 print("rtt-attach-cases: ok")

@@ -66,7 +66,8 @@ def main(seconds, tmp):
         os.environ["ORTI_RIG_CORE"] = str(core)
         rig_session.fw_truth()
     del os.environ["ORTI_RIG_CORE"]
-    s = Session(tmp, ["--source", "rtt", "--target-per-core", ",".join(rig_session.CORE_TARGETS),
+    s = Session(tmp, ["--source", "rtt", "--rtt-backlog", "keep",
+                      "--target-per-core", ",".join(rig_session.CORE_TARGETS),
                       "--rtt-address-per-core", blocks])
     time.sleep(seconds)
     tcl = Tcl()

@@ -23,8 +23,11 @@
 #   and the snapshots cover different windows: at most one period's run time per end,
 #   divided by the window). The views test checks the run time exactly, against a truth
 #   taken at the hooks' own instants.
-# Then, on the same boot, two sessions attach to the target seconds after the one above ended,
-# its ring full and dropping: with the backlog kept and discarded (rtt-attach-cases.py).
+# Then, on the same boot: the guide's OSEK-hook code (docs/integration.md step 3, compiled as it
+# is there) counts jobs and preemptions as the kernel does (guide-cases.py; test-guide-code.sh
+# runs the other kernel paths); and two sessions attach to the target seconds after the one
+# above ended, its ring full and dropping: with the backlog kept and discarded
+# (rtt-attach-cases.py).
 source "$(dirname "$0")/e2e-common.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -38,6 +41,8 @@ db=$tmp/profile.db
        --source rtt --rtt drain --duration 10s --db "$1/profile.db" --http none --name pfp-rtt \
        --quiet
   "$0" >"$1/truth1.json"
+  mkdir "$1/guide"
+  python3 "$ORTI_SOURCE_DIR/tests/e2e/guide-cases.py" "$1/guide" "trace-long (guide step 3)"
   python3 "$ORTI_SOURCE_DIR/tests/e2e/rtt-attach-cases.py" "$1"
 ' "$RIG_TRUTH" "$tmp" "$PROFD" || die "rtt session or a late attach failed"
 

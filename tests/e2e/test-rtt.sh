@@ -71,7 +71,7 @@ else
     [[ $(word $((cb + 24 + 12))) == $(word $((cb + 24 + 16))) ]] && break
     sleep 0.1
   done
-  kill -INT $pid
+  kill -TERM $pid  # (a background job of a script ignores SIGINT)
   rc=0; wait $pid || rc=$?
   echo "$rc" >"$tmp/$name.rc"
 fi

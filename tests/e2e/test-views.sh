@@ -39,7 +39,8 @@ command -v arm-none-eabi-nm >/dev/null || { echo "SKIP: arm-none-eabi-nm missing
   off() { echo $(( 0x$(sym "$1") - 0x21000000 )); }
   word() { od -An -t u4 -j "$1" -N 4 "$ORTI_RIG_RAM" | tr -d " "; }
   "$profd" --orti "$ORTI_RIG_ORTI" --elf "$ORTI_RIG_ELF" --openocd 127.0.0.1:$ORTI_RIG_TCL_PORT \
-           --source rtt --rtt drain --duration 15s --db "$tmp/profile.db" --http 127.0.0.1:0 \
+           --source rtt --rtt drain --rtt-backlog keep --duration 15s --db "$tmp/profile.db" \
+           --http 127.0.0.1:0 \
            --name views --variable 1=light:state --variable 2=speed:value 2>"$tmp/daemon.log" &
   daemon=$!
   trap "kill $daemon 2>/dev/null || true" EXIT

@@ -1,23 +1,51 @@
 #!/usr/bin/env bash
 # test-guide-code.sh — the code of docs/integration.md that users copy is the code the rig's
-# trace firmware runs: every block between "--- docs/integration.md: NAME ---" and
-# "--- end ---" is identical (indentation aside) in the guide and in trace-glue.c, so the RTT
-# tests (probe-rtt, pfp, split-rtt) test the guide's exact code.
-set -euo pipefail
-: "${ORTI_SOURCE_DIR:?run through meson test}"
-python3 - "$ORTI_SOURCE_DIR/docs/integration.md" "$ORTI_SOURCE_DIR/tests/rig/firmware/trace-glue.c" <<'PY'
+# trace firmware runs, and it counts jobs and preemptions as the kernel does:
+#  1. the build extracts every block marked "/* docs/integration.md: NAME */" from the guide
+#     (firmware/guide-code.py → guide-code.c), and trace-glue.c calls each one's functions, so
+#     every RTT test of the rig runs the guide's code as it is written;
+#  2. on the rig: one exact window through RTT (guide-cases.py) on trace-hooks, the guide's
+#     step 4 (the kernel's trace hooks end the jobs; no PostTaskHook), gives each task's jobs
+#     and preemptions equal to the kernel's own counts. Step 3 (the OSEK hooks only, with
+#     their checks) is every other trace image's code: test-pfp.sh runs guide-cases.py on its
+#     boot of trace-long, the same check.
+#     A trace image of any other kernel layout the rig builds (demo-trace-guide-LAYOUT.elf,
+#     for kernels whose hooks also run around ISR2s and for their idle process) is run alike.
+source "$(dirname "$0")/test-rig-common.sh"
+fw=$ORTI_BUILD_DIR/tests/rig/firmware
+gen=$fw/guide-code.c
+[[ -e $gen ]] || { echo "SKIP: $gen not built (needs arm-none-eabi-gcc)"; exit 77; }
+python3 - "$ORTI_SOURCE_DIR/docs/integration.md" "$gen" "$ORTI_SOURCE_DIR/tests/rig/firmware/trace-glue.c" <<'PY'
 import re, sys
-def blocks(path):
-    text = open(path).read()
-    out = {}
-    for m in re.finditer(r"--- docs/integration\.md: (\w+) ---\s*\*/\n(.*?)\n\s*/\* --- end ---", text, re.S):
-        out[m.group(1)] = [l.strip() for l in m.group(2).splitlines() if l.strip()]
-    return out
-guide, glue = blocks(sys.argv[1]), blocks(sys.argv[2])
-if not guide or sorted(guide) != sorted(glue):
-    print(f"FAIL: blocks in the guide {sorted(guide)}, in trace-glue.c {sorted(glue)}"); sys.exit(1)
-for name in guide:
-    if guide[name] != glue[name]:
-        print(f"FAIL: {name} differs:\n guide: {guide[name]}\n glue:  {glue[name]}"); sys.exit(1)
-    print(f"{name}: {len(guide[name])} lines identical")
+guide, gen, glue = (open(p).read() for p in sys.argv[1:])
+marked = re.findall(r"```c\n/\* docs/integration\.md: (\w+) \*/\n(.*?)```", guide, re.S)
+if len(marked) < 5:
+    print(f"FAIL: the guide marks {len(marked)} code blocks"); sys.exit(1)
+for name, code in marked:
+    if f"/* docs/integration.md: {name} */" not in gen:
+        print(f"FAIL: block {name} is not in guide-code.c"); sys.exit(1)
+    for fn in re.findall(r"^void (\w+) \(", code, re.M):
+        if f"guide_{fn} (" not in gen or f"guide_{fn}(" not in glue:
+            print(f"FAIL: {name}'s {fn} is not compiled into the firmware or never called"); sys.exit(1)
+    # verbatim but for the function names
+    body = re.sub(r"^void (\w+) \(", "", code, flags=re.M)
+    if body not in re.sub(r"^static void __attribute__ \(\(no_instrument_function, unused\)\)\nguide_(\w+) \(", "", gen, flags=re.M):
+        print(f"FAIL: block {name} is not verbatim in guide-code.c"); sys.exit(1)
+    print(f"{name}: compiled as written, called by trace-glue.c")
 PY
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+images=(trace-hooks)
+for f in "$fw"/demo-trace-guide-*.elf; do
+  [[ -e $f ]] && images+=("--elf $f")
+done
+for image in "${images[@]}"; do
+  [[ $image == --elf* ]] && args=($image) || args=(--firmware "$image")
+  [[ -e $fw/demo-$image.elf || $image == --elf* ]] || { echo "SKIP: demo-$image.elf not built"; exit 77; }
+  label=${image##*/}
+  mkdir -p "$tmp/$label"
+  "$RUN_RIG" --icount "${args[@]}" --workload pfp -- \
+    python3 "$ORTI_SOURCE_DIR/tests/e2e/guide-cases.py" "$tmp/$label" "$label" ||
+    die "the guide's code on $label: jobs or preemptions differ from the kernel's"
+done

@@ -25,6 +25,7 @@ typedef uint8_t EventMaskType;
 #define OS_NO_TASK 0xFFu
 #define OS_NO_ISR2 0xFFu
 #define INVALID_TASK OS_NO_TASK  /* OSEK: what GetTaskID gives when no task runs */
+typedef uint8_t ISRType;         /* AUTOSAR: an ISR2's id */
 
 enum { E_OK = 0, E_OS_ACCESS = 1, E_OS_CALLEVEL = 2, E_OS_ID = 3, E_OS_LIMIT = 4,
        E_OS_NOFUNC = 5, E_OS_RESOURCE = 6, E_OS_STATE = 7, E_OS_VALUE = 8 };

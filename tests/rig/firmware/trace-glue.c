@@ -1,7 +1,9 @@
 /* trace-glue.c — links probe/target's orti-trace library into the demo firmware
- * (demo-trace.elf, demo-trace-small.elf): the kernel's Pre/PostTaskHook and ISR hooks call the
- * trace API, the tracer's timestamps are the 25 MHz FPGAIO counter, and orti_trace_init() runs
- * at boot, before StartOS (the link wraps StartOS: -Wl,--wrap=StartOS).
+ * (demo-trace.elf, demo-trace-small.elf, …): the kernel's Pre/PostTaskHook, ISR hooks and
+ * trace hooks run docs/integration.md's code (guide-code.c, generated from it; with
+ * RIG_GUIDE_TRACE_HOOKS its step 4, the kernel's trace hooks ending the jobs, instead of
+ * PostTaskHook), the tracer's timestamps are the 25 MHz FPGAIO counter, and orti_trace_init()
+ * runs at boot, before StartOS (the link wraps StartOS: -Wl,--wrap=StartOS).
  *
  * Trace window. The host's RTT link (simulated JTAG, tens of kB/s) is far slower than the
  * `stress` workload produces records (~10 MB/s), so a test cannot compare an endless stream
@@ -239,35 +241,15 @@ void NOINSTR __wrap___cyg_profile_func_exit(void *fn, void *site)
     __real___cyg_profile_func_exit(fn, site);
 }
 
-/* The task hooks are docs/integration.md's, verbatim between the markers (the rig's tests of
- * the RTT source thereby test the guide's code), inside the trace window's gate. */
-static void NOINSTR guide_pre_task_hook(void)
-{
-  /* --- docs/integration.md: PreTaskHook --- */
-  TaskType task;
-  GetTaskID(&task);
-  orti_trace_task_switch_in(task);
-  /* --- end --- */
-}
-
-static void NOINSTR guide_post_task_hook(void)
-{
-  /* --- docs/integration.md: PostTaskHook --- */
-  TaskType task;
-  TaskStateType state;
-  GetTaskID(&task);
-  GetTaskState(task, &state);
-  /* a task that terminated or blocks leaves the CPU; a preempted one (READY) does not end
-   * anything: the next PreTaskHook's switch-in records that switch */
-  if (state == SUSPENDED || state == WAITING)
-    orti_trace_task_switch_out(task);
-  /* --- end --- */
-}
+/* The guide's hooks (docs/integration.md), compiled as they are there: guide-code.py extracts
+ * its code blocks into guide-code.c, each function renamed guide_<name>; the kernel's hooks below
+ * call them inside the trace window's gate, so every RTT test of the rig runs the guide's code. */
+#include "guide-code.c"
 
 void NOINSTR PreTaskHook(void)
 {
   if (rig_trace_window.state == RIG_TRACE_ON) {
-    guide_pre_task_hook();
+    guide_PreTaskHook();
 #ifdef RIG_TRACE_VIEWS
     views_charge(views_ts);
     rig_views_truth.task = os_running_task;
@@ -281,13 +263,13 @@ void NOINSTR PostTaskHook(void)
   if (rig_trace_window.state == RIG_TRACE_ON) {
 #ifdef RIG_TRACE_VIEWS
     uint32_t before = rig_views_truth.records;
-    guide_post_task_hook();
+    guide_PostTaskHook();
     if (rig_views_truth.records != before) {  /* it recorded a switch-out */
       views_charge(views_ts);
       rig_views_truth.task = RIG_VIEWS_IDLE;
     }
-#else
-    guide_post_task_hook();
+#elif !defined RIG_GUIDE_TRACE_HOOKS  /* the kernel's trace hooks end the jobs instead */
+    guide_PostTaskHook();
 #endif
   }
 }
@@ -295,20 +277,25 @@ void NOINSTR PostTaskHook(void)
 void NOINSTR OsActivateHook(TaskType task)
 {
   if (rig_trace_window.state == RIG_TRACE_ON && !rig_xcore_serving)
-    orti_trace_task_activate(task);
+    guide_ActivateTraceHook(task);
 }
 
 /* A cross-core ActivateTask, traced on the core that called it (xcore.h). */
 void NOINSTR RigXcoreActivateHook(uint8_t task)
 {
   if (rig_trace_window.state == RIG_TRACE_ON)
-    orti_trace_task_activate(task);
+    guide_ActivateTraceHook(task);
 }
 
 void NOINSTR OsTerminateHook(TaskType task)
 {
-  if (rig_trace_window.state == RIG_TRACE_ON)
+  if (rig_trace_window.state == RIG_TRACE_ON) {
+#ifdef RIG_GUIDE_TRACE_HOOKS
+    guide_TerminateTraceHook(task);  /* the guide's step 4: the job ends, the task leaves */
+#else
     orti_trace_task_terminate(task);
+#endif
+  }
 }
 
 /* The system tick (ISR2 0) closes the window and retries the final sync. */
@@ -388,7 +375,7 @@ void NOINSTR PreIsrHook(uint8_t isr)
   if (isr == 0)
     rig_trace_tick();
   if (rig_trace_window.state == RIG_TRACE_ON) {
-    orti_trace_isr_enter(isr);
+    guide_PreIsrHook(isr);
 #ifdef RIG_TRACE_VIEWS
     views_isr_enter(isr);
 #endif
@@ -398,7 +385,7 @@ void NOINSTR PreIsrHook(uint8_t isr)
 void NOINSTR PostIsrHook(uint8_t isr)
 {
   if (rig_trace_window.state == RIG_TRACE_ON) {
-    orti_trace_isr_exit(isr);
+    guide_PostIsrHook(isr);
 #ifdef RIG_TRACE_VIEWS
     views_isr_exit();
 #endif

@@ -1,0 +1,53 @@
+"""guide-cases.py — docs/integration.md's code, compiled as it is there into the rig's trace
+firmware (guide-code.c), counts every job and preemption as the kernel does: run inside run-rig
+by tests/rig/test-guide-code.sh, on the trace image of one kernel (ORTI_RIG_ELF) and the pfp
+workload (Task0, 10 ms period, preempted by Task1 in every period; the system tick's ISR2
+interrupts both). One exact window (halted, the ring read but for its last 2 KiB as a reader
+would, truth, attach, run, halted, the ring drained, truth): each task's
+jobs (the kernel's terminations) and preemptions (its switches away from a task still
+RUNNING) equal the session's, and no anomaly. argv: TMP LABEL.
+"""
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rig_session import check, rtt_ring, rtt_window  # noqa: E402
+
+tmp, label = sys.argv[1], sys.argv[2]
+deadline = time.time() + 60
+while (lambda r: (r[2] - r[3]) % r[1])(rtt_ring()) < 2048:  # the ring holds 2 KiB or more
+    check(time.time() < deadline, f"{label}: the firmware wrote less than 2 KiB in 60 s")
+    time.sleep(0.1)
+
+
+def keep_last_2k(tcl):
+    """The ring at the attach holds its last 2 KiB only (a reader took the rest): the records
+    from the resume on fit (none is dropped before the first drain) and the backlog holds a
+    sync (one per KiB written), so the session decodes the stream from its first record after
+    the attach."""
+    desc, size, wr, _ = rtt_ring()
+    tcl(f"mww {desc + 16:#x} {(wr - 2048) % size}")
+
+
+s, f0, f1 = rtt_window(tmp, 3.0, while_halted=keep_last_2k)
+rows = s.sql("SELECT task, jobs, preemptions, counts_complete FROM task_stats WHERE session_id = 1")
+kinds = s.sql("SELECT kind, count(*) FROM anomalies WHERE session_id = 1 GROUP BY 1")
+gaps = s.sql("SELECT reason FROM gaps WHERE session_id = 1")
+print(f"{label}: anomalies {kinds}, gaps {gaps}")
+check(all(r == 4 for (r,) in gaps), f"{label}: a gap that is not the window's closing halt: {gaps}")
+seen = 0
+for name, jobs, preemptions, complete in rows:
+    x = next(t for t in f0["live"]["tasks"] if t["name"] == name)
+    y = next(t for t in f1["live"]["tasks"] if t["name"] == name)
+    want_jobs = y["terminations"] - x["terminations"]
+    want_pre = y["preemptions"] - x["preemptions"]
+    print(f"  {name}: {jobs} jobs, {preemptions} preemptions; the kernel's {want_jobs}, "
+          f"{want_pre}")
+    # the window's first job began before the attach and is counted as cut; it ends inside
+    check(abs(jobs - want_jobs) <= 1 and preemptions == want_pre and complete == 1,
+          f"{label}: {name} {jobs} jobs and {preemptions} preemptions for the kernel's "
+          f"{want_jobs} and {want_pre}")
+    seen += want_jobs > 0
+check(seen >= 2, f"{label}: only {seen} tasks ran")
+print(f"{label}: ok")

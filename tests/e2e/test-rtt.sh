@@ -18,7 +18,9 @@
 #  c. normal ring, --rtt server (OpenOCD's rtt server): the same exact checks as a;
 #  d. --replay of a's and b's captures gives the identical event streams (sqlite3 EXCEPT).
 # The sessions keep the ring's backlog (--rtt-backlog keep): a and c start after the window
-# closed, so all they read is what the ring held when they attached.
+# closed, so all they read is what the ring held when they attached; each is stopped (SIGTERM,
+# exit 0) once the ring is read to its last byte and no socket of orti-profd holds unread bytes,
+# however long a loaded host takes.
 source "$(dirname "$0")/e2e-common.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -52,28 +54,41 @@ wait_done() {
   echo "the firmware's trace window did not complete (state $(word "$win"))" >&2
   return 1
 }
-profd_run() {
-  "$profd" --orti "$ORTI_RIG_ORTI" --elf "$ORTI_RIG_ELF" --openocd 127.0.0.1:$ORTI_RIG_TCL_PORT \
+profd_run() { # (exec: in a background subshell, the TERM below must reach orti-profd itself)
+  ${PROFD_EXEC:+exec} "$profd" --orti "$ORTI_RIG_ORTI" --elf "$ORTI_RIG_ELF" --openocd 127.0.0.1:$ORTI_RIG_TCL_PORT \
            --source rtt --rtt "$method" --rtt-backlog keep --db "$tmp/profile.db" --http none \
            --record "$tmp/$name.ocap" --name "$name" --quiet "$@"
 }
+stop_when_drained() { # PID SECONDS: once RdOff == WrOff (the ring read to its last byte), TERM
+  local i
+  for ((i = 0; i < $2 * 10; i++)); do
+    [[ $(word $((cb + 24 + 12))) == $(word $((cb + 24 + 16))) ]] && break
+    sleep 0.1
+  done
+  # --rtt server: OpenOCD advanced RdOff when it read; the bytes are ours once no socket of
+  # orti-profd holds unread ones
+  for ((i = 0; i < $2 * 10; i++)); do
+    ss -tnpH 2>/dev/null | awk -v p="pid=$1," 'index($0, p) && $2 != 0 { f = 1 } END { exit f }' &&
+      break
+    sleep 0.1
+  done
+  kill -TERM "$1"  # (a background job of a script ignores SIGINT)
+  rc=0; wait "$1" || rc=$?
+  echo "$rc" >"$tmp/$name.rc"
+}
 if [[ $wait_first == 1 ]]; then
+  # the window is closed: the session reads what the ring holds, however long the host takes
   wait_done
-  profd_run --duration 5s
+  PROFD_EXEC=1 profd_run & pid=$!
+  stop_when_drained $pid 120
 else
   # the window traces on until asked to close; its final sync needs the session's drains
-  profd_run & pid=$!
+  PROFD_EXEC=1 profd_run & pid=$!
   sleep 3
   printf '\x01\x00\x00\x00' | dd of="$ORTI_RIG_RAM" bs=1 seek=$((win + close_req)) \
     conv=notrunc status=none
   wait_done
-  for ((i = 0; i < 100; i++)); do # the final sync drained
-    [[ $(word $((cb + 24 + 12))) == $(word $((cb + 24 + 16))) ]] && break
-    sleep 0.1
-  done
-  kill -TERM $pid  # (a background job of a script ignores SIGINT)
-  rc=0; wait $pid || rc=$?
-  echo "$rc" >"$tmp/$name.rc"
+  stop_when_drained $pid 10
 fi
 python3 - "$ORTI_RIG_RAM" "$win" "$cb" >"$tmp/$name.json" <<'PY'
 import json, struct, sys
@@ -105,6 +120,7 @@ check_exact() { # SESSION-ID NAME
   read -r state gaps drops < <(sql "$db" "SELECT state, gap_count, dropped_events FROM sessions
                                          WHERE id = $id" | tr '|' ' ')
   [[ $state == complete ]] || die "$name: session state $state"
+  [[ $(cat "$tmp/$name.rc") == 0 ]] || die "$name: run exited $(cat "$tmp/$name.rc"), not 0"
   [[ $(sql "$db" "SELECT tick_rate_hz FROM sessions WHERE id = $id") == 25000000.0 ]] ||
     die "$name: tick rate is not the stream header's 25 MHz"
   [[ $gaps == 0 && $drops == 0 ]] || die "$name: $gaps gaps, $drops dropped events (want none)"

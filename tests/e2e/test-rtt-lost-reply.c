@@ -15,9 +15,9 @@
  * The test drives the source as the session does (probe_source_step; on a lost link a LINK gap,
  * a new connection, attach again) until it delivered the backlog, then detaches. It checks:
  * the bytes delivered are the ring's bytes, each once, in order (no missing or repeated
- * record); the Events equal those of the ring decoded alone plus the one LINK gap (no DECODE
- * gap, no drop); exactly one lost link; and after detach RdOff == WrOff (everything received
- * was released on the target).
+ * record); the Events equal those of the ring decoded alone plus a LINK gap per loss (no
+ * DECODE gap, no drop); one lost link (more only where a starved host timed out); and after
+ * detach RdOff == WrOff (everything received was released on the target).
  * Usage: test-rtt-lost-reply TCL-PORT CONTROL-BLOCK-ADDRESS RAM-FILE [RAM-BASE] */
 #include "probe.h"
 
@@ -293,7 +293,7 @@ run_case (CutMode mode, gboolean per_core)
   gboolean attached = probe_source_attach (src, oc, &error);
   g_assert_no_error (error);
   g_assert_true (attached);
-  guint lost = 0, idle = 0;
+  guint lost = 0, timeouts = 0, idle = 0;
   gint64 give_up = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
   while (idle < 3) { /* a few empty drains after the backlog: nothing more arrives */
     g_assert_cmpint (g_get_monotonic_time (), <, give_up);
@@ -304,6 +304,7 @@ run_case (CutMode mode, gboolean per_core)
                      g_error_matches (local, PROBE_ERROR, PROBE_ERROR_TIMEOUT));
       g_test_message ("link lost: %s", local->message);
       lost++;
+      timeouts += g_error_matches (local, PROBE_ERROR, PROBE_ERROR_TIMEOUT);
       probe_source_gap (src, PROBE_GAP_LINK, &sink);
       g_clear_pointer (&oc, probe_openocd_free);
       oc = probe_openocd_connect ("127.0.0.1", px.port, 3000, &error);
@@ -322,16 +323,18 @@ run_case (CutMode mode, gboolean per_core)
                   "was %" G_GSIZE_FORMAT " bytes; %u bytes delivered of %u", px.drains,
                   px.connections, px.data_replies, px.cut_reply_len, k.bytes->len, wr);
 
-  /* the link was cut once, at a drain that carried bytes, and recovered */
+  /* the link was cut once, at a drain that carried bytes, and recovered; a starved host may
+   * also have timed out waiting (each such loss recovered alike) */
   g_assert_cmpint (px.cuts, ==, 1);
-  g_assert_cmpuint (lost, ==, 1);
-  g_assert_cmpuint (px.connections, ==, 2);
+  g_assert_cmpuint (lost, >=, 1);
+  g_assert_cmpuint (lost - 1, <=, timeouts);
+  g_assert_cmpuint (px.connections, ==, 1 + lost);
   if (mode != CUT_REQUEST)
     g_assert_cmpuint (px.cut_reply_len, >, 1000);
   /* every byte of the ring once, in order */
   g_assert_cmpuint (k.bytes->len, ==, wr);
   g_assert_cmpmem (k.bytes->data, k.bytes->len, ring, wr);
-  /* the Events: the ring's alone, plus the one LINK gap (no DECODE gap, no drop) */
+  /* the Events: the ring's alone, plus one LINK gap per loss (no DECODE gap, no drop) */
   guint link_gaps = 0, j = 0;
   for (guint i = 0; i < k.events->len; i++) {
     const ProbeEvent *ev = &g_array_index (k.events, ProbeEvent, i);
@@ -346,7 +349,7 @@ run_case (CutMode mode, gboolean per_core)
     g_assert_cmpuint (ev->a, ==, w->a);
     g_assert_cmpuint (ev->b, ==, w->b);
   }
-  g_assert_cmpuint (link_gaps, ==, 1);
+  g_assert_cmpuint (link_gaps, ==, lost);
   g_assert_cmpuint (j, ==, want->len);
   /* what was received was released on the target */
   read_up (direct, &wr, &rd, &buf);

@@ -12,9 +12,11 @@
 #     close), --rtt drain: the ring overflows and the stream recovers all along — every loss one
 #     gap with its count, the dropped_events the stream reported equal
 #     orti_trace_drop_count() on the target, exactly; the time in the gaps is unknown (core
-#     unknown = after-gap time ≥ the gaps' total, coverage = 1 − unknown / span); the source
-#     saw too little of the time (coverage < 50 %), so the session ends incomplete, `run`
-#     exits 1 and every task's load is NULL (issue 37's overflowing-ring stress case);
+#     unknown = after-gap time ≥ the gaps' total, coverage = 1 − unknown / span); when the
+#     source saw too little of the time (coverage < 50 %: how much depends on how often the
+#     host drains) the session ends incomplete, `run` exits 1 and every task's load is NULL,
+#     else it completes with every load bounded by the unknown time (issue 37's
+#     overflowing-ring stress case);
 #  c. normal ring, --rtt server (OpenOCD's rtt server): the same exact checks as a;
 #  d. --replay of a's and b's captures gives the identical event streams (sqlite3 EXCEPT).
 # The sessions keep the ring's backlog (--rtt-backlog keep): a and c start after the window
@@ -147,10 +149,17 @@ check_exact 3 server
 # a session that saw too little of its time incomplete with NULL loads
 read -r state gaps drops coverage < <(sql "$db" "SELECT state, gap_count, dropped_events, coverage
                                                  FROM sessions WHERE id = 2" | tr '|' ' ')
-[[ $(cat "$tmp/small.rc") == 1 ]] || die "small: run exited $(cat "$tmp/small.rc"), not 1 (incomplete)"
-[[ $state == incomplete ]] || die "small: session state $state"
-sql "$db" "SELECT state_reason FROM sessions WHERE id = 2" | grep -q "saw only" ||
-  die "small: the state does not say the source saw too little: $(sql "$db" "SELECT state_reason FROM sessions WHERE id = 2")"
+# how much of its time the source saw depends on how fast the host drains (a loaded host
+# drains less often): below half, incomplete (exit 1, the reason said, loads NULL); else
+# complete (exit 0) with every load bounded by the unknown time
+small_rc=$(cat "$tmp/small.rc")
+if [[ $state == incomplete ]]; then
+  [[ $small_rc == 1 ]] || die "small: run exited $small_rc, not 1 (incomplete)"
+  sql "$db" "SELECT state_reason FROM sessions WHERE id = 2" | grep -q "saw only" ||
+    die "small: the state does not say the source saw too little: $(sql "$db" "SELECT state_reason FROM sessions WHERE id = 2")"
+else
+  [[ $state == complete && $small_rc == 0 ]] || die "small: session state $state, run exited $small_rc"
+fi
 target_drops=$(python3 -c 'import json,sys; w=json.load(open(sys.argv[1])); print(w["drops"] if w["state"] == 2 and w["rdoff"] == w["wroff"] else -1)' "$tmp/small.json")
 echo "small: $gaps gaps, stream reported $drops dropped records, the target counted $target_drops"
 (( gaps > 10 )) || die "small: $gaps gaps: the ring did not overflow and recover again and again"
@@ -171,13 +180,19 @@ gap_us = con.execute("SELECT sum(\"end\" - start) * 1e6 / ? FROM gaps WHERE sess
 span, unknown, after_gaps = con.execute("SELECT span_us, unknown_us, gap_us FROM core_stats "
                                         "WHERE session_id = 2").fetchone()
 cov = con.execute("SELECT coverage FROM sessions WHERE id = 2").fetchone()[0]
-loads = con.execute("SELECT task, load_percent, counts_complete FROM task_stats "
+state = con.execute("SELECT state FROM sessions WHERE id = 2").fetchone()[0]
+loads = con.execute("SELECT task, load_percent, load_bound_percent, counts_complete FROM task_stats "
                     "WHERE session_id = 2").fetchall()
 print(f"small: span {span:.0f} us, unknown {unknown:.0f} us (after gaps {after_gaps:.0f}, the "
-      f"gaps {gap_us:.0f}), coverage {100 * cov:.2f} %; loads {loads}")
+      f"gaps {gap_us:.0f}), coverage {100 * cov:.2f} %, {state}; loads {loads}")
 ok = after_gaps >= gap_us - 1 and unknown >= after_gaps and unknown <= span
-ok &= abs(cov - (1 - unknown / span)) < 1e-6 and cov < 0.5
-ok &= all(load is None and complete == 0 for _, load, complete in loads) and len(loads) > 0
+ok &= abs(cov - (1 - unknown / span)) < 1e-6 and (cov < 0.5) == (state == "incomplete")
+ok &= len(loads) > 0 and all(complete == 0 for *_, complete in loads)
+if cov < 0.5:
+    ok &= all(load is None for _, load, _, _ in loads)
+else:  # the load lies in [run, run + unknown]: the middle ± half the unknown share at least
+    half = 50 * unknown / span
+    ok &= all(load is not None and bound >= half - 1e-6 for _, load, bound, _ in loads)
 sys.exit(0 if ok else 1)
 PY
 

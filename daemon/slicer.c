@@ -149,6 +149,9 @@ typedef struct {
   guint64 jobs_cut;                 /* such jobs ended */
   gboolean gap_unseen;              /* a gap cut its job and it has not run since: a job it
                                      * ends now ran where the gap hid it */
+  gboolean start_lost;              /* a gap since it was last seen: a job its next fresh
+                                     * switch-in starts may have begun in the gap (its
+                                     * ACTIVATE lost), unless an ACTIVATE came after it */
   /* ISR2 instance */
   guint64 isr_start, isr_exec0;
   guint32 isr_flags;
@@ -971,9 +974,12 @@ task_switch_in (Slicer *s, guint16 coreno, Ctx *t, guint64 ts, gboolean after_ta
   suspend_close (s, t, ts, t->out_waiting ? SLICER_FLAG_WAITING : 0);
   /* attached to a running target: a task first seen now was running or preempted inside its
    * job when the stream began (OSEK's READY does not tell preempted from not yet started), so
-   * its first job's start is unknown, unless the stream showed it activated or ending */
-  gboolean start_unknown = s->cfg.attach_mid_run && !t->ever_in && !t->activated_ever &&
-                           t->terminations == 0;
+   * its first job's start is unknown, unless the stream showed it activated or ending; so is
+   * the start of a job first seen after a gap, unless the stream showed its ACTIVATE */
+  gboolean start_unknown = t->start_lost ||
+                           (s->cfg.attach_mid_run && !t->ever_in && !t->activated_ever &&
+                            t->terminations == 0);
+  t->start_lost = FALSE;
   gboolean fresh = !t->ever_in || (!t->last_out_preempted && !t->out_waiting);
   if (fresh && !t->job_core_set) { /* the current job's first switch-in: it began here */
     t->job_core = coreno;
@@ -1158,6 +1164,7 @@ task_activate (Slicer *s, guint16 coreno, guint64 ts, guint32 task)
   }
   t->in_job = FALSE; /* a job begun unseen and never seen ending is not counted */
   t->job_cut = FALSE;
+  t->start_lost = FALSE;
   job_start (t, ts);
   t->activated_at = ts;
   t->pending_activation = TRUE;
@@ -1482,12 +1489,18 @@ ctx_close_open (Slicer *s, Ctx *c, guint64 ts, guint32 flags, gboolean gap)
   }
 }
 
-/* A gap cut task @t's job: it has no known net time, response or period. */
+/* A gap cut task @t's job: it has no known net time, response or period. Preempted at the
+ * gap, it resumes that job, whose end still counts (a cut job); the job of its next fresh
+ * switch-in may have begun in the gap. */
 static void
 task_forget_job (Ctx *t)
 {
+  gboolean resumes = t->last_out_preempted && (t->in_job || t->pending_activation || t->job_cut);
   acct_close (t, t->exec, FALSE); /* (switched out: its execution time stands still) */
-  t->job_open = t->in_job = t->pending_activation = t->has_job = FALSE;
+  t->job_open = t->pending_activation = t->has_job = FALSE;
+  t->in_job = t->job_cut = resumes;
+  t->job_core_set = t->job_core_set && resumes;
+  t->start_lost = TRUE;
   t->gap_unseen = TRUE;
   t->xq_n = 0; /* the starts they awaited may be lost in the gap */
   t->waiting = t->out_waiting = FALSE;

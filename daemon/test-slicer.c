@@ -1359,6 +1359,53 @@ test_gap_is_unknown (void)
   rec_free (r);
 }
 
+/* The stats of task A after @text (case @what): the recorder, to free. */
+static Rec *
+task_a_of (const char *what, const char *text, SlicerTaskStats *t)
+{
+  g_test_message ("%s", what);
+  Rec *r = rec_new (NULL);
+  rec_feed (r, text);
+  rec_task_stats (r, TASK (r, "A"), t);
+  return r;
+}
+
+/* A job that spans a gap is no complete job: running at the gap, its next switch-in (no
+ * ACTIVATE after the gap) may be the same job's or a new one's begun in the gap; preempted at
+ * the gap, it resumes the job it began before. Either way its end counts (jobs_cut), its net
+ * time, response and period do not. */
+static void
+test_job_spans_gap (void)
+{
+  static const struct {
+    const char *what, *text;
+    guint64 jobs, cut, min;
+  } cases[] = {
+    { "running at the gap",
+      "0 ACTIVATE: A\n0 TASK: A\n10 TERMINATE: A\n10 TASK: idle\n100 ACTIVATE: A\n"
+      "100 TASK: A\n105 GAP\n300 TASK: A\n307 TERMINATE: A\n307 TASK: idle\n"
+      "400 ACTIVATE: A\n400 TASK: A\n408 TERMINATE: A\n408 TASK: idle\n500 END\n", 2, 1, 8 },
+    { "preempted at the gap",
+      "0 ACTIVATE: A\n0 TASK: A\n10 TERMINATE: A\n10 TASK: idle\n100 ACTIVATE: A\n"
+      "100 TASK: A\n102 ACTIVATE: B\n102 TASK: B\n105 GAP\n300 TASK: A\n"
+      "307 TERMINATE: A\n307 TASK: idle\n400 ACTIVATE: A\n400 TASK: A\n408 TERMINATE: A\n"
+      "408 TASK: idle\n500 END\n", 2, 1, 8 },
+    { "no ACTIVATE events",
+      "0 TASK: A\n10 TASK: idle\n100 TASK: A\n105 GAP\n300 TASK: A\n307 TASK: idle\n"
+      "400 TASK: A\n408 TASK: idle\n500 END\n", 2, 1, 8 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    SlicerTaskStats t;
+    Rec *r = task_a_of (cases[i].what, cases[i].text, &t);
+    g_assert_cmpuint (t.job.count, ==, cases[i].jobs);
+    g_assert_cmpuint (t.jobs_cut, ==, cases[i].cut);
+    g_assert_cmpuint (t.job.min, ==, cases[i].min);
+    g_assert_cmpuint (t.response.count, ==, cases[i].jobs);
+    g_assert_cmpuint (t.job.total + t.run_unmeasured, ==, t.run_time);
+    rec_free (r);
+  }
+}
+
 /* What ends a slice when data is lost (session-invariants.h, preemptions_slices): each
  * preemption, wait and job end closes a slice, but a job whose TERMINATE was seen and whose
  * switch-out the gap took ended in a slice no switch-out closed: jobs_in_gap_slice counts it.
@@ -1381,11 +1428,12 @@ test_slices_across_gaps (void)
       "0 ACTIVATE: A\n0 TASK: A\n10 TERMINATE: A\n12 GAP core 3\n"
       "100 ACTIVATE: A\n100 TASK: A\n110 TERMINATE: A\n110 TASK: idle\n200 END\n",
       0, 2, 1, 1 },
-    /* preempted, the gap, resumed: the preemption closed its slice before the gap */
+    /* preempted, the gap, resumed: the preemption closed its slice before the gap; the job
+     * it resumed ends (a cut job) in a closed slice */
     { "gap between a preemption and its resume",
       "0 ACTIVATE: A\n0 TASK: A\n5 ACTIVATE: B\n5 TASK: B\n7 GAP\n20 TASK: A\n"
       "25 TERMINATE: A\n25 TASK: idle\n30 ACTIVATE: A\n30 TASK: A\n35 TERMINATE: A\n"
-      "35 TASK: idle\n50 END\n", 1, 1, 3, 0 },
+      "35 TASK: idle\n50 END\n", 1, 2, 3, 0 },
     /* the gap inside a job: its slice cut before any end */
     { "gap inside a job",
       "0 ACTIVATE: A\n0 TASK: A\n5 GAP\n30 ACTIVATE: A\n30 TASK: A\n35 TERMINATE: A\n"
@@ -1396,11 +1444,8 @@ test_slices_across_gaps (void)
       "9 TERMINATE: A\n9 TASK: idle\n50 END\n", 1, 1, 2, 0 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-    g_test_message ("%s", cases[i].what);
-    Rec *r = rec_new (NULL);
-    rec_feed (r, cases[i].text);
     SlicerTaskStats t;
-    rec_task_stats (r, TASK (r, "A"), &t);
+    Rec *r = task_a_of (cases[i].what, cases[i].text, &t);
     g_assert_cmpuint (t.preemptions, ==, cases[i].preemptions);
     g_assert_cmpuint (t.job.count + t.jobs_cut, ==, cases[i].jobs);
     g_assert_cmpuint (t.run_interval.count, ==, cases[i].closed);
@@ -1579,6 +1624,7 @@ main (int argc, char **argv)
   g_test_add_func ("/slicer/jobs-across-gap", test_jobs_across_gap);
   g_test_add_func ("/slicer/slices-across-gaps", test_slices_across_gaps);
   g_test_add_func ("/slicer/gap-is-unknown", test_gap_is_unknown);
+  g_test_add_func ("/slicer/job-spans-gap", test_job_spans_gap);
   g_test_add_func ("/slicer/job-end-service", test_job_end_service);
   g_test_add_func ("/slicer/services", test_services);
   g_test_add_func ("/slicer/data-values", test_data_values);

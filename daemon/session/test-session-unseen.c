@@ -4,7 +4,7 @@
  * as its bound; it is NULL when the unknown time is more than half the span; counts a gap may
  * have cut are marked; a task of the OS never seen while data was lost gets a row of its own;
  * the session's coverage is 1 − unknown / span; percentiles state their resolution. */
-#include "events-text.h"
+#include "engine.h"
 #include "session-stats.h"
 #include "test-store-util.h"
 

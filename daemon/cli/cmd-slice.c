@@ -11,8 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "events-text.h"
-#include "slicer.h"
+#include "engine.h"
 
 typedef struct {
   char *name;          /* display name ("0", "Task1", "ISR Timer", "idle") */

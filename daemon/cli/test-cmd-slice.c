@@ -1,5 +1,5 @@
 /* test-cmd-slice.c — `orti-profd slice` end to end: runs the built executable (argv[1]) on
- * the fixtures in daemon/fixtures/ and checks the JSON document's numbers, the text output,
+ * the fixtures in daemon/cli/fixtures/ and checks the JSON document's numbers, the text output,
  * --tick-hz, and that bad lines are reported as file:line:col while the rest is still sliced
  * (exit status 2: a file that does not parse, and so is one that does not exist). */
 #include <glib.h>
@@ -14,7 +14,7 @@ fixture (const char *name)
 {
   const char *src = g_getenv ("ORTI_SOURCE_DIR");
   g_assert_nonnull (src);
-  return g_build_filename (src, "daemon", "fixtures", name, NULL);
+  return g_build_filename (src, "daemon", "cli", "fixtures", name, NULL);
 }
 
 /* Runs orti-profd slice with @args; returns its exit status and output. */

@@ -8,7 +8,7 @@
  * Exit status (docs/check.md): 1 when a regression — an increase of load, net time or
  * maximum — exceeds the threshold (percent of A's value; any increase from 0 counts), 0
  * otherwise, 2 on bad input (usage, an unreadable database, an unknown session id). */
-#include "compare.h"
+#include "verdict.h"
 #include "command-config.h"
 #include "commands.h"
 

@@ -14,8 +14,7 @@
 #pragma once
 
 #include "orti.h"
-#include "pcprof.h"
-#include "slicer.h"
+#include "engine.h"
 #include "store.h"
 
 G_BEGIN_DECLS

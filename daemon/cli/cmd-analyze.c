@@ -9,10 +9,8 @@
  * response passed its bound; 1 a deadline missed (in the set as measured or as changed by a
  * what-if) or a model error; 3 none of those, but an item could not be analysed (an unknown
  * input); 2 bad input. */
-#include "analysis-session.h"
-#include "check-db.h"
+#include "verdict.h"
 #include "commands.h"
-#include "osek-config.h"
 
 #include <stdio.h>
 

@@ -27,7 +27,7 @@
  */
 #pragma once
 
-#include "slicer.h"
+#include "engine.h"
 #include "store.h"
 
 G_BEGIN_DECLS

@@ -23,7 +23,7 @@
 #pragma once
 
 #include "session-evidence.h"
-#include "slicer.h"
+#include "engine.h"
 
 G_BEGIN_DECLS
 

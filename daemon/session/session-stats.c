@@ -8,7 +8,7 @@
  */
 #include "session-stats.h"
 
-#include "bounds.h"
+#include "engine.h"
 #include "session-evidence.h"
 
 #include <math.h>

@@ -24,7 +24,7 @@
 #include "commands.h"
 #include "inspect-evidence.h"
 #include "orti.h"
-#include "session-watch.h"
+#include "session.h"
 
 #include <json-glib/json-glib.h>
 #include <stdio.h>

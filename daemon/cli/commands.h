@@ -1,4 +1,9 @@
-/* commands.h — the orti-profd subcommands (daemon/cmd-*.c), dispatched by main.c.
+/* commands.h — the command-line room (daemon/cli/): the orti-profd subcommands, one file each
+ * (cmd-*.c), dispatched by main.c's table. A command is thin: it parses its options, calls the
+ * session room (run), the verdict room (check, diff, analyze), the store (sql, sessions,
+ * vacuum, push) or the web layer (serve, export), and turns the outcome into an exit status.
+ * A new command is a cmd-NAME.c, a line here, a row in main.c's table and a line in
+ * cli/meson.build.
  *
  * Each command parses its own arguments with GOptionContext (argv[0] is the command name),
  * prints to stdout/stderr, and returns the process exit status of exit-status.h, the one

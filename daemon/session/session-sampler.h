@@ -20,7 +20,7 @@
 #pragma once
 
 #include "probe.h"
-#include "slicer.h"
+#include "engine.h"
 
 G_BEGIN_DECLS
 

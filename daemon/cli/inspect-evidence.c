@@ -4,7 +4,7 @@
 
 #include "session-evidence.h"
 #include "session-swo.h"
-#include "session-watch.h"
+#include "session.h"
 
 #include <stdio.h>
 

@@ -10,11 +10,9 @@
  * opens a read-write one, checked the same way). Starting and
  * stopping sessions answer 409: there is no target. SIGINT/SIGTERM stop it (exit status 0).
  */
-#include "check-eval.h"
+#include "verdict.h"
 #include "command-config.h"
 #include "commands.h"
-#include "analysis-session.h"
-#include "compare.h"
 #include "export-sampled.h"
 #include "store.h"
 #include "web.h"

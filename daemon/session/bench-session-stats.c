@@ -21,7 +21,7 @@
 #include <sys/resource.h>
 
 #include "session-stats.h"
-#include "slicer.h"
+#include "engine.h"
 #include "store.h"
 
 #define N_TASKS 8

@@ -21,9 +21,8 @@
 #include <sqlite3.h>
 #include <stdio.h>
 
-#include "bounds.h"
+#include "engine.h"
 #include "session-stats.h"
-#include "slicer.h"
 #include "store.h"
 
 #define SPAN 2000000u     /* ticks (µs) simulated per run */

@@ -20,8 +20,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "session-stats.h"
-#include "slicer.h"
+#include "session.h"
+#include "engine.h"
 #include "store.h"
 
 #define N_TASKS 8

@@ -9,9 +9,7 @@
  * sampled bound straddles the limit, or the statistic is unknown), 2 bad input (usage, a
  * database or budgets file that does not parse, an unknown session, object, key or value —
  * named as budgets-file:line). */
-#include "check-derive.h"
-#include "osek-config.h"
-#include "check-eval.h"
+#include "verdict.h"
 #include "command-config.h"
 #include "commands.h"
 

@@ -7,7 +7,7 @@
 #include "command-config.h"
 #include "commands.h"
 #include "export-sampled.h"
-#include "out-file.h"
+#include "verdict.h"
 #include "store.h"
 #include "web.h"
 

@@ -2,7 +2,7 @@
 #include "export-sampled.h"
 
 #include "orti.h"
-#include "pcprof.h"
+#include "engine.h"
 #include "web.h"
 
 #include <string.h>

@@ -12,14 +12,10 @@
  * 1 violation, 3 undecided, 2 when the budgets name an object the session lacks). The REST
  * API answers the verdict of any stored session at /api/sessions/{id}/check.
  */
-#include "check-eval.h"
+#include "verdict.h"
 #include "commands.h"
-#include "analysis-session.h"
-#include "compare.h"
-#include "rtt-cores.h"
-#include "export-sampled.h"
 #include "session.h"
-#include "session-watch.h"
+#include "export-sampled.h"
 #include "web.h"
 
 /* the live snapshot is copied core by core into the web layer's */

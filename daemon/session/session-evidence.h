@@ -24,7 +24,7 @@
 
 #include "session-swo.h"
 #include "session-watch.h"
-#include "slicer.h"
+#include "engine.h"
 
 #include <glib.h>
 

@@ -1,4 +1,13 @@
-/* session.h — one profiling session, end to end: ORTI + ELF → what to watch; a source (poll,
+/* session.h — the session room (daemon/session/) and its one object, the Session.
+ *
+ * The room runs a source into the store, live or replayed: session-watch (what the ORTI file
+ * says to watch), the worker thread and its source (session-source; RTT cores in rtt-cores,
+ * SWO in session-swo), the PC sampler (session-sampler, session-pcprof), the slicer of the
+ * engine room, and the way to the store (session-ingest, the live statistics of
+ * session-stats) through the StoreWriter. The command line (cli/) and the web layer's live
+ * views are its callers.
+ *
+ * A Session is one profiling session, end to end: ORTI + ELF → what to watch; a source (poll,
  * RTT, replay) through OpenOCD → Events → the slicer → the store.
  *
  * A Session resolves everything it can before touching the target (ORTI errors, unresolvable
@@ -19,7 +28,9 @@
 
 #include "orti.h"
 #include "probe.h"
+#include "rtt-cores.h"
 #include "session-stats.h"
+#include "session-watch.h"
 #include "store.h"
 
 #include <glib.h>

@@ -7,8 +7,7 @@
  */
 #include "session.h"
 
-#include "bounds.h"
-#include "core-merge.h"
+#include "engine.h"
 #include "rtt-cores.h"
 #include "session-pcprof.h"
 #include "session-gaps.h"
@@ -18,7 +17,6 @@
 #include "session-invariants.h"
 #include "session-swo.h"
 #include "session-watch.h"
-#include "slicer.h"
 
 #include <string.h>
 

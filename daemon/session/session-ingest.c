@@ -1,0 +1,317 @@
+/* session-ingest.c — a session's events on their way to the store: the slicer's sinks (slices,
+ * calls, data changes, PC samples, anomalies) turned into store rows, gaps tracked per core,
+ * the target clock checked, rows flushed at least every FLUSH_INTERVAL_US, the live statistics
+ * written and the live snapshot published. Runs on the session's worker thread. */
+#include "session-private.h"
+
+/* Stop asked for, or --duration over. */
+gboolean
+session__stop_requested (Session *s)
+{
+  return g_atomic_int_get (&s->stop) != 0 ||
+         (s->deadline && g_get_monotonic_time () >= s->deadline);
+}
+
+static guint32
+store_flags (guint32 slicer_flags)
+{
+  guint32 f = 0;
+  if (slicer_flags & (SLICER_FLAG_INCOMPLETE | SLICER_FLAG_OPEN_AT_END | SLICER_FLAG_GAP))
+    f |= STORE_SLICE_CUT_END;
+  return f;
+}
+
+void
+session__sink_slice (const SlicerSlice *sl, gpointer user)
+{
+  Session *s = user;
+  StoreSlice row = { .core = sl->core, .task = sl->ctx_id, .start = (gint64) sl->start,
+                     .end = (gint64) sl->end, .flags = store_flags (sl->flags) };
+  if (sl->ctx_kind == SLICER_CONTEXT_ISR)
+    row.flags |= STORE_SLICE_ISR;
+  g_array_append_val (s->slices, row);
+}
+
+void
+session__sink_call (const SlicerCall *c, gpointer user)
+{
+  Session *s = user;
+  if (c->kind != SLICER_CALL_FUNCTION)
+    return; /* OS services are summarised in statistics, not stored per call */
+  StoreCall row = {
+    .id = (gint64) c->id, .parent = c->parent_id ? (gint64) c->parent_id : -1, .core = c->core,
+    .task = c->ctx_kind == SLICER_CONTEXT_TASK ? c->ctx_id : PROBE_TASK_IDLE,
+    .function = c->function, .start = (gint64) c->start, .end = (gint64) c->end,
+    .gross = (gint64) c->gross, .net = (gint64) c->net, .self = (gint64) c->self,
+    .depth = c->depth, .flags = store_flags (c->flags),
+  };
+  g_array_append_val (s->calls, row);
+}
+
+void
+session__sink_data (const SlicerDataChange *d, gpointer user)
+{
+  Session *s = user;
+  session_stats_add_value (s->stats, d);
+}
+
+void
+session__sink_pc_sample (const SlicerPcSample *smp, gpointer user)
+{
+  Session *s = user;
+  session_pcprof_add (s->pcprof, smp);
+}
+
+void
+session__sink_anomaly (const SlicerAnomaly *a, gpointer user)
+{
+  Session *s = user;
+  StoreAnomaly row = {
+    .ts = (gint64) a->ts, .core = a->core,
+    .task = a->ctx_kind == SLICER_CONTEXT_TASK ? (gint64) a->ctx_id : -1,
+    .kind = slicer_anomaly_kind_name (a->kind), .value = a->value, .detail = NULL,
+  };
+  g_array_append_val (s->anomalies, row);
+}
+
+void
+session__publish_live (Session *s)
+{
+  g_mutex_lock (&s->lock);
+  s->live.events += s->pend_events;
+  s->live.gaps += s->pend_gaps;
+  s->live.drops += s->pend_drops;
+  s->pend_events = s->pend_gaps = s->pend_drops = 0;
+  for (guint c = 0; s->pend_running_set != 0; c++, s->pend_running_set >>= 1)
+    if (s->pend_running_set & 1) {
+      s->live.running[c] = s->pend_running[c];
+      s->live.n_cores = MAX (s->live.n_cores, c + 1);
+    }
+  s->live.span = s->last_ts;
+  s->live.tick_hz = s->tick_hz;
+  gint64 now = g_get_monotonic_time ();
+  if (s->rate_mark_time == 0) {
+    s->rate_mark_time = now;
+    s->rate_mark_count = s->capture_kind == PROBE_SOURCE_POLL ? s->live.samples : s->live.events;
+  } else if (now - s->rate_mark_time >= 1000000) {
+    guint64 count = s->capture_kind == PROBE_SOURCE_POLL ? s->live.samples : s->live.events;
+    s->live.rate = (double) (count - s->rate_mark_count) * 1e6 / (double) (now - s->rate_mark_time);
+    s->rate_mark_time = now;
+    s->rate_mark_count = count;
+  }
+  guint64 anomalies = s->violated != NULL ? g_hash_table_size (s->violated) : 0;
+  for (guint k = 0; k < SLICER_ANOMALY_KIND_COUNT; k++)
+    anomalies += slicer_anomaly_count (s->slicer, k);
+  s->live.anomalies = anomalies;
+  g_mutex_unlock (&s->lock);
+}
+
+/* The target's clock against host time since the first event: a target timer that runs at
+ * another pace than its declared rate (a simulator, a halted or throttled target, a wrong
+ * --core-clock) makes every time wrong by that factor. Warns once, when the session has run
+ * for 2 s and the two differ by more than 5 %. Live sessions with a target clock only. */
+void
+session__check_clock (Session *s)
+{
+  if (s->clock_warned || s->oc == NULL || s->tick_hz == 0 || s->clock_host0 == 0)
+    return;
+  const ProbeSourceQuality *q = probe_source_get_quality (s->source);
+  if (g_strcmp0 (q->clock, "host") == 0)
+    return;
+  if (q->attach_known && !s->clock_rebased) {
+    /* only the session's own span: a ring's backlog from before the attach (and the loss
+     * between it and the attach) ran at no host time the session saw */
+    s->clock_rebased = TRUE;
+    if (q->attach_ts > s->clock_ts0) {
+      s->clock_ts0 = q->attach_ts;
+      s->clock_host0 = g_get_monotonic_time ();
+    }
+  }
+  double host_s = (double) (g_get_monotonic_time () - s->clock_host0) / 1e6;
+  if (host_s < 2)
+    return;
+  double target_s = (double) (s->last_ts - s->clock_ts0) / (double) s->tick_hz;
+  double ratio = target_s / host_s;
+  g_mutex_lock (&s->lock);
+  s->live.clock_ratio = ratio;
+  g_mutex_unlock (&s->lock);
+  if (ratio > 0.95 && ratio < 1.05)
+    return;
+  s->clock_warned = TRUE;
+  g_autofree char *warning = g_strdup_printf (
+      "the target clock (%s at %" G_GUINT64_FORMAT " Hz) ran %.3f× host time: a simulator, a "
+      "halted or throttled target, or a wrong rate; times are in the target's clock", q->clock,
+      s->tick_hz, ratio);
+  g_log_structured ("orti-profd", G_LOG_LEVEL_WARNING, "MESSAGE", "session %" G_GINT64_FORMAT
+                    ": %s", s->id, warning);
+  StoreSessionNotes notes = { .clock_warning = warning };
+  store_writer_set_notes (s->writer, s->id, &notes, NULL);
+}
+
+void
+session__on_event (const ProbeEvent *ev, gpointer user)
+{
+  Session *s = user;
+  /* a gap or a state change before the first event (a target halted when the session
+   * attached): nothing the session saw was lost, and its time (the source's 0) is no start */
+  if (s->live.events + s->pend_events == 0 &&
+      (ev->kind == PROBE_EVENT_GAP || ev->kind == PROBE_EVENT_TARGET_STATE))
+    return;
+  guint64 known_good = s->last_ts; /* before this event: where a gap's lost stretch begins */
+  s->last_event_host = s->host_now;
+  if (s->clock_host0 == 0) {
+    s->clock_host0 = g_get_monotonic_time ();
+    s->clock_ts0 = ev->ts;
+  }
+  ProbeEvent named = *ev; /* one ORTI file per core: the session-wide task/ISR2 id */
+  session_watch_namespace_event (s->w, &named);
+  ev = &named;
+  g_array_append_val (s->events, named);
+  if (ev->ts > s->last_ts)
+    s->last_ts = ev->ts;
+  s->pend_events++;
+  if (ev->kind == PROBE_EVENT_TASK_SWITCH && ev->core < SESSION_LIVE_MAX_CORES) {
+    s->pend_running[ev->core] = ev->a;
+    s->pend_running_set |= G_GUINT64_CONSTANT (1) << ev->core;
+  }
+  if (ev->kind == PROBE_EVENT_GAP) {
+    s->pend_gaps++;
+    if (PROBE_GAP_REASON (ev->b) == PROBE_GAP_TARGET_DROP)
+      s->pend_drops += ev->a;
+  }
+  session_gaps_track (s->gaps, ev, known_good);
+}
+
+/* The sink's recorder: everything the source read goes to the capture (--record). */
+void
+session__on_record (ProbeCaptureRecordType type, guint16 channel, gint64 host_us, const guint8 *data,
+                    gsize len, gpointer user)
+{
+  Session *s = user;
+  g_autoptr (GError) error = NULL;
+  if (s->record && !probe_capture_writer_add (s->record, type, channel, host_us, data, len,
+                                              &error))
+    g_log_structured ("orti-profd", G_LOG_LEVEL_WARNING, "MESSAGE", "session %" G_GINT64_FORMAT
+                      ": recording: %s", s->id, error->message);
+}
+
+/* Feed pending events to the slicer and hand everything to the store: the events in one time
+ * order across cores (core-merge.h), all of them when @final. */
+gboolean
+session__flush_rows (Session *s, gboolean final, GError **error)
+{
+  core_merge_push (s->merge, (const ProbeEvent *) s->events->data, s->events->len);
+  g_array_set_size (s->events, 0);
+  core_merge_pop (s->merge, s->merged, final);
+  if (s->merged->len > 0) {
+    slicer_feed (s->slicer, (const ProbeEvent *) s->merged->data, s->merged->len);
+    if (!store_writer_push_events (s->writer, s->id, (const ProbeEvent *) s->merged->data,
+                                   s->merged->len, error))
+      return FALSE;
+    g_mutex_lock (&s->lock);
+    s->live.events_stored += s->merged->len;
+    g_mutex_unlock (&s->lock);
+    g_array_set_size (s->merged, 0);
+  }
+  if (s->slices->len > 0 &&
+      !store_writer_push_slices (s->writer, s->id, (StoreSlice *) s->slices->data, s->slices->len,
+                                 error))
+    return FALSE;
+  g_array_set_size (s->slices, 0);
+  if (s->calls->len > 0 &&
+      !store_writer_push_calls (s->writer, s->id, (StoreCall *) s->calls->data, s->calls->len,
+                                error))
+    return FALSE;
+  g_array_set_size (s->calls, 0);
+  if (s->anomalies->len > 0 &&
+      !store_writer_push_anomalies (s->writer, s->id, (StoreAnomaly *) s->anomalies->data,
+                                    s->anomalies->len, error))
+    return FALSE;
+  g_array_set_size (s->anomalies, 0);
+  GArray *gaps = session_gaps_rows (s->gaps);
+  if (gaps->len > 0 &&
+      !store_writer_push_gaps (s->writer, s->id, (StoreGap *) gaps->data, gaps->len, error))
+    return FALSE;
+  g_array_set_size (gaps, 0);
+  if (!session_stats_flush (s->stats, error))
+    return FALSE;
+  session__publish_live (s);
+  return TRUE;
+}
+
+void
+session__emit_gap (Session *s, ProbeGapReason reason)
+{
+  probe_source_gap (s->source, reason, &s->sink);
+}
+
+/* The target changed state (halt, resume, reset): a TARGET_STATE event, recorded in the
+ * capture, and a gap when it stopped running (what the slicer saw before is not continued). */
+void
+session__note_target_state (Session *s, ProbeTargetState st)
+{
+  if (st == s->target_state)
+    return;
+  s->target_state = st;
+  /* placed by the source, which keeps each core's latest time */
+  probe_source_target_state (s->source, st, &s->sink);
+  if (s->record) {
+    guint8 b = (guint8) st;
+    probe_capture_writer_add (s->record, PROBE_CAPTURE_STATE, 0, g_get_monotonic_time (), &b, 1,
+                              NULL);
+  }
+  if (st == PROBE_TARGET_RESET) {
+    session__emit_gap (s, PROBE_GAP_RESET);
+  } else if (st == PROBE_TARGET_HALTED && s->capture_kind == PROBE_SOURCE_RTT) {
+    /* the ring keeps what was written before the halt, and the drains still deliver it: the
+     * halt's gap goes after it, where the stream resumes (nothing is lost; the time between is
+     * the halt's, charged to nothing) */
+    s->halt_gap_pending = TRUE;
+  } else if (st != PROBE_TARGET_RUNNING) {
+    session__emit_gap (s, PROBE_GAP_HALT);
+  } else if (s->halt_gap_pending) {
+    s->halt_gap_pending = FALSE;
+    session__emit_gap (s, PROBE_GAP_HALT);
+  }
+}
+
+/* The statistics and the measurement quality into the store: when a live refresh is due,
+ * or always when @final. */
+gboolean
+session__write_stats (Session *s, gboolean final, GError **error)
+{
+  if (!final && !session_stats_due (s->stats))
+    return TRUE;
+  if (!session__check_invariants (s, final, error))
+    return FALSE;
+  SessionLive live;
+  session_get_live (s, &live);
+  StoreSessionQuality q = { .gap_count = (gint64) live.gaps, .dropped_events = (gint64) live.drops,
+                            .anomaly_count = (gint64) live.anomalies, .samples_stalled = -1 };
+  const ProbeSourceQuality *sq = probe_source_get_quality (s->source);
+  const ProbePollQuality *pq = sq->poll;
+  if (sq->clock_measured)
+    q.clock_hz_measured = sq->clock_hz;
+  if (pq) {
+    double us_per_tick = s->tick_hz ? 1e6 / (double) s->tick_hz : 0;
+    q.sample_rate_hz = pq->sample_rate;
+    q.interval_jitter_us = pq->jitter * us_per_tick;
+    q.min_interval_us = pq->min_interval != G_MAXUINT64 ? (double) pq->min_interval * us_per_tick : 0;
+    q.reads_failed = (gint64) pq->reads_failed;
+    q.interval_p50_us = (double) pq->p50_interval * us_per_tick;
+    q.interval_p99_us = (double) pq->p99_interval * us_per_tick;
+    q.samples = (gint64) (pq->samples_before + pq->samples);
+    q.samples_effective = bounds_effective_samples (pq->sum_interval, pq->sum_interval_sq);
+    q.samples_stalled = pq->stalled;
+  }
+  q.coverage = session_stats_coverage (s->slicer);
+  if (sq->attach_known)
+    q.attach_tick = (gint64) sq->attach_ts;
+  if (s->sampler)
+    q.samples_stalled = session_sampler_stalled (s->sampler); /* the PC sampler's, not a load's */
+  else if (s->replay_stalled >= 0)
+    q.samples_stalled = s->replay_stalled; /* … as recorded */
+  session_pcprof_set_starved (s->pcprof, q.samples_stalled > BOUNDS_STALLED_MAX);
+  return session_stats_write (s->stats, s->slicer, &q, final, error) &&
+         session_pcprof_write (s->pcprof, final, error);
+}

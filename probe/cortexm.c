@@ -233,6 +233,29 @@ probe_cortexm_cyccnt_start (ProbeCortexm *c, guint64 given_hz, guint window_us, 
   return TRUE;
 }
 
+#define V7_FUNCTION_DATA_WRITE 0xDu      /* data value packet on write */
+#define V8_MATCH_DADDR_WRITE 0x5u        /* data address, writes */
+#define V8_ACTION_DATA_VALUE (3u << 4)   /* data trace data value packet */
+#define V8_DATAVSIZE_SHIFT 10
+
+gboolean
+probe_cortexm_watch_writes (ProbeCortexm *c, const ProbeCortexmInfo *info, guint n,
+                            guint32 address, guint width, GError **error)
+{
+  g_autofree char *fn = g_strdup_printf ("DWT_FUNCTION%u", n);
+  g_autofree char *comp = g_strdup_printf ("DWT_COMP%u", n);
+  g_autofree char *mask = g_strdup_printf ("DWT_MASK%u", n);
+  guint32 function = V7_FUNCTION_DATA_WRITE;
+  if (info->armv8m) {
+    guint size = width == 4 ? 2 : width == 2 ? 1 : 0;
+    function = V8_MATCH_DADDR_WRITE | V8_ACTION_DATA_VALUE | (size << V8_DATAVSIZE_SHIFT);
+  }
+  return probe_cortexm_write (c, PROBE_DWT_FUNCTION (n), 0, fn, error) &&
+         probe_cortexm_write (c, PROBE_DWT_COMP (n), address, comp, error) &&
+         (info->armv8m || probe_cortexm_write (c, PROBE_DWT_MASK (n), 0, mask, error)) &&
+         probe_cortexm_write (c, PROBE_DWT_FUNCTION (n), function, fn, error);
+}
+
 gboolean
 probe_cortexm_pcsr_start (ProbeCortexm *c, guint tries, GError **error)
 {

@@ -17,7 +17,10 @@
  *                    flagged PROBE_PC_UNATTRIBUTED when a CONTEXT_CHECK channel of its core
  *                    (the context read again after the PC) disagrees with the first read, or
  *                    either was not read: the context may have changed between the reads,
- *                    so the sample's task is not known.
+ *                    so the sample's task is not known; so is it when a WRITES_CHECK channel
+ *                    of its core (the DWT comparator watching the context variable, read
+ *                    after the PC) says it was written since its arm read, before the
+ *                    context's (PROBE_PC_CONTEXT_WRITTEN), or it or its context is unread.
  * Within one sample, what ended comes first (ISR2 and service exits), then the evidence about
  * a task switching out, activations, the switch, and what began (entries, data). So a service
  * or ISR2 seen open in one sample and gone in the next ends in the context that entered it
@@ -668,6 +671,20 @@ channel_entries (ProbePollDecoder *d, guint i, guint64 ts, ProbeEventFunc func, 
         continue;
       if (!d->valid[k] || !d->valid[c->checks] || d->value[k] != d->value[c->checks])
         flags |= PROBE_PC_UNATTRIBUTED;
+    }
+    /* the context read is the PC's when the variable was not written from before that read
+     * (the comparator's arm read) to after the PC's (its check read): the check must have
+     * been read and not have matched, and the context it watches must have been read (a
+     * comparator that could not be set proves nothing; reads that agree prove nothing
+     * either, the context may have changed and changed back: A-B-A) */
+    for (guint k = 0; k < d->n_channels; k++) {
+      const ProbePollChannel *c = &d->channels[k];
+      if (c->kind != PROBE_POLL_WRITES_CHECK || c->core != ch->core)
+        continue;
+      if (!d->valid[k] || c->checks >= d->n_channels || !d->valid[c->checks])
+        flags |= PROBE_PC_UNATTRIBUTED;
+      else if ((guint64) d->value[k] & PROBE_DWT_FUNCTION_MATCHED)
+        flags |= PROBE_PC_UNATTRIBUTED | PROBE_PC_CONTEXT_WRITTEN;
     }
     emit (d, func, user, ts, ch->core, PROBE_EVENT_PC_SAMPLE, (guint32) v, flags);
     break;

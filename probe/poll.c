@@ -25,9 +25,14 @@
  * still read, after the groups.
  *
  * Read order (ProbePollChannel.phase): a sample reads the channels of phase 0 (groups, then
- * Tcl channels), then those of phase 1, then of phase 2, each phase in reads of its own (a
- * group never spans two phases; a Tcl channel takes words only from its own phase's groups).
- * So a PC sample (phase 1) lies between two reads of its core's context (phases 0 and 2).
+ * Tcl channels), then those of phase 1, and so on up to phase 4, each phase in reads of its
+ * own (a group never spans two phases; a Tcl channel takes words only from its own phase's
+ * groups). So a PC sample (phase 3) lies after its core's context read (phase 2), and both
+ * between the two reads of the comparators watching the context's writes (phases 1 and 4:
+ * session-watch.h). Reads of the core's System PPB (0xE0000000 up: DWT, SCS) share a
+ * read_memory only with the words right after them, never across a word no channel reads:
+ * there a read can have effects (DWT_FUNCTIONn's clears MATCHED) and, on a slow link, costs
+ * as much as a command.
  *
  * Aliasing: a steady sample rate near a rational multiple of a task's period sees only a few
  * phases of it, which biases every duration measured in that window; cfg.dither_us pauses a
@@ -69,7 +74,8 @@ typedef struct {
   guint phase;     /* read phase of its items */
 } PollGroup;
 
-#define POLL_PHASES 3 /* ProbePollChannel.phase 0, 1, 2 */
+#define POLL_PPB 0xE0000000u /* the System PPB: reads merge without gaps (header) */
+#define POLL_PHASES 5 /* ProbePollChannel.phase 0 … 4 */
 
 struct _ProbePollSampler {
   ProbeOpenocd *oc;          /* borrowed */
@@ -234,7 +240,8 @@ build_plan (ProbePollSampler *s)
     guint64 end = c->address + c->width;
     PollGroup *g = s->n_groups ? &s->groups[s->n_groups - 1] : NULL;
     if (g && g->phase == c->phase && g_strcmp0 (g->target, c->target) == 0 &&
-        end - g->start <= PROBE_POLL_MERGE_SPAN) {
+        end - g->start <= PROBE_POLL_MERGE_SPAN &&
+        (c->address < POLL_PPB || c->address <= g->start + 4ull * g->words)) {
       guint64 gend = g->start + 4ull * g->words;
       if (end > gend)
         g->words = (guint) ((end - g->start + 3) / 4);
@@ -589,6 +596,14 @@ disable_channel (ProbePollSampler *s, guint i, const char *why)
     return;
   s->disabled[i] = TRUE;
   g_ptr_array_add (s->messages, g_strdup_printf ("%s disabled: %s", s->ch[i].name, why));
+}
+
+void
+probe_poll_sampler_disable_channel (ProbePollSampler *s, guint i, const char *why)
+{
+  g_return_if_fail (i < s->n_ch);
+  disable_channel (s, i, why);
+  build_plan (s);
 }
 
 /* After a failed batch: find the group(s) that fault, disable their channels. */

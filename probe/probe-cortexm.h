@@ -64,6 +64,13 @@ gboolean probe_cortexm_identify (ProbeCortexm *c, ProbeCortexmInfo *info, GError
  * failed. *@note (newly allocated) says how the clock was chosen. */
 gboolean probe_cortexm_cyccnt_start (ProbeCortexm *c, guint64 given_hz, guint window_us,
                                      guint64 *hz, char **note, GError **error);
+/* probe_cortexm_watch_writes:
+ * Sets DWT comparator @n (< info->n_comparators) to match the core's writes of @width bytes
+ * at @address: a data-value trace packet each (emitted only while the ITM forwards DWT
+ * packets) and DWT_FUNCTIONn.MATCHED set until FUNCTIONn is read; restored by
+ * probe_cortexm_restore. */
+gboolean probe_cortexm_watch_writes (ProbeCortexm *c, const ProbeCortexmInfo *info, guint n,
+                                     guint32 address, guint width, GError **error);
 /* probe_cortexm_pcsr_start:
  * Makes DWT_PCSR readable (DEMCR.TRCENA; restored by probe_cortexm_restore) and checks that it
  * samples: FALSE with PROBE_ERROR_UNSUPPORTED naming the register, its address and what was

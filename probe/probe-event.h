@@ -40,7 +40,10 @@ typedef enum {
 #define PROBE_PC_UNATTRIBUTED 4u /* the core's context changed around the PC read (poll: its
                               * RUNNINGTASK / RUNNINGISR2 read again after DWT_PCSR differ
                               * from the sample's first read, PROBE_POLL_CONTEXT_CHECK): which
-                              * task, ISR2 or idle the PC belongs to is not known */
+                              * task, ISR2 or idle the PC belongs to is not known; also when
+                              * it cannot be proven not to have changed (WRITES_CHECK) */
+#define PROBE_PC_CONTEXT_WRITTEN 8u /* with UNATTRIBUTED: the comparator watching the context
+                              * variable saw it written between its read and the PC's */
 
 /* Payload value meaning "unknown id" (e.g. an exit whose function is not known). */
 #define PROBE_ID_ANY 0xFFFFFFFFu

@@ -47,7 +47,18 @@ typedef enum {
                           * (ProbePollChannel.checks), in a later phase than the PC channel:
                           * when it differs from the first read (or either is unread) the
                           * sample's PC_SAMPLE is flagged PROBE_PC_UNATTRIBUTED. No events */
+  PROBE_POLL_WRITES_ARM,  /* DWT_FUNCTIONn of a comparator watching writes to a context
+                          * variable (ProbePollChannel.watch_address), read in a phase before
+                          * the context's: the read clears FUNCTION.MATCHED. No events */
+  PROBE_POLL_WRITES_CHECK, /* the same DWT_FUNCTIONn read again in a phase after the PC
+                          * channel's: MATCHED set (or the read missing) means the variable
+                          * was written since the arm read, so the context the sample read may
+                          * not be the one the PC was read in (it changed, or changed and
+                          * changed back: A-B-A), and the sample's PC_SAMPLE is flagged
+                          * PROBE_PC_UNATTRIBUTED. No events */
 } ProbePollKind;
+
+#define PROBE_DWT_FUNCTION_MATCHED (1u << 24) /* DWT_FUNCTIONn: matched since last read */
 
 /* Classes of values (ProbePollValueClass.cls). */
 enum {
@@ -104,10 +115,14 @@ typedef struct {
   guint32 task;           /* TASK_STATE: the task's value (Event.a of its TASK_SWITCH) */
   gboolean has_priority;  /* TASK_STATE: the task's static priority is known: … */
   gint64 priority;        /* … (larger = more urgent) */
-  guint phase;            /* read order in a sample (0, 1, 2; above 2 reads as 2): every read
+  guint phase;            /* read order in a sample (0 … 4; above 4 reads as 4): every read
                            * of phase 0 comes before any of phase 1, and so on; reads of
                            * different phases are never merged (poll.c) */
-  guint checks;           /* CONTEXT_CHECK: index of the channel it reads again */
+  guint checks;           /* CONTEXT_CHECK: index of the channel it reads again; WRITES_*:
+                           * of the context channel whose variable the comparator watches */
+  guint64 watch_address;  /* WRITES_*: the variable the comparator watches … */
+  guint watch_width;      /* … and its bytes (1, 2, 4); 0: no comparator can watch it (a
+                           * value computed in OpenOCD), the check is never read */
 } ProbePollChannel;
 
 /* TRUE when the channel reads something (a TASK_STATE channel may carry only a priority). */
@@ -235,6 +250,9 @@ ProbePollSampler *probe_poll_sampler_new (ProbeOpenocd *oc, const ProbePollConfi
                                           const ProbePollChannel *channels, guint n_channels,
                                           GError **error);
 void probe_poll_sampler_free (ProbePollSampler *s);
+/* probe_poll_sampler_disable_channel: channel @i is never read (every sample: not valid);
+ * @why goes into the sampler's messages like a read fault's. */
+void probe_poll_sampler_disable_channel (ProbePollSampler *s, guint i, const char *why);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbePollSampler, probe_poll_sampler_free)
 /* After a reconnect: continue @from's timeline (epoch, timer wraps, last timestamp), so
  * timestamps never restart at 0 within a session. Call before the first step. */

@@ -15,7 +15,11 @@
  *
  * PC sampling: a PROBE_POLL_PC channel (DWT_PCSR) is read in the same batch as the running
  * task; attach sets DEMCR.TRCENA (which gates DWT_PCSR) and refuses a core whose PCSR cannot
- * be read or reads 0 (probe_cortexm_pcsr_start); detach restores DEMCR.
+ * be read or reads 0 (probe_cortexm_pcsr_start); detach restores DEMCR. WRITES_ARM/CHECK
+ * channels read DWT_FUNCTIONn around the context reads: attach sets comparator n to watch
+ * writes to their variable (probe_cortexm_watch_writes; detach restores it). A comparator the
+ * core lacks, or a variable no comparator can watch, leaves its channels unread (a message
+ * says why): the samples of that core are then charged to no task, never guessed.
  */
 #include "source-private.h"
 
@@ -70,6 +74,51 @@ resolve_core_targets (PollSource *p, ProbeOpenocd *oc, GError **error)
   return p->attached_targets != NULL;
 }
 
+/* Sets the DWT comparator of every WRITES_CHECK channel to watch its context variable.
+ * Returns, per channel, why it cannot be read (NULL entries: it can), for the sampler to
+ * disable; NULL with @error when the link failed. */
+static GPtrArray *
+watch_context_writes (PollSource *p, GError **error)
+{
+  g_autoptr (GPtrArray) why = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_set_size (why, p->channels->len);
+  ProbeCortexmInfo info = { 0 };
+  gboolean identified = FALSE;
+  for (guint i = 0; i < p->channels->len; i++) {
+    const ProbePollChannel *c = &g_array_index (p->channels, ProbePollChannel, i);
+    if (c->kind != PROBE_POLL_WRITES_CHECK)
+      continue;
+    if (!identified && !probe_cortexm_identify (p->cm, &info, error))
+      return NULL;
+    identified = TRUE;
+    guint n = (guint) ((c->address - PROBE_DWT_FUNCTION (0)) / 16u);
+    char *reason = NULL;
+    if (c->watch_width == 0)
+      reason = g_strdup ("the context value is computed inside OpenOCD: no DWT comparator can "
+                         "watch its writes, so a switch away and back between its two reads "
+                         "cannot be excluded; PC samples are charged to no task");
+    else if (n >= info.n_comparators)
+      reason = g_strdup_printf ("DWT comparator %u is needed to watch writes to 0x%08"
+                                G_GINT64_MODIFIER "x, but this core (CPUID 0x%08x) has %u: a "
+                                "switch away and back between the context's two reads cannot "
+                                "be excluded; PC samples are charged to no task", n,
+                                c->watch_address, info.cpuid, info.n_comparators);
+    else if (!probe_cortexm_watch_writes (p->cm, &info, n, (guint32) c->watch_address,
+                                          c->watch_width, error))
+      return NULL;
+    if (reason == NULL)
+      continue;
+    /* the arm read of the same comparator goes too */
+    for (guint k = 0; k < p->channels->len; k++) {
+      const ProbePollChannel *a = &g_array_index (p->channels, ProbePollChannel, k);
+      if (a->kind == PROBE_POLL_WRITES_ARM && a->address == c->address && a->core == c->core)
+        g_ptr_array_index (why, k) = g_strdup (reason);
+    }
+    g_ptr_array_index (why, i) = reason;
+  }
+  return g_steal_pointer (&why);
+}
+
 static gboolean
 poll_attach (ProbeSource *src, ProbeOpenocd *oc, GError **error)
 {
@@ -109,10 +158,12 @@ poll_attach (ProbeSource *src, ProbeOpenocd *oc, GError **error)
     }
   }
   src->quality.clock_note = p->clock_note;
+  g_autoptr (GPtrArray) unwatched = NULL;
   for (guint i = 0; i < p->channels->len; i++)
     if (g_array_index (p->channels, ProbePollChannel, i).kind == PROBE_POLL_PC) {
       /* the PC sampler must answer before a session counts on it */
-      if (!probe_cortexm_pcsr_start (p->cm, 16, error)) {
+      if (!probe_cortexm_pcsr_start (p->cm, 16, error) ||
+          (unwatched = watch_context_writes (p, error)) == NULL) {
         probe_cortexm_restore (p->cm, NULL); /* leave the target as it was */
         return FALSE;
       }
@@ -126,6 +177,9 @@ poll_attach (ProbeSource *src, ProbeOpenocd *oc, GError **error)
     p->sampler = g_steal_pointer (&old); /* its record (quality, clock) stays the session's */
     return FALSE;
   }
+  for (guint i = 0; unwatched != NULL && i < unwatched->len; i++)
+    if (g_ptr_array_index (unwatched, i) != NULL)
+      probe_poll_sampler_disable_channel (s, i, g_ptr_array_index (unwatched, i));
   if (old)
     probe_poll_sampler_inherit_clock (s, old);
   if (!probe_poll_sampler_prepare (s, error)) {

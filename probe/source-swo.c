@@ -56,10 +56,6 @@
 #define DWT_CTRL_SYNCTAP_MASK (3u << 10)
 #define DWT_CTRL_PCSAMPLENA (1u << 12)
 #define DWT_CTRL_EXCTRCENA (1u << 16)
-#define V7_FUNCTION_DATA_WRITE 0xDu      /* data value packet on write */
-#define V8_MATCH_DADDR_WRITE 0x5u        /* data address, writes */
-#define V8_ACTION_DATA_VALUE (3u << 4)   /* data trace data value packet */
-#define V8_DATAVSIZE_SHIFT 10
 
 /* One traced core: its target, DWT comparators, clock and seed. */
 typedef struct {
@@ -254,16 +250,6 @@ openocd_capture_start (SwoSource *w, GError **error)
 }
 
 /* ---- attach -------------------------------------------------------------------------------- */
-
-/* DWT_FUNCTION for a comparator tracing writes of @width bytes. */
-static guint32
-comparator_function (const ProbeCortexmInfo *info, guint width)
-{
-  if (!info->armv8m)
-    return V7_FUNCTION_DATA_WRITE;
-  guint size = width == 4 ? 2 : width == 2 ? 1 : 0;
-  return V8_MATCH_DADDR_WRITE | V8_ACTION_DATA_VALUE | (size << V8_DATAVSIZE_SHIFT);
-}
 
 /* DWT_CTRL's PC sampling bits for about @hz samples per second at @cpu_hz; *@actual: the rate
  * they give. */
@@ -526,14 +512,7 @@ core_trace_on (SwoSource *w, guint k, const ProbeCortexmInfo *info, GError **err
   SwoCore *c = &w->cores[k];
   for (guint i = 0; i < c->n_comparators; i++) {
     const ProbePollChannel *ch = &c->watch[i];
-    g_autofree char *fn = g_strdup_printf ("DWT_FUNCTION%u", i);
-    g_autofree char *comp = g_strdup_printf ("DWT_COMP%u", i);
-    g_autofree char *mask = g_strdup_printf ("DWT_MASK%u", i);
-    if (!probe_cortexm_write (c->cm, PROBE_DWT_FUNCTION (i), 0, fn, error) ||
-        !probe_cortexm_write (c->cm, PROBE_DWT_COMP (i), (guint32) ch->address, comp, error) ||
-        (!info->armv8m && !probe_cortexm_write (c->cm, PROBE_DWT_MASK (i), 0, mask, error)) ||
-        !probe_cortexm_write (c->cm, PROBE_DWT_FUNCTION (i),
-                              comparator_function (info, ch->width), fn, error))
+    if (!probe_cortexm_watch_writes (c->cm, info, i, (guint32) ch->address, ch->width, error))
       return FALSE;
   }
   /* one core: TraceBusID 1. Several: k + 1, and global timestamps about every 8192 cycles

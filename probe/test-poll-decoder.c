@@ -476,13 +476,42 @@ test_pc_halted (void)
   }
 }
 
+/* Decodes @n samples of @n_ch channels (values @v, valid bitmaps @valid) and asserts the b
+ * of each PC_SAMPLE against @want_b (one per sample); returns the number of switches. */
+static guint
+check_pc_flags (const ProbePollChannel *chs, guint n_ch, const gint64 *v, const guint32 *valid,
+                const guint32 *want_b, guint n)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GByteArray) b = g_byte_array_new ();
+  for (guint i = 0; i < n; i++)
+    probe_poll_record_append (b, n_ch, &valid[i], 10 * i, v + n_ch * i);
+  g_autoptr (ProbePollDecoder) d = probe_poll_decoder_new (chs, n_ch, &error);
+  g_assert_no_error (error);
+  g_autoptr (GArray) ev = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+  g_assert_true (probe_poll_decoder_feed (d, b->data, b->len, collect, ev, &error));
+  guint pcs = 0, switches = 0;
+  for (guint i = 0; i < ev->len; i++) {
+    const ProbeEvent *e = &g_array_index (ev, ProbeEvent, i);
+    if (e->kind == PROBE_EVENT_TASK_SWITCH)
+      switches++;
+    else if (e->kind != PROBE_EVENT_TASK_TERMINATE) { /* (a task that ended: the core idles) */
+      g_assert_cmpuint (e->kind, ==, PROBE_EVENT_PC_SAMPLE);
+      g_assert_cmpuint (pcs, <, n);
+      g_assert_cmpuint (e->b, ==, want_b[pcs]);
+      pcs++;
+    }
+  }
+  g_assert_cmpuint (pcs, ==, n);
+  return switches;
+}
+
 /* The context read again after the PC (CONTEXT_CHECK of the task channel): a sample whose
  * two reads differ, or whose second read failed, is flagged PROBE_PC_UNATTRIBUTED; the check
  * channel emits nothing (the switch follows the first read). */
 static void
 test_pc_context_check (void)
 {
-  g_autoptr (GError) error = NULL;
   const ProbePollChannel chs[] = {
     { .kind = PROBE_POLL_TASK, .name = "RUNNINGTASK", .simple = TRUE, .none_values = task_none,
       .n_none_values = 1 },
@@ -495,26 +524,41 @@ test_pc_context_check (void)
   const gint64 v[] = { 1, 0x2000, 1, 1, 0x2004, 0xFF, 0xFF, 0x3000, 0xFF, 0xFF, 0x3002, 0 };
   const guint32 valid[] = { 7, 7, 7, 3 };
   const guint32 want_b[] = { 0, PROBE_PC_UNATTRIBUTED, 0, PROBE_PC_UNATTRIBUTED };
-  g_autoptr (GByteArray) b = g_byte_array_new ();
-  for (guint i = 0; i < 4; i++)
-    probe_poll_record_append (b, 3, &valid[i], 10 * i, v + 3 * i);
-  g_autoptr (ProbePollDecoder) d = probe_poll_decoder_new (chs, 3, &error);
-  g_assert_no_error (error);
-  g_autoptr (GArray) ev = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
-  g_assert_true (probe_poll_decoder_feed (d, b->data, b->len, collect, ev, &error));
-  guint pcs = 0, switches = 0;
-  for (guint i = 0; i < ev->len; i++) {
-    const ProbeEvent *e = &g_array_index (ev, ProbeEvent, i);
-    if (e->kind == PROBE_EVENT_TASK_SWITCH)
-      switches++;
-    else if (e->kind != PROBE_EVENT_TASK_TERMINATE) { /* (task 1's, ended: the core idles) */
-      g_assert_cmpuint (e->kind, ==, PROBE_EVENT_PC_SAMPLE);
-      g_assert_cmpuint (e->b, ==, want_b[pcs]);
-      pcs++;
-    }
-  }
-  g_assert_cmpuint (pcs, ==, 4);
-  g_assert_cmpuint (switches, ==, 2); /* task 1, then idle: the second read switches nothing */
+  /* task 1, then idle: the second read switches nothing */
+  g_assert_cmpuint (check_pc_flags (chs, 3, v, valid, want_b, 4), ==, 2);
+}
+
+/* The comparator watching the context variable (WRITES_ARM before the context read,
+ * WRITES_CHECK after the PC's): the sample is its context's only when the check read says no
+ * write since the arm read (FUNCTION.MATCHED clear); a write between them (the kernel
+ * switched, maybe away and back) makes it unattributed with PROBE_PC_CONTEXT_WRITTEN, an
+ * unread check or an unread context without. The arm read's own MATCHED (writes before the
+ * sample) is not about the sample. */
+static void
+test_pc_context_writes (void)
+{
+  const guint32 m = PROBE_DWT_FUNCTION_MATCHED;
+  const ProbePollChannel chs[] = {
+    { .kind = PROBE_POLL_WRITES_ARM, .name = "FUNCTION0 before", .simple = TRUE, .checks = 1,
+      .watch_width = 1, .phase = 1 },
+    { .kind = PROBE_POLL_TASK, .name = "RUNNINGTASK", .simple = TRUE, .none_values = task_none,
+      .n_none_values = 1, .phase = 2 },
+    { .kind = PROBE_POLL_PC, .name = "PCSR", .simple = TRUE, .phase = 3 },
+    { .kind = PROBE_POLL_WRITES_CHECK, .name = "FUNCTION0 after", .simple = TRUE, .phase = 4,
+      .checks = 1, .watch_width = 1 },
+  };
+  /* no write (the arm read saw earlier ones); written between; the check unread; the context
+   * unread; no write again */
+  const gint64 v[] = { 0xD | m, 1, 0x2000, 0xD,
+                       0xD, 1, 0x2004, 0xD | m,
+                       0xD, 1, 0x2008, 0,
+                       0xD, 0, 0x200C, 0xD,
+                       0xD, 1, 0x2010, 0xD };
+  const guint32 valid[] = { 15, 15, 7, 13, 15 };
+  const guint32 want_b[] = { 0, PROBE_PC_UNATTRIBUTED | PROBE_PC_CONTEXT_WRITTEN,
+                             PROBE_PC_UNATTRIBUTED, PROBE_PC_UNATTRIBUTED, 0 };
+  /* the comparator's reads switch nothing */
+  g_assert_cmpuint (check_pc_flags (chs, 4, v, valid, want_b, 5), ==, 1);
 }
 
 /* Records of older captures ('S', at most 32 channels) still decode; more than 32 channels
@@ -566,6 +610,7 @@ main (int argc, char **argv)
   g_test_add_func ("/probe/poll-decoder/pc-channel", test_pc_channel);
   g_test_add_func ("/probe/poll-decoder/pc-halted", test_pc_halted);
   g_test_add_func ("/probe/poll-decoder/pc-context-check", test_pc_context_check);
+  g_test_add_func ("/probe/poll-decoder/pc-context-writes", test_pc_context_writes);
   g_test_add_func ("/probe/poll-decoder/core-halted", test_core_halted);
   return g_test_run ();
 }

@@ -65,7 +65,8 @@ struct _Session {
                                  * (< 0: none recorded) */
   GArray *pc_samples;           /* SlicerPcSample taken from it, for pcprof */
   gboolean pc_check_context;    /* replay: the capture's PC samples carry the context read
-                                 * again after the PC (metadata poll.pc_sample 2) */
+                                 * again after the PC (metadata poll.pc_sample 2) or … */
+  gboolean pc_check_writes;     /* … the comparators watching its writes instead (3) */
   gint link_gen;                /* atomic: +1 as the stream's round trip starts, +1 as it ends
                                  * (ProbePollConfig.link_shared: the sampler's waits for it) */
   GArray *events;               /* ProbeEvent not yet handed to store + slicer */

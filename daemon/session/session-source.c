@@ -278,7 +278,7 @@ session__start_live_source (Session *s, GError **error)
                                      "available here (%s)", local->message);
     s->capture_kind = PROBE_SOURCE_POLL;
     if (s->cfg.pc_sample_hz)
-      session_watch_add_pc_sampler (s->w, s->cfg.core, TRUE);
+      session_watch_add_pc_sampler (s->w, s->cfg.core, TRUE, TRUE);
   }
   g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "source: %s", s->source_why);
   s->source = session__make_source (s, s->capture_kind, error);

@@ -547,14 +547,55 @@ session_watch_free (SessionWatch *w)
   g_free (w);
 }
 
+/* Appends the arm (phase 1) and check (phase 4) reads of DWT comparator *@n watching writes
+ * of @width bytes at @address, which context channel @ctx reads (width 0: none can). */
+static void
+add_writes_check (SessionWatch *w, guint ctx, guint *n, guint64 address, guint width)
+{
+  const ProbePollChannel *c = &g_array_index (w->channels, ProbePollChannel, ctx);
+  ProbePollChannel ch = { 0 };
+  ch.kind = PROBE_POLL_WRITES_ARM;
+  ch.phase = 1;
+  ch.core = c->core;
+  ch.simple = TRUE;
+  ch.address = PROBE_DWT_FUNCTION (*n);
+  ch.width = 4;
+  ch.checks = ctx;
+  ch.watch_address = address;
+  ch.watch_width = width <= 4 ? width : 0;
+  ch.name = g_strdup_printf ("DWT_FUNCTION%u (0x%08x) watching %s, before it", *n,
+                             PROBE_DWT_FUNCTION (*n), c->name);
+  g_array_append_val (w->channels, ch);
+  ch.kind = PROBE_POLL_WRITES_CHECK;
+  ch.phase = 4;
+  ch.name = g_strdup_printf ("DWT_FUNCTION%u (0x%08x) watching %s, after DWT_PCSR", *n,
+                             PROBE_DWT_FUNCTION (*n), c->name);
+  g_array_append_val (w->channels, ch);
+  (*n)++;
+}
+
 void
-session_watch_add_pc_sampler (SessionWatch *w, int core, gboolean check_context)
+session_watch_add_pc_sampler (SessionWatch *w, int core, gboolean check_context,
+                              gboolean check_writes)
 {
   guint n_context = w->channels->len; /* the context channels come before the PC's */
+  guint16 pc_core = (guint16) MAX (core, 0);
+  /* The PC read's context, with the comparators (@check_writes): every other channel first
+   * (phase 0), the comparators' arm reads (1), the core's context (2), DWT_PCSR (3), the
+   * comparators' checks and DHCSR (3, after it). A write to a context word between the arm
+   * and the check reads voids the sample, so only the reads the proof needs lie between them.
+   * Without (older captures): the context (0), the PC (1), the context again and DHCSR (2). */
+  if (check_writes)
+    for (guint i = 0; i < n_context; i++) {
+      ProbePollChannel *c = &g_array_index (w->channels, ProbePollChannel, i);
+      c->phase = (c->kind == PROBE_POLL_TASK || c->kind == PROBE_POLL_ISR) && c->core == pc_core
+                   ? 2 : 0;
+    }
+  guint pc_phase = check_writes ? 3 : 1;
   ProbePollChannel ch = { 0 };
   /* DHCSR first: a halted core's PCSR reads like a sleeping one's */
   ch.kind = PROBE_POLL_DHCSR;
-  ch.core = (guint16) MAX (core, 0);
+  ch.core = pc_core;
   ch.name = g_strdup_printf ("DHCSR core %d (0xe000edf0)", MAX (core, 0));
   ch.simple = TRUE;
   ch.address = 0xE000EDF0u;
@@ -562,21 +603,37 @@ session_watch_add_pc_sampler (SessionWatch *w, int core, gboolean check_context)
   g_array_append_val (w->channels, ch);
   ch = (ProbePollChannel) { 0 };
   ch.kind = PROBE_POLL_PC;
-  ch.core = (guint16) MAX (core, 0);
+  ch.core = pc_core;
   ch.name = g_strdup_printf ("DWT_PCSR core %d (0x%08x)", MAX (core, 0), PROBE_DWT_PCSR);
   ch.simple = TRUE;
   ch.address = PROBE_DWT_PCSR;
   ch.width = 4;
-  ch.phase = 1;
+  ch.phase = pc_phase;
   g_array_append_val (w->channels, ch);
-  /* DHCSR needs only to be in the same sample: read after the context's second read (phase
-   * 2, a group of its own), so that only the PC read lies between the two */
-  g_array_index (w->channels, ProbePollChannel, w->channels->len - 2).phase = 2;
+  /* DHCSR needs only to be in the same sample: read after the PC (a phase of its own, so
+   * that only the PC read lies between the context's reads) */
+  g_array_index (w->channels, ProbePollChannel, w->channels->len - 2).phase = pc_phase + 1;
+  guint comparator = 0;
   for (guint i = 0; check_context && i < n_context; i++) {
     const ProbePollChannel *c = &g_array_index (w->channels, ProbePollChannel, i);
+    if ((c->kind != PROBE_POLL_TASK && c->kind != PROBE_POLL_ISR) || c->core != pc_core)
+      continue;
     gboolean in_batch = c->simple || (c->n_reads > 0 && c->eval != NULL) || c->tcl != NULL;
-    if ((c->kind != PROBE_POLL_TASK && c->kind != PROBE_POLL_ISR) || c->core != MAX (core, 0) ||
-        !in_batch)
+    if (check_writes) {
+      /* every word the value is made of; one evaluated on the host, outside the batch, or
+       * computed in OpenOCD (a Tcl pointer chase) cannot be watched: its check is never
+       * read, and the core's samples are charged to no task */
+      if (c->simple)
+        add_writes_check (w, i, &comparator, c->address, c->width);
+      else if (!in_batch || c->n_reads == 0)
+        add_writes_check (w, i, &comparator, 0, 0);
+      for (guint r = 0; in_batch && !c->simple && r < c->n_reads; r++) {
+        add_writes_check (w, i, &comparator, c->reads[r].address, c->reads[r].width);
+        c = &g_array_index (w->channels, ProbePollChannel, i); /* the array may have moved */
+      }
+      continue;
+    }
+    if (!in_batch)
       continue;
     ProbePollChannel again;
     probe_poll_channel_copy (&again, c);

@@ -171,8 +171,18 @@ gboolean session_watch_check_capture (const SessionWatch *w, GHashTable *meta,
  * phase 1): a sample whose context reads disagree is charged to no task
  * (PROBE_PC_UNATTRIBUTED). A channel evaluated on the host, outside the batch, is not
  * checked (its reads cannot be placed around the PC's). FALSE @check_context only for
- * captures recorded before the checks (their records lack the channels). */
-void session_watch_add_pc_sampler (SessionWatch *w, int core, gboolean check_context);
+ * captures recorded before the checks (their records lack the channels).
+ * With @check_writes (which needs @check_context), instead of the second reads: per word the
+ * core's context is read from, a DWT comparator watching its writes, read before the context
+ * (PROBE_POLL_WRITES_ARM) and after the PC (WRITES_CHECK): two reads that agree prove nothing
+ * when the kernel switched away and back between them, the comparator does. Read phases: the
+ * other channels 0, the arm reads 1, the context 2, the PC 3, the checks and DHCSR 4, so only
+ * what the proof needs lies inside it. Comparators 0, 1, … in the order of the context
+ * channels; a value computed in OpenOCD or on the host gets a check with watch_width 0 that
+ * attach leaves unread. FALSE @check_writes only for captures recorded before these checks
+ * (they keep the layout they were recorded with). */
+void session_watch_add_pc_sampler (SessionWatch *w, int core, gboolean check_context,
+                                   gboolean check_writes);
 
 /* session_watch_add_variables:
  * Compiles each of @watch ("EXPR", "EXPR:state" or "EXPR:value": an ELF symbol or any

@@ -93,12 +93,14 @@ session_new (const SessionConfig *cfg, GError **error)
     s->capture_kind = info->source;
     s->tick_hz = info->tick_hz;
     /* a poll capture made with --pc-sample has the PC channels in every record: "1" the
-     * PC's alone (older captures), "2" also the context read again after it */
+     * PC's alone (older captures), "2" also the context read again after it, "3" instead
+     * the comparators watching the context's writes around it */
     const char *pcs = info->metadata ? g_hash_table_lookup (info->metadata, "poll.pc_sample")
                                      : NULL;
-    if (g_strcmp0 (pcs, "1") == 0 || g_strcmp0 (pcs, "2") == 0)
+    if (g_strcmp0 (pcs, "1") == 0 || g_strcmp0 (pcs, "2") == 0 || g_strcmp0 (pcs, "3") == 0)
       s->cfg.pc_sample_hz = MAX (s->cfg.pc_sample_hz, 1);
     s->pc_check_context = g_strcmp0 (pcs, "1") != 0;
+    s->pc_check_writes = g_strcmp0 (pcs, "1") != 0 && g_strcmp0 (pcs, "2") != 0;
     if (info->source != PROBE_SOURCE_POLL && info->source != PROBE_SOURCE_RTT &&
         info->source != PROBE_SOURCE_SWO) {
       g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
@@ -141,7 +143,8 @@ session_new (const SessionConfig *cfg, GError **error)
    * same channels, read by a sampler beside the stream (session-sampler.h) */
   if (s->cfg.pc_sample_hz && (s->capture_kind == PROBE_SOURCE_POLL ||
                               (s->capture_kind == PROBE_SOURCE_RTT && s->replay == NULL)))
-    session_watch_add_pc_sampler (s->w, cfg->core, s->replay == NULL || s->pc_check_context);
+    session_watch_add_pc_sampler (s->w, cfg->core, s->replay == NULL || s->pc_check_context,
+                                  s->replay == NULL || s->pc_check_writes);
   s->name = cfg->name ? g_strdup (cfg->name) : session_watch_default_name (s->w);
   return g_steal_pointer (&s);
 }
@@ -484,7 +487,7 @@ session_start (Session *s, StoreWriter *writer, GError **error)
     if (s->capture_kind == PROBE_SOURCE_RTT && s->expect_cores > 1) /* one channel per core */
       g_hash_table_insert (meta, "rtt.streams", g_strdup_printf ("%u", s->expect_cores));
     if (s->capture_kind == PROBE_SOURCE_POLL && s->cfg.pc_sample_hz) /* its records' channels */
-      g_hash_table_insert (meta, "poll.pc_sample", g_strdup ("2"));
+      g_hash_table_insert (meta, "poll.pc_sample", g_strdup ("3"));
     if (sq->n_backlog > 0) { /* what the rings held at the attach, for the replay's decoders */
       GString *b = g_string_new (sq->backlog_kept ? "keep:" : "discard:");
       for (guint c = 0; c < sq->n_backlog; c++)

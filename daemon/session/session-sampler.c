@@ -128,7 +128,7 @@ gboolean
 session_sampler_start (SessionSampler *ss, GError **error)
 {
   g_return_val_if_fail (ss->thread == NULL && !ss->stopped, FALSE);
-  ss->oc = probe_openocd_connect (ss->host, ss->port, 3000, error);
+  ss->oc = probe_openocd_connect (ss->host, ss->port, SESSION_OPENOCD_ANSWER_MS, error);
   if (ss->oc == NULL) {
     g_prefix_error (error, "PC sampler: ");
     return FALSE;

@@ -22,6 +22,12 @@
 #include "probe.h"
 #include "engine.h"
 
+/* How long a session's OpenOCD connections wait for an answer before the link counts as lost
+ * (a gap, then a reconnect). A closed connection is seen at once; this only bounds a hung
+ * OpenOCD, and a slow adapter or a loaded host answers late, not never: at 3 s a rig beside
+ * two CPU hogs lost its link every few seconds. */
+#define SESSION_OPENOCD_ANSWER_MS 10000
+
 G_BEGIN_DECLS
 
 typedef struct _SessionSampler SessionSampler;

@@ -356,7 +356,8 @@ session_connect (Session *s, GError **error)
       return FALSE;
     s->source = probe_source_new_replay (g_steal_pointer (&s->replay), g_steal_pointer (&decoder));
   } else {
-    s->oc = probe_openocd_connect (s->host, s->cfg.openocd_port, 3000, error);
+    s->oc = probe_openocd_connect (s->host, s->cfg.openocd_port, SESSION_OPENOCD_ANSWER_MS,
+                                   error);
     if (s->oc == NULL) {
       if (error && *error && (*error)->domain == PROBE_ERROR &&
           (*error)->code == PROBE_ERROR_CONNECT) {

@@ -126,10 +126,14 @@ task_switch_out (Slicer *s, Ctx *t, guint64 ts, SwitchOutReason why, Ctx *next, 
     t->guessed_preemptions += preempted;
     t->guessed_ends += !preempted;
   }
+  /* where TERMINATEs decide, a task that leaves the CPU unpreempted without one blocked (an
+   * extended task's WaitEvent, recorded as a plain switch-out): its job goes on */
+  gboolean blocked = why == OUT_SWITCH && !preempted &&
+                     (t->waiting || (!inferred && !t->terminated));
   if (preempted) {
     t->preemptions++;
     flags |= SLICER_FLAG_PREEMPTED;
-  } else if (why == OUT_SWITCH && t->waiting) {
+  } else if (blocked) {
     t->waits++; /* blocked in WaitEvent: the job goes on */
     flags |= SLICER_FLAG_WAITING;
   } else if (why == OUT_SWITCH && t->in_job && !t->activated_ever) {
@@ -163,7 +167,7 @@ task_switch_out (Slicer *s, Ctx *t, guint64 ts, SwitchOutReason why, Ctx *next, 
   t->ends_in_slice = 0;
   t->last_out_preempted = preempted;
   s->n_preempted += preempted;
-  t->out_waiting = why == OUT_SWITCH && t->waiting;
+  t->out_waiting = blocked;
   t->out_core = t->core;
   t->core = -1;
   if (why == OUT_SWITCH && !t->terminated) {

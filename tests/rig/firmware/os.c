@@ -323,6 +323,7 @@ StatusType NOINSTR WaitEvent(EventMaskType mask)
     os_task_waited[t] = 1;
     rig_truth.live.task[t].waits++;
     os_set_state(t, OS_WAITING);
+    OsWaitHook(t);
     SCB_ICSR = ICSR_PENDSVSET;
   }
   os_set_service(OS_SVC_WAITEVENT);
@@ -906,6 +907,7 @@ __attribute__((weak)) void NOINSTR PreIsrHook(uint8_t isr) { (void)isr; }
 __attribute__((weak)) void NOINSTR PostIsrHook(uint8_t isr) { (void)isr; }
 __attribute__((weak)) void NOINSTR OsActivateHook(TaskType task) { (void)task; }
 __attribute__((weak)) void NOINSTR OsTerminateHook(TaskType task) { (void)task; }
+__attribute__((weak)) void NOINSTR OsWaitHook(TaskType task) { (void)task; }
 __attribute__((weak)) void NOINSTR OsServiceHook(uint8_t value) { (void)value; }
 __attribute__((weak)) void NOINSTR AppPointBegin(uint32_t id) { (void)id; }
 __attribute__((weak)) void NOINSTR AppPointEnd(uint32_t id, int latch) { (void)id; (void)latch; }

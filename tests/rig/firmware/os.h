@@ -156,6 +156,9 @@ void PostIsrHook(uint8_t isr);
  * the running task terminates (TerminateTask, ChainTask); weak no-ops by default. */
 void OsActivateHook(TaskType task);
 void OsTerminateHook(TaskType task);
+/* Called with interrupts off when the running task blocks in WaitEvent (its job goes on); a
+ * weak no-op by default. */
+void OsWaitHook(TaskType task);
 /* Called with interrupts off at every write of os_service_trace (@value: the service id, |1
  * on entry, as in the ORTI SERVICETRACE); a weak no-op by default. */
 void OsServiceHook(uint8_t value);

@@ -298,6 +298,18 @@ void NOINSTR OsTerminateHook(TaskType task)
   }
 }
 
+/* With the guide's step 4 (no PostTaskHook), a task blocking in WaitEvent leaves the CPU
+ * through the kernel's wait trace hook; step 3's PostTaskHook records it otherwise. */
+void NOINSTR OsWaitHook(TaskType task)
+{
+#ifdef RIG_GUIDE_TRACE_HOOKS
+  if (rig_trace_window.state == RIG_TRACE_ON)
+    guide_WaitTraceHook(task);
+#else
+  (void)task;
+#endif
+}
+
 /* The system tick (ISR2 0) closes the window and retries the final sync. */
 static void NOINSTR rig_trace_tick(void)
 {

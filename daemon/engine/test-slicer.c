@@ -1136,6 +1136,38 @@ test_attach_mid_run (void)
   rec_free (r);
 }
 
+/* Attached mid-run to a stream whose TERMINATEs decide job ends: an extended task activated
+ * before the attach (W) blocks in WaitEvent, which the trace library records as a plain
+ * switch-out. Leaving the CPU unpreempted without a TERMINATE, it blocked: its one job goes on
+ * (no complete job, every switch-out a wait), while A's TERMINATEs still end A's jobs. */
+static void
+test_attach_extended_task (void)
+{
+  SlicerConfig cfg = SLICER_CONFIG_INIT;
+  cfg.terminate_events = TRUE;
+  cfg.attach_mid_run = TRUE;
+  Rec *r = rec_new (&cfg);
+  GString *in = g_string_new ("");
+  for (guint k = 0; k < 4; k++)
+    g_string_append_printf (in, "%u ACTIVATE: A\n%u TASK: A\n%u TERMINATE: A\n%u TASK: W\n"
+                            "%u TASK: idle\n", k * 100, k * 100, k * 100 + 20, k * 100 + 20,
+                            k * 100 + 30);
+  g_string_append (in, "400 END\n");
+  rec_feed (r, in->str);
+  g_string_free (in, TRUE);
+  SlicerTaskStats t;
+  rec_task_stats (r, TASK (r, "W"), &t);
+  g_assert_cmpuint (t.activations, ==, 0);
+  g_assert_cmpuint (t.job.count, ==, 0);
+  g_assert_cmpuint (t.waits, ==, 4);
+  g_assert_cmpuint (t.preemptions, ==, 0);
+  g_assert_cmpuint (t.run_time, ==, 40);
+  rec_task_stats (r, TASK (r, "A"), &t);
+  g_assert_cmpuint (t.job.count, ==, 4);
+  g_assert_cmpuint (t.waits, ==, 0);
+  rec_free (r);
+}
+
 /* What the poll source emits with task evidence (TERMINATE before a switch, no ACTIVATE):
  * harmonic periods where A ends and B starts on the same tick are no preemption of A; jobs
  * start at the first switch-in after a job end; their net time excludes preemption. */
@@ -1621,6 +1653,7 @@ main (int argc, char **argv)
   g_test_add_func ("/slicer/switch-evidence", test_switch_evidence);
   g_test_add_func ("/slicer/isr-dispatch", test_isr_dispatch);
   g_test_add_func ("/slicer/attach-mid-run", test_attach_mid_run);
+  g_test_add_func ("/slicer/attach-extended-task", test_attach_extended_task);
   g_test_add_func ("/slicer/jobs-across-gap", test_jobs_across_gap);
   g_test_add_func ("/slicer/slices-across-gaps", test_slices_across_gaps);
   g_test_add_func ("/slicer/gap-is-unknown", test_gap_is_unknown);

@@ -126,9 +126,12 @@ print(f"keep: span {first}..{last}, attach at {attach}, gaps {g}, coverage {cov}
 check(truth0["timestamp"] <= first < truth0["timestamp"] + BOARD_HZ // 10,
       f"keep: the backlog begins at {first}, not at the first sync after the ring was emptied "
       f"({truth0['timestamp']})")
-check(attach is not None and first < attach <= f0["timestamp"] + BOARD_HZ // 100,
-      f"keep: attach_tick {attach} is not between the backlog ({first}) and the attach's halt "
-      f"({f0['timestamp']})")
+# the target resumes once orti-profd runs, not once it measured the ring: records written in
+# between (more on a slow host: 10.9 ms under ASan beside load) belong to the backlog, so the
+# attach lies after the halt and inside the window, at no fixed distance from the halt
+check(attach is not None and first < attach and f0["timestamp"] <= attach <= f1["timestamp"],
+      f"keep: attach_tick {attach} is not after the backlog's start ({first}) and the attach's "
+      f"halt ({f0['timestamp']}), inside the window (to {f1['timestamp']})")
 # the ring's loss before the attach: one drop gap, ending where the records after it begin
 # (a link to OpenOCD lost on a loaded host is a gap too, reason 3: allowed, counted as unknown)
 drop = [x for x in g if x[3] == 1]

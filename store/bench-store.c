@@ -123,11 +123,20 @@ static double
 baseline_ingest (const char *path, const Sim *s)
 {
   g_autoptr (GError) error = NULL;
+  /* the session its chunks belong to (no row outlives its session: foreign keys are on) */
+  StoreWriter *w = store_writer_new (path, NULL, &error);
+  g_assert_no_error (error);
+  StoreSessionInfo info = { .name = "bench-baseline", .source_kind = "synthetic",
+                            .clock = "target", .tick_rate_hz = 1e8 };
+  gint64 id = store_writer_begin_session (w, &info, &error);
+  g_assert_no_error (error);
+  g_assert_true (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error));
+  g_assert_true (store_writer_close (w, &error));
   g_autoptr (StoreDb) db = store_db_open (path, STORE_OPEN_READ_WRITE, &error);
   g_assert_no_error (error);
   sqlite3 *h = store_db_handle (db);
   g_autoptr (sqlite3_stmt) ins = store__prepare (
-    h, "INSERT INTO event_chunks (session_id, core, t0, t1, n, data) VALUES (1, 0, ?, ?, ?, ?)",
+    h, "INSERT INTO event_chunks (session_id, core, t0, t1, n, data) VALUES (?, 0, ?, ?, ?, ?)",
     &error);
   g_assert_no_error (error);
   const ProbeEvent *ev = (const ProbeEvent *) s->events->data;
@@ -144,10 +153,11 @@ baseline_ingest (const char *path, const Sim *s)
       last = ev[i++].ts;
       n++;
     }
-    sqlite3_bind_int64 (ins, 1, (gint64) first);
-    sqlite3_bind_int64 (ins, 2, (gint64) last);
-    sqlite3_bind_int (ins, 3, (int) n);
-    sqlite3_bind_blob (ins, 4, buf, (int) len, SQLITE_STATIC);
+    sqlite3_bind_int64 (ins, 1, id);
+    sqlite3_bind_int64 (ins, 2, (gint64) first);
+    sqlite3_bind_int64 (ins, 3, (gint64) last);
+    sqlite3_bind_int (ins, 4, (int) n);
+    sqlite3_bind_blob (ins, 5, buf, (int) len, SQLITE_STATIC);
     g_assert_cmpint (sqlite3_step (ins), ==, SQLITE_DONE);
     sqlite3_reset (ins);
   }

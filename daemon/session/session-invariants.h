@@ -8,8 +8,9 @@
  *
  *  core_sum        per core: task + ISR2 + idle + unknown time = the core's span;
  *  tasks_zero      a core busy (its ISR2s over half of its known time) while every task reads
- *                  0 %: a value the ORTI labels (RUNNINGISR2 "NONE", say) was taken for an
- *                  ISR2 that never ends;
+ *                  0 % though tasks were seen to run there (a complete task slice on the core):
+ *                  a value the ORTI labels (RUNNINGISR2 "NONE", say) was taken for an ISR2
+ *                  that never ends;
  *  core_rows       a task's per-core rows add up to its row (run time, jobs);
  *  job_time        the run time of its complete jobs is job_avg × their count: run time =
  *                  complete jobs' net + what no complete job holds (a job cut by the start or

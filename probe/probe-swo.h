@@ -28,10 +28,23 @@ typedef void (*ProbeSwoBytesFunc) (const guint8 *data, gsize len, gboolean lost_
 
 /* --- TPIU deframer: CoreSight formatter frames (16 bytes; CoreSight Architecture
  * Specification, "Trace Formatter") → the bytes of one trace ID. --- */
+/* Judges the bytes a candidate frame alignment would deliver, while a deframer finds where the
+ * frames start (see probe_swo_tpiu_new): begin, then the candidate's bytes of each source ID
+ * it delivers (those of the selected ID, or of every ID with feed_ids) in stream order, then
+ * end returns the anomalies found in them (added to the deframer's own). For an ITM stream:
+ * malformed packets (ProbeSwoDecoder judges with a scratch ITM decoder). */
 typedef struct {
-  guint8 trace_id;  /* the ID to deliver (ITM_TCR.TraceBusID; 0: 1) */
+  void (*begin) (gpointer user_data);
+  void (*bytes) (guint8 id, const guint8 *data, gsize len, gpointer user_data);
+  guint (*end) (gpointer user_data);
+  gpointer user_data;
+} ProbeSwoTpiuJudge;
+
+typedef struct {
+  guint8 trace_id;          /* the ID to deliver (ITM_TCR.TraceBusID; 0: 1) */
+  ProbeSwoTpiuJudge judge;  /* optional (all NULL: none): what the bytes say, too */
 } ProbeSwoTpiuOptions;
-#define PROBE_SWO_TPIU_OPTIONS_INIT { 1 }
+#define PROBE_SWO_TPIU_OPTIONS_INIT { 1, { NULL, NULL, NULL, NULL } }
 
 typedef struct {
   guint64 bytes;          /* bytes fed */
@@ -46,18 +59,33 @@ typedef struct {
   guint64 null_bytes;     /* data bytes of ID 0 (padding) */
   guint64 trigger_bytes;  /* data bytes of the trigger ID 0x7D */
   guint64 bad_frames;     /* frames with ID 0x7F (impossible: misaligned or corrupt): dropped */
-  guint64 skipped_bytes;  /* bytes dropped: bad frames, partial frames cut by a sync */
+  guint64 reserved_ids;   /* ID changes to a reserved ID (0x70–0x7C, 0x7E): misaligned or
+                           * corrupt (their bytes are other_bytes) */
+  guint64 repeated_ids;   /* ID changes to the ID in force (a formatter changes ID when the
+                           * source changes: rare; common when misaligned) */
+  guint64 skipped_bytes;  /* bytes dropped: bad frames, partial frames cut by a sync, the
+                           * part of a frame before the first start found */
+  guint64 alignments;     /* frame starts found from the data (at the start, after a reset) */
+  guint64 aligned_skip;   /* bytes the latest of them skipped (0–15; 0: the first byte) */
+  guint64 misaligned_syncs; /* full syncs that came inside a frame (the alignment was wrong,
+                             * or bytes were lost): each realigned */
 } ProbeSwoTpiuStats;
 
 typedef struct _ProbeSwoTpiu ProbeSwoTpiu;
-/* probe_swo_tpiu_new: a deframer taking frames as aligned from the first byte until a full
- * sync says otherwise. @options may be NULL (defaults). */
+/* probe_swo_tpiu_new: a deframer that finds where the frames start from the data (a stream
+ * may begin mid-frame, with no sync for long or ever): it holds back the first 32 frames'
+ * bytes, scores the 16 possible starts on them and takes the one with clearly the fewest
+ * anomalies (FF at an even position, a full sync inside a frame, ID changes — to reserved
+ * IDs, to the ID in force — and what the judge finds in the bytes each would deliver), holding
+ * up to 256 frames while no start is clearly best, else the first byte. Later full syncs
+ * re-check it (docs/swo.md section 1). @options may be NULL (defaults). */
 ProbeSwoTpiu *probe_swo_tpiu_new (const ProbeSwoTpiuOptions *options);
 void probe_swo_tpiu_free (ProbeSwoTpiu *t);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbeSwoTpiu, probe_swo_tpiu_free)
 /* probe_swo_tpiu_feed: deframes @len bytes (frames may span calls) and hands the selected ID's
  * bytes to @func, in batches, before returning. Up to 18 bytes stay inside (a frame in
- * progress and a possible sync). */
+ * progress and a possible sync), and up to 4111 while the alignment is being found (until
+ * probe_swo_tpiu_flush). */
 void probe_swo_tpiu_feed (ProbeSwoTpiu *t, const guint8 *data, gsize len,
                           ProbeSwoBytesFunc func, gpointer user_data);
 /* Receives @len (> 0) bytes of trace ID @id (0x01–0x6F), a run of that ID in stream order;
@@ -71,9 +99,15 @@ typedef void (*ProbeSwoIdBytesFunc) (guint8 id, const guint8 *data, gsize len,
  * each ID carry lost_before. Use one feed or the other on a deframer, not both. */
 void probe_swo_tpiu_feed_ids (ProbeSwoTpiu *t, const guint8 *data, gsize len,
                               ProbeSwoIdBytesFunc func, gpointer user_data);
+/* probe_swo_tpiu_flush, _flush_ids: the stream ended or paused (or what follows must come
+ * after the bytes fed so far): bytes held back while finding the alignment are deframed from
+ * the best start found in them, and handed over as by the feed of the same name. A frame in
+ * progress stays. */
+void probe_swo_tpiu_flush (ProbeSwoTpiu *t, ProbeSwoBytesFunc func, gpointer user_data);
+void probe_swo_tpiu_flush_ids (ProbeSwoTpiu *t, ProbeSwoIdBytesFunc func, gpointer user_data);
 /* probe_swo_tpiu_reset: the input was interrupted and the caller reports the gap: drops the
- * frame in progress (counted as skipped) and takes the next byte as a frame start; the trace
- * ID in force stays. */
+ * frame in progress and any bytes held back (counted as skipped; flush first to keep them),
+ * and finds the next frame start from the data again; the trace ID in force stays. */
 void probe_swo_tpiu_reset (ProbeSwoTpiu *t);
 const ProbeSwoTpiuStats *probe_swo_tpiu_get_stats (ProbeSwoTpiu *t);
 
@@ -463,9 +497,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbeSwoDecoder, probe_swo_decoder_free)
  * before returning. Any split of the input gives the same Events. */
 void probe_swo_decoder_feed (ProbeSwoDecoder *d, const guint8 *data, gsize len,
                              ProbeEventsFunc func, gpointer user_data);
-/* probe_swo_decoder_flush: the stream ended (or paused for long): Events of the packets still
- * waiting for a timestamp, and a pending overflow gap. Multi-core: packets still waiting for
- * a global time stay held (stats held): there is no time to give them. */
+/* probe_swo_decoder_flush: the stream ended (or paused for long): Events of the bytes the TPIU
+ * deframer still holds while it finds the frame alignment (decided with what it holds), of
+ * the packets still waiting for a timestamp, and a pending overflow gap. Multi-core: packets
+ * still waiting for a global time stay held (stats held): there is no time to give them. */
 void probe_swo_decoder_flush (ProbeSwoDecoder *d, ProbeEventsFunc func, gpointer user_data);
 /* probe_swo_decoder_gap: the input was interrupted (link lost, target reset): flushes, drops
  * every layer's partial frame or packet, emits GAP(@reason) and forgets the state.
@@ -474,7 +509,8 @@ void probe_swo_decoder_flush (ProbeSwoDecoder *d, ProbeEventsFunc func, gpointer
 void probe_swo_decoder_gap (ProbeSwoDecoder *d, ProbeGapReason reason, ProbeEventsFunc func,
                             gpointer user_data);
 /* probe_swo_decoder_seed: comparators 0 … @n-1 watch variables that hold @values now
- * (probe_swo_mapper_seed), after the packets fed so far. Multi-core: stream 0's. */
+ * (probe_swo_mapper_seed), after the packets fed so far (bytes the TPIU deframer holds while
+ * aligning are decoded first). Multi-core: stream 0's. */
 void probe_swo_decoder_seed (ProbeSwoDecoder *d, const guint32 *values, guint n,
                              ProbeEventsFunc func, gpointer user_data);
 /* probe_swo_decoder_seed_stream: as probe_swo_decoder_seed for stream @stream_index (< the
@@ -496,6 +532,18 @@ void probe_swo_decoder_stream_stopped (ProbeSwoDecoder *d, guint stream_index,
 /* The statistics of all layers (never NULL; refreshed by each call). Multi-core: itm and map
  * are the sums over the streams. */
 const ProbeSwoDecoderStats *probe_swo_decoder_get_stats (ProbeSwoDecoder *d);
+/* What a session already told the user about a decoder's stream (zeroed at the start). */
+typedef struct {
+  guint64 overflows;        /* overflow packets already in a note … */
+  gint64 overflow_us;       /* … and when (monotonic µs) */
+  guint64 alignments;       /* TPIU frame alignments found from the data, said so far */
+  guint64 misaligned_syncs; /* TPIU syncs inside a frame, said so far */
+} ProbeSwoNoted;
+/* probe_swo_decoder_notes: appends to @messages (of char *) a note of each thing new in @d's
+ * stats since @noted, which it updates: overflows (at most one note per 5 s of @now_us), a TPIU
+ * frame start found from the data that dropped bytes, full syncs inside a frame. */
+void probe_swo_decoder_notes (ProbeSwoDecoder *d, ProbeSwoNoted *noted, gint64 now_us,
+                              GPtrArray *messages);
 /* probe_swo_decoder_get_stream_stats: stream @i's statistics (refreshed by each call), NULL
  * when @i is not a stream (a single-stream decoder has none). */
 const ProbeSwoStreamStats *probe_swo_decoder_get_stream_stats (ProbeSwoDecoder *d, guint i);

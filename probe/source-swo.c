@@ -43,7 +43,6 @@
 
 #define RATE_WINDOW_US 250000       /* how long attach measures CYCCNT's rate */
 #define READ_WAIT_US 10000          /* TCP: wait this long for bytes per read */
-#define OVERFLOW_NOTE_US 5000000    /* at most one overflow message per this long */
 
 #define ITM_TCR_ITMENA (1u << 0)
 #define ITM_TCR_TSENA (1u << 1)
@@ -87,8 +86,7 @@ typedef struct {
   GSocketConnection *conn;    /* a TCP stream … */
   int fd;                     /* … or a file/FIFO (-1) */
   char *stream_label;         /* "HOST:PORT" or the path, for messages */
-  guint64 overflows_noted;    /* overflow packets already in a message … */
-  gint64 overflow_note_us;    /* … and when */
+  ProbeSwoNoted noted;        /* what quality.messages already said about the stream */
   char *config_json;          /* quality.config */
   gint64 last_bytes_us;       /* when bytes last arrived … */
   gboolean unflushed;         /* … and none was flushed since */
@@ -796,16 +794,8 @@ swo_update_quality (ProbeSource *src)
     return;
   const ProbeSwoDecoderStats *st = probe_swo_decoder_get_stats (w->decoder);
   src->quality.records = st->bytes;
-  gint64 now = g_get_monotonic_time ();
-  if (st->overflows > w->overflows_noted && now - w->overflow_note_us >= OVERFLOW_NOTE_US) {
-    g_ptr_array_add (src->quality.messages, g_strdup_printf (
-        "SWO overflow: the trace unit dropped packets %" G_GUINT64_FORMAT " times so far (%"
-        G_GUINT64_FORMAT " since the last note); each is a gap and what it cut is incomplete: "
-        "raise the SWO pin rate, trace fewer variables or sample the PC less often",
-        st->overflows, st->overflows - w->overflows_noted));
-    w->overflows_noted = st->overflows;
-    w->overflow_note_us = now;
-  }
+  probe_swo_decoder_notes (w->decoder, &w->noted, g_get_monotonic_time (),
+                           src->quality.messages);
 }
 
 static gboolean

@@ -28,7 +28,13 @@ struct _ProbeSwoDecoder {
   guint8 by_id[128];          /* stream index of each trace ID (0xFF: none) */
   GArray *out;                /* ProbeSwoPacket: converted packets on their way to a mapper */
   guint max_held;             /* packets a stream holds before a global time */
+  /* judging a candidate TPIU frame alignment by its ITM bytes (one scratch decoder per
+   * stream, or the one of a single stream: index 0) */
+  ProbeSwoItm *judge[PROBE_SWO_MAX_STREAMS];
 };
+
+#define JUDGE_MALFORMED 8 /* weight of a malformed ITM packet in a candidate's anomalies */
+#define NOTE_OVERFLOW_US 5000000 /* at most one overflow note per this long */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Multi-core: one ITM decoder and mapper per trace ID, time converted to global ticks.
@@ -212,6 +218,54 @@ stream_free (ProbeSwoStreamDec *s)
   g_free (s);
 }
 
+/* ---- the ITM judge of the TPIU deframer's alignment (ProbeSwoTpiuJudge) ------------------- */
+
+static void
+judge_discard (const ProbeSwoPacket *packets, gsize n, gpointer user_data)
+{
+  (void) packets, (void) n, (void) user_data;
+}
+
+static void
+judge_begin (gpointer user_data)
+{
+  ProbeSwoDecoder *d = user_data;
+  for (guint i = 0; i < MAX (d->n_streams, 1u); i++)
+    d->judge[i] = probe_swo_itm_new (NULL);
+}
+
+static void
+judge_bytes (guint8 id, const guint8 *data, gsize len, gpointer user_data)
+{
+  ProbeSwoDecoder *d = user_data;
+  guint k = d->n_streams == 0 ? 0 : d->by_id[id];
+  if (k < MAX (d->n_streams, 1u))
+    probe_swo_itm_feed (d->judge[k], data, len, FALSE, judge_discard, NULL);
+}
+
+/* The candidate's malformed packets (and hardware packets no ITM sends) in every stream. */
+static guint
+judge_end (gpointer user_data)
+{
+  ProbeSwoDecoder *d = user_data;
+  guint64 bad = 0;
+  for (guint i = 0; i < MAX (d->n_streams, 1u); i++) {
+    const ProbeSwoItmStats *st = probe_swo_itm_get_stats (d->judge[i]);
+    bad += st->malformed + st->kinds[PROBE_SWO_PACKET_HARDWARE];
+    g_clear_pointer (&d->judge[i], probe_swo_itm_free);
+  }
+  return (guint) MIN (bad * JUDGE_MALFORMED, G_MAXUINT / 4);
+}
+
+/* The TPIU deframer of @d, judging alignments by the ITM bytes of trace ID @trace_id (all
+ * the streams' IDs when @d has streams). */
+static ProbeSwoTpiu *
+decoder_tpiu_new (ProbeSwoDecoder *d, guint8 trace_id)
+{
+  ProbeSwoTpiuOptions o = { trace_id, { judge_begin, judge_bytes, judge_end, d } };
+  return probe_swo_tpiu_new (&o);
+}
+
 /* The streams of @options (n_streams ≥ 1) into @d, or FALSE with @error set. */
 static gboolean
 decoder_new_streams (ProbeSwoDecoder *d, const ProbeSwoDecoderOptions *options, GError **error)
@@ -278,7 +332,7 @@ decoder_new_streams (ProbeSwoDecoder *d, const ProbeSwoDecoderOptions *options, 
     d->by_id[st->trace_id] = (guint8) i;
   }
   d->out = g_array_new (FALSE, FALSE, sizeof (ProbeSwoPacket));
-  d->tpiu = probe_swo_tpiu_new (NULL);
+  d->tpiu = decoder_tpiu_new (d, 0);
   return TRUE;
 }
 
@@ -377,7 +431,7 @@ probe_swo_decoder_new (const ProbeSwoDecoderOptions *options, GError **error)
   itm.max_held = options->max_held;
   d->itm = probe_swo_itm_new (&itm);
   if (d->input == PROBE_SWO_INPUT_TPIU)
-    d->tpiu = probe_swo_tpiu_new (&(ProbeSwoTpiuOptions){ .trace_id = options->trace_id });
+    d->tpiu = decoder_tpiu_new (d, options->trace_id);
   else if (d->input == PROBE_SWO_INPUT_ORBFLOW)
     d->orbflow = probe_swo_orbflow_new (&(ProbeSwoOrbflowOptions){ .tag = options->orbflow_tag });
   return d;
@@ -413,6 +467,17 @@ on_bytes (const guint8 *data, gsize len, gboolean lost_before, gpointer user_dat
   probe_swo_itm_feed (d->itm, data, len, lost_before, on_packets, d);
 }
 
+/* The bytes the TPIU deframer still holds while it finds the frame alignment are decoded (d's
+ * func and user_data set): what follows comes after every byte fed so far. */
+static void
+decoder_flush_tpiu (ProbeSwoDecoder *d)
+{
+  if (d->n_streams != 0)
+    probe_swo_tpiu_flush_ids (d->tpiu, on_id_bytes, d);
+  else if (d->tpiu != NULL)
+    probe_swo_tpiu_flush (d->tpiu, on_bytes, d);
+}
+
 void
 probe_swo_decoder_feed (ProbeSwoDecoder *d, const guint8 *data, gsize len, ProbeEventsFunc func,
                         gpointer user_data)
@@ -437,6 +502,7 @@ probe_swo_decoder_flush (ProbeSwoDecoder *d, ProbeEventsFunc func, gpointer user
 {
   d->func = func;
   d->user_data = user_data;
+  decoder_flush_tpiu (d);
   for (guint i = 0; i < d->n_streams; i++)
     stream_flush (d->streams[i]);
   if (d->n_streams == 0) {
@@ -453,6 +519,7 @@ probe_swo_decoder_gap (ProbeSwoDecoder *d, ProbeGapReason reason, ProbeEventsFun
 {
   d->func = func;
   d->user_data = user_data;
+  decoder_flush_tpiu (d);
   if (d->n_streams != 0) {
     probe_swo_tpiu_reset (d->tpiu);
     for (guint i = 0; i < d->n_streams; i++)
@@ -486,6 +553,7 @@ probe_swo_decoder_seed_stream (ProbeSwoDecoder *d, guint stream_index, const gui
   g_return_if_fail (stream_index < MAX (d->n_streams, 1u));
   d->func = func;
   d->user_data = user_data;
+  decoder_flush_tpiu (d);
   if (d->n_streams != 0) {
     stream_seed (d->streams[stream_index], values, n);
     d->func = NULL;
@@ -512,6 +580,7 @@ probe_swo_decoder_stream_stopped (ProbeSwoDecoder *d, guint stream_index, ProbeE
   ProbeSwoStreamDec *s = d->streams[stream_index];
   d->func = func;
   d->user_data = user_data;
+  decoder_flush_tpiu (d);
   stream_flush (s);
   d->func = NULL;
   d->user_data = NULL;
@@ -563,4 +632,36 @@ probe_swo_decoder_get_stream_ts (ProbeSwoDecoder *d, guint i)
     return i == 0 ? probe_swo_decoder_get_ts (d) : 0;
   g_return_val_if_fail (i < d->n_streams, 0);
   return stream_ts (d->streams[i]);
+}
+
+void
+probe_swo_decoder_notes (ProbeSwoDecoder *d, ProbeSwoNoted *noted, gint64 now_us,
+                         GPtrArray *messages)
+{
+  const ProbeSwoDecoderStats *st = probe_swo_decoder_get_stats (d);
+  if (st->overflows > noted->overflows && now_us - noted->overflow_us >= NOTE_OVERFLOW_US) {
+    g_ptr_array_add (messages, g_strdup_printf (
+        "SWO overflow: the trace unit dropped packets %" G_GUINT64_FORMAT " times so far (%"
+        G_GUINT64_FORMAT " since the last note); each is a gap and what it cut is incomplete: "
+        "raise the SWO pin rate, trace fewer variables or sample the PC less often",
+        st->overflows, st->overflows - noted->overflows));
+    noted->overflows = st->overflows;
+    noted->overflow_us = now_us;
+  }
+  if (st->tpiu.alignments > noted->alignments) {
+    if (st->tpiu.aligned_skip != 0)
+      g_ptr_array_add (messages, g_strdup_printf (
+          "SWO: the TPIU stream %s inside a frame and no sync said where frames start: found "
+          "from the data, %" G_GUINT64_FORMAT " byte%s before it dropped",
+          noted->alignments == 0 ? "began" : "resumed", st->tpiu.aligned_skip,
+          st->tpiu.aligned_skip == 1 ? "" : "s"));
+    noted->alignments = st->tpiu.alignments;
+  }
+  if (st->tpiu.misaligned_syncs > noted->misaligned_syncs) {
+    g_ptr_array_add (messages, g_strdup_printf (
+        "SWO: a TPIU sync came inside a frame (%" G_GUINT64_FORMAT " times so far): bytes were "
+        "lost or the frames were misaligned; realigned there, the frame it cut is a gap",
+        st->tpiu.misaligned_syncs));
+    noted->misaligned_syncs = st->tpiu.misaligned_syncs;
+  }
 }

@@ -13,15 +13,33 @@
  * TraceBusID), one batch per run of an ID. Both are the same loop: a 256-entry table says
  * which IDs are delivered, and a batch is handed over when the ID changes.
  *
- * Alignment: a full sync FF FF FF 7F may come anywhere and marks a frame boundary; until one
- * comes, frames are taken as aligned from the first byte (STM32 captures have no sync). The
- * pattern cannot occur inside a valid frame: an even byte FF would be an ID change to 0x7F,
- * which is never used. To find it anywhere, up to three trailing FF bytes are held back before
- * they enter a frame. A halfword sync FF 7F at an even frame position is padding and dropped.
- * A frame that still has FF at an even position is misaligned or corrupt: it is dropped and
- * the next bytes are reported as lost_before (the ITM decoder then opens a LOST run). A lost
- * frame may have held bytes of any ID, so the flag is kept per ID: the next bytes of EACH ID
- * carry it.
+ * Alignment: a full sync FF FF FF 7F may come anywhere and marks a frame boundary. The pattern
+ * cannot occur inside a valid frame: an even byte FF would be an ID change to 0x7F, which is
+ * never used. To find it anywhere, up to three trailing FF bytes are held back before they
+ * enter a frame. A halfword sync FF 7F at an even frame position is padding and dropped. A
+ * frame that still has FF at an even position is misaligned or corrupt: it is dropped and the
+ * next bytes are reported as lost_before (the ITM decoder then opens a LOST run). A lost frame
+ * may have held bytes of any ID, so the flag is kept per ID: the next bytes of EACH ID carry it.
+ *
+ * Where the first frame starts is found from the data: a stream joined mid-frame (a capture
+ * started late, a reconnect) may have no sync for a long time, or never (a TPIU without a sync
+ * counter: the STM32 captures have none). So the first 32 frames' bytes are held back, and the
+ * deframer runs on them from each of the 16 possible starts (its state put back after each),
+ * counting anomalies: a frame with FF at an even position, or a full sync inside a frame,
+ * SCORE_BAD; an ID change to a reserved ID SCORE_RESERVED; to the ID in force SCORE_REPEATED;
+ * any ID change 1 (read at an odd offset about half the even data bytes become ID changes,
+ * and in a padded stream the same "ID" again and again). An even offset keeps the ID changes
+ * where they were — only the auxiliary byte, the data's bit 0, is then wrong — so the bytes a
+ * start would deliver also go to the options' judge, which adds what it finds in them
+ * (ProbeSwoDecoder: malformed ITM packets). While the best start is not ALIGN_MARGIN ahead of
+ * the next one, more is held (judged again at 64, 128 and 256 frames); a start other than the
+ * first byte needs that lead over the first byte too. A full sync among the held bytes is
+ * judged at once (it marks a boundary). The held bytes then go through the deframer from the
+ * chosen start; the bytes before it are dropped (skipped, lost_before). A flush decides with
+ * what is held (fewer than 32 frames: the first byte starts a frame, as before), and so must
+ * everything that has to follow the bytes fed so far (probe_swo_decoder_seed, _gap); after a
+ * reset the alignment is found again. Every later full sync re-checks it: one inside a frame
+ * is counted (misaligned_syncs) and realigns, as it always did.
  */
 #include "probe.h"
 
@@ -33,6 +51,14 @@
 #define TPIU_ID_TRIGGER 0x7D
 #define TPIU_ID_UNKNOWN 0xFF      /* before the first ID change: not a valid ID */
 #define TPIU_ID_SOURCE_MAX 0x6F   /* source IDs are 0x01–0x6F; 0x70–0x7C, 0x7E reserved */
+#define ALIGN_FRAMES 32           /* frames each candidate alignment is scored on first; … */
+#define ALIGN_FRAMES_MAX 256      /* … doubled while the best is not ALIGN_MARGIN ahead */
+#define ALIGN_MARGIN 16           /* anomalies the best start must be ahead of the next */
+#define ALIGN_HOLD (ALIGN_FRAMES_MAX * TPIU_FRAME + TPIU_FRAME - 1) /* bytes held at most */
+#define SCORE_BAD 64              /* a frame with FF at an even position */
+#define SCORE_CUT 64              /* a full sync inside a frame */
+#define SCORE_RESERVED 16         /* an ID change to a reserved ID (0x70–0x7C, 0x7E) */
+#define SCORE_REPEATED 4          /* an ID change to the ID in force */
 
 struct _ProbeSwoTpiu {
   ProbeSwoTpiuOptions options;  /* defaults filled in */
@@ -51,14 +77,22 @@ struct _ProbeSwoTpiu {
   ProbeSwoBytesFunc func;       /* during probe_swo_tpiu_feed */
   ProbeSwoIdBytesFunc ids_func; /* during probe_swo_tpiu_feed_ids */
   gpointer user_data;
+  /* finding the alignment (see the header) */
+  gboolean aligning;            /* the frame boundary is not known: input goes to hold[] */
+  guint8 hold[ALIGN_HOLD];      /* bytes held back while aligning */
+  gsize hold_n;
 };
 
 ProbeSwoTpiu *
 probe_swo_tpiu_new (const ProbeSwoTpiuOptions *options)
 {
   ProbeSwoTpiu *t = g_new0 (ProbeSwoTpiu, 1);
-  t->options.trace_id = options != NULL && options->trace_id != 0 ? options->trace_id : 1;
+  if (options != NULL)
+    t->options = *options;
+  if (t->options.trace_id == 0)
+    t->options.trace_id = 1;
   t->id = TPIU_ID_UNKNOWN;
+  t->aligning = TRUE;
   t->one_id[t->options.trace_id] = 1;
   for (guint id = 1; id <= TPIU_ID_SOURCE_MAX; id++)
     t->all_ids[id] = 1;
@@ -147,6 +181,10 @@ tpiu_frame (ProbeSwoTpiu *t)
     if (c & 1) {
       t->stats.id_changes++;
       guint8 id = c >> 1;
+      if (G_UNLIKELY (id > TPIU_ID_SOURCE_MAX && id != TPIU_ID_TRIGGER))
+        t->stats.reserved_ids++;
+      if (G_UNLIKELY (id == t->id))
+        t->stats.repeated_ids++;
       if ((aux & 1) && !last) {
         tpiu_data (t, f[i + 1]); /* delayed: the next byte still belongs to the old ID */
         t->id = id;
@@ -186,17 +224,17 @@ tpiu_sync (ProbeSwoTpiu *t)
   t->stats.syncs++;
   t->held_ff = 0;
   if (t->pos != 0) {
+    t->stats.misaligned_syncs++;
     t->stats.skipped_bytes += t->pos;
     t->pos = 0;
     tpiu_lost (t);
   }
 }
 
-/* The deframing loop of both feeds: t->want, the callback and user_data are set. */
+/* The deframing loop: @len bytes into frames (syncs found, FF held back). */
 static void
-tpiu_run (ProbeSwoTpiu *t, const guint8 *data, gsize len)
+tpiu_bytes (ProbeSwoTpiu *t, const guint8 *data, gsize len)
 {
-  t->stats.bytes += len;
   for (gsize i = 0; i < len; i++) {
     guint8 b = data[i];
     if (G_UNLIKELY (b == 0xFF)) {
@@ -216,37 +254,198 @@ tpiu_run (ProbeSwoTpiu *t, const guint8 *data, gsize len)
     }
     tpiu_byte (t, b);
   }
+}
+
+/* During scoring: a candidate's bytes of one ID go to the judge. */
+static void
+tpiu_judge_bytes (guint8 id, const guint8 *data, gsize len, gboolean lost_before,
+                  gpointer user_data)
+{
+  ProbeSwoTpiu *t = user_data;
+  (void) lost_before;
+  if (t->options.judge.bytes != NULL)
+    t->options.judge.bytes (id, data, len, t->options.judge.user_data);
+}
+
+/* The anomalies of taking hold[@k] as the first frame's start, over the @n bytes from there:
+ * the deframer runs on them as it would (its state put back after), handing the bytes it
+ * would deliver to the judge. */
+static guint
+tpiu_align_score (ProbeSwoTpiu *t, guint k, gsize n)
+{
+  const ProbeSwoTpiuJudge *judge = &t->options.judge;
+  ProbeSwoTpiuStats saved = t->stats;
+  guint8 id = t->id;
+  guint64 lost[G_N_ELEMENTS (t->lost)];
+  memcpy (lost, t->lost, sizeof lost);
+  ProbeSwoBytesFunc func = t->func;
+  ProbeSwoIdBytesFunc ids_func = t->ids_func;
+  gpointer user_data = t->user_data;
+  t->func = NULL;
+  t->ids_func = tpiu_judge_bytes;
+  t->user_data = t;
+  if (judge->begin != NULL)
+    judge->begin (judge->user_data);
+  t->pos = t->held_ff = 0;
+  tpiu_bytes (t, t->hold + k, n);
   tpiu_deliver (t);
+  guint score = (guint) ((t->stats.bad_frames - saved.bad_frames) * SCORE_BAD
+                         + (t->stats.misaligned_syncs - saved.misaligned_syncs) * SCORE_CUT
+                         + (t->stats.reserved_ids - saved.reserved_ids) * SCORE_RESERVED
+                         + (t->stats.repeated_ids - saved.repeated_ids) * SCORE_REPEATED
+                         + (t->stats.id_changes - saved.id_changes));
+  if (judge->end != NULL)
+    score += judge->end (judge->user_data);
+  t->pos = t->held_ff = 0;
+  t->stats = saved;
+  t->id = id;
+  memcpy (t->lost, lost, sizeof lost);
+  t->func = func;
+  t->ids_func = ids_func;
+  t->user_data = user_data;
+  return score;
+}
+
+/* Decides the alignment from the bytes held (see the header) and deframes them from there;
+ * unless @more may come and the bytes held do not tell the best start clearly enough yet
+ * (then FALSE: hold on). */
+static gboolean
+tpiu_align (ProbeSwoTpiu *t, gboolean more)
+{
+  static const guint8 sync[4] = { 0xFF, 0xFF, 0xFF, 0x7F };
+  gboolean synced = t->hold_n >= 4 && memcmp (t->hold + t->hold_n - 4, sync, 4) == 0;
+  /* every candidate is judged on the same number of frames; or up to the sync that ends the
+   * bytes held, if one does (a candidate it cuts is heavily penalised) */
+  gsize frames = t->hold_n >= TPIU_FRAME - 1 ? (t->hold_n - (TPIU_FRAME - 1)) / TPIU_FRAME : 0;
+  guint best = 0;
+  if (frames >= ALIGN_FRAMES) { /* fewer: too little to judge, the first byte starts a frame */
+    guint best_score = G_MAXUINT, second = G_MAXUINT, first = 0;
+    for (guint k = 0; k < TPIU_FRAME; k++) {
+      guint score = tpiu_align_score (t, k, synced ? t->hold_n - k : frames * TPIU_FRAME);
+      if (k == 0)
+        first = score;
+      if (score < best_score) {
+        second = best_score;
+        best_score = score;
+        best = k;
+      } else if (score < second) {
+        second = score;
+      }
+    }
+    if (more && !synced && second - best_score < ALIGN_MARGIN)
+      return FALSE; /* not clear yet */
+    if (first - best_score < ALIGN_MARGIN)
+      best = 0; /* a start other than the first byte needs clear evidence */
+  }
+  t->aligning = FALSE;
+  t->stats.alignments++;
+  t->stats.aligned_skip = best;
+  if (best > 0) { /* the end of a frame begun before the stream: lost */
+    t->stats.skipped_bytes += best;
+    tpiu_lost (t);
+  }
+  gsize n = t->hold_n;
+  t->hold_n = 0;
+  tpiu_bytes (t, t->hold + best, n - best);
+  return TRUE;
+}
+
+/* Holds back the bytes of @data while aligning, until ALIGN_HOLD are held or a full sync ends
+ * them, then decides; returns how many bytes of @data it took. */
+static gsize
+tpiu_hold (ProbeSwoTpiu *t, const guint8 *data, gsize len)
+{
+  static const guint8 sync[4] = { 0xFF, 0xFF, 0xFF, 0x7F };
+  for (gsize i = 0; i < len; i++) {
+    t->hold[t->hold_n++] = data[i];
+    /* judged at 32, 64, 128 and 256 frames for every candidate, and at a full sync */
+    gsize frames = (t->hold_n - (TPIU_FRAME - 1)) / TPIU_FRAME;
+    gboolean judge = (t->hold_n >= ALIGN_FRAMES * TPIU_FRAME + TPIU_FRAME - 1
+                      && (t->hold_n - (TPIU_FRAME - 1)) % TPIU_FRAME == 0
+                      && frames % ALIGN_FRAMES == 0 && (frames & (frames - 1)) == 0)
+                     || (data[i] == 0x7F && t->hold_n >= 4
+                         && memcmp (t->hold + t->hold_n - 4, sync, 4) == 0);
+    if (judge && tpiu_align (t, t->hold_n < ALIGN_HOLD))
+      return i + 1;
+  }
+  return len;
+}
+
+/* Both feeds: t->want, the callback and user_data are set. */
+static void
+tpiu_run (ProbeSwoTpiu *t, const guint8 *data, gsize len)
+{
+  t->stats.bytes += len;
+  if (G_UNLIKELY (t->aligning)) {
+    gsize used = tpiu_hold (t, data, len);
+    data += used;
+    len -= used;
+  }
+  tpiu_bytes (t, data, len);
+  tpiu_deliver (t);
+}
+
+/* A flush: the bytes held while aligning are deframed from the best start found in them. */
+static void
+tpiu_flush (ProbeSwoTpiu *t)
+{
+  if (t->aligning && t->hold_n > 0) {
+    tpiu_align (t, FALSE);
+    tpiu_deliver (t);
+  }
+}
+
+/* Every entry point: the bytes of one ID (@func) or of all (@ids_func) are handed over while
+ * @data is deframed, then (@flush) the bytes held while aligning are. */
+static void
+tpiu_enter (ProbeSwoTpiu *t, const guint8 *data, gsize len, gboolean flush,
+            ProbeSwoBytesFunc func, ProbeSwoIdBytesFunc ids_func, gpointer user_data)
+{
+  t->want = ids_func != NULL ? t->all_ids : t->one_id;
+  t->func = func;
+  t->ids_func = ids_func;
+  t->user_data = user_data;
+  if (len > 0)
+    tpiu_run (t, data, len);
+  if (flush)
+    tpiu_flush (t);
+  t->func = NULL;
+  t->ids_func = NULL;
+  t->user_data = NULL;
 }
 
 void
 probe_swo_tpiu_feed (ProbeSwoTpiu *t, const guint8 *data, gsize len, ProbeSwoBytesFunc func,
                      gpointer user_data)
 {
-  t->want = t->one_id;
-  t->func = func;
-  t->user_data = user_data;
-  tpiu_run (t, data, len);
-  t->func = NULL;
-  t->user_data = NULL;
+  tpiu_enter (t, data, len, FALSE, func, NULL, user_data);
 }
 
 void
 probe_swo_tpiu_feed_ids (ProbeSwoTpiu *t, const guint8 *data, gsize len,
                          ProbeSwoIdBytesFunc func, gpointer user_data)
 {
-  t->want = t->all_ids;
-  t->ids_func = func;
-  t->user_data = user_data;
-  tpiu_run (t, data, len);
-  t->ids_func = NULL;
-  t->user_data = NULL;
+  tpiu_enter (t, data, len, FALSE, NULL, func, user_data);
+}
+
+void
+probe_swo_tpiu_flush (ProbeSwoTpiu *t, ProbeSwoBytesFunc func, gpointer user_data)
+{
+  tpiu_enter (t, NULL, 0, TRUE, func, NULL, user_data);
+}
+
+void
+probe_swo_tpiu_flush_ids (ProbeSwoTpiu *t, ProbeSwoIdBytesFunc func, gpointer user_data)
+{
+  tpiu_enter (t, NULL, 0, TRUE, NULL, func, user_data);
 }
 
 void
 probe_swo_tpiu_reset (ProbeSwoTpiu *t)
 {
-  t->stats.skipped_bytes += t->pos + t->held_ff;
+  t->stats.skipped_bytes += t->pos + t->held_ff + t->hold_n;
   t->pos = 0;
   t->held_ff = 0;
+  t->hold_n = 0;
+  t->aligning = TRUE; /* where the next frame starts is found again */
 }

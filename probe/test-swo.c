@@ -107,6 +107,7 @@ tpiu_decode (const guint8 *data, gsize len, guint8 id, guint max_slice, guint32 
 {
   g_autoptr (ProbeSwoTpiu) t = probe_swo_tpiu_new (&(ProbeSwoTpiuOptions){ .trace_id = id });
   BytesOut out = split_feed (feed_tpiu, t, data, len, max_slice, seed);
+  probe_swo_tpiu_flush (t, collect_bytes, &out);
   if (stats != NULL)
     *stats = *probe_swo_tpiu_get_stats (t);
   return out;
@@ -320,6 +321,7 @@ tpiu_decode_ids (const guint8 *data, gsize len, guint max_slice, guint32 seed,
     probe_swo_tpiu_feed_ids (t, data + off, n, collect_ids, o);
     off += n;
   }
+  probe_swo_tpiu_flush_ids (t, collect_ids, o);
   g_rand_free (s.rand);
   if (stats != NULL)
     *stats = *probe_swo_tpiu_get_stats (t);
@@ -587,8 +589,10 @@ test_tpiu_frames (void)
   BytesOut r = { g_byte_array_new (), g_array_new (FALSE, FALSE, sizeof (gsize)) };
   probe_swo_tpiu_feed (t, frame_a, 16, collect_bytes, &r);
   probe_swo_tpiu_feed (t, frame_b, 9, collect_bytes, &r);
+  probe_swo_tpiu_flush (t, collect_bytes, &r); /* (as probe_swo_decoder_gap does) */
   probe_swo_tpiu_reset (t);
   probe_swo_tpiu_feed (t, frame_a, 16, collect_bytes, &r);
+  probe_swo_tpiu_flush (t, collect_bytes, &r);
   g_assert_cmpuint (probe_swo_tpiu_get_stats (t)->skipped_bytes, ==, 9);
   g_assert_cmpuint (r.bytes->len, ==, 14); /* frame A twice; frame B's ID 1 never came */
   g_assert_cmpuint (r.lost_at->len, ==, 0); /* the caller reports a reset's gap */
@@ -2076,6 +2080,20 @@ test_decoder_scenario (void)
   }
 }
 
+/* The STM32F105 capture's decoder options: comparator 0 data value + address offset on a GPIO
+ * register, comparator 1 data value + PC on a global variable (README, from the firmware). */
+static void
+stm32_options (ProbeSwoDecoderOptions *o)
+{
+  static ProbeSwoComparator comps[] = {
+    { 0, { .kind = PROBE_POLL_DATA, .name = "GPIOC->ODR", .width = 4, .data_id = 100 } },
+    { 1, { .kind = PROBE_POLL_DATA, .name = "counter", .width = 4, .data_id = 101 } },
+  };
+  *o = (ProbeSwoDecoderOptions) PROBE_SWO_DECODER_OPTIONS_INIT;
+  o->map.comparators = comps;
+  o->map.n_comparators = G_N_ELEMENTS (comps);
+}
+
 /* The STM32F105 capture through the pipeline: TPIU frames, the raw ID 1 stream and orbflow
  * messages of it give the same Events; those Events follow the README's counts. */
 static void
@@ -2085,15 +2103,8 @@ test_decoder_stm32 (void)
   g_autoptr (GBytes) id1 = capture ("stm32f105_itm_id1_DERIVED.bin");
   if (tpiu == NULL || id1 == NULL)
     return;
-  /* comparator 0: data value + address offset on a GPIO register; comparator 1: data value +
-   * PC on a global variable (README, from the firmware) */
-  ProbeSwoComparator comps[] = {
-    { 0, { .kind = PROBE_POLL_DATA, .name = "GPIOC->ODR", .width = 4, .data_id = 100 } },
-    { 1, { .kind = PROBE_POLL_DATA, .name = "counter", .width = 4, .data_id = 101 } },
-  };
-  ProbeSwoDecoderOptions o = PROBE_SWO_DECODER_OPTIONS_INIT;
-  o.map.comparators = comps;
-  o.map.n_comparators = 2;
+  ProbeSwoDecoderOptions o;
+  stm32_options (&o);
   o.input = PROBE_SWO_INPUT_TPIU;
   ProbeSwoDecoderStats st;
   gsize tlen, ilen;
@@ -2621,6 +2632,216 @@ test_decoder_multi_errors (void)
   g_assert_cmpuint (probe_swo_decoder_get_stream_ts (d, 0), ==, probe_swo_decoder_get_ts (d));
 }
 
+/* ------------------------------------------------------------------ frame alignment */
+
+/* @events without the GAP a stream that began mid-frame opens with (the end of the frame
+ * before it was dropped, lost_before), for comparing with the aligned stream's. */
+static GArray *
+without_leading_gap (GArray *events)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+  guint i = 0;
+  if (events->len > 0 && g_array_index (events, ProbeEvent, 0).kind == PROBE_EVENT_GAP) {
+    g_assert_cmpuint (g_array_index (events, ProbeEvent, 0).b, ==, PROBE_GAP_DECODE);
+    i = 1;
+  }
+  g_array_append_vals (out, events->data + i * sizeof (ProbeEvent), events->len - i);
+  return out;
+}
+
+/* The STM32F105 capture joined at any byte (no sync anywhere in it): the deframer finds the
+ * next frame start from the data and the Events are those of the stream from there.
+ * Before: frames were taken from the first byte, and `tail -c +9` (8 bytes into the first
+ * frame) gave a phantom "IRQ 240", 375 PC samples and 6 overflows. */
+static void
+test_align_stm32 (void)
+{
+  g_autoptr (GBytes) tpiu = capture ("stm32f105_swo_tpiu_DERIVED.bin");
+  g_autoptr (GBytes) id1 = capture ("stm32f105_itm_id1_DERIVED.bin");
+  if (tpiu == NULL || id1 == NULL)
+    return;
+  gsize len, ilen;
+  const guint8 *data = g_bytes_get_data (tpiu, &len), *idata = g_bytes_get_data (id1, &ilen);
+  ProbeSwoDecoderOptions o;
+  stm32_options (&o);
+
+  /* `tail -c +9`: the first frame's first 8 bytes are gone, and with them the stream's first
+   * PC sample (17 18 02 00 08, all in those bytes): the rest is the ID 1 file after it */
+  ProbeSwoDecoderStats st;
+  o.input = PROBE_SWO_INPUT_TPIU;
+  g_autoptr (GArray) cut = swo_decode (&o, data + 8, len - 8, 0, 0, &st);
+  g_assert_cmpuint (st.tpiu.aligned_skip, ==, 8);
+  g_assert_cmpuint (st.tpiu.alignments, ==, 1);
+  g_assert_cmpuint (st.tpiu.bad_frames, ==, 0);
+  g_assert_cmpuint (st.itm.kinds[PROBE_SWO_PACKET_PC_SAMPLE], ==, 392);
+  g_assert_cmpuint (st.itm.kinds[PROBE_SWO_PACKET_EXCEPTION], ==, 16);
+  g_assert_cmpuint (st.overflows, ==, 14);
+  g_assert_cmpuint (st.itm.malformed, ==, 0);
+  g_assert_cmpmem (idata, 5, "\x17\x18\x02\x00\x08", 5);
+  o.input = PROBE_SWO_INPUT_ITM;
+  g_autoptr (GArray) rest = swo_decode (&o, idata + 5, ilen - 5, 0, 0, NULL);
+  g_autoptr (GArray) cut_events = without_leading_gap (cut);
+  assert_events_equal (cut_events, rest);
+  for (guint i = 0; i < cut_events->len; i++) {
+    const ProbeEvent *e = &g_array_index (cut_events, ProbeEvent, i);
+    if (e->kind == PROBE_EVENT_ISR_ENTER || e->kind == PROBE_EVENT_ISR_EXIT)
+      g_assert_cmpuint (e->a, ==, PROBE_SWO_EXCEPTION_ID (44)); /* IRQ 28 only */
+  }
+
+  /* joined at other bytes, in random splits: the Events of the stream from the next frame */
+  o.input = PROBE_SWO_INPUT_TPIU;
+  for (gsize start = 1; start + 600 < len; start += start < 40 ? 1 : 97) {
+    gsize want = (16 - start % 16) % 16;
+    g_autoptr (GArray) got = swo_decode (&o, data + start, len - start, (guint) (start % 50),
+                                         (guint32) start, &st);
+    g_assert_cmpuint (st.tpiu.aligned_skip, ==, want);
+    g_assert_cmpuint (st.tpiu.bad_frames, ==, 0);
+    g_autoptr (GArray) aligned = swo_decode (&o, data + start + want, len - start - want, 0, 0,
+                                             NULL);
+    g_autoptr (GArray) trimmed = without_leading_gap (got);
+    assert_events_equal (trimmed, aligned);
+  }
+}
+
+/* The generated scenario in TPIU frames with no sync, joined at each byte of a frame: the
+ * Events of the stream from the next frame; a full sync later re-checks the alignment (one
+ * inside a frame, after a byte was lost, realigns and is counted). */
+static void
+test_align_scenario (void)
+{
+  SwoGenOptions go = { .seed = 7, .groups = 3000, .prescaler = 1, .pc_samples = TRUE };
+  g_autoptr (SwoGenResult) r = swo_gen_run (&go);
+  ProbeSwoDecoderOptions o = PROBE_SWO_DECODER_OPTIONS_INIT;
+  swo_gen_map_config (&o.map, go.prescaler);
+  o.input = PROBE_SWO_INPUT_TPIU;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (7);
+  g_autoptr (GArray) chunks = g_array_new (FALSE, FALSE, sizeof (SwoGenChunk));
+  static const guint8 etm[64] = { 0xFF, 0x7F, 0xFF, 0xFF, 0x00, 0x80 };
+  for (gsize off = 0; off < r->itm->len;) {
+    SwoGenChunk ch = { 1, r->itm->data + off, MIN ((gsize) g_rand_int_range (rand, 1, 60),
+                                                   r->itm->len - off) };
+    off += ch.len;
+    g_array_append_val (chunks, ch);
+    if (g_rand_int_range (rand, 0, 4) == 0) {
+      SwoGenChunk other = { 2, etm, (gsize) g_rand_int_range (rand, 1, 64) };
+      g_array_append_val (chunks, other);
+    }
+  }
+  g_autoptr (GByteArray) tpiu = swo_gen_tpiu ((SwoGenChunk *) chunks->data, chunks->len, 0, 0.0,
+                                              rand);
+  ProbeSwoDecoderStats st;
+  for (gsize start = 0; start < 48; start++) {
+    gsize want = (16 - start % 16) % 16;
+    g_autoptr (GArray) got = swo_decode (&o, tpiu->data + start, tpiu->len - start,
+                                         (guint) (start * 7 % 40), (guint32) start, &st);
+    g_assert_cmpuint (st.tpiu.aligned_skip, ==, want);
+    g_autoptr (GArray) aligned = swo_decode (&o, tpiu->data + start + want,
+                                             tpiu->len - start - want, 0, 0, NULL);
+    g_autoptr (GArray) trimmed = without_leading_gap (got);
+    assert_events_equal (trimmed, aligned);
+  }
+  /* a byte lost at frame 40, a full sync at frame 100: frames 40–99 are garbage (bad frames,
+   * malformed packets: a GAP), the sync realigns, and from there the Events are exact */
+  static const guint8 sync[4] = { 0xFF, 0xFF, 0xFF, 0x7F };
+  g_autoptr (GByteArray) broken = g_byte_array_new ();
+  g_byte_array_append (broken, tpiu->data + 5, 40 * 16 - 5);
+  g_byte_array_append (broken, tpiu->data + 40 * 16 + 1, 60 * 16 - 1);
+  g_byte_array_append (broken, sync, 4);
+  g_byte_array_append (broken, tpiu->data + 100 * 16, tpiu->len - 100 * 16);
+  g_autoptr (GArray) got = swo_decode (&o, broken->data, broken->len, 0, 0, &st);
+  g_assert_cmpuint (st.tpiu.aligned_skip, ==, 11);
+  g_assert_cmpuint (st.tpiu.syncs, ==, 1);
+  g_assert_cmpuint (st.tpiu.misaligned_syncs, ==, 1);
+  g_autoptr (GArray) tail = swo_decode (&o, tpiu->data + 100 * 16, tpiu->len - 100 * 16, 0, 0,
+                                        NULL);
+  /* the tail's Events end the decode, a GAP just before them (the garbage's end: bytes of the
+   * ID in force before the sync may come first) */
+  g_assert_cmpuint (got->len, >, tail->len);
+  guint at = got->len - tail->len, gap = 0;
+  for (guint i = 0; i < at; i++)
+    if (g_array_index (got, ProbeEvent, i).kind == PROBE_EVENT_GAP)
+      gap = i;
+  g_assert_cmpuint (gap, >, 0);
+  g_assert_cmpuint (at - gap, <=, 3);
+  g_autoptr (GArray) after = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+  g_array_append_vals (after, got->data + at * sizeof (ProbeEvent), tail->len);
+  guint64 shift = g_array_index (after, ProbeEvent, 0).ts - g_array_index (tail, ProbeEvent, 0).ts;
+  for (guint i = 0; i < after->len; i++) /* the tail alone counts its time from 0 */
+    g_array_index (after, ProbeEvent, i).ts -= shift;
+  assert_events_equal (after, tail);
+}
+
+/* Several cores in one TPIU stream joined mid-frame: each stream's ITM judges the candidates
+ * (feed_ids), and each core's Events are those of the stream from the next frame. After a
+ * gap (a broken link) the alignment is found again: the stream resumes mid-frame. A stream
+ * shorter than 32 frames is taken as aligned from its first byte, and comes out at the
+ * flush. */
+static void
+test_align_multi_and_reset (void)
+{
+  SwoGenMultiOptions go = { .seed = 300, .n_cores = 2, .groups = 400,
+                            .cpu_hz = { 480000000, 240000000 }, .global_hz = 10000000,
+                            .global_base = 1000, .gts_every = 3 };
+  g_autoptr (SwoGenMultiResult) gen = swo_gen_multi (&go);
+  ProbeSwoStream streams[3];
+  ProbeSwoDecoderOptions o;
+  multi_options (&o, streams, &go);
+  for (gsize start = 1; start < 16; start += 3) {
+    ProbeSwoDecoderStats st;
+    g_autoptr (GArray) got = swo_decode (&o, gen->tpiu->data + start, gen->tpiu->len - start,
+                                         (guint) start * 5, (guint32) start, &st);
+    g_assert_cmpuint (st.tpiu.aligned_skip, ==, 16 - start);
+    g_autoptr (GArray) aligned = swo_decode (&o, gen->tpiu->data + 16, gen->tpiu->len - 16, 0,
+                                             0, NULL);
+    g_autoptr (GArray) trimmed = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+    for (guint i = 0; i < got->len; i++) /* each stream's LOST before its first bytes */
+      if (g_array_index (got, ProbeEvent, i).kind != PROBE_EVENT_GAP)
+        g_array_append_val (trimmed, g_array_index (got, ProbeEvent, i));
+    g_autoptr (GArray) want = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+    for (guint i = 0; i < aligned->len; i++)
+      if (g_array_index (aligned, ProbeEvent, i).kind != PROBE_EVENT_GAP)
+        g_array_append_val (want, g_array_index (aligned, ProbeEvent, i));
+    assert_events_equal (trimmed, want);
+  }
+
+  /* a gap, then the stream resumes 7 bytes into a frame: found again */
+  SwoGenOptions one = { .seed = 11, .groups = 2000, .prescaler = 1, .pc_samples = TRUE };
+  g_autoptr (SwoGenResult) r = swo_gen_run (&one);
+  g_autoptr (GArray) chunks = g_array_new (FALSE, FALSE, sizeof (SwoGenChunk));
+  SwoGenChunk all = { 1, r->itm->data, r->itm->len };
+  g_array_append_val (chunks, all);
+  g_autoptr (GRand) rand = g_rand_new_with_seed (11);
+  g_autoptr (GByteArray) tpiu = swo_gen_tpiu ((SwoGenChunk *) chunks->data, 1, 0, 0.0, rand);
+  ProbeSwoDecoderOptions so = PROBE_SWO_DECODER_OPTIONS_INIT;
+  swo_gen_map_config (&so.map, one.prescaler);
+  so.input = PROBE_SWO_INPUT_TPIU;
+  g_autoptr (ProbeSwoDecoder) d = probe_swo_decoder_new (&so, NULL);
+  g_autoptr (GArray) events = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+  gsize half = tpiu->len / 2 / 16 * 16;
+  probe_swo_decoder_feed (d, tpiu->data, half, collect_events, events);
+  probe_swo_decoder_gap (d, PROBE_GAP_LINK, collect_events, events);
+  probe_swo_decoder_feed (d, tpiu->data + half + 16 + 7, tpiu->len - half - 16 - 7,
+                          collect_events, events);
+  probe_swo_decoder_flush (d, collect_events, events);
+  const ProbeSwoDecoderStats *ds = probe_swo_decoder_get_stats (d);
+  g_assert_cmpuint (ds->tpiu.alignments, ==, 2);
+  g_assert_cmpuint (ds->tpiu.aligned_skip, ==, 9);
+  g_assert_cmpuint (ds->tpiu.bad_frames, ==, 0);
+  g_assert_cmpuint (ds->itm.malformed, ==, 0);
+
+  /* short: 20 frames from byte 3 of a frame are taken from their first byte (too little to
+   * judge), held until the flush */
+  g_autoptr (ProbeSwoTpiu) t = probe_swo_tpiu_new (NULL);
+  BytesOut b = { g_byte_array_new (), g_array_new (FALSE, FALSE, sizeof (gsize)) };
+  probe_swo_tpiu_feed (t, tpiu->data + 3, 20 * 16, collect_bytes, &b);
+  g_assert_cmpuint (b.bytes->len, ==, 0);
+  probe_swo_tpiu_flush (t, collect_bytes, &b);
+  g_assert_cmpuint (b.bytes->len, >, 0);
+  g_assert_cmpuint (probe_swo_tpiu_get_stats (t)->aligned_skip, ==, 0);
+  g_assert_cmpuint (probe_swo_tpiu_get_stats (t)->frames, ==, 20);
+  bytes_out_clear (&b);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2631,6 +2852,9 @@ main (int argc, char **argv)
   g_test_add_func ("/swo/tpiu/ids-capture", test_tpiu_ids_capture);
   g_test_add_func ("/swo/tpiu/ids-roundtrip", test_tpiu_ids_roundtrip);
   g_test_add_func ("/swo/tpiu/ids-lost", test_tpiu_ids_lost);
+  g_test_add_func ("/swo/tpiu/align-stm32", test_align_stm32);
+  g_test_add_func ("/swo/tpiu/align-scenario", test_align_scenario);
+  g_test_add_func ("/swo/tpiu/align-multi-reset", test_align_multi_and_reset);
   g_test_add_func ("/swo/orbflow/vectors", test_orbflow_vectors);
   g_test_add_func ("/swo/orbflow/roundtrip", test_orbflow_roundtrip);
   g_test_add_func ("/swo/itm/stm32", test_itm_stm32);

@@ -717,6 +717,21 @@ guint64 store_writer_queued (StoreWriter *writer);
 
 /* --- maintenance ------------------------------------------------------------------------ */
 
+/* --- raw events read back (store-events.c) ---------------------------------------------------
+ * A session's raw events from event_chunks (a read-only StoreDb is enough): every core's in
+ * arrival order, the cores merged by time (the earliest next event first). Under --keep-raw
+ * only the kept window is there (events_dropped says what is gone). */
+typedef struct _StoreEventReader StoreEventReader;
+/* store_event_reader_new: NULL with STORE_ERROR_SQL when the chunks cannot be queried (a
+ * damaged chunk is said by store_event_reader_next). A session without raw events (or no such
+ * session) reads as empty. */
+StoreEventReader *store_event_reader_new (StoreDb *db, gint64 session, GError **error);
+/* store_event_reader_next: TRUE with the next event in *@ev; FALSE at the end, or with @error
+ * set (STORE_ERROR_SQL, STORE_ERROR_CORRUPT naming the chunk) when reading failed. */
+gboolean store_event_reader_next (StoreEventReader *r, ProbeEvent *ev, GError **error);
+void store_event_reader_free (StoreEventReader *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (StoreEventReader, store_event_reader_free)
+
 /* store_db_vacuum:
  * Rebuilds @path with VACUUM (switching it to incremental auto_vacuum, so later pruned raw
  * events give their pages back), checkpoints the WAL, and returns the file's size in bytes

@@ -603,6 +603,76 @@ written_clear (Written *w)
   g_array_unref (w->slices);
 }
 
+/* The raw events read back in C (StoreEventReader): every one, each core's in push order, the
+ * cores merged by time (the earliest next event first; a core's step back in time is kept),
+ * as the pure-SQL `events` view holds them; another session's events are not read. */
+static void
+test_event_reader (Fixture *f, gconstpointer data)
+{
+  Written wr;
+  guint n = 20000;
+  gint64 id = write_session (f->path, &wr, n, 7);
+  Written other;
+  write_session (f->path, &other, 100, 8);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (StoreDb) db = store_db_open (f->path, STORE_OPEN_READ_ONLY, &error);
+  g_assert_no_error (error);
+  g_autoptr (StoreEventReader) r = store_event_reader_new (db, id, &error);
+  g_assert_no_error (error);
+  guint next[2] = { 0, 0 }; /* per core: the index in wr.events of its next event */
+  GArray *per_core[2] = { g_array_new (FALSE, FALSE, sizeof (ProbeEvent)),
+                          g_array_new (FALSE, FALSE, sizeof (ProbeEvent)) };
+  for (guint i = 0; i < n; i++) {
+    ProbeEvent *e = &g_array_index (wr.events, ProbeEvent, i);
+    g_array_append_val (per_core[e->core], *e);
+  }
+  ProbeEvent got;
+  guint count = 0;
+  while (store_event_reader_next (r, &got, &error)) {
+    const ProbeEvent *want = NULL;
+    for (guint c = 0; c < 2; c++) {
+      const ProbeEvent *h = next[c] < per_core[c]->len
+                              ? &g_array_index (per_core[c], ProbeEvent, next[c]) : NULL;
+      if (h != NULL && (want == NULL || h->ts < want->ts))
+        want = h;
+    }
+    g_assert_nonnull (want);
+    g_assert_cmpmem (&got, sizeof got, want, sizeof *want);
+    next[want->core]++;
+    count++;
+  }
+  g_assert_no_error (error);
+  g_assert_cmpuint (count, ==, n);
+  g_autoptr (StoreEventReader) none = store_event_reader_new (db, 999, &error);
+  g_assert_no_error (error);
+  g_assert_false (store_event_reader_next (none, &got, &error));
+  g_assert_no_error (error);
+
+  /* a chunk cut short: the events before the cut, then an error naming the chunk */
+  g_clear_pointer (&r, store_event_reader_free);
+  g_clear_pointer (&db, store_db_close);
+  sqlite3 *raw = NULL;
+  g_assert_cmpint (sqlite3_open (f->path, &raw), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (raw, "UPDATE event_chunks SET data = substr(data, 1, 5) WHERE id = "
+                                      "(SELECT min(id) FROM event_chunks WHERE session_id = 1)",
+                                 NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (raw);
+  db = store_db_open (f->path, STORE_OPEN_READ_ONLY, &error);
+  g_assert_no_error (error);
+  r = store_event_reader_new (db, id, &error);
+  g_assert_no_error (error);
+  count = 0;
+  while (store_event_reader_next (r, &got, &error))
+    count++;
+  g_assert_error (error, STORE_ERROR, STORE_ERROR_CORRUPT);
+  g_assert_nonnull (strstr (error->message, "is truncated"));
+  g_assert_cmpuint (count, <, n);
+  g_array_unref (per_core[0]);
+  g_array_unref (per_core[1]);
+  written_clear (&wr);
+  written_clear (&other);
+}
+
 static void
 test_roundtrip (Fixture *f, gconstpointer data)
 {
@@ -1043,6 +1113,7 @@ main (int argc, char **argv)
   ADD ("/store/open/migrate-v2", test_migrate_v2);
   g_test_add_func ("/store/events/codec", test_event_codec);
   ADD ("/store/writer/roundtrip", test_roundtrip);
+  ADD ("/store/events/reader", test_event_reader);
   ADD ("/store/db/delete-session", test_delete);
   ADD ("/store/writer/backpressure", test_backpressure);
   ADD ("/store/writer/commit-interval", test_commit_interval);

@@ -1,12 +1,14 @@
 /* cmd-export.c — `orti-profd export --session ID --format F [--db FILE] [-o FILE|DIR]
  * [--task NAME] [--table NAME]`: one stored session in a format other tools read (Perfetto
  * JSON, callgrind, folded stacks, CSV, gprof flat profile, TWL-SDK and PFP dumps, and the
- * PC-sampled profile: gmon.out, flat, Monte Carlo, folded, callgrind). The work is
- * web_export_write() (web/web-export.c) or export_sampled_write() (export-sampled.c) on a
- * read-only store connection; this file only parses arguments and picks the destination. */
+ * PC-sampled profile: gmon.out, flat, Monte Carlo, folded, callgrind; the trace itself: BTF,
+ * CTF). The work is web_export_write() (web/web-export.c), export_sampled_write()
+ * (export-sampled.c) or export-trace.h's writers on a read-only store connection; this file
+ * only parses arguments and picks the destination. */
 #include "command-config.h"
 #include "commands.h"
 #include "export-sampled.h"
+#include "export-trace.h"
 #include "verdict.h"
 #include "store.h"
 #include "web.h"
@@ -25,9 +27,9 @@ cmd_export (int argc, char **argv)
   gint64 session = -1;
   GOptionEntry entries[] = {
     { "session", 0, 0, G_OPTION_ARG_INT64, &session, "Session to export (see `orti-profd sessions`)", "ID" },
-    { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, "perfetto, callgrind, folded, csv, gprof, twl, pfp; PC samples: gmon, sampled-flat, sampled-montecarlo, sampled-folded, sampled-callgrind", "F" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, "perfetto, callgrind, folded, csv, gprof, twl, pfp; PC samples: gmon, sampled-flat, sampled-montecarlo, sampled-folded, sampled-callgrind; trace: btf, ctf", "F" },
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "Session database (default ./profile.db)", "FILE" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default stdout); csv: a directory (existing, or ending in /) gets one TABLE.csv per table", "FILE" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default stdout); csv: a directory (existing, or ending in /) gets one TABLE.csv per table; ctf: the trace directory (required)", "FILE" },
     { "task", 0, 0, G_OPTION_ARG_STRING, &task, "Only this task or ISR (name or value); not for csv", "NAME" },
     { "table", 0, 0, G_OPTION_ARG_STRING, &table, "csv: only this table or view", "NAME" },
     { "elf", 0, 0, G_OPTION_ARG_FILENAME, &elf, "gmon: the session's ELF, when it is no longer where it was recorded (checked against its build id)", "FILE" },
@@ -52,6 +54,9 @@ cmd_export (int argc, char **argv)
     "  sampled-montecarlo  seed 004's Monte Carlo report\n"
     "  sampled-folded      context;function SAMPLES for flame graphs\n"
     "  sampled-callgrind   callgrind with source lines (Samples)\n"
+    "The trace itself, from the session's raw events (daemon/export-trace.h):\n"
+    "  btf   Best Trace Format 2.1.5 CSV: tasks (T), ISR2s (I), functions as runnables (R), ns\n"
+    "  ctf   CTF 1.8 directory (-o DIR): metadata and a stream per core; babeltrace2 DIR\n"
     "callgrind, gprof, twl and a pfp of functions need function calls: a poll session has\n"
     "none (exit status 1, \"the poll source sees no function calls\").\n"
     "e.g.\n"
@@ -74,7 +79,18 @@ cmd_export (int argc, char **argv)
     return 2;
   }
   WebExportOptions opt = { .session = session, .task = task, .table = table };
-  gboolean sampled = export_sampled_format_known (format_name);
+  gboolean trace = export_trace_format_known (format_name);
+  gboolean ctf = trace && strcmp (format_name, "ctf") == 0;
+  if (trace && (task != NULL || table != NULL)) {
+    fprintf (stderr, "export: --%s does not apply to %s (the whole trace is exported)\n",
+             task != NULL ? "task" : "table", format_name);
+    return 2;
+  }
+  if (ctf && (output == NULL || strcmp (output, "-") == 0)) {
+    fprintf (stderr, "export: ctf is a directory: give it with -o DIR\n");
+    return 2;
+  }
+  gboolean sampled = !trace && export_sampled_format_known (format_name);
   if (elf != NULL && !sampled) {
     fprintf (stderr, "export: --elf applies to the sampled formats (gmon) only\n");
     return ORTI_EXIT_BAD_INPUT;
@@ -83,15 +99,15 @@ cmd_export (int argc, char **argv)
     fprintf (stderr, "export: --table applies to csv only\n");
     return 2;
   }
-  if (!sampled && !web_export_format_from_string (format_name, &opt.format, &error)) {
+  if (!trace && !sampled && !web_export_format_from_string (format_name, &opt.format, &error)) {
     fprintf (stderr, "export: --format: %s\n", error->message);
     return 2;
   }
-  if (!sampled && opt.format == WEB_EXPORT_CSV && task != NULL) {
+  if (!trace && !sampled && opt.format == WEB_EXPORT_CSV && task != NULL) {
     fprintf (stderr, "export: --task does not apply to csv (filter with `orti-profd sql`)\n");
     return 2;
   }
-  if (!sampled && opt.format != WEB_EXPORT_CSV && table != NULL) {
+  if (!trace && !sampled && opt.format != WEB_EXPORT_CSV && table != NULL) {
     fprintf (stderr, "export: --table applies to csv only\n");
     return 2;
   }
@@ -101,7 +117,14 @@ cmd_export (int argc, char **argv)
     fprintf (stderr, "export: %s\n", error->message);
     return orti_exit_status_for_error (error);
   }
-  if (!sampled && opt.format == WEB_EXPORT_CSV && table == NULL && output != NULL
+  if (ctf) { /* written beside DIR and swapped in: a failure leaves DIR as it was */
+    if (!export_ctf_write_dir (db, session, output, &error)) {
+      fprintf (stderr, "export: session %" G_GINT64_FORMAT ": %s\n", session, error->message);
+      return orti_exit_status_for_error (error);
+    }
+    return ORTI_EXIT_OK;
+  }
+  if (!trace && !sampled && opt.format == WEB_EXPORT_CSV && table == NULL && output != NULL
       && (g_file_test (output, G_FILE_TEST_IS_DIR) || g_str_has_suffix (output, "/"))) {
     if (!web_export_csv_dir (db, session, output, &error)) {
       fprintf (stderr, "export: %s\n", error->message);
@@ -123,8 +146,9 @@ cmd_export (int argc, char **argv)
     out = g_unix_output_stream_new (STDOUT_FILENO, FALSE);
   }
   /* an unknown session, task or table: 2; nothing to export (a session without calls): 1 */
-  if (sampled ? !export_sampled_write (db, session, format_name, task, elf, out, &error)
-              : !web_export_write (db, &opt, out, &error)) {
+  if (trace ? !export_btf_write (db, session, out, &error)
+      : sampled ? !export_sampled_write (db, session, format_name, task, elf, out, &error)
+                : !web_export_write (db, &opt, out, &error)) {
     fprintf (stderr, "export: session %" G_GINT64_FORMAT ": %s\n", session, error->message);
     return orti_exit_status_for_error (error);
   }

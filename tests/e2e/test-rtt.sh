@@ -18,7 +18,10 @@
 #     else it completes with every load bounded by the unknown time (issue 37's
 #     overflowing-ring stress case);
 #  c. normal ring, --rtt server (OpenOCD's rtt server): the same exact checks as a;
-#  d. --replay of a's and b's captures gives the identical event streams (sqlite3 EXCEPT).
+#  d. --replay of a's and b's captures gives the identical event streams (sqlite3 EXCEPT);
+#  e. a's and b's BTF and CTF exports: babeltrace2 reads the CTF with exactly the raw events
+#     per kind and core, a BTF parser finds every process and runnable instance following
+#     the format's state machines and the counts of the raw events (trace_export_check.py).
 # The sessions keep the ring's backlog (--rtt-backlog keep): a and c start after the window
 # closed, so all they read is what the ring held when they attached; each is stopped (SIGTERM,
 # exit 0) once the ring is read to its last byte and no socket of orti-profd holds unread bytes,
@@ -221,3 +224,12 @@ replay_check() { # LIVE-ID NAME ELF
 replay_check 1 drain "$elf"
 replay_check 2 small "$fw/demo-trace-small.elf"
 check_invariants "$db"
+
+# e: the trace exports against the raw events (session 2 has a gap)
+command -v babeltrace2 >/dev/null || die "babeltrace2 missing (scripts/deps test installs it)"
+for s in 1 2; do
+  "$PROFD" export --db "$db" --session $s --format btf -o "$tmp/s$s.btf" || die "export btf of $s"
+  "$PROFD" export --db "$db" --session $s --format ctf -o "$tmp/ctf$s" || die "export ctf of $s"
+  python3 "$(dirname "$0")/trace_export_check.py" "$db" $s "$tmp/s$s.btf" "$tmp/ctf$s" ||
+    die "the trace exports of session $s"
+done

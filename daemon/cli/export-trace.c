@@ -1,0 +1,121 @@
+/* export-trace.c — what the trace exports (export-trace.h) share: the session's tick rate,
+ * names and raw-event retention, read once from the store. */
+#include "export-trace.h"
+
+#include <string.h>
+
+gboolean
+export_trace_format_known (const char *name)
+{
+  return name != NULL && (strcmp (name, "btf") == 0 || strcmp (name, "ctf") == 0);
+}
+
+static gboolean
+sql_failed (sqlite3 *db, gint64 session, GError **error)
+{
+  g_set_error (error, STORE_ERROR, STORE_ERROR_SQL, "reading session %" G_GINT64_FORMAT ": %s",
+               session, sqlite3_errmsg (db));
+  return FALSE;
+}
+
+/* value → name rows of @sql (one parameter: the session) into a new table; NULL on an error. */
+static GHashTable *
+load_names (sqlite3 *db, gint64 session, const char *sql, GError **error)
+{
+  g_autoptr (GHashTable) map = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2 (db, sql, -1, &st, NULL) != SQLITE_OK) {
+    sql_failed (db, session, error);
+    return NULL;
+  }
+  sqlite3_bind_int64 (st, 1, session);
+  int rc;
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+    if (sqlite3_column_text (st, 1) != NULL)
+      g_hash_table_replace (map, GUINT_TO_POINTER ((guint32) sqlite3_column_int64 (st, 0)),
+                            g_strdup ((const char *) sqlite3_column_text (st, 1)));
+  sqlite3_finalize (st);
+  if (rc != SQLITE_DONE) {
+    sql_failed (db, session, error);
+    return NULL;
+  }
+  return g_steal_pointer (&map);
+}
+
+gboolean
+export_trace_session_load (ExportTraceSession *s, StoreDb *db, gint64 session, GError **error)
+{
+  memset (s, 0, sizeof *s);
+  s->id = session;
+  sqlite3 *h = store_db_handle (db);
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2 (h, "SELECT name, tick_rate_hz, COALESCE(raw_dropped_events, 0), "
+                          "COALESCE(raw_dropped_until, 0) FROM sessions WHERE id = ?", -1, &st,
+                          NULL) != SQLITE_OK)
+    return sql_failed (h, session, error);
+  sqlite3_bind_int64 (st, 1, session);
+  int rc = sqlite3_step (st);
+  if (rc == SQLITE_ROW) {
+    const char *name = (const char *) sqlite3_column_text (st, 0);
+    s->name = g_strdup (name != NULL ? name : "session");
+    s->rate = sqlite3_column_double (st, 1);
+    s->raw_dropped = sqlite3_column_int64 (st, 2);
+    s->dropped_until = sqlite3_column_int64 (st, 3);
+  }
+  sqlite3_finalize (st);
+  if (rc == SQLITE_DONE) {
+    g_set_error (error, STORE_ERROR, STORE_ERROR_NOT_FOUND, "no session %" G_GINT64_FORMAT,
+                 session);
+    return FALSE;
+  }
+  if (rc != SQLITE_ROW)
+    return sql_failed (h, session, error);
+  if (!(s->rate > 0)) {
+    g_set_error (error, STORE_ERROR, STORE_ERROR_CORRUPT, "session %" G_GINT64_FORMAT
+                 ": tick_rate_hz %g is not positive", session, s->rate);
+    return FALSE;
+  }
+  return (s->tasks = load_names (h, session, "SELECT task, name FROM tasks WHERE session_id = ?",
+                                 error)) != NULL
+         && (s->isrs = load_names (h, session, "SELECT isr, name FROM isrs WHERE session_id = ?",
+                                   error)) != NULL
+         && (s->functions = load_names (h, session, "SELECT address, name FROM functions "
+                                        "WHERE session_id = ?", error)) != NULL
+         && (s->cores = load_names (h, session, "SELECT core, name FROM cores WHERE session_id = ?",
+                                    error)) != NULL;
+}
+
+void
+export_trace_session_clear (ExportTraceSession *s)
+{
+  g_clear_pointer (&s->name, g_free);
+  g_clear_pointer (&s->tasks, g_hash_table_unref);
+  g_clear_pointer (&s->isrs, g_hash_table_unref);
+  g_clear_pointer (&s->functions, g_hash_table_unref);
+  g_clear_pointer (&s->cores, g_hash_table_unref);
+}
+
+static const char *
+name_or (GHashTable *map, guint32 value, gboolean core)
+{
+  const char *n = g_hash_table_lookup (map, GUINT_TO_POINTER (value));
+  if (n == NULL) {
+    char *made = core ? g_strdup_printf ("Core_%u", value) : g_strdup_printf ("0x%x", value);
+    g_hash_table_replace (map, GUINT_TO_POINTER (value), made);
+    n = made;
+  }
+  return n;
+}
+
+const char *
+export_trace_name (ExportTraceSession *s, GHashTable *map, guint32 value)
+{
+  (void) s;
+  return name_or (map, value, FALSE);
+}
+
+const char *
+export_trace_core_name (ExportTraceSession *s, guint16 core)
+{
+  return name_or (s->cores, core, TRUE);
+}

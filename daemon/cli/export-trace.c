@@ -18,6 +18,31 @@ sql_failed (sqlite3 *db, gint64 session, GError **error)
   return FALSE;
 }
 
+/* Names several values share (a task of the same name in two cores' ORTI files, static
+ * functions of two files) become NAME_0xVALUE: a trace names each entity once. */
+static void
+unique_names (GHashTable *map)
+{
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  GHashTableIter it;
+  gpointer k, v;
+  g_hash_table_iter_init (&it, map);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    g_hash_table_replace (seen, v, GUINT_TO_POINTER (GPOINTER_TO_UINT (
+                                     g_hash_table_lookup (seen, v)) + 1));
+  g_autoptr (GPtrArray) renamed = g_ptr_array_new ();
+  g_hash_table_iter_init (&it, map);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    if (GPOINTER_TO_UINT (g_hash_table_lookup (seen, v)) > 1)
+      g_ptr_array_add (renamed, k);
+  g_hash_table_steal_all (seen); /* its keys are map's values, about to be freed */
+  for (guint i = 0; i < renamed->len; i++) {
+    const char *old = g_hash_table_lookup (map, renamed->pdata[i]);
+    g_hash_table_replace (map, renamed->pdata[i],
+                          g_strdup_printf ("%s_0x%x", old, GPOINTER_TO_UINT (renamed->pdata[i])));
+  }
+}
+
 /* value → name rows of @sql (one parameter: the session) into a new table; NULL on an error. */
 static GHashTable *
 load_names (sqlite3 *db, gint64 session, const char *sql, GError **error)
@@ -39,6 +64,7 @@ load_names (sqlite3 *db, gint64 session, const char *sql, GError **error)
     sql_failed (db, session, error);
     return NULL;
   }
+  unique_names (map);
   return g_steal_pointer (&map);
 }
 

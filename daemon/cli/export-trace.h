@@ -8,6 +8,9 @@
  *   ctf  Common Trace Format 1.8 (babeltrace2, Eclipse Trace Compass): a directory with the
  *        TSDL `metadata` and one binary stream per core; one event class per event kind, the
  *        target's ticks as the clock (export-ctf.c)
+ * Names come from the session's tables ("0x…" where it has none); a name several values share
+ * (the same task name in two cores' ORTI files, static functions of two files) gets its value
+ * appended ("Task_0x10001"), so each entity of the trace has one name.
  * Both need raw events: a session recorded with --keep-raw exports the window it kept, and
  * says so (BTF: a header comment; CTF: the env). Data lost in a gap is not invented: BTF
  * closes what was open at the gap's start (nothing is said until the next event), CTF has

@@ -116,6 +116,22 @@ def main(seconds, tmp):
     check(not bad, "more than 1 point off its core's truth: " + ", ".join(bad))
 
     rig_session.check_replay(s, cap, tmp)
+    check_trace_exports(s, tmp)
+
+
+def check_trace_exports(s, tmp):
+    """Both cores' raw events in the BTF and CTF exports (trace_export_check.py): a CTF
+    stream per core whose events babeltrace2 reads per core exactly as stored, and a BTF
+    whose two cores' lines interleave in time order."""
+    import subprocess
+    btf, ctf = os.path.join(tmp, "s1.btf"), os.path.join(tmp, "ctf1")
+    for fmt, out in (("btf", btf), ("ctf", ctf)):
+        subprocess.run([rig_session.PROFD, "export", "--db", s.db, "--session", "1",
+                        "--format", fmt, "-o", out], check=True)
+    subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__),
+                                                 "trace_export_check.py"), s.db, "1", btf, ctf],
+                   check=True)
+
 
 if __name__ == "__main__":
     import tempfile

@@ -14,10 +14,16 @@
  * name, ISR kinds the ISR2's, func_enter/func_exit the function's address and name (and the
  * call site), gap the records lost and the reason, every other kind its two payload words.
  * Packets hold up to 64 KiB of events.
+ *
+ * The trace is written into a new directory beside DIR (.NAME.XXXXXX) and swapped in only
+ * when complete (renameat2 RENAME_EXCHANGE over an earlier export), so a failure leaves DIR
+ * as it was and an export with nothing to write creates nothing (exit-status.h).
  */
 #include "export-trace.h"
 
 #include <errno.h>
+#include <fcntl.h> /* renameat2 (meson defines _GNU_SOURCE) */
+#include <sys/stat.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
@@ -292,45 +298,110 @@ load_kinds (Ctf *c, StoreDb *db, GError **error)
   return TRUE;
 }
 
-/* Removes the stream files of an earlier export from the directory. */
+/* Whether @dir holds only what an export writes (metadata, stream_*): the files an export
+ * over it may drop. FALSE with G_FILE_ERROR_INVAL naming the first other entry. */
 static gboolean
-clear_dir (Ctf *c, GError **error)
+dir_is_export (const char *dir, GError **error)
 {
-  g_autoptr (GDir) d = g_dir_open (c->dir, 0, error);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, error);
   if (d == NULL)
     return FALSE;
   const char *n;
   while ((n = g_dir_read_name (d)) != NULL)
-    if (g_str_has_prefix (n, "stream_")) {
-      g_autofree char *path = g_build_filename (c->dir, n, NULL);
-      if (g_unlink (path) != 0) {
-        g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "removing %s: %s",
-                     path, g_strerror (errno));
-        return FALSE;
-      }
+    if (strcmp (n, "metadata") != 0 && !g_str_has_prefix (n, "stream_")) {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s holds %s, which no CTF export "
+                   "wrote: give a new or empty directory", dir, n);
+      return FALSE;
     }
   return TRUE;
 }
 
-gboolean
-export_ctf_write_dir (StoreDb *db, gint64 session, const char *dir, GError **error)
+/* Removes directory @dir and the files in it (an export's: no subdirectories). */
+static gboolean
+remove_dir (const char *dir, GError **error)
 {
-  Ctf c = { .dir = g_strdup (dir) };
+  g_autoptr (GDir) d = g_dir_open (dir, 0, error);
+  if (d == NULL)
+    return FALSE;
+  const char *n;
+  while ((n = g_dir_read_name (d)) != NULL) {
+    g_autofree char *path = g_build_filename (dir, n, NULL);
+    if (g_unlink (path) != 0) {
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "removing %s: %s",
+                   path, g_strerror (errno));
+      return FALSE;
+    }
+  }
+  if (g_rmdir (dir) != 0) {
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "removing %s: %s", dir,
+                 g_strerror (errno));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* A new directory beside @dir for the trace being written (mode 0777 less the umask); NULL
+ * with a GFileError naming it (a missing parent: G_FILE_ERROR_NOENT). */
+static char *
+temp_dir_beside (const char *dir, GError **error)
+{
+  g_autofree char *parent = g_path_get_dirname (dir);
+  g_autofree char *base = g_path_get_basename (dir);
+  g_autofree char *tmp = g_strdup_printf ("%s/.%s.XXXXXX", parent, base);
+  if (g_mkdtemp (tmp) == NULL) {
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "creating %s: %s",
+                 dir, g_strerror (errno));
+    return NULL;
+  }
+  mode_t mask = umask (0);
+  umask (mask);
+  if (g_chmod (tmp, 0777 & ~mask) != 0) {
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "creating %s: %s",
+                 dir, g_strerror (errno));
+    g_rmdir (tmp);
+    return NULL;
+  }
+  return g_steal_pointer (&tmp);
+}
+
+/* Puts the complete trace @tmp in @dir's place: renamed there, or exchanged with an earlier
+ * export, whose files are then removed. */
+static gboolean
+commit_dir (const char *tmp, const char *dir, gboolean exists, GError **error)
+{
+  if (!exists ? g_rename (tmp, dir) != 0
+              : renameat2 (AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) != 0) {
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "renaming %s to %s: %s",
+                 tmp, dir, g_strerror (errno));
+    return FALSE;
+  }
+  return !exists || remove_dir (tmp, error); /* tmp now holds the earlier export */
+}
+
+gboolean
+export_ctf_write_dir (StoreDb *db, gint64 session, const char *dir_arg, GError **error)
+{
+  g_autofree char *dir = g_strdup (dir_arg); /* "DIR/" is DIR: its temporary goes beside it */
+  for (gsize n = strlen (dir); n > 1 && dir[n - 1] == '/'; n--)
+    dir[n - 1] = '\0';
+  Ctf c = { 0 };
   c.streams = g_ptr_array_new ();
   c.kinds = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   g_autoptr (StoreEventReader) r = NULL;
-  gboolean ok = export_trace_session_load (&c.s, db, session, error);
-  if (ok && g_mkdir_with_parents (dir, 0755) != 0) {
-    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno), "creating %s: %s", dir,
-                 g_strerror (errno));
+  /* nothing is created before the session, its events and @dir are known good */
+  gboolean exists = g_file_test (dir, G_FILE_TEST_EXISTS);
+  gboolean ok = export_trace_session_load (&c.s, db, session, error) && load_kinds (&c, db, error);
+  if (ok && exists && !g_file_test (dir, G_FILE_TEST_IS_DIR)) {
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOTDIR, "%s is not a directory", dir);
     ok = FALSE;
   }
-  ok = ok && load_kinds (&c, db, error) && clear_dir (&c, error)
-       && (r = store_event_reader_new (db, session, error)) != NULL;
+  ok = ok && (!exists || dir_is_export (dir, error))
+       && (r = store_event_reader_new (db, session, error)) != NULL
+       && (c.dir = temp_dir_beside (dir, error)) != NULL;
   if (ok) {
     c.ticks = c.s.rate == floor (c.s.rate) && c.s.rate < 9.2e18;
     g_autofree char *meta = metadata (&c);
-    g_autofree char *path = g_build_filename (dir, "metadata", NULL);
+    g_autofree char *path = g_build_filename (c.dir, "metadata", NULL);
     ok = g_file_set_contents (path, meta, -1, error);
   }
   g_autoptr (GError) local = NULL;
@@ -355,6 +426,10 @@ export_ctf_write_dir (StoreDb *db, gint64 session, const char *dir, GError **err
     ok = FALSE;
   }
   g_clear_error (&c.error);
+  if (ok)
+    ok = commit_dir (c.dir, dir, exists, error);
+  else if (c.dir != NULL)
+    remove_dir (c.dir, NULL); /* a failure leaves nothing of this export */
   g_ptr_array_unref (c.streams);
   g_hash_table_unref (c.kinds);
   export_trace_session_clear (&c.s);

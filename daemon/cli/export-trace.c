@@ -2,6 +2,8 @@
  * names and raw-event retention, read once from the store. */
 #include "export-trace.h"
 
+#include "web.h"
+
 #include <string.h>
 
 gboolean
@@ -99,6 +101,21 @@ export_trace_session_load (ExportTraceSession *s, StoreDb *db, gint64 session, G
   if (!(s->rate > 0)) {
     g_set_error (error, STORE_ERROR, STORE_ERROR_CORRUPT, "session %" G_GINT64_FORMAT
                  ": tick_rate_hz %g is not positive", session, s->rate);
+    return FALSE;
+  }
+  if (sqlite3_prepare_v2 (h, "SELECT EXISTS (SELECT 1 FROM event_chunks WHERE session_id = ?)",
+                          -1, &st, NULL) != SQLITE_OK)
+    return sql_failed (h, session, error);
+  sqlite3_bind_int64 (st, 1, session);
+  rc = sqlite3_step (st);
+  gboolean any = rc == SQLITE_ROW && sqlite3_column_int (st, 0) != 0;
+  sqlite3_finalize (st);
+  if (rc != SQLITE_ROW)
+    return sql_failed (h, session, error);
+  if (!any) { /* nothing to write: said, never an empty trace (exit status 1) */
+    g_set_error (error, WEB_ERROR, WEB_ERROR_CONFLICT, "session %" G_GINT64_FORMAT " has no "
+                 "raw events to export%s", session, s->raw_dropped > 0
+                   ? " (--keep-raw pruned all of them)" : "");
     return FALSE;
   }
   return (s->tasks = load_names (h, session, "SELECT task, name FROM tasks WHERE session_id = ?",

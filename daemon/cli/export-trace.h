@@ -41,7 +41,8 @@ typedef struct {
 } ExportTraceSession;
 
 /* export_trace_session_load: FALSE with STORE_ERROR_NOT_FOUND (no such session),
- * STORE_ERROR_SQL, or STORE_ERROR_CORRUPT for a tick rate that is not positive. */
+ * STORE_ERROR_SQL, STORE_ERROR_CORRUPT for a tick rate that is not positive, or
+ * WEB_ERROR_CONFLICT for a session without raw events (nothing to export: exit status 1). */
 gboolean export_trace_session_load (ExportTraceSession *s, StoreDb *db, gint64 session,
                                     GError **error);
 void export_trace_session_clear (ExportTraceSession *s);
@@ -55,9 +56,11 @@ const char *export_trace_core_name (ExportTraceSession *s, guint16 core);
  * reader's (store_event_reader_next) or a GIOError (part may be written). */
 gboolean export_btf_write (StoreDb *db, gint64 session, GOutputStream *out, GError **error);
 
-/* export_ctf_write_dir: the CTF trace of @session into directory @dir (created when missing;
- * `metadata` and `stream_CORE_N` files replaced). FALSE with the loader's errors, a reader's,
- * or a GFileError naming the path. */
+/* export_ctf_write_dir: the CTF trace of @session as directory @dir: written into a new
+ * directory beside it and renamed into place, or exchanged with an earlier export there (a
+ * directory holding only `metadata` and `stream_*`; anything else is G_FILE_ERROR_INVAL, a
+ * file G_FILE_ERROR_NOTDIR, a missing parent G_FILE_ERROR_NOENT). FALSE with those, the
+ * loader's errors or a reader's; a failure leaves @dir as it was and nothing beside it. */
 gboolean export_ctf_write_dir (StoreDb *db, gint64 session, const char *dir, GError **error);
 
 G_END_DECLS

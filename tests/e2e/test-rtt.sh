@@ -233,3 +233,25 @@ for s in 1 2; do
   python3 "$(dirname "$0")/trace_export_check.py" "$db" $s "$tmp/s$s.btf" "$tmp/ctf$s" ||
     die "the trace exports of session $s"
 done
+
+# e (cont.): nothing to write exits 1 and creates nothing; a failed export leaves an earlier
+# CTF directory as it was, a later one replaces it (no temporary left beside it)
+cp "$db" "$tmp/noraw.db"
+sqlite3 "$tmp/noraw.db" "DELETE FROM event_chunks WHERE session_id = 1" || die "sqlite3 noraw"
+cp -r "$tmp/ctf1" "$tmp/ctf1.before"
+for f in btf ctf; do
+  for out in "$tmp/noraw.$f" "$tmp/ctf1"; do
+    rc=0
+    "$PROFD" export --db "$tmp/noraw.db" --session 1 --format $f -o "$out" 2>"$tmp/noraw.err" ||
+      rc=$?
+    [[ $rc == 1 ]] || die "export $f of a session without raw events: exit $rc, not 1"
+    grep -q "no raw events" "$tmp/noraw.err" || die "export $f without raw events: $(cat "$tmp/noraw.err")"
+  done
+  [[ ! -e $tmp/noraw.$f ]] || die "export $f without raw events created $tmp/noraw.$f"
+done
+diff -r "$tmp/ctf1.before" "$tmp/ctf1" || die "a failed ctf export changed the earlier one"
+"$PROFD" export --db "$db" --session 2 --format ctf -o "$tmp/ctf1/" || die "ctf over an earlier export"
+diff -r "$tmp/ctf2" "$tmp/ctf1" || die "ctf over an earlier export differs from a fresh one"
+leftover=$(find "$tmp" -maxdepth 1 -name '.*' -print -quit)
+[[ -z $leftover ]] || die "an export left $leftover behind"
+echo "trace exports: nothing to write exits 1 and creates nothing; ctf replaced whole"

@@ -241,8 +241,9 @@ def concrete(args, port):
             argv += [opt, FILE_OPTS[opt]]
             i += 2
             continue
-        if opt in OUT_OPTS and takes:
-            argv += [opt, os.path.join("out", os.path.basename(nxt))]
+        if opt in OUT_OPTS and takes:  # DIR/ stays a directory of its own under out/
+            argv += [opt, os.path.join("out", os.path.basename(nxt.rstrip("/")))
+                     + ("/" if nxt.endswith("/") else "")]
             i += 2
             continue
         if opt == "--markdown" and cmd == "check" and takes:

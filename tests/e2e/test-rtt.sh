@@ -252,6 +252,15 @@ done
 diff -r "$tmp/ctf1.before" "$tmp/ctf1" || die "a failed ctf export changed the earlier one"
 "$PROFD" export --db "$db" --session 2 --format ctf -o "$tmp/ctf1/" || die "ctf over an earlier export"
 diff -r "$tmp/ctf2" "$tmp/ctf1" || die "ctf over an earlier export differs from a fresh one"
+# a directory of other files is not the user's trace to replace: refused (exit 2), naming it
+# and what it holds, and left as it was
+mkdir "$tmp/notes" && echo keep >"$tmp/notes/notes.txt"
+rc=0
+"$PROFD" export --db "$db" --session 1 --format ctf -o "$tmp/notes" 2>"$tmp/notes.err" || rc=$?
+[[ $rc == 2 ]] || die "ctf into a directory of other files: exit $rc, not 2"
+grep -q "$tmp/notes holds notes.txt" "$tmp/notes.err" || die "ctf into notes/: $(cat "$tmp/notes.err")"
+[[ $(ls -A "$tmp/notes") == notes.txt ]] || die "a refused ctf export changed $tmp/notes"
 leftover=$(find "$tmp" -maxdepth 1 -name '.*' -print -quit)
 [[ -z $leftover ]] || die "an export left $leftover behind"
-echo "trace exports: nothing to write exits 1 and creates nothing; ctf replaced whole"
+echo "trace exports: nothing to write exits 1 and creates nothing; ctf replaced whole;" \
+  "a directory of other files refused"

@@ -219,7 +219,9 @@ task_switch (Btf *b, const ProbeEvent *e)
   GPtrArray *st = core_stack (b, e->core);
   Proc *old = st->pdata[0];
   Proc *next = e->a == PROBE_TASK_IDLE ? NULL : proc_get (b, FALSE, e->a);
-  if (old == next)
+  /* a switch to the task that had the CPU is a new instance when that one ended or waited
+   * (a task that terminates with an activation pending, ChainTask to itself) */
+  if (old == next && (next == NULL || next->state == P_RUNNING || st->len > 1))
     return;
   proc_leave (b, e->ts, e->core, old, P_PREEMPTED);
   st->pdata[0] = next;

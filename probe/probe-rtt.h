@@ -175,6 +175,10 @@ char *probe_rtt_drain_script (const char *target, guint64 desc, guint32 buf, gui
 /* probe_rtt_link_pending: the bytes the located ring holds now, from RdOff to WrOff (what a
  * reader attaching now would read first). */
 gboolean probe_rtt_link_pending (ProbeRttLink *r, guint32 *bytes, GError **error);
+/* probe_rtt_link_unread: the bytes the located ring holds now that this link has not received
+ * yet (probe_rtt_link_pending less the drain's held range): how far probe_rtt_link_get_bytes
+ * must still grow to have everything the target has written so far. */
+gboolean probe_rtt_link_unread (ProbeRttLink *r, guint32 *bytes, GError **error);
 /* SERVER: stops OpenOCD's rtt server; DRAIN: probe_rtt_link_release. */
 gboolean probe_rtt_link_stop (ProbeRttLink *r, GError **error);
 ProbeRttMethod probe_rtt_link_get_method (ProbeRttLink *r);

@@ -157,6 +157,14 @@ void probe_source_core_state (ProbeSource *src, guint16 core, ProbeTargetState s
  * its core's. Only the Event: the caller records the state and emits the gap of a stop. */
 void probe_source_target_state (ProbeSource *src, ProbeTargetState st,
                                 const ProbeSourceSink *sink);
+/* probe_source_mark_end: the session stops: notes how much a source that buffers its stream on
+ * the target (RTT's rings) has been written by now — the end of the session's data, since what
+ * was written before the stop belongs to it — for probe_source_unread_to_end. FALSE with
+ * @error when the target could not be asked (the link). A source without such a buffer: TRUE. */
+gboolean probe_source_mark_end (ProbeSource *src, GError **error);
+/* probe_source_unread_to_end: after probe_source_mark_end, the bytes up to that mark the reads
+ * have not delivered yet (0: every one; always 0 for a source without a target buffer). */
+guint64 probe_source_unread_to_end (ProbeSource *src);
 /* probe_source_detach: undoes what attach configured (`poll on`, stops OpenOCD's rtt
  * server, …). Safe to call when not attached. */
 gboolean probe_source_detach (ProbeSource *src, GError **error);

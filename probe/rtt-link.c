@@ -463,6 +463,18 @@ probe_rtt_link_pending (ProbeRttLink *r, guint32 *bytes, GError **error)
 }
 
 gboolean
+probe_rtt_link_unread (ProbeRttLink *r, guint32 *bytes, GError **error)
+{
+  guint32 pending;
+  if (!probe_rtt_link_pending (r, &pending, error))
+    return FALSE;
+  guint32 held = r->method == PROBE_RTT_DRAIN && r->size
+                 ? (r->held.upto - r->held.rd_off + r->size) % r->size : 0;
+  *bytes = pending > held ? pending - held : 0;
+  return TRUE;
+}
+
+gboolean
 probe_rtt_link_release (ProbeRttLink *r, GError **error)
 {
   if (r->method != PROBE_RTT_DRAIN || r->cb == 0 || r->held.rd_off == r->held.upto)

@@ -38,6 +38,10 @@ typedef struct {
   /* The stream ends (optional): put into @out a last record (on *@channel) whose decoding hands
    * over what the decoder still holds; FALSE when there is none. */
   gboolean (*finish) (ProbeSource *src, GByteArray *out, guint16 *channel);
+  /* Optional, for a source that buffers on the target (probe_source_mark_end): note how much
+   * of each stream has been written by now, and later how much of that is still unread. */
+  gboolean (*mark_end) (ProbeSource *src, GError **error);
+  guint64 (*unread_to_end) (ProbeSource *src);
   /* Undo what attach configured (optional). */
   gboolean (*detach) (ProbeSource *src, GError **error);
   /* Free the source's own fields (not the struct). */

@@ -41,6 +41,8 @@ typedef struct {
   ProbeRttLink *link;         /* NULL before attach */
   GByteArray *head;           /* bytes read by attach, handed out by the next read */
   gboolean attached;          /* the first attach measured the backlog */
+  guint64 end_bytes;          /* probe_source_mark_end: the link's byte count that holds
+                               * everything written before the mark (0: no mark) */
 } RttStream;
 
 typedef struct {
@@ -525,6 +527,43 @@ probe_source_rtt_set_backlog (ProbeSource *src, guint16 channel, guint64 bytes, 
     probe_decoder_set_backlog (g_ptr_array_index (r->decoders, channel), bytes, keep);
 }
 
+/* The end mark: per stream, the bytes received so far plus those the ring holds unread. */
+static gboolean
+rtt_mark_end (ProbeSource *src, GError **error)
+{
+  RttSource *r = (RttSource *) src;
+  for (guint c = 0; c < r->streams->len; c++) {
+    RttStream *st = g_ptr_array_index (r->streams, c);
+    guint32 unread = 0;
+    if (st->link == NULL)
+      continue;
+    if (!probe_rtt_link_unread (st->link, &unread, error)) {
+      if (r->per_core) {
+        g_autofree char *name = stream_name (r, c);
+        g_prefix_error (error, "RTT on %s: ", name);
+      }
+      return FALSE;
+    }
+    st->end_bytes = probe_rtt_link_get_bytes (st->link) + unread;
+  }
+  return TRUE;
+}
+
+static guint64
+rtt_unread_to_end (ProbeSource *src)
+{
+  RttSource *r = (RttSource *) src;
+  guint64 unread = 0;
+  for (guint c = 0; c < r->streams->len; c++) {
+    RttStream *st = g_ptr_array_index (r->streams, c);
+    if (st->link == NULL)
+      continue;
+    guint64 got = probe_rtt_link_get_bytes (st->link);
+    unread += st->head->len + (st->end_bytes > got ? st->end_bytes - got : 0);
+  }
+  return unread;
+}
+
 static gboolean
 rtt_detach (ProbeSource *src, GError **error)
 {
@@ -556,6 +595,8 @@ static const ProbeSourceClass rtt_class = {
   .check_core_targets = rtt_check_core_targets,
   .core_state = rtt_core_state,
   .update_quality = rtt_update_quality,
+  .mark_end = rtt_mark_end,
+  .unread_to_end = rtt_unread_to_end,
   .detach = rtt_detach,
   .finalize = rtt_finalize,
 };

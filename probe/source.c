@@ -213,6 +213,18 @@ probe_source_finish (ProbeSource *src, const ProbeSourceSink *sink)
 }
 
 gboolean
+probe_source_mark_end (ProbeSource *src, GError **error)
+{
+  return src->klass->mark_end == NULL || src->klass->mark_end (src, error);
+}
+
+guint64
+probe_source_unread_to_end (ProbeSource *src)
+{
+  return src->klass->unread_to_end != NULL ? src->klass->unread_to_end (src) : 0;
+}
+
+gboolean
 probe_source_check_target (ProbeSource *src, ProbeTargetState *state, GError **error)
 {
   if (src->klass->check_target == NULL)

@@ -23,6 +23,8 @@
 #define TARGET_POLL_INTERVAL_US 100000 /* explicit target poll while sampling */
 #define RECONNECT_MAX_US 2000000    /* backoff cap when OpenOCD went away */
 #define EVENT_BATCH 4096
+#define FINAL_DRAIN_US 20000000     /* at the stop, the target's buffered stream is read for at
+                                     * most this long */
 #define SAMPLER_GO_MAX_US 3000000   /* the PC sampler starts at the latest this long after
                                      * the stream (session-sampler.h) */
 #define SAMPLER_RETRY_US 2000000    /* a failed PC sampler is started again this often */

@@ -472,6 +472,71 @@ revive_sampler (Session *s, gint64 now)
                     ": PC sampler: sampling again", s->id);
 }
 
+/* One read of the source (the PC sampler told that the link is busy around it). */
+static ProbeSourceStatus
+step_source (Session *s, GError **error)
+{
+  if (s->sampler)
+    g_atomic_int_inc (&s->link_gen);
+  ProbeSourceStatus st = probe_source_step (s->source, &s->sink, error);
+  if (s->sampler)
+    g_atomic_int_inc (&s->link_gen);
+  return st;
+}
+
+/* The session stops: what the target had written by then is the session's. A source that
+ * buffers its stream on the target (RTT's rings: a halted target's still hold what it wrote
+ * last, and a drain that fell behind holds more) is read up to how far it was written now, for
+ * at most FINAL_DRAIN_US; what a running target writes after that mark is not waited for. What
+ * the link cannot read by then is lost to the session: a gap at its end (the host did not read
+ * in time; the link, when it failed), never a silent stretch that reads as known. FALSE only
+ * when the store refused the rows. */
+static gboolean
+drain_to_end (Session *s, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  if (!probe_source_mark_end (s->source, &local)) {
+    g_log_structured ("orti-profd", G_LOG_LEVEL_WARNING, "MESSAGE", "session %" G_GINT64_FORMAT
+                      ": what the target's buffer held at the stop could not be asked for (%s): "
+                      "the session ends with a gap", s->id, local->message);
+    session__emit_gap (s, PROBE_GAP_LINK);
+    return TRUE;
+  }
+  gint64 t0 = g_get_monotonic_time ();
+  guint64 unread = probe_source_unread_to_end (s->source), first = unread;
+  gint64 next_flush = t0 + FLUSH_INTERVAL_US;
+  while (unread > 0 && g_get_monotonic_time () - t0 < FINAL_DRAIN_US) {
+    ProbeSourceStatus st = step_source (s, &local);
+    if (st == PROBE_SOURCE_ERROR) {
+      g_log_structured ("orti-profd", G_LOG_LEVEL_WARNING, "MESSAGE", "session %"
+                        G_GINT64_FORMAT ": reading what the target's buffer held at the stop: "
+                        "%s; the session ends with a gap", s->id, local->message);
+      session__emit_gap (s, PROBE_GAP_LINK);
+      return TRUE;
+    }
+    if (st == PROBE_SOURCE_END)
+      return TRUE;
+    if (st == PROBE_SOURCE_IDLE)
+      g_usleep (1000);
+    gint64 now = g_get_monotonic_time ();
+    if (now >= next_flush || s->events->len >= EVENT_BATCH) {
+      next_flush = now + FLUSH_INTERVAL_US;
+      if (!session__flush_rows (s, FALSE, error))
+        return FALSE;
+    }
+    unread = probe_source_unread_to_end (s->source);
+  }
+  double took = (double) (g_get_monotonic_time () - t0) / 1e6;
+  if (unread > 0 || took >= 0.5)
+    g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "session %" G_GINT64_FORMAT
+                      ": read the %" G_GUINT64_FORMAT " bytes the target's buffer held at the "
+                      "stop in %.1f s%s", s->id, first - unread, took,
+                      unread > 0 ? "; the rest, unread, ends the session with a gap" : "");
+  if (unread > 0)
+    session__emit_gap (s, PROBE_GAP_HOST_STALL);
+  return TRUE;
+}
+
 /* The worker's loop: step the source until stopped (or a replay ends), turning link losses
  * into gaps and reconnects. */
 static gboolean
@@ -484,17 +549,16 @@ run_source (Session *s, GError **error)
   gint64 next_target_poll = t_start + TARGET_POLL_INTERVAL_US;
   gboolean live = s->oc != NULL, link_down = FALSE;
 
+  gboolean ended = FALSE;
   while (!session__stop_requested (s)) {
     gint64 now = g_get_monotonic_time ();
     s->host_now = now;
     g_autoptr (GError) local = NULL;
-    if (s->sampler)
-      g_atomic_int_inc (&s->link_gen);
-    ProbeSourceStatus st = probe_source_step (s->source, &s->sink, &local);
-    if (s->sampler)
-      g_atomic_int_inc (&s->link_gen);
-    if (st == PROBE_SOURCE_END)
+    ProbeSourceStatus st = step_source (s, &local);
+    if (st == PROBE_SOURCE_END) {
+      ended = TRUE;
       break;
+    }
     if (s->sampler && (st == PROBE_SOURCE_IDLE || now - t_start >= SAMPLER_GO_MAX_US))
       session_sampler_go (s->sampler); /* the stream caught up (or never will: a stream busier
                                         * than the link still leaves turns to sample) */
@@ -545,6 +609,8 @@ run_source (Session *s, GError **error)
         return FALSE;
     }
   }
+  if (live && !link_down && !ended && !drain_to_end (s, error))
+    return FALSE;
   probe_source_finish (s->source, &s->sink); /* what the decoder still holds */
   if (live && !link_down)
     probe_source_detach (s->source, NULL);

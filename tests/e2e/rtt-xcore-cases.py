@@ -10,8 +10,10 @@ over the shared memory), the time base its latency truth uses: request time → 
 switch-in. One ORTI file per core (each listing its own tasks, from demo.ort), so the session
 reads an ACTIVATE of the other core's task as that core's.
 
-The session attaches to the running rig and drains both rings from boot; after SECONDS both
-cores halt, the session takes what remains, and each core's truth (since boot) is read. A
+The session attaches to the running rig and drains both rings from boot (1 MiB each on the
+two-core trace-long images: the seconds before the attach fit); after SECONDS both cores halt,
+each core's truth (since boot) is read, and the session stops: it reads what the rings still
+hold up to the stop (a drain that fell behind under load holds seconds of it) before it ends. A
 window where a gap cut the streams, or where the firmware's own truth has a negative latency
 (its common time base broke: a host that starves the QEMUs), cannot be compared: exit 77, and
 test-rtt-2core.sh runs another. Checked per direction

@@ -36,6 +36,16 @@ close_row (SessionGaps *g, StoreGap *row, guint64 end)
   g_array_append_val (g->rows, *row);
 }
 
+/* The cause of one row from two gaps with no event between: a link lost or a target reset
+ * explains why nothing more came (a ring that overflowed meanwhile, or a drain held up, is its
+ * consequence), so it takes over the row; otherwise the first cause stays. */
+static guint8
+merged_reason (guint8 row, ProbeGapReason next)
+{
+  gboolean dominant = next == PROBE_GAP_LINK || next == PROBE_GAP_RESET;
+  return dominant && row != PROBE_GAP_RESET ? (guint8) next : row;
+}
+
 void
 session_gaps_track (SessionGaps *g, const ProbeEvent *ev, guint64 known_good)
 {
@@ -45,12 +55,17 @@ session_gaps_track (SessionGaps *g, const ProbeEvent *ev, guint64 known_good)
     if (!(g->core_open & bit))
       g->core_row[core] = (StoreGap) { .start = (gint64) MIN (known_good, ev->ts),
                                        .core = core, .reason = PROBE_GAP_REASON (ev->b) };
+    else
+      g->core_row[core].reason = merged_reason (g->core_row[core].reason,
+                                                PROBE_GAP_REASON (ev->b));
     g->core_row[core].lost += ev->a;
     g->core_open |= bit;
   } else if (ev->kind == PROBE_EVENT_GAP) {
     if (!g->open)
       g->row = (StoreGap) { .start = (gint64) MIN (known_good, ev->ts), .core = ev->core,
                             .reason = PROBE_GAP_REASON (ev->b) };
+    else
+      g->row.reason = merged_reason (g->row.reason, PROBE_GAP_REASON (ev->b));
     g->row.lost += ev->a;
     g->open = TRUE;
   } else {

@@ -4,7 +4,9 @@
  * A gap of every core (a link lost, a target drop, a halt of the whole target) runs to the
  * next event of any core; a gap of one core alone (PROBE_GAP_CORE_ONLY: that core halted, or
  * its own stream lost data) to that core's next event. Consecutive gaps with no event between
- * are one row, their records lost added up. Used by the session's worker thread only.
+ * are one row, their records lost added up; its cause is the first one's, unless a link lost or
+ * a target reset follows (what explains the rest: the session's end treats a link lost for
+ * good apart, session_gaps_open). Used by the session's worker thread only.
  */
 #pragma once
 

@@ -40,8 +40,12 @@ test_rows (void)
   g_assert_cmpint (r->reason, ==, PROBE_GAP_HALT);
   g_array_set_size (rows, 0);
 
-  /* a link lost and never back: open at the end, then closed where the session ends */
+  /* a link lost and never back: open at the end, then closed where the session ends — its
+   * cause the link's even when a ring overflow's gap was open when the link went (the ring
+   * overflowed because nobody read it; pc-sample-rig's relink under load) */
+  feed (g, &last, 420, 0, PROBE_EVENT_GAP, 40, PROBE_GAP_TARGET_DROP);
   feed (g, &last, 420, 0, PROBE_EVENT_GAP, 0, PROBE_GAP_LINK); /* at the latest time */
+  feed (g, &last, 420, 0, PROBE_EVENT_GAP, 9, PROBE_GAP_HOST_STALL); /* the link's stays */
   ProbeGapReason reason;
   guint64 start;
   guint16 core;
@@ -52,6 +56,8 @@ test_rows (void)
   g_assert_false (session_gaps_open (g, &reason, &start, &core));
   g_assert_cmpuint (rows->len, ==, 1);
   g_assert_cmpint (g_array_index (rows, StoreGap, 0).end, ==, 900);
+  g_assert_cmpint (g_array_index (rows, StoreGap, 0).lost, ==, 49);
+  g_assert_cmpint (g_array_index (rows, StoreGap, 0).reason, ==, PROBE_GAP_LINK);
 }
 
 int

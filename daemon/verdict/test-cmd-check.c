@@ -64,8 +64,8 @@ write_exact (StoreWriter *w)
                        { 1000000, 0xFFFFFFFFu, 0, 0, PROBE_EVENT_TASK_SWITCH } };
   g_assert_true (store_writer_push_events (w, id, ev, 2, &error));
   StoreTaskStat ts[2] = {
-    { .task = 0, .activations = 100, .jobs = 100, .jobs_expected = NAN, .slices = 120,
-      .preemptions = 20, .preemptions_missed = 0, .waits = -1, .wait_total = -1,
+    { .task = 0, .activations = 600, .jobs = 600, .jobs_expected = NAN, .slices = 720,
+      .preemptions = 120, .preemptions_missed = 0, .waits = -1, .wait_total = -1,
       .run_total = 250000, .load = 0.25, .load_bound = 0, .time_bound = 0,
       .slice_min = 100, .slice_max = 500, .slice_avg = 300, .slice_p50 = 300, .slice_p90 = 400,
       .slice_p99 = 450, .job_min = 100, .job_max = 500, .job_avg = 300, .job_p50 = 300,
@@ -127,8 +127,8 @@ write_sampled (StoreWriter *w)
   g_assert_true (store_writer_add_task (w, id, 2, "Task2", &error));
   g_assert_true (store_writer_add_isr (w, id, 7, "CanIsr", &error));
   StoreTaskStat ts[2] = {
-    { .task = 0, .activations = -1, .jobs = 100, .jobs_expected = 100, .slices = 120,
-      .preemptions = 20, .preemptions_missed = 10, .waits = -1, .wait_total = -1,
+    { .task = 0, .activations = -1, .jobs = 600, .jobs_expected = 600, .slices = 720,
+      .preemptions = 120, .preemptions_missed = 60, .waits = -1, .wait_total = -1,
       .run_total = 450000, .load = 0.45, .load_bound = 0.05, .time_bound = 100,
       .slice_min = -1, .slice_max = -1, .slice_avg = NAN, .slice_p50 = -1, .slice_p90 = -1,
       .slice_p99 = -1, .job_min = 100, .job_max = 700, .job_avg = 400, .job_p50 = 400,
@@ -1097,8 +1097,8 @@ test_diff_rig (void)
   g_assert_cmpuint (tasks, >=, 3);
   g_assert_cmpuint (functions, ==, 5);
   g_autofree char *expect = g_strdup_printf (
-    "task Task0 load_percent; task Task0 net_p99_us; task Task0 max_us; "
-    "function %s net_p99_us; function %s max_us; function %s self_avg_us; ", slow_fn, slow_fn,
+    "task Task0 load_percent; task Task0 net_avg_us; task Task0 max_us; "
+    "function %s net_avg_us; function %s max_us; function %s self_avg_us; ", slow_fn, slow_fn,
     slow_fn);
   g_assert_cmpstr (flagged->str, ==, expect);
   g_assert_cmpint (json_object_get_int_member (json_node_get_object (root), "regressions"), ==, 6);

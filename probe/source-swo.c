@@ -39,6 +39,7 @@
 #include <fcntl.h>
 #include <gio/gio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #define RATE_WINDOW_US 250000       /* how long attach measures CYCCNT's rate */
@@ -70,6 +71,8 @@ typedef struct {
   GByteArray *seed;           /* the traced variables as read once the trace was on, handed
                                * out by the next read on the core's seed channel */
   guint stopped_checks;       /* target checks in a row that saw the core stopped */
+  guint64 stop_mark;          /* … and at the first of them, the stream's bytes read plus those
+                               * waiting to be: the stop is reported once they are read */
 } SwoCore;
 
 typedef struct {
@@ -88,6 +91,7 @@ typedef struct {
   char *stream_label;         /* "HOST:PORT" or the path, for messages */
   ProbeSwoNoted noted;        /* what quality.messages already said about the stream */
   char *config_json;          /* quality.config */
+  guint64 bytes_in;           /* bytes read from the stream so far */
   gint64 last_bytes_us;       /* when bytes last arrived … */
   gboolean unflushed;         /* … and none was flushed since */
 } SwoSource;
@@ -590,8 +594,9 @@ swo_attach (ProbeSource *src, ProbeOpenocd *oc, GError **error)
 /* ---- the rest of the interface --------------------------------------------------------------- */
 
 static void
-stream_bytes (SwoSource *w)
+stream_bytes (SwoSource *w, gsize n)
 {
+  w->bytes_in += n;
   w->last_bytes_us = g_get_monotonic_time ();
   w->unflushed = TRUE;
 }
@@ -640,7 +645,7 @@ swo_read (ProbeSource *src, GByteArray *out, guint16 *channel, const ProbeSource
     if (n == 0)
       return pause_flush (w, out, channel); /* a file being written, a FIFO not yet written */
     g_byte_array_append (out, buf, (guint) n);
-    stream_bytes (w);
+    stream_bytes (w, (gsize) n);
     return PROBE_SOURCE_OK;
   }
   if (w->conn == NULL) {
@@ -661,7 +666,7 @@ swo_read (ProbeSource *src, GByteArray *out, guint16 *channel, const ProbeSource
     return PROBE_SOURCE_ERROR;
   }
   g_byte_array_append (out, buf, (guint) n);
-  stream_bytes (w);
+  stream_bytes (w, (gsize) n);
   return PROBE_SOURCE_OK;
 }
 
@@ -726,13 +731,27 @@ swo_gap (ProbeSource *src, guint64 ts, ProbeGapReason reason, ProbeEventFunc fun
   probe_swo_decoder_gap (w->decoder, reason, probe_source_each_event, &e);
 }
 
+/* The stream's bytes that arrived and wait to be read (the socket's or FIFO's; 0 when it
+ * cannot tell). */
+static guint64
+stream_pending (SwoSource *w)
+{
+  if (w->conn != NULL) {
+    gssize n = g_socket_get_available_bytes (g_socket_connection_get_socket (w->conn));
+    return n > 0 ? (guint64) n : 0;
+  }
+  int n = 0;
+  return w->fd >= 0 && ioctl (w->fd, FIONREAD, &n) == 0 && n > 0 ? (guint64) n : 0;
+}
+
 /* Several cores: each core's target state (a core halted alone is a gap of that core alone;
  * its ITM sends nothing while the others' go on). A stop is reported from the second check in
- * a row that sees it: a core's last packets leave its trace unit after it stopped (the TPIU's
- * FIFO, the capture's buffers) and may reach us after the first; its gap would then start
- * before them, and they would open a slice that runs on through the stop. One check later
- * (100 ms in a session) its stream has delivered them, and the stop is at the core's latest
- * time. */
+ * a row that sees it, and once the stream has been read up to where it had arrived at the
+ * first: a core's last packets leave its trace unit after it stopped (the TPIU's FIFO, the
+ * capture's buffers) and may reach us after the first check, and a session behind its stream
+ * (a loaded host) reads them later still; its gap would then start before them, and they would
+ * open a slice that runs on through the stop. Then its stream has delivered them, and the stop
+ * is at the core's latest time. */
 static guint
 swo_check_core_targets (ProbeSource *src, ProbeTargetState *states, guint max, GError **error)
 {
@@ -747,10 +766,14 @@ swo_check_core_targets (ProbeSource *src, ProbeTargetState *states, guint max, G
     return 0;
   for (guint k = 0; k < n; k++) {
     SwoCore *c = &w->cores[k];
-    if (states[k] == PROBE_TARGET_RUNNING)
+    if (states[k] == PROBE_TARGET_RUNNING) {
       c->stopped_checks = 0;
-    else if (c->stopped_checks++ == 0)
-      states[k] = PROBE_TARGET_RUNNING; /* not yet: at the next check */
+      continue;
+    }
+    if (c->stopped_checks++ == 0)
+      c->stop_mark = w->bytes_in + stream_pending (w);
+    if (c->stopped_checks < 2 || w->bytes_in < c->stop_mark)
+      states[k] = PROBE_TARGET_RUNNING; /* not yet: at a later check */
   }
   return n;
 }

@@ -51,7 +51,16 @@ trap 'rm -rf "$tmp"' EXIT
   sleep 2
   restart_openocd
   wait_log "PC sampler: sampling again" "$2"
-  sleep 2  # seconds of samples after the gap
+  # the stream back too: its link gap closed by an event after it (on a busy host the new
+  # OpenOCD can answer the new connection of the sampler while the request of the stream to the
+  # killed one waits out its answer timeout; a session stopped then ends, rightly, with its
+  # link lost)
+  for _ in $(seq 600); do
+    [[ $(sqlite3 -batch -noheader "$2/relink.db" "SELECT count(*) FROM gaps WHERE session_id = 1
+         AND reason = 3" 2>/dev/null) -ge 1 ]] && break
+    sleep 0.1
+  done
+  sleep 2  # seconds of samples and stream after the gap
   kill -INT "$daemon"
   wait "$daemon"
   "$1" --orti "$ORTI_RIG_ORTI" --elf "$ORTI_RIG_ELF" --replay "$2/relink.ocap" \

@@ -35,3 +35,4 @@ int cmd_analyze (int argc, char **argv);
 int cmd_diff (int argc, char **argv);
 int cmd_vacuum (int argc, char **argv);
 int cmd_push (int argc, char **argv);
+int cmd_top (int argc, char **argv);

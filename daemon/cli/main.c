@@ -20,6 +20,7 @@ static const OrtiCommand commands[] = {
   { "check", cmd_check, "judge a stored session against timing budgets (CI: JUnit, markdown, JSON)" },
   { "analyze", cmd_analyze, "response-time analysis of a session's task set: bounds, slack, what-if" },
   { "diff", cmd_diff, "compare two stored sessions: load and time deltas, regressions over a threshold" },
+  { "top", cmd_top, "a live terminal view of a session: loads with bounds, jobs, p99, gaps" },
   { "slice", cmd_slice, "re-slice a text file of events per task, with suspend periods and statistics" },
 };
 

@@ -254,6 +254,17 @@ static const Table tables[] = {
     { { "slice", "--events", "@OUT/none.txt" }, 2 },
     { { "slice" }, 2 },
   } },
+  { "top", { /* stdout is a pipe here: one plain screen */
+    { { "top", "--db", "@DB", "--session", "2" }, 0, NULL, NULL, "LOAD %" },
+    { { "top", "--db", "@RUNNING" }, 0, NULL, NULL, "running" },
+    { { "top", "--db", "@OUT/none.db" }, 2, "@OUT/none.db", "no such database file" },
+    { { "top", "--db", "@NOTDB" }, 2 },
+    { { "top", "--db", "@DB", "--session", "99" }, 2, NULL, "no session 99" },
+    { { "top", "--url", "@PORT" }, 1, NULL, "Could not connect" },
+    { { "top", "--url", "ftp://x" }, 2, NULL, "not an http" },
+    { { "top", "--db", "@DB", "--url", "@PORT" }, 2, NULL, "give one of" },
+    { { "top" }, 2, NULL, "give one of" },
+  } },
 };
 
 static void

@@ -266,6 +266,8 @@ def concrete(args, port):
             argv += ["--http", "none"]
         if "--db" not in given:
             argv += ["--db", "new.db"]
+    elif cmd == "top" and "--url" in argv:  # a daemon's REST API: a closed port here
+        argv[argv.index("--url") + 1] = f"127.0.0.1:{port}"
     elif cmd not in ("inspect", "slice", "push") and "--db" not in argv:
         argv += ["--db", "profile.db"]
     if cmd == "serve" and "--http" not in argv:

@@ -31,7 +31,7 @@ snapshot_new (void)
   s->anomalies = -1;
   s->reads_failed = 1;
   g_ptr_array_add (s->rows, row_new (TOP_ROW_TASK, "TaskA", 40.5, 0.25, 120, 1235, 10, 1));
-  g_ptr_array_add (s->rows, row_new (TOP_ROW_TASK, "TaskB", 12.25, 0.5, 30, 2500000, 10, 2));
+  g_ptr_array_add (s->rows, row_new (TOP_ROW_TASK, "TaskB", 12.25, 0.5, 30, 2500000, 167772, 2));
   g_ptr_array_add (s->rows, row_new (TOP_ROW_TASK, "Idle", 47.0, NAN, -1, NAN, NAN, 3));
   g_ptr_array_add (s->rows, row_new (TOP_ROW_ISR, "Timer", 1.5, 0.75, -1, NAN, 10, 0));
   TopCore c0 = { 0, g_strdup ("cpu0"), 53.0, 0.3, 0.1 }, c1 = { 1, g_strdup ("cpu1"), 13.75, NAN, NAN };
@@ -90,7 +90,7 @@ test_second_core_by_p99_ascii (void)
     "sort: p99 | keys: l load, n name, p p99, c core, q quit",
     "read failed: connection refused",
     "KIND NAME                  LOAD %     +- %     JOBS        P99      +- P99  HISTORY",
-    "task TaskB                  12.25  +- 0.50       30    2.500 s  +- 10.0 us  #",
+    "task TaskB                  12.25  +- 0.50       30    2.500 s +- 167.772 ms  #", /* a wide bound: one space */
     "task Idle                   47.00     +- -        -          -        +- -  #",
     "isr  Timer                   1.50  +- 0.75        -          -  +- 10.0 us  #",
     NULL,

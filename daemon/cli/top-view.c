@@ -70,12 +70,18 @@ typedef struct {
   const char *micro;   /* "µs" or "us" */
 } TopGlyphs;
 
-/* Appends @text padded with spaces to @width characters (right-aligned when @right), or cut
- * to @width characters when longer. */
+/* Appends @text padded with spaces to @width characters (right-aligned when @right). A
+ * longer left-aligned text is cut to @width; a right-aligned one (a number) is never cut: it
+ * pushes the rest of the line right, after one space that keeps it apart from the cell before. */
 static void
 top_cell (GString *out, const char *text, guint width, gboolean right)
 {
   glong len = g_utf8_strlen (text, -1);
+  if (right && (guint) len >= width) {
+    g_string_append_c (out, ' ');
+    g_string_append (out, text);
+    return;
+  }
   if ((guint) len > width) {
     const char *end = g_utf8_offset_to_pointer (text, width);
     g_string_append_len (out, text, end - text);

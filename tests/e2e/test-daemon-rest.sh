@@ -19,10 +19,13 @@
 #     run seconds of /metrics grow while it runs;
 #  6. honest answers for a poll session: /callstack is 409 "the poll source sees no function
 #     calls", and so is `orti-profd export --format callgrind` (exit status 1);
+#  6b. `orti-profd top --url` shows the live session in a terminal (tmux: tests/e2e/top-tmux.sh):
+#     the rig's tasks with the REST API's loads and bounds, sorting keys, the terminal restored;
 #  7. `orti-profd serve --db` answers the stored task statistics exactly as the daemon did, and
 #     409 to starting a session (no target).
 source "$(dirname "$0")/e2e-common.sh"
 command -v wrk >/dev/null || { echo "wrk missing"; exit 77; }
+command -v tmux >/dev/null || { echo "tmux missing (scripts/deps test)"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 [[ -n ${ORTI_SANITIZED:-} ]] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=4"
@@ -54,6 +57,9 @@ trap 'rm -rf "$tmp"' EXIT
     sleep 0.1
   done
   echo "live: task run seconds in /metrics $m1 -> $m2 after $(( ($(date +%s%N) - t1) / 1000000 )) ms" >>"$tmp/live.txt"
+  # `orti-profd top` on this live session, in tmux (tests/e2e/top-tmux.sh)
+  "$ORTI_SOURCE_DIR/tests/e2e/top-tmux.sh" "$profd" "$url" "$tmp" >"$tmp/top.txt" 2>&1 ||
+    { cat "$tmp/top.txt"; exit 1; }
   cat >"$tmp/paths.lua" <<LUA
 local paths = { "/api/sessions", "/api/sessions/1", "/api/live-none", "/metrics" }
 local i = 0
@@ -115,7 +121,7 @@ LUA
   kill -TERM $daemon
   wait $daemon
 ' rest "$PROFD" "$tmp" || die "daemon session failed: $(cat "$tmp/daemon.log" 2>/dev/null | tr '\r' '\n' | tail -5)"
-cat "$tmp/live.txt"
+cat "$tmp/live.txt" "$tmp/top.txt"
 
 # the function-only exports of the poll session fail with the reason, exit status 1
 if "$PROFD" export --db "$tmp/profile.db" --session 1 --format callgrind >"$tmp/cg.out" 2>"$tmp/cg.err"; then

@@ -5,6 +5,12 @@
 #include <math.h>
 #include <string.h>
 
+static void
+top_core_clear (gpointer core)
+{
+  g_free (((TopCore *) core)->name);
+}
+
 TopSnapshot *
 top_snapshot_new (void)
 {
@@ -13,6 +19,7 @@ top_snapshot_new (void)
   s->events = s->gaps = s->dropped = s->anomalies = s->reads_failed = -1;
   s->rows = g_ptr_array_new ();
   s->cores = g_array_new (FALSE, TRUE, sizeof (TopCore));
+  g_array_set_clear_func (s->cores, top_core_clear);
   return s;
 }
 
@@ -30,8 +37,6 @@ top_snapshot_free (TopSnapshot *snapshot)
     return;
   g_ptr_array_foreach (snapshot->rows, (GFunc) (void (*) (void)) top_row_free, NULL);
   g_ptr_array_unref (snapshot->rows);
-  for (guint i = 0; i < snapshot->cores->len; i++)
-    g_free (g_array_index (snapshot->cores, TopCore, i).name);
   g_array_unref (snapshot->cores);
   g_free (snapshot->name);
   g_free (snapshot->state);

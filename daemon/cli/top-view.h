@@ -53,7 +53,7 @@ typedef struct {
   gint64 anomalies;     /* -1 unknown */
   gint64 reads_failed;  /* poll: target reads that faulted; -1 unknown or n/a */
   GPtrArray *rows;      /* TopRow *, owned */
-  GArray *cores;        /* TopCore, owned (empty: none stored yet) */
+  GArray *cores;        /* TopCore, owned with their names (empty: none stored yet) */
 } TopSnapshot;
 
 TopSnapshot *top_snapshot_new (void);

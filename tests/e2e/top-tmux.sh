@@ -10,7 +10,8 @@
 #  2. n / p / l sort by name, by p99 (longest first, unknown last), by load (highest first);
 #  3. q quits with status 0, leaving the terminal as it was: the primary screen, the cursor
 #     shown, the same stty settings (stty -g) as before; so does ^C (SIGINT) in a second run;
-#  4. with stdout a pipe, top prints one plain screen holding the same tasks and exits 0.
+#  4. with stdout a pipe, top prints one plain screen holding the same tasks and exits 0, also
+#     from the database (--db DIR/profile.db, read-only) while the session records into it.
 set -euo pipefail
 profd=$1 url=$2 dir=$3
 session=1
@@ -146,3 +147,9 @@ for t in $names; do
   grep -Eq "^task +$t " "$dir/top-plain.txt" || fail "top into a pipe: no $t: $(cat "$dir/top-plain.txt")"
 done
 echo "top-tmux: one plain screen into a pipe"
+"$profd" top --db "$dir/profile.db" >"$dir/top-db.txt" || fail "top --db while recording: exit $?"
+grep -q "session $session \"[^\"]*\" running" "$dir/top-db.txt" || fail "top --db: $(cat "$dir/top-db.txt")"
+for t in $names; do
+  grep -Eq "^task +$t " "$dir/top-db.txt" || fail "top --db: no $t: $(cat "$dir/top-db.txt")"
+done
+echo "top-tmux: one plain screen from the database being recorded"

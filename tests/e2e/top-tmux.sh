@@ -9,7 +9,9 @@
 #     REST has null); a screen drawn before the daemon's last refresh is read once more;
 #  2. n / p / l sort by name, by p99 (longest first, unknown last), by load (highest first);
 #  3. q quits with status 0, leaving the terminal as it was: the primary screen, the cursor
-#     shown, the same stty settings (stty -g) as before; so does ^C (SIGINT) in a second run;
+#     shown, the same stty settings (stty -g) as before; so do ^C (SIGINT) in a second run and
+#     SIGTERM in a third; a smaller window (60x10) is followed: no line wider, the rows that do
+#     not fit counted;
 #  4. with stdout a pipe, top prints one plain screen holding the same tasks and exits 0, also
 #     from the database (--db DIR/profile.db, read-only) while the session records into it.
 set -euo pipefail
@@ -120,6 +122,14 @@ for k in n:name p:p99 l:load; do
   done
 done
 echo "top-tmux: sorted by name, p99 and load"
+# the terminal's size followed (SIGWINCH): 60x10 holds 3 of the rows, the rest counted
+tm resize-window -t top -x 60 -y 10
+wait_pane "^… [0-9]+ more \(enlarge the terminal\)"
+pane | python3 -c 'import sys; sys.exit(max(len(l.rstrip("\n")) for l in sys.stdin) > 60)' ||
+  fail "lines wider than 60 columns"
+tm resize-window -t top -x 100 -y 30
+wait_pane "^task +SplitA "
+echo "top-tmux: 60x10 and back to 100x30"
 
 # 3. q, then ^C: the terminal as it was
 check_restored() {
@@ -140,6 +150,11 @@ tm send-keys -t top "'$profd' top --url '$url'; echo top-exit=\$?" Enter
 wait_pane "^task +SplitA "
 tm send-keys -t top C-c
 check_restored "^C"
+tm send-keys -t top "'$profd' top --url '$url'; echo top-exit=\$?" Enter
+wait_pane "^task +SplitA "
+top_pid=$(pgrep -P "$(tm display -p -t top '#{pane_pid}')")  # the shell's one child: top
+kill -TERM "$top_pid"
+check_restored "SIGTERM"
 
 # 4. stdout a pipe: one plain screen
 "$profd" top --url "$url" --session $session >"$dir/top-plain.txt" || fail "top into a pipe: exit $?"

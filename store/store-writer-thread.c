@@ -189,9 +189,24 @@ do_begin (StoreWriter *self, Msg *m, gint64 *id, GError **error)
   else
     sqlite3_bind_null (st, 16);
   store_writer__bind_text_or_null (st, 17, m->info[INFO_ELF_BUILD_ID]);
+  store_writer__bind_text_or_null (st, 18, m->info[INFO_HOST]);
+  store_writer__bind_text_or_null (st, 19, m->info[INFO_PROBE]);
+  store_writer__bind_text_or_null (st, 20, m->info[INFO_LABEL]);
   if (!store_writer__step (self, ST_SESSION, error))
     return FALSE;
   *id = sqlite3_last_insert_rowid (self->db);
+  g_auto (GStrv) tags = g_strsplit (m->info[INFO_TAGS] != NULL ? m->info[INFO_TAGS] : "", "\n", -1);
+  for (char **t = tags; *t != NULL; t++) {
+    char *eq = strchr (*t, '=');
+    if (eq == NULL)
+      continue; /* the empty string after the last line */
+    sqlite3_stmt *tag = self->stmt[ST_TAG];
+    sqlite3_bind_int64 (tag, 1, *id);
+    sqlite3_bind_text (tag, 2, *t, (int) (eq - *t), SQLITE_TRANSIENT);
+    sqlite3_bind_text (tag, 3, eq + 1, -1, SQLITE_TRANSIENT);
+    if (!store_writer__step (self, ST_TAG, error))
+      return FALSE;
+  }
   if (!commit (self, error))
     return FALSE;
   WriterSession *s = store_writer__session_new (*id);

@@ -38,8 +38,9 @@ static const char *const statement_sql[ST_COUNT] = {
   [ST_SESSION] = "INSERT INTO sessions (name, started_at, target, openocd_version, source_kind, "
                  "clock, tick_rate_hz, orti_path, orti_sha256, elf_path, elf_sha256, "
                  "command_line, state, writer_pid, writer_start, raw_keep_s, raw_keep_bytes, "
-                 "elf_build_id) "
-                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?)",
+                 "elf_build_id, host, probe, build_label) "
+                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)",
+  [ST_TAG] = "INSERT OR REPLACE INTO session_tags (session_id, key, value) VALUES (?, ?, ?)",
   [ST_CORE] = "INSERT OR REPLACE INTO cores (session_id, core, name) VALUES (?, ?, ?)",
   [ST_TASK] = "INSERT OR REPLACE INTO tasks (session_id, task, name) VALUES (?, ?, ?)",
   [ST_ISR] = "INSERT OR REPLACE INTO isrs (session_id, isr, name) VALUES (?, ?, ?)",
@@ -279,9 +280,23 @@ store_writer_begin_session (StoreWriter *writer, const StoreSessionInfo *info, G
     [INFO_ORTI_SHA] = info->orti_sha256, [INFO_ELF] = info->elf_path,
     [INFO_ELF_SHA] = info->elf_sha256, [INFO_CMDLINE] = info->command_line,
     [INFO_ELF_BUILD_ID] = info->elf_build_id,
+    [INFO_HOST] = info->host, [INFO_PROBE] = info->probe, [INFO_LABEL] = info->build_label,
   };
   for (int i = 0; i < INFO_COUNT; i++)
     m->info[i] = g_strdup (src[i]);
+  if (info->tags != NULL && info->tags[0] != NULL) {
+    GString *tags = g_string_new (NULL);
+    for (const char *const *t = info->tags; *t != NULL; t++) {
+      if (strchr (*t, '=') == NULL || strchr (*t, '\n') != NULL || **t == '=') {
+        g_set_error (error, STORE_ERROR, STORE_ERROR_SQL, "tag \"%s\": not key=value on one line", *t);
+        g_string_free (tags, TRUE);
+        store_writer__msg_free (m);
+        return -1;
+      }
+      g_string_append_printf (tags, "%s\n", *t);
+    }
+    m->info[INFO_TAGS] = g_string_free (tags, FALSE);
+  }
   m->rate = info->tick_rate_hz;
   gint64 id = -1;
   if (!call_sync (writer, m, &id, error))

@@ -79,6 +79,12 @@ typedef struct {
   const char *elf_sha256;
   const char *elf_build_id;    /* its GNU build-id note (hex), NULL: none */
   const char *command_line;    /* how the daemon was started */
+  /* the bench and the build (docs/fleet.md): sessions are grouped by them in a shared store */
+  const char *host;            /* the machine recording */
+  const char *probe;           /* the debug adapter (OpenOCD's adapter driver) */
+  const char *build_label;     /* the user's name for the build (--label) */
+  const char *const *tags;     /* "key=value" strings (--tag), NULL-terminated; may be NULL.
+                                * Keys are unique (a later one replaces), no newline in either */
 } StoreSessionInfo;
 
 /* Measurement quality, updated while running and at the end. Fields documented "0: n/a"

@@ -70,12 +70,50 @@ test_cascade (Fixture *f, gconstpointer data)
   g_assert_cmpint (query_int (db, "SELECT count(*) FROM pushes"), ==, 0);
 }
 
+/* The writer records the bench and the build it is told: host, probe, build id, label, tags
+ * (a later tag of the same key replacing the first); a malformed tag is refused before any
+ * row is written. */
+static void
+test_identity (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  StoreWriterOptions opts = STORE_WRITER_OPTIONS_INIT;
+  StoreWriter *w = store_writer_new (f->path, &opts, &error);
+  g_assert_no_error (error);
+  const char *tags[] = { "lane=hil 3", "ecu=brake=front", "lane=hil-4", NULL };
+  StoreSessionInfo info = { .name = "identified", .tick_rate_hz = 1e6, .host = "bench-07",
+                            .probe = "cmsis-dap", .elf_build_id = "0a1b2c", .build_label = "v2.3.1",
+                            .tags = tags };
+  gint64 id = store_writer_begin_session (w, &info, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (id, >, 0);
+  const char *bad[] = { "nokey", NULL };
+  StoreSessionInfo wrong = { .name = "bad tag", .tick_rate_hz = 1e6, .tags = bad };
+  g_assert_cmpint (store_writer_begin_session (w, &wrong, &error), ==, -1);
+  g_assert_error (error, STORE_ERROR, STORE_ERROR_SQL);
+  g_assert_nonnull (strstr (error->message, "nokey"));
+  g_clear_error (&error);
+  g_assert_true (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error));
+  g_assert_true (store_writer_close (w, &error));
+  g_assert_no_error (error);
+  g_autoptr (StoreDb) db = store_db_open (f->path, STORE_OPEN_READ_ONLY, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (query_int (db, "SELECT count(*) FROM sessions"), ==, 1);
+  g_autofree char *who = query_cell (db, "SELECT host || '|' || probe || '|' || elf_build_id || "
+                                         "'|' || build_label FROM sessions");
+  g_assert_cmpstr (who, ==, "bench-07|cmsis-dap|0a1b2c|v2.3.1");
+  g_autofree char *t = query_cell (db, "SELECT group_concat(key || '=' || value, ';') FROM "
+                                       "(SELECT * FROM session_tags ORDER BY key)");
+  g_assert_cmpstr (t, ==, "ecu=brake=front;lane=hil-4");
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add ("/store/fleet/new-sessions", Fixture, NULL, fixture_setup, test_new_sessions, fixture_teardown);
   g_test_add ("/store/fleet/migrated", Fixture, NULL, fixture_setup, test_migrated, fixture_teardown);
+  g_test_add ("/store/fleet/identity", Fixture, NULL, fixture_setup, test_identity, fixture_teardown);
   g_test_add ("/store/fleet/cascade", Fixture, NULL, fixture_setup, test_cascade, fixture_teardown);
   return g_test_run ();
 }

@@ -41,6 +41,7 @@ typedef struct {
   char *budgets, *junit, *markdown; /* the verdict at the end (check-eval.h) */
   char **pp_alpha, **variable;     /* --pp-alpha ID=A, --variable ID=NAME[:KIND] (repeated) */
   char **watch;                    /* --watch EXPR[:state|:value] (repeated) */
+  char *label, **tags;             /* --label, --tag KEY=VALUE: the build, recorded */
   GArray *alphas, *variables;      /* parsed: SessionPointAlpha, SessionVariable */
   int core;
   gboolean no_exception_trace;
@@ -88,6 +89,8 @@ run_options_clear (RunOptions *o)
   g_free (o->markdown);
   g_strfreev (o->pp_alpha);
   g_strfreev (o->watch);
+  g_free (o->label);
+  g_strfreev (o->tags);
   g_strfreev (o->variable);
   g_clear_pointer (&o->alphas, g_array_unref);
   g_clear_pointer (&o->variables, g_array_unref);
@@ -830,6 +833,8 @@ cmd_run (int argc, char **argv)
     { "budgets", 0, 0, G_OPTION_ARG_FILENAME, &o.budgets, "Judge the session against this budgets file when it ends; the verdict is the exit status (docs/check.md)", "FILE" },
     { "junit", 0, 0, G_OPTION_ARG_FILENAME, &o.junit, "With --budgets: also write the verdict as JUnit XML", "FILE" },
     { "markdown", 0, 0, G_OPTION_ARG_FILENAME, &o.markdown, "With --budgets: also write a markdown summary of the verdict", "FILE" },
+    { "label", 0, 0, G_OPTION_ARG_STRING, &o.label, "The build's name (a version, a CI build number), recorded with the session: sessions are compared by it across benches (docs/fleet.md)", "LABEL" },
+    { "tag", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.tags, "A tag recorded with the session (repeatable)", "KEY=VALUE" },
     { "serve", 0, 0, G_OPTION_ARG_NONE, &o.serve, "Keep running after the session; start more over REST", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "No progress line", NULL },
     { NULL },
@@ -886,6 +891,13 @@ cmd_run (int argc, char **argv)
     return 2;
   }
 
+  for (char **t = o.tags; t != NULL && *t != NULL; t++)
+    if (!session_identity_check_tag (*t, &error)) {
+      fprintf (stderr, "orti-profd: %s\n", error->message);
+      run_options_clear (&o);
+      return 2;
+    }
+
   /* the budgets before anything runs: a typo must not cost a measurement */
   g_autoptr (BudgetSet) budgets = NULL;
   if ((o.junit != NULL || o.markdown != NULL) && o.budgets == NULL) {
@@ -913,6 +925,8 @@ cmd_run (int argc, char **argv)
     status = 2;
   } else {
     cfg.command_line = cmdline;
+    cfg.build_label = o.label;
+    cfg.tags = (const char *const *) o.tags;
     /* 2: an input that does not fit (found before anything was created); 1: the target
      * could not be reached, or the session ended incomplete */
     status = run_daemon (&cfg, &o, &wo, budgets, &last_id, &error)

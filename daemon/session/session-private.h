@@ -12,6 +12,7 @@
 #include "rtt-cores.h"
 #include "session-pcprof.h"
 #include "session-gaps.h"
+#include "session-identity.h"
 #include "session-sampler.h"
 #include "session-stats.h"
 #include "session-evidence.h"
@@ -32,6 +33,8 @@
 struct _Session {
   SessionConfig cfg;            /* strings below are owned copies */
   char *orti_path, *elf_path, *host, *name, *record_path, *replay_path, *command_line;
+  char *build_label;
+  char **tags;
 
   SessionWatch *w;              /* what to watch, names */
   StoreWriter *writer;          /* borrowed */

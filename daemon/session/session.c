@@ -33,6 +33,8 @@ session_new (const SessionConfig *cfg, GError **error)
   s->record_path = g_strdup (cfg->record_path);
   s->replay_path = g_strdup (cfg->replay_path);
   s->command_line = g_strdup (cfg->command_line);
+  s->build_label = g_strdup (cfg->build_label);
+  s->tags = g_strdupv ((char **) cfg->tags);
   if (s->cfg.openocd_port == 0)
     s->cfg.openocd_port = 6666;
   s->id = -1;
@@ -188,6 +190,8 @@ session_free (Session *s)
   g_free (s->record_path);
   g_free (s->replay_path);
   g_free (s->command_line);
+  g_free (s->build_label);
+  g_strfreev (s->tags);
   g_free (s->source_why);
   g_free (s);
 }
@@ -394,6 +398,7 @@ session_start (Session *s, StoreWriter *writer, GError **error)
   /* absolute paths: a session read from another directory (serve, export) finds its files */
   g_autofree char *orti_abs = absolute_paths (s->orti_path);
   g_autofree char *elf_abs = s->elf_path ? g_canonicalize_filename (s->elf_path, NULL) : NULL;
+  g_autofree char *probe_name = session_identity_probe (s->oc);
   g_autofree char *ocd_version = s->oc ? probe_openocd_call (s->oc, "version", NULL) : NULL;
   /* target discovery: every target (core) OpenOCD knows, the current one first */
   g_autofree char *current = s->oc ? probe_openocd_call (s->oc, "target current", NULL) : NULL;
@@ -411,6 +416,8 @@ session_start (Session *s, StoreWriter *writer, GError **error)
     .orti_path = orti_abs, .orti_sha256 = orti_hex, .elf_path = elf_abs,
     .elf_sha256 = elf_hex, .command_line = s->command_line,
     .elf_build_id = s->w->elf != NULL ? orti_elf_get_build_id (s->w->elf) : NULL,
+    .host = g_get_host_name (), .probe = probe_name,
+    .build_label = s->build_label, .tags = (const char *const *) s->tags,
   };
   s->id = store_writer_begin_session (writer, &info, error);
   if (s->id < 0)

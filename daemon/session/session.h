@@ -98,6 +98,9 @@ typedef struct {
   guint pc_sample_hz;            /* PC sampling (0: none): SWO: samples per second; poll: read
                                   * DWT_PCSR in every sample (the rate is the poll's own) */
   const char *command_line;      /* recorded in the session */
+  const char *build_label;       /* the user's name for the build (NULL: none) */
+  const char *const *tags;       /* "key=value" (session_identity_check_tag), NULL-terminated;
+                                  * may be NULL */
   const SessionPointAlpha *pp_alphas; /* profile points' averaging constants (borrowed) */
   guint n_pp_alphas;
   const SessionVariable *variables;   /* declared data variables (borrowed) */
@@ -178,5 +181,9 @@ gint64 session_get_id (Session *s);
 void session_get_live (Session *s, SessionLive *live);
 /* Name of a task value (for progress lines), or NULL. */
 const char *session_task_name (Session *s, guint32 value);
+
+/* session_identity_check_tag: whether @tag, a SessionConfig tag, is key=value (key not empty,
+ * neither with a newline); FALSE with a message naming it (session-identity.c). */
+gboolean session_identity_check_tag (const char *tag, GError **error);
 
 G_END_DECLS

@@ -14,6 +14,7 @@
  */
 #include "verdict.h"
 #include "commands.h"
+#include "store-pg.h"
 #include "session.h"
 #include "export-sampled.h"
 #include "web.h"
@@ -42,6 +43,7 @@ typedef struct {
   char **pp_alpha, **variable;     /* --pp-alpha ID=A, --variable ID=NAME[:KIND] (repeated) */
   char **watch;                    /* --watch EXPR[:state|:value] (repeated) */
   char *label, **tags;             /* --label, --tag KEY=VALUE: the build, recorded */
+  char *push;                      /* --push URL: the shared store (docs/fleet.md) */
   GArray *alphas, *variables;      /* parsed: SessionPointAlpha, SessionVariable */
   int core;
   gboolean no_exception_trace;
@@ -91,6 +93,7 @@ run_options_clear (RunOptions *o)
   g_strfreev (o->watch);
   g_free (o->label);
   g_strfreev (o->tags);
+  g_free (o->push);
   g_strfreev (o->variable);
   g_clear_pointer (&o->alphas, g_array_unref);
   g_clear_pointer (&o->variables, g_array_unref);
@@ -123,7 +126,7 @@ load_config (RunOptions *o, const char *path, gboolean must_exist, GError **erro
     { "target_per_core", &o->target_per_core },
     { "rtt_address_per_core", &o->rtt_address_per_core },
     { "idle_value", &o->idle_value }, { "no_isr_value", &o->no_isr_value },
-    { "priority_order", &o->priority_order },
+    { "priority_order", &o->priority_order }, { "push", &o->push },
   };
   /* a token in a file other users may read is no secret */
   g_autoptr (GError) perm = NULL;
@@ -756,6 +759,28 @@ run_daemon (const SessionConfig *cfg, const RunOptions *o, const StoreWriterOpti
   return st.last_ok && closed;
 }
 
+/* --push: the finished sessions of the run's database not yet in the shared store, pushed.
+ * A failure is said; the sessions stay in the file for the next push, and the run's exit
+ * status is the measurement's, not the network's. */
+static void
+run_push (const RunOptions *o)
+{
+  const char *db = o->db ? o->db : "profile.db";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (StorePg) pg = store_pg_connect (o->push, STORE_PG_PUSH, NULL, &error);
+  StorePushStats stats = { 0 };
+  if (pg != NULL && store_push (db, pg, NULL, &stats, &error)) {
+    if (!o->quiet)
+      fprintf (stderr, "orti-profd: pushed %u session%s to %s%s\n", stats.sessions,
+               stats.sessions == 1 ? "" : "s", store_pg_describe (pg),
+               stats.already > 0 ? "; some already there" : "");
+    return;
+  }
+  fprintf (stderr, "orti-profd: --push: %s\norti-profd: --push: the sessions stay in %s; "
+           "the next push (`orti-profd push --db %s --to …`, or the next run's) sends them\n",
+           error->message, db, db);
+}
+
 /* The verdict on completed session @id: the table (and --junit / --markdown files) as
  * `orti-profd check` writes them; returns its exit status. */
 static int
@@ -835,6 +860,7 @@ cmd_run (int argc, char **argv)
     { "markdown", 0, 0, G_OPTION_ARG_FILENAME, &o.markdown, "With --budgets: also write a markdown summary of the verdict", "FILE" },
     { "label", 0, 0, G_OPTION_ARG_STRING, &o.label, "The build's name (a version, a CI build number), recorded with the session: sessions are compared by it across benches (docs/fleet.md)", "LABEL" },
     { "tag", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.tags, "A tag recorded with the session (repeatable)", "KEY=VALUE" },
+    { "push", 0, 0, G_OPTION_ARG_STRING, &o.push, "When the run ends, push its finished sessions (and any left from earlier) to the team's PostgreSQL store, as `orti-profd push` does; a failed push is said and kept for the next one", "URL" },
     { "serve", 0, 0, G_OPTION_ARG_NONE, &o.serve, "Keep running after the session; start more over REST", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "No progress line", NULL },
     { NULL },
@@ -875,7 +901,7 @@ cmd_run (int argc, char **argv)
   FILL (swo) FILL (swo_format) FILL (swo_pin_freq) FILL (swo_protocol) FILL (pc_sample)
   FILL (swo_global_clock)
   FILL (keep_raw) FILL (budgets) FILL (target_per_core) FILL (rtt_address_per_core)
-  FILL (idle_value) FILL (no_isr_value) FILL (priority_order)
+  FILL (idle_value) FILL (no_isr_value) FILL (priority_order) FILL (push)
 #undef FILL
   o.core = core >= 0 ? core : file.core;
   run_options_clear (&file);
@@ -897,6 +923,11 @@ cmd_run (int argc, char **argv)
       run_options_clear (&o);
       return 2;
     }
+  if (o.push != NULL && !store_pg_is_url (o.push)) {
+    fprintf (stderr, "orti-profd: --push: not a PostgreSQL URL or conninfo (postgresql://user@host/db)\n");
+    run_options_clear (&o);
+    return 2;
+  }
 
   /* the budgets before anything runs: a typo must not cost a measurement */
   g_autoptr (BudgetSet) budgets = NULL;
@@ -933,6 +964,8 @@ cmd_run (int argc, char **argv)
                ? ORTI_EXIT_OK : orti_exit_status_for_error (error);
     if (status && error)
       fprintf (stderr, "orti-profd: %s\n", error->message);
+    if (o.push != NULL && last_id >= 0)
+      run_push (&o);
   }
   if (status == 0 && budgets != NULL && last_id >= 0)
     status = run_judge (&o, budgets, last_id);

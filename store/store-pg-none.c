@@ -67,3 +67,10 @@ store_push (const char *path, StorePg *pg, const StorePushOptions *options,
   UNSUPPORTED (error);
   return FALSE;
 }
+
+StoreResult *
+store_pg_query (StorePg *pg, const char *sql, guint timeout_ms, GError **error)
+{
+  UNSUPPORTED (error);
+  return NULL;
+}

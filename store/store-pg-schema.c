@@ -81,7 +81,10 @@ const char store__pg_functions_sql[] =
   "LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT " STORE_PG_SCHEMA ".sqlite_format(fmt, ARRAY[]::text[]) $f$;\n"
   "CREATE OR REPLACE FUNCTION printf(fmt text, a anycompatible) RETURNS text\n"
   "LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT " STORE_PG_SCHEMA ".sqlite_format(fmt, ARRAY[a::text]) $f$;\n"
-  "CREATE OR REPLACE FUNCTION printf(fmt text, a anycompatible, b anycompatible) RETURNS text\n"
+  /* two polymorphic families, so the two arguments may differ in type (a name and a number);
+   * the first stores made one family of both */
+  "DROP FUNCTION IF EXISTS printf(text, anycompatible, anycompatible);\n"
+  "CREATE OR REPLACE FUNCTION printf(fmt text, a anyelement, b anycompatible) RETURNS text\n"
   "LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$\n"
   "  SELECT " STORE_PG_SCHEMA ".sqlite_format(fmt, ARRAY[a::text, b::text]) $f$;\n"
   "CREATE OR REPLACE FUNCTION min(a anycompatible, b anycompatible) RETURNS anycompatible\n"

@@ -299,8 +299,8 @@ wrap_conditions (GArray *toks)
 /* Functions a view may call: the same meaning in both dialects, or created with SQLite's
  * meaning in the PostgreSQL schema (store-pg-schema.c: printf, instr, min and max of two). */
 static const char *const functions_shared[] = {
-  "abs", "coalesce", "count", "length", "lower", "max", "min", "nullif", "replace", "substr",
-  "sum", "trim", "ltrim", "rtrim", "upper", "printf", "instr", "hex",
+  "abs", "avg", "coalesce", "count", "length", "lower", "max", "min", "nullif", "replace",
+  "substr", "sum", "trim", "ltrim", "rtrim", "upper", "printf", "instr", "hex",
 };
 
 /* Words that may stand before a parenthesis without being a function call. */

@@ -77,6 +77,16 @@ int store_pg_schema_version (StorePg *pg);
 /* store_pg_first_version: the oldest store schema version this build can migrate. */
 int store_pg_first_version (void);
 
+/* store_pg_query:
+ * Runs one SQL statement — written in the SQLite store's dialect, translated as the views are
+ * — on @pg and collects every row as store_db_query does on an SQLite store: the same
+ * columns, cells typed and written as SQLite types and writes them (store-pg-query.c says
+ * how), so whatever formats or reads a StoreResult serves both stores. On a read-only
+ * connection writes are refused by the server. @timeout_ms (0: no limit) is the statement's
+ * time limit on the server (STORE_PG_ERROR_TIMEOUT); a result past STORE_READ_MAX_ROWS or
+ * STORE_READ_MAX_BYTES fails with STORE_PG_ERROR_TOO_BIG. NULL with a STORE_PG_ERROR. */
+StoreResult *store_pg_query (StorePg *pg, const char *sql, guint timeout_ms, GError **error);
+
 /* --- push --------------------------------------------------------------------------------- */
 
 /* Called after each session: its local id, its id in the shared store, and whether it was

@@ -16,13 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static guint
-env_uint (const char *name, guint dflt)
-{
-  const char *v = g_getenv (name);
-  return v != NULL && atoi (v) > 0 ? (guint) atoi (v) : dflt;
-}
-
 /* psql: runs psql on @url with @script (-f); fails the benchmark when it fails. */
 static void
 psql (const char *url, const char *script)
@@ -54,17 +47,13 @@ total_rows (const char *url)
 int
 main (void)
 {
-  const char *base = g_getenv ("ORTI_PG_URL");
-  if (base == NULL) {
-    printf ("SKIP: no PostgreSQL server: run through tests/pg/with-pg\n");
-    return 77;
-  }
+  const char *base = pg_bench_url ();
   if (!g_find_program_in_path ("psql")) {
     printf ("SKIP: psql is missing (apt-get install postgresql-client-15)\n");
     return 77;
   }
-  guint n_sessions = env_uint ("BENCH_PG_SESSIONS", 8);
-  guint n_events = env_uint ("BENCH_PG_EVENTS", 200000);
+  guint n_sessions = pg_bench_env_uint ("BENCH_PG_SESSIONS", 8);
+  guint n_events = pg_bench_env_uint ("BENCH_PG_EVENTS", 200000);
   g_autofree char *dir = g_dir_make_tmp ("bench-pg-push-XXXXXX", NULL);
   g_autofree char *path = g_build_filename (dir, "profile.db", NULL);
   pg_test_make_store (path, n_sessions, n_events, 0, 7);

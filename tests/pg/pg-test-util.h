@@ -7,6 +7,8 @@
 
 #include <glib/gstdio.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* pg_test_url: the private server's URL (with-pg), or NULL after marking the test skipped. */
@@ -17,6 +19,27 @@ pg_test_url (void)
   if (url == NULL)
     g_test_skip ("no PostgreSQL server: run through tests/pg/with-pg");
   return url;
+}
+
+/* pg_bench_url: a benchmark's server URL (with-pg); without one, says SKIP and exits 77. */
+static inline const char *
+pg_bench_url (void)
+{
+  const char *url = g_getenv ("ORTI_PG_URL");
+  if (url == NULL) {
+    printf ("SKIP: no PostgreSQL server: run through tests/pg/with-pg\n");
+    exit (77);
+  }
+  return url;
+}
+
+/* pg_bench_env_uint: a benchmark's size from the environment variable @name, or @dflt when
+ * it is unset or not a positive number. */
+static inline guint
+pg_bench_env_uint (const char *name, guint dflt)
+{
+  const char *v = g_getenv (name);
+  return v != NULL && atoi (v) > 0 ? (guint) atoi (v) : dflt;
 }
 
 /* pg_test_conn: a plain libpq connection to @url (fails the test when it cannot connect). */

@@ -15,13 +15,17 @@ session fed at a fast probe's line rate.
      BENCH swo_line_rate_lag_ms_<r>mbps — from the stream's last byte to the moment the live
        statistics (/metrics: Events stored, the core's known time) stop moving: how far
        behind the stream the statistics a dashboard reads were when it ended;
-   and the session's gaps and state. Then the same at 6 MB/s with --record (the capture
+   and the session's gaps and state, and each of the daemon's threads' CPU share and context
+   switches per second (where the time goes: the source thread decodes and slices, the
+   store writer runs SQLite). Then the same at 6 MB/s with --record (the capture
    written beside the session): swo_line_rate_*_6mbps_record.
 The stream is the rig's own (task switches of the stress workload's tasks, ISR2 entries and
 exits, SERVICETRACE, PC samples), so the session decodes it into the rig's tasks. The goal of
 issue #35 (no drop, at most 15 % of one core, lag at most 1 s at 6 MB/s) is printed beside
 the figures, never asserted (a benchmark prints numbers); a session that fails or stores
-nothing fails the benchmark.
+nothing fails the benchmark. ORTI_LINE_RATE_PROFD names another orti-profd (a build to
+compare, or a profiler's wrapper) for the sessions; ORTI_LINE_RATES, ORTI_LINE_RATE_SECONDS and
+ORTI_LINE_RATE_RECORD=0 narrow the run.
 """
 import json
 import os
@@ -35,7 +39,7 @@ import time
 import urllib.request
 
 BUILD = os.environ["ORTI_BUILD_DIR"]
-PROFD = os.environ["PROFD"]
+PROFD = os.environ.get("ORTI_LINE_RATE_PROFD", os.environ["PROFD"])
 PLAYER = os.path.join(BUILD, "tests/e2e/swo-line-player")
 SECONDS = float(os.environ.get("ORTI_LINE_RATE_SECONDS", "8"))
 RATES = tuple(int(r) for r in os.environ.get("ORTI_LINE_RATES", "1 3 6").split())
@@ -76,6 +80,23 @@ def cpu_seconds(pid):
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICK  # utime, stime
+
+
+def thread_seconds(pid):
+    """{thread name: (CPU seconds, context switches)} of the daemon's threads."""
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                name, rest = f.read().split(" (", 1)[1].rsplit(")", 1)
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                switches = sum(int(l.split()[1]) for l in f if "ctxt_switches" in l)
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        fields = rest.split()
+        cpu, sw = out.get(name, (0.0, 0))
+        out[name] = (cpu + (int(fields[11]) + int(fields[12])) / TICK, sw + switches)
+    return out
 
 
 def metrics(port):
@@ -134,9 +155,9 @@ def run(rate, *extra):
                          stderr=subprocess.PIPE, text=True)
     try:
         t0 = player_line(play, "accepted")["t"]
-        c0 = cpu_seconds(d.pid)
+        c0, th0 = cpu_seconds(d.pid), thread_seconds(d.pid)
         done = player_line(play, "done")
-        c1 = cpu_seconds(d.pid)
+        c1, th1 = cpu_seconds(d.pid), thread_seconds(d.pid)
         wall = done["t"] - t0
         # the live statistics until they stop moving (1.5 s unchanged)
         last, last_change = None, time.monotonic()
@@ -167,17 +188,22 @@ def run(rate, *extra):
     return dict(cpu=100 * (c1 - c0) / wall, dropped=done["dropped"], lag=lag_ms, events=events,
                 gaps=gaps, state=state, sent=done["sent"], wall=wall,
                 rate=done["sent"] / wall / 1e6, max_pending=done["max_pending"],
-                overflow_events=dropped, loops=done["loops"])
+                overflow_events=dropped, loops=done["loops"],
+                threads={k: (100 * (v[0] - th0.get(k, (0, 0))[0]) / wall,
+                             (v[1] - th0.get(k, (0, 0))[1]) / wall) for k, v in th1.items()})
 
 
 ncpu = os.cpu_count()
-print(f"host: {ncpu} CPUs; {SECONDS:g} s per rate; player FIFO 256 KiB")
+print(f"host: {ncpu} CPUs, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
+      f"(1, 5, 15 min); {SECONDS:g} s per rate; player FIFO 256 KiB")
 for rate in RATES:
     m = run(rate)
     print(f"{rate} MB/s: sent {m['sent']} bytes in {m['wall']:.2f} s ({m['rate']:.2f} MB/s, "
           f"{m['loops']:.1f} loops of the recording), {m['events']} Events stored, "
           f"{m['gaps']} gaps ({m['overflow_events']} Events in the stream's own overflows), "
           f"FIFO peak {m['max_pending']} bytes, session {m['state']}")
+    print("  threads: " + ", ".join(f"{k} {c:.1f} % ({w:.0f} switches/s)"
+                                   for k, (c, w) in sorted(m["threads"].items())))
     print(f"BENCH swo_line_rate_cpu_percent_{rate}mbps {m['cpu']:.1f} percent")
     print(f"BENCH swo_line_rate_dropped_{rate}mbps {m['dropped']:.0f} bytes")
     print(f"BENCH swo_line_rate_lag_ms_{rate}mbps {m['lag']:.0f} ms")

@@ -28,7 +28,8 @@
  * once it is on, the traced variables are read (a "seed" record on capture channel 1, decoded
  * as their values at that moment), so the state is known before their next writes.
  *
- * read hands out what arrived (TCP: waits up to 10 ms; a file or FIFO: what is there); a TCP
+ * read hands out what arrived (TCP: waits up to 10 ms; a file or FIFO: what is there; after a
+ * small read it first lets READ_GATHER_US pass, so a fast stream is read in large pieces); a TCP
  * stream that closes is a lost link (PROBE_ERROR_IO: the session records a gap and attaches
  * again). decode is probe_swo_decoder_feed: Event timestamps are CPU cycles (local timestamps
  * × TSPrescale), so the session's tick rate is the core clock.
@@ -44,6 +45,10 @@
 
 #define RATE_WINDOW_US 250000       /* how long attach measures CYCCNT's rate */
 #define READ_WAIT_US 10000          /* TCP: wait this long for bytes per read */
+#define READ_GATHER_US 4000         /* a read that found less than READ_GATHER_BYTES waits this
+                                     * long after it before the next: a fast stream is taken in
+                                     * a few large reads, not one per packet the probe sends */
+#define READ_GATHER_BYTES 32768
 
 #define ITM_TCR_ITMENA (1u << 0)
 #define ITM_TCR_TSENA (1u << 1)
@@ -94,6 +99,7 @@ typedef struct {
   guint64 bytes_in;           /* bytes read from the stream so far */
   gint64 last_bytes_us;       /* when bytes last arrived … */
   gboolean unflushed;         /* … and none was flushed since */
+  gsize last_read;            /* how many bytes that read took */
 } SwoSource;
 
 #define SEED_CHANNEL 1        /* capture channel of seed records: u32 values, one per comparator
@@ -599,6 +605,23 @@ stream_bytes (SwoSource *w, gsize n)
   w->bytes_in += n;
   w->last_bytes_us = g_get_monotonic_time ();
   w->unflushed = TRUE;
+  w->last_read = n;
+}
+
+/* Before a read: when the last one took bytes but few (the stream arrives in small pieces, as
+ * a probe sends them every millisecond or so), let READ_GATHER_US pass since it, so that the
+ * pieces are taken in one read (the thread wakes, and the session's per-read work runs, a few
+ * hundred times a second, not once per piece). The wait delays the bytes by at most that and
+ * loses none: they wait in the socket's or the pipe's buffer. */
+static void
+gather_pause (SwoSource *w)
+{
+  if (w->last_read == 0 || w->last_read >= READ_GATHER_BYTES)
+    return;
+  gint64 left = w->last_bytes_us + READ_GATHER_US - g_get_monotonic_time ();
+  w->last_read = 0;
+  if (left > 0)
+    g_usleep ((gulong) left);
 }
 
 /* Nothing arrived: after PAUSE_FLUSH_US of quiet following bytes, a flush record (packets
@@ -632,6 +655,7 @@ swo_read (ProbeSource *src, GByteArray *out, guint16 *channel, const ProbeSource
   }
   *channel = 0;
   guint8 buf[65536];
+  gather_pause (w);
   if (w->fd >= 0) {
     gssize n = read (w->fd, buf, sizeof buf);
     if (n < 0 && (errno == EAGAIN || errno == EINTR))

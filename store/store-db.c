@@ -423,7 +423,8 @@ validate_file (const char *path, StoreOpenMode mode, gint64 *tables, gint64 *ver
 }
 
 sqlite3 *
-store__open_connection (const char *path, StoreOpenMode mode, guint *recovered, GError **error)
+store__open_connection (const char *path, StoreOpenMode mode, gboolean one_thread,
+                        guint *recovered, GError **error)
 {
   gboolean exists = FALSE;
   if (recovered != NULL)
@@ -441,6 +442,8 @@ store__open_connection (const char *path, StoreOpenMode mode, guint *recovered, 
     return NULL;
   int flags = mode == STORE_OPEN_READ_ONLY ? SQLITE_OPEN_READONLY
                                            : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  if (one_thread)
+    flags |= SQLITE_OPEN_NOMUTEX;
   g_autoptr (sqlite3) db = open_hardened (path, path, flags, mode == STORE_OPEN_READ_ONLY, error);
   if (db == NULL)
     return NULL;
@@ -551,7 +554,7 @@ StoreDb *
 store_db_open (const char *path, StoreOpenMode mode, GError **error)
 {
   guint recovered = 0;
-  sqlite3 *db = store__open_connection (path, mode, &recovered, error);
+  sqlite3 *db = store__open_connection (path, mode, FALSE, &recovered, error);
   if (db == NULL)
     return NULL;
   StoreDb *self = g_new0 (StoreDb, 1);
@@ -741,7 +744,8 @@ store_db_vacuum (const char *path, gint64 *size_before, gint64 *size_after, GErr
     return FALSE;
   }
   *size_before = file_size (path);
-  g_autoptr (sqlite3) db = store__open_connection (path, STORE_OPEN_READ_WRITE, NULL, error);
+  g_autoptr (sqlite3) db = store__open_connection (path, STORE_OPEN_READ_WRITE, FALSE, NULL,
+                                                   error);
   if (db == NULL)
     return FALSE;
   /* After the open, a 'running' session has a live writer (crashed ones were closed). */

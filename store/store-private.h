@@ -83,9 +83,11 @@ void store__harden (sqlite3 *db, gboolean read_only);
 int store__schema_version (sqlite3 *db, GError **error);
 
 /* store__open_connection: opens @path and validates it (see store_db_open); the file is
- * never written before validation. Read-write connections are migrated and in WAL mode. */
-sqlite3 *store__open_connection (const char *path, StoreOpenMode mode, guint *recovered,
-                                 GError **error);
+ * never written before validation. Read-write connections are migrated and in WAL mode.
+ * @one_thread: the caller guarantees that one thread at a time uses the connection (the
+ * store writer's thread), which is then opened without SQLite's lock around every call. */
+sqlite3 *store__open_connection (const char *path, StoreOpenMode mode, gboolean one_thread,
+                                 guint *recovered, GError **error);
 
 /* store__db_read_only: whether @db was opened STORE_OPEN_READ_ONLY. */
 gboolean store__db_read_only (StoreDb *db);

@@ -156,7 +156,10 @@ StoreWriter *
 store_writer_new (const char *path, const StoreWriterOptions *options, GError **error)
 {
   static const StoreWriterOptions defaults = STORE_WRITER_OPTIONS_INIT;
-  g_autoptr (sqlite3) db = store__open_connection (path, STORE_OPEN_READ_WRITE, NULL, error);
+  /* the writer thread is the connection's only user once it runs (store_writer_close joins
+   * it before closing) */
+  g_autoptr (sqlite3) db = store__open_connection (path, STORE_OPEN_READ_WRITE, TRUE, NULL,
+                                                   error);
   if (db == NULL)
     return NULL;
   sqlite3_stmt *stmt[ST_COUNT] = { NULL };

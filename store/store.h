@@ -145,7 +145,8 @@ typedef struct {
   gint64 id;     /* unique in the session, chosen by the producer */
   gint64 parent; /* id of the calling call, -1 for none */
   guint32 core;
-  guint32 task;     /* task value the call ran in */
+  guint32 task;     /* task value the call ran in (ISR2 id with STORE_SLICE_ISR; PROBE_TASK_IDLE
+                     * 0xFFFFFFFF: the core's idle context) */
   guint32 function; /* function entry address (or id) */
   gint64 start;     /* entry, ticks */
   gint64 end;       /* exit, ticks */
@@ -153,7 +154,8 @@ typedef struct {
   gint64 net;       /* gross minus time the task was preempted */
   gint64 self;      /* net minus the net of its callees */
   guint32 depth;    /* 0: outermost */
-  guint32 flags;    /* STORE_SLICE_CUT_START / _CUT_END when an end is unknown */
+  guint32 flags;    /* STORE_SLICE_ISR: ran in an ISR2; STORE_SLICE_CUT_START / _CUT_END when an
+                     * end is unknown */
 } StoreCall;
 
 /* Unknown value of a gint64 statistic (stored NULL); a double's is NAN. */

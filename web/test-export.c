@@ -22,6 +22,7 @@ typedef struct {
   gint64 pfp;   /* seed 003's ID 00 and ID 01 at 750 MHz, as functions */
   gint64 points;/* seed 003's measured table, as profile points (point_stat) */
   gint64 poll;  /* a poll session: no function calls to profile */
+  gint64 ctxs;  /* calls in a task, an ISR2 of the same value and the idle context */
 } Fx;
 
 static void
@@ -176,6 +177,35 @@ make_poll_session (StoreWriter *w)
   return id;
 }
 
+/* Calls in three contexts (1 MHz): Task_C (value 7) 0-40 and 50-100, Isr_Tim (also 7) 40-50
+ * on top of it; outer 10-90 in Task_C (net 70), leaf 42-48 in Isr_Tim, inner 200-230 in the
+ * idle context (value 0xFFFFFFFF: a function the idle loop called). */
+static gint64
+make_contexts_session (StoreWriter *w)
+{
+  GError *error = NULL;
+  StoreSessionInfo info = { .name = "contexts", .source_kind = "rtt-drain", .clock = "target",
+                            .tick_rate_hz = 1e6 };
+  gint64 id = store_writer_begin_session (w, &info, &error);
+  g_assert_no_error (error);
+  must (store_writer_add_task (w, id, 7, "Task_C", &error), error);
+  must (store_writer_add_isr (w, id, 7, "Isr_Tim", &error), error);
+  must (store_writer_add_function (w, id, 0x100, 16, "outer", &error), error);
+  must (store_writer_add_function (w, id, 0x200, 16, "inner", &error), error);
+  must (store_writer_add_function (w, id, 0x300, 16, "leaf", &error), error);
+  StoreSlice slices[] = { { 0, 7, 0, 40, 0 }, { 0, 7, 40, 50, STORE_SLICE_ISR }, { 0, 7, 50, 100, 0 } };
+  must (store_writer_push_slices (w, id, slices, G_N_ELEMENTS (slices), &error), error);
+  StoreCall calls[] = {
+    /* id parent core task fn start end gross net self depth flags */
+    { 1, -1, 0, 7, 0x100, 10, 90, 80, 70, 70, 0, 0 },
+    { 2, -1, 0, 7, 0x300, 42, 48, 6, 6, 6, 0, STORE_SLICE_ISR },
+    { 3, -1, 0, 0xFFFFFFFFu, 0x200, 200, 230, 30, 30, 30, 0, 0 },
+  };
+  must (store_writer_push_calls (w, id, calls, G_N_ELEMENTS (calls), &error), error);
+  must (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error), error);
+  return id;
+}
+
 static void
 fx_set_up (Fx *fx, gconstpointer data)
 {
@@ -190,6 +220,7 @@ fx_set_up (Fx *fx, gconstpointer data)
   fx->pfp = make_seed_session (w, TRUE);
   fx->points = make_points_session (w);
   fx->poll = make_poll_session (w);
+  fx->ctxs = make_contexts_session (w);
   must (store_writer_close (w, &error), error);
 }
 
@@ -475,6 +506,32 @@ test_folded (Fx *fx, gconstpointer data)
   g_autofree char *only_a = export (fx, fx->main, WEB_EXPORT_FOLDED, "Task_A", NULL);
   g_assert_cmpstr (only_a, ==,
                    "Task_A 40\nTask_A;outer 110\nTask_A;outer;inner 70\nTask_A;outer;inner;leaf 30\n");
+}
+
+/* A call's root is the context it ran in: the ISR2 (not the task of the same value), "idle"
+ * (not "0xffffffff"); in folded stacks, callgrind's task callers and Perfetto's threads, and
+ * filtering by the ISR2's name keeps its calls only. */
+static void
+test_contexts (Fx *fx, gconstpointer data)
+{
+  g_autofree char *folded = export (fx, fx->ctxs, WEB_EXPORT_FOLDED, NULL, NULL);
+  g_assert_cmpstr (folded, ==,
+                   "Isr_Tim 4\n"
+                   "Isr_Tim;leaf 6\n"
+                   "Task_C 20\n"
+                   "Task_C;outer 70\n"
+                   "idle;inner 30\n");
+  g_autofree char *isr = export (fx, fx->ctxs, WEB_EXPORT_FOLDED, "Isr_Tim", NULL);
+  g_assert_cmpstr (isr, ==, "Isr_Tim 4\nIsr_Tim;leaf 6\n");
+  g_autofree char *cg = export (fx, fx->ctxs, WEB_EXPORT_CALLGRIND, NULL, NULL);
+  g_assert_nonnull (strstr (cg, "\nfn=Isr_Tim\n0 0 0\ncfl=(firmware)\ncfn=leaf\ncalls=1 0\n0 6 6\n"));
+  g_assert_nonnull (strstr (cg, "\nfn=Task_C\n0 0 0\ncfl=(firmware)\ncfn=outer\ncalls=1 0\n0 70 80\n"));
+  g_assert_nonnull (strstr (cg, "\nfn=idle\n0 0 0\ncfl=(firmware)\ncfn=inner\ncalls=1 0\n0 30 30\n"));
+  g_assert_null (strstr (cg, "0xffffffff"));
+  g_autofree char *pf = export (fx, fx->ctxs, WEB_EXPORT_PERFETTO, NULL, NULL);
+  g_assert_nonnull (strstr (pf, "\"args\":{\"name\":\"idle\"}"));
+  g_assert_null (strstr (pf, "0xffffffff"));
+  g_assert_nonnull (strstr (pf, "\"name\":\"leaf\""));
 }
 
 static void
@@ -815,6 +872,7 @@ main (int argc, char **argv)
   g_test_add ("/export/perfetto", Fx, NULL, fx_set_up, test_perfetto, fx_tear_down);
   g_test_add ("/export/callgrind", Fx, NULL, fx_set_up, test_callgrind, fx_tear_down);
   g_test_add ("/export/folded", Fx, NULL, fx_set_up, test_folded, fx_tear_down);
+  g_test_add ("/export/contexts", Fx, NULL, fx_set_up, test_contexts, fx_tear_down);
   g_test_add ("/export/twl", Fx, NULL, fx_set_up, test_twl, fx_tear_down);
   g_test_add ("/export/pfp", Fx, NULL, fx_set_up, test_pfp, fx_tear_down);
   g_test_add ("/export/pfp-points", Fx, NULL, fx_set_up, test_pfp_points, fx_tear_down);

@@ -33,7 +33,8 @@ str_ptr_cmp (gconstpointer a, gconstpointer b)
   return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
-/* "task;outer;inner SELF" per distinct stack (self ticks summed), plus "task RUN" for the
+/* "task;outer;inner SELF" per distinct stack (self ticks summed; the root frame is the task,
+ * the ISR2 or "idle" the call ran in), plus "task RUN" for the
  * run time of each task or ISR outside any recorded function (run ticks from the slices
  * minus the net of its outermost calls). Lines sorted; zero lines left out. */
 gboolean
@@ -65,28 +66,28 @@ web_export__write_folded (ExportSession *s, Out *o, GError **error)
     if (st == NULL)
       return FALSE;
     while (web_export__step (s, st, error)) {
-      gint64 task = sqlite3_column_int64 (st, 0);
-      if (!web_export__task_wanted (s, task))
+      gint64 context = web_export__context (sqlite3_column_int64 (st, 0), sqlite3_column_int64 (st, 1));
+      if (!web_export__wanted (s, context))
         continue;
       g_autoptr (GString) g = g_string_new (NULL);
-      append_frame (g, web_export__task_name (s, task, sqlite3_column_int (st, 1) != 0));
+      append_frame (g, web_export__context_label (s, context));
       folded_add (lines, g->str, sqlite3_column_int64 (st, 2));
     }
     if (error != NULL && *error != NULL)
       return FALSE;
   }
-  g_autoptr (sqlite3_stmt) st = web_export__prepare (s, "SELECT id, parent, task, self, net FROM calls "
+  g_autoptr (sqlite3_stmt) st = web_export__prepare (s, "SELECT id, parent, task, self, net, flags FROM calls "
                                                         "WHERE session_id = ? ORDER BY id", error);
   if (st == NULL)
     return FALSE;
   g_autoptr (GString) g = g_string_new (NULL);
   const char *frames[MAX_STACK];
   while (web_export__step (s, st, error)) {
-    gint64 task = sqlite3_column_int64 (st, 2);
-    if (!web_export__task_wanted (s, task))
+    gint64 context = web_export__context (sqlite3_column_int64 (st, 2), sqlite3_column_int64 (st, 5));
+    if (!web_export__wanted (s, context))
       continue;
     gint64 id = sqlite3_column_int64 (st, 0);
-    const char *label = web_export__call_task_label (s, task);
+    const char *label = web_export__context_label (s, context);
     guint depth = 0;
     const CallNode *n = g_hash_table_lookup (nodes, &id);
     while (n != NULL && depth < MAX_STACK) {

@@ -62,13 +62,15 @@ aggregate_functions (ExportSession *s, GHashTable *arcs, GError **error)
 {
   g_autoptr (GHashTable) fns = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   g_autoptr (sqlite3_stmt) st = web_export__prepare (s,
-                  "SELECT c.task, c.function, c.gross, c.net, c.self, p.function, p.task FROM calls c "
+                  "SELECT c.task, c.function, c.gross, c.net, c.self, p.function, p.task, c.flags, p.flags "
+                  "FROM calls c "
                   "LEFT JOIN calls p ON p.session_id = c.session_id AND p.id = c.parent "
                   "WHERE c.session_id = ?", error);
   if (st == NULL)
     return NULL;
   while (web_export__step (s, st, error)) {
-    if (!web_export__task_wanted (s, sqlite3_column_int64 (st, 0)))
+    gint64 context = web_export__context (sqlite3_column_int64 (st, 0), sqlite3_column_int64 (st, 7));
+    if (!web_export__wanted (s, context))
       continue;
     guint32 fn = (guint32) sqlite3_column_int64 (st, 1);
     gint64 gross = sqlite3_column_int64 (st, 2), net = sqlite3_column_int64 (st, 3),
@@ -85,13 +87,14 @@ aggregate_functions (ExportSession *s, GHashTable *arcs, GError **error)
     f->self_max = MAX (f->self_max, self);
     /* a caller outside the filtered task (cannot happen in slicer output) counts as none */
     ArcAgg *a = NULL;
-    if (sqlite3_column_type (st, 5) != SQLITE_NULL && web_export__task_wanted (s, sqlite3_column_int64 (st, 6))) {
+    if (sqlite3_column_type (st, 5) != SQLITE_NULL &&
+        web_export__wanted (s, web_export__context (sqlite3_column_int64 (st, 6), sqlite3_column_int64 (st, 8)))) {
       guint32 caller = (guint32) sqlite3_column_int64 (st, 5);
       fn_agg (fns, caller)->gross_excl -= gross;
       if (arcs != NULL)
         a = arc_agg (arcs, FALSE, caller, fn);
     } else if (arcs != NULL) {
-      a = arc_agg (arcs, TRUE, sqlite3_column_int64 (st, 0), fn);
+      a = arc_agg (arcs, TRUE, context, fn);
     }
     if (a != NULL) {
       a->count++;
@@ -151,7 +154,7 @@ web_export__write_callgrind (ExportSession *s, Out *o, GError **error)
   g_strdelimit (file, "\n\r", ' ');
   web_export__out_printf (o, "# callgrind format\nversion: 1\ncreator: orti-profd export\n");
   web_export__out_printf (o, "cmd: session %" G_GINT64_FORMAT " (%s)%s%s\n", s->id, s->name,
-                          s->filter ? " task " : "", s->filter ? web_export__call_task_label (s, s->task) : "");
+                          s->filter ? " task " : "", s->filter ? web_export__context_label (s, s->task) : "");
   web_export__out_printf (o, "desc: Tick rate: %.17g Hz\n", s->rate);
   web_export__out_puts (o, "positions: line\n"
                            "event: Net : Net ticks (entry to exit, preempted time excluded)\n"
@@ -181,7 +184,7 @@ web_export__write_callgrind (ExportSession *s, Out *o, GError **error)
     ArcAgg *a = arcl->pdata[next];
     if (a->caller != task) {
       task = a->caller;
-      web_export__out_printf (o, "fn=%s\n0 0 0\n", web_export__call_task_label (s, task));
+      web_export__out_printf (o, "fn=%s\n0 0 0\n", web_export__context_label (s, task));
     }
     web_export__out_printf (o, "cfl=%s\ncfn=%s\ncalls=%" G_GINT64_FORMAT " 0\n0 %" G_GINT64_FORMAT " %" G_GINT64_FORMAT "\n",
                             file, web_export__function_name (s, a->callee), a->count, a->net, a->gross);

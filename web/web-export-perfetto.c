@@ -158,12 +158,19 @@ out_metadata (Out *o, gboolean *first, const char *what, guint32 pid, int tid, c
   web_export__out_printf (o, ",\"args\":{\"sort_index\":%" G_GINT64_FORMAT "}}", sort);
 }
 
+/* The name of a task or ISR2 thread ("idle" for the idle context's calls). */
+static const char *
+thread_label (ExportSession *s, const Thread *t)
+{
+  return web_export__context_label (s, web_export__context (t->task, t->kind == THREAD_ISR ? STORE_SLICE_ISR : 0));
+}
+
 static void
 out_item (ExportSession *s, Out *o, gboolean *first, const Thread *t, const Item *it, GPtrArray *texts)
 {
   switch (it->kind) {
   case ITEM_SLICE:
-    out_event_head (o, first, "X", web_export__task_name (s, t->task, t->kind == THREAD_ISR),
+    out_event_head (o, first, "X", thread_label (s, t),
                                 t->kind == THREAD_ISR ? "isr" : "task", t->core, t->tid);
     web_export__out_puts (o, ",\"ts\":");
     web_export__out_us (o, web_export__ticks_us (s, it->ts));
@@ -233,9 +240,9 @@ web_export__write_perfetto (ExportSession *s, Out *o, GError **error)
       return FALSE;
     while (web_export__step (s, st, error)) {
       gint64 task = sqlite3_column_int64 (st, 1);
-      if (!web_export__task_wanted (s, task))
-        continue;
       guint32 flags = (guint32) sqlite3_column_int64 (st, 4);
+      if (!web_export__wanted (s, web_export__context (task, flags)))
+        continue;
       Thread *t = thread_get (threads, (guint32) sqlite3_column_int64 (st, 0),
                               (flags & STORE_SLICE_ISR) ? THREAD_ISR : THREAD_TASK, task, TRUE);
       Item it = { .kind = ITEM_SLICE, .ts = sqlite3_column_int64 (st, 2), .function = flags };
@@ -248,19 +255,16 @@ web_export__write_perfetto (ExportSession *s, Out *o, GError **error)
   }
   {
     g_autoptr (sqlite3_stmt) st = web_export__prepare (s, "SELECT core, task, function, start, \"end\", gross, net, "
-                                                          "self, depth, id FROM calls WHERE session_id = ?", error);
+                                                          "self, depth, id, flags FROM calls WHERE session_id = ?", error);
     if (st == NULL)
       return FALSE;
     while (web_export__step (s, st, error)) {
       guint32 core = (guint32) sqlite3_column_int64 (st, 0);
       gint64 task = sqlite3_column_int64 (st, 1);
-      if (!web_export__task_wanted (s, task))
+      gboolean isr = (sqlite3_column_int64 (st, 10) & STORE_SLICE_ISR) != 0;
+      if (!web_export__wanted (s, web_export__context (task, isr ? STORE_SLICE_ISR : 0)))
         continue;
-      Thread *t = thread_get (threads, core, THREAD_TASK, task, FALSE);
-      if (t == NULL)
-        t = thread_get (threads, core, THREAD_ISR, task, FALSE);
-      if (t == NULL)
-        t = thread_get (threads, core, THREAD_TASK, task, TRUE);
+      Thread *t = thread_get (threads, core, isr ? THREAD_ISR : THREAD_TASK, task, TRUE);
       Item c = { .kind = ITEM_CALL, .function = (guint32) sqlite3_column_int64 (st, 2),
                  .ts = sqlite3_column_int64 (st, 3), .gross = sqlite3_column_int64 (st, 5),
                  .net = sqlite3_column_int64 (st, 6), .self = sqlite3_column_int64 (st, 7),
@@ -326,7 +330,7 @@ web_export__write_perfetto (ExportSession *s, Out *o, GError **error)
       last_core = t->core;
     }
     out_metadata (o, &first, "thread_name", t->core, t->tid,
-                  t->kind == THREAD_EVENTS ? "anomalies & gaps" : web_export__task_name (s, t->task, t->kind == THREAD_ISR),
+                  t->kind == THREAD_EVENTS ? "anomalies & gaps" : thread_label (s, t),
                   t->tid);
   }
   for (guint i = 0; i < list->len; i++) {

@@ -36,8 +36,8 @@ typedef struct {
   GHashTable *isrs;      /* ISR value → name */
   GHashTable *functions; /* address → name */
   GHashTable *cores;     /* core → name */
-  gboolean filter;       /* only one task */
-  gint64 task;           /* its value when filtering */
+  gboolean filter;       /* only one task or ISR2 */
+  gint64 task;           /* its context when filtering (web_export__context) */
   GHashTable *scratch;   /* fallback names made on demand ("0x1a") */
 } ExportSession;
 
@@ -55,8 +55,17 @@ const char * web_export__task_name (ExportSession *s, gint64 task, gboolean isr)
 const char * web_export__function_name (ExportSession *s, gint64 address);
 gboolean web_export__session_load (ExportSession *s, StoreDb *db, const WebExportOptions *opt, GError **error);
 double web_export__ticks_us (const ExportSession *s, gint64 ticks);
-gboolean web_export__task_wanted (const ExportSession *s, gint64 task);
-const char * web_export__call_task_label (ExportSession *s, gint64 task);
+/* A slice's or call's context as one key: its task value, or its ISR2 id with
+ * WEB_EXPORT_ISR_CONTEXT set when @flags has STORE_SLICE_ISR (a task and an ISR2 may share a
+ * value). */
+#define WEB_EXPORT_ISR_CONTEXT (G_GINT64_CONSTANT (1) << 32)
+#define WEB_EXPORT_IDLE_TASK G_GINT64_CONSTANT (0xFFFFFFFF) /* calls.task of the idle context */
+gint64 web_export__context (gint64 task, gint64 flags);
+/* web_export__wanted: TRUE when @context passes the export's task filter (or there is none). */
+gboolean web_export__wanted (const ExportSession *s, gint64 context);
+/* web_export__context_label: the name of @context: the task's, the ISR2's, "idle" for the idle
+ * context; a hex value for one the session does not name. Owned by @s. */
+const char * web_export__context_label (ExportSession *s, gint64 context);
 gboolean web_export__sees_calls (const ExportSession *s, const char *what, GError **error);
 
 /* web-export-functions.c */

@@ -261,7 +261,7 @@ web_export__session_load (ExportSession *s, StoreDb *db, const WebExportOptions 
       g_hash_table_iter_init (&it, pass == 0 ? s->tasks : s->isrs);
       while (g_hash_table_iter_next (&it, &k, &v))
         if (strcmp (v, opt->task) == 0) {
-          s->task = *(gint64 *) k;
+          s->task = web_export__context (*(gint64 *) k, pass == 0 ? 0 : STORE_SLICE_ISR);
           return TRUE;
         }
     }
@@ -284,19 +284,26 @@ web_export__ticks_us (const ExportSession *s, gint64 ticks)
   return (double) ticks * 1e6 / s->rate;
 }
 
-gboolean
-web_export__task_wanted (const ExportSession *s, gint64 task)
+gint64
+web_export__context (gint64 task, gint64 flags)
 {
-  return !s->filter || task == s->task;
+  return (flags & STORE_SLICE_ISR) ? (task | WEB_EXPORT_ISR_CONTEXT) : task;
 }
 
-/* The label of a task value in a call (calls do not say task or ISR: tasks win). */
-const char *
-web_export__call_task_label (ExportSession *s, gint64 task)
+gboolean
+web_export__wanted (const ExportSession *s, gint64 context)
 {
-  if (g_hash_table_contains (s->tasks, &task) || !g_hash_table_contains (s->isrs, &task))
-    return web_export__task_name (s, task, FALSE);
-  return web_export__task_name (s, task, TRUE);
+  return !s->filter || context == s->task;
+}
+
+const char *
+web_export__context_label (ExportSession *s, gint64 context)
+{
+  if (context & WEB_EXPORT_ISR_CONTEXT)
+    return web_export__task_name (s, context & ~WEB_EXPORT_ISR_CONTEXT, TRUE);
+  if (context == WEB_EXPORT_IDLE_TASK && !g_hash_table_contains (s->tasks, &context))
+    return "idle";
+  return web_export__task_name (s, context, FALSE);
 }
 
 /* A session without function calls (its source cannot see them: poll, a replayed poll

@@ -147,7 +147,7 @@ web__route_session (Job *j, StoreDb *db, gint64 id, const char *what, const char
                         "gross_us, c.id AS call, c.parent FROM calls c "
                         "LEFT JOIN tasks t ON t.session_id = c.session_id AND t.task = c.task "
                         "LEFT JOIN functions f ON f.session_id = c.session_id AND f.address = c.function "
-                        "WHERE c.session_id = %lld AND %s AND c.start < %lld ORDER BY c.start DESC, c.id "
+                        "WHERE c.session_id = %lld AND c.flags & 1 = 0 AND %s AND c.start < %lld ORDER BY c.start DESC, c.id "
                         "DESC LIMIT %llu) ORDER BY start_us, call", rate, rate, rate, rate, (long long) id,
                         cond, (long long) tick, (unsigned long long) n);
     else
@@ -156,7 +156,7 @@ web__route_session (Job *j, StoreDb *db, gint64 id, const char *what, const char
                         "AS end_us, c.net * 1e6 / %.17g AS net_us FROM calls c "
                         "LEFT JOIN tasks t ON t.session_id = c.session_id AND t.task = c.task "
                         "LEFT JOIN functions f ON f.session_id = c.session_id AND f.address = c.function "
-                        "WHERE c.session_id = %lld AND %s AND c.start <= %lld AND c.\"end\" > %lld "
+                        "WHERE c.session_id = %lld AND c.flags & 1 = 0 AND %s AND c.start <= %lld AND c.\"end\" > %lld "
                         "ORDER BY c.depth", rate, rate, rate, (long long) id, cond, (long long) tick,
                         (long long) tick);
     sqlite3_free (cond);

@@ -124,15 +124,17 @@ web__route_flame (Job *j, StoreDb *db, gint64 id)
   const char *task = web__qparam (j, "task");
   g_autofree char *cond = NULL;
   if (task) {
-    char *c = web__task_condition (task, "t.name", "c.task");
+    char *c = web__task_condition (task, "coalesce(t.name, i.name)", "c.task");
     cond = g_strdup (c);
     sqlite3_free (c);
   }
   g_autoptr (GError) error = NULL;
   g_autoptr (StoreResult) res = web__run_sql (j, db, &error,
-           "SELECT c.id, c.parent, coalesce(t.name, printf('0x%%x', c.task)), "
+           "SELECT c.id, c.parent, CASE WHEN c.flags & 1 THEN coalesce(i.name, printf('0x%%x', c.task)) "
+           "WHEN t.name IS NULL AND c.task = 4294967295 THEN 'idle' ELSE coalesce(t.name, printf('0x%%x', c.task)) END, "
            "coalesce(f.name, printf('0x%%x', c.function)), c.self FROM calls c "
-           "LEFT JOIN tasks t ON t.session_id = c.session_id AND t.task = c.task "
+           "LEFT JOIN tasks t ON t.session_id = c.session_id AND t.task = c.task AND c.flags & 1 = 0 "
+           "LEFT JOIN isrs i ON i.session_id = c.session_id AND i.isr = c.task AND c.flags & 1 "
            "LEFT JOIN functions f ON f.session_id = c.session_id AND f.address = c.function "
            "WHERE c.session_id = %lld %s%s ORDER BY c.id LIMIT %d",
            (long long) id, cond ? "AND " : "", cond ? cond : "", MAX_FLAME_CALLS);

@@ -52,7 +52,8 @@ on_call (const SlicerCall *c, gpointer u)
   StoreCall row = { .id = (gint64) c->id, .parent = c->parent_id ? (gint64) c->parent_id : -1,
                     .core = c->core, .task = c->ctx_id, .function = c->function,
                     .start = (gint64) c->start, .end = (gint64) c->end, .gross = (gint64) c->gross,
-                    .net = (gint64) c->net, .self = (gint64) c->self, .depth = c->depth };
+                    .net = (gint64) c->net, .self = (gint64) c->self, .depth = c->depth,
+                    .flags = c->ctx_kind == SLICER_CONTEXT_ISR ? STORE_SLICE_ISR : 0 };
   g_array_append_val (k->calls, row);
 }
 

@@ -40,11 +40,13 @@ session__sink_call (const SlicerCall *c, gpointer user)
     return; /* OS services are summarised in statistics, not stored per call */
   StoreCall row = {
     .id = (gint64) c->id, .parent = c->parent_id ? (gint64) c->parent_id : -1, .core = c->core,
-    .task = c->ctx_kind == SLICER_CONTEXT_TASK ? c->ctx_id : PROBE_TASK_IDLE,
+    .task = c->ctx_kind == SLICER_CONTEXT_IDLE ? PROBE_TASK_IDLE : c->ctx_id,
     .function = c->function, .start = (gint64) c->start, .end = (gint64) c->end,
     .gross = (gint64) c->gross, .net = (gint64) c->net, .self = (gint64) c->self,
     .depth = c->depth, .flags = store_flags (c->flags),
   };
+  if (c->ctx_kind == SLICER_CONTEXT_ISR) /* its ISR2, as the slices say it */
+    row.flags |= STORE_SLICE_ISR;
   g_array_append_val (s->calls, row);
 }
 

@@ -653,7 +653,19 @@ async function main() {
   await screenshot("dashboard-dark.png");
   await S("Emulation.setEmulatedMedia", { features: [] });
 
+  /* a task's colour is a function of its name: the same after a reload in which another name
+   * was coloured first (it used to be the order names were first seen in) */
+  const lane0 = await evaluate(`(() => { const li = document.querySelector('.timeline .legend li'); return li ? li.textContent.replace(/^ISR /, '') : null; })()`);
+  const colour0 = await evaluate(`OP.colorOf(${JSON.stringify(lane0)}, 'task')`);
+  await S("Page.navigate", { url: base + "/#/" });
+  await S("Page.reload", {});
+  await waitFor(`!!(window.OP && OP.colorOf) && document.readyState === 'complete'`, "dashboard reloaded");
+  const colour1 = await evaluate(`(OP.colorOf('a name never seen before', 'task'), OP.colorOf(${JSON.stringify(lane0)}, 'task'))`);
+  check(lane0 !== null && colour0 === colour1, "a task keeps its colour whatever was coloured first", lane0 + ": " + colour0 + ", then " + colour1);
+
   /* the whole-session view covers the data even when the answer's bounds start at tick 0 */
+  const ids = await evaluate(`[OP.fmt.id(3), OP.fmt.id(3758096398), OP.fmt.id(65537), OP.fmt.id(null)].join(' ')`);
+  check(ids === "3 0xe000000e 0x10001 —", "task and ISR values: small ones decimal, addresses and exception ids hex", ids);
   const ext = await evaluate(`JSON.stringify([OP.Timeline.extentOf({from_us: 0, to_us: 2e7, items: [{start_us: 1e7, end_us: 1.5e7}], gaps: [{start_us: 1.6e7, end_us: 1.7e7}], anomalies: []}),
       OP.Timeline.extentOf({from_us: 5, to_us: 9, items: [], gaps: [], anomalies: []}), OP.Timeline.extentOf({from_us: null, to_us: null, items: []})])`);
   check(ext === "[[10000000,17000000],[5,9],null]", "timeline extent is where the data is", ext);

@@ -29,6 +29,9 @@
     pct: (v) => (isNum(v) ? nf2.format(v) + " %" : "—"),
     hz: (v) => (isNum(v) ? nf1.format(v) + " Hz" : "—"),
     hex: (v) => (isNum(v) ? "0x" + v.toString(16).padStart(8, "0") : "—"),
+    /* a task or ISR value: small ones (an index, an IRQ number) in decimal, the rest (a TCB's
+     * address, an exception id such as PendSV's 0xe000000e, a core-namespaced value) in hex */
+    id: (v) => (isNum(v) ? (v >= 0 && v < 0x10000 ? String(v) : "0x" + v.toString(16)) : "—"),
     date: (v) => (v ? String(v).replace("T", " ").replace(/\.\d+/, "") : "—"), /* to the second */
     text: (v) => (v === null || v === undefined || v === "" ? "—" : String(v)),
     signedUs: (v) => (isNum(v) ? (v > 0 ? "+" : "") + nf1.format(v) : "—"),
@@ -328,7 +331,7 @@
   };
   const TASK_COLS = [
     { key: "task", label: "Task", width: "12em" },
-    { key: "task_value", label: "Value", num: true, width: "5em", fmt: F.int },
+    { key: "task_value", label: "Value", num: true, width: "7em", fmt: F.id },
     { key: "activations", label: "Activations", num: true, fmt: F.int, title: "— when the source cannot see activations" },
     { key: "evidence", label: "Evidence", width: "7em", cls: (r) => (r.evidence === "none" || r.contradictions > 0 ? "warn" : ""),
       title: "What jobs, periods, response times and preemptions rest on (none: they are unknown, —); the note says why",
@@ -413,7 +416,7 @@
   const netTotalPm = F.bounded(F.us, (r) => r && r.net_total_bound_us);
   const ISR_COLS = withNotes([
     { key: "isr", label: "ISR", width: "14em" },
-    { key: "isr_value", label: "Value", num: true, width: "5em", fmt: F.int },
+    { key: "isr_value", label: "Value", num: true, width: "7em", fmt: F.id },
     { key: "count", label: "Count", num: true, fmt: F.int, title: "— when a sampled source cannot count the instances (hover for why)" },
     { key: "load_percent", label: "Load", num: true, width: "10em", fmt: loadPm, title: "± half-width of the 99 % interval (sampled sources)" },
     { key: "net_total_us", label: "Net total µs", num: true, width: "12em", fmt: netTotalPm, title: "Nested ISR2s cut out; ± its 99 % bound (sampled sources)" },

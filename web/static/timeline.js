@@ -19,18 +19,21 @@
   const LOAD_H = 130;
   const DEBOUNCE_MS = 150;
 
-  /* Colours: each name gets the next hue on the golden-angle circle the first time it is seen,
-   * so neighbours differ clearly (the timeline registers its lanes in lane order first); the
-   * same name keeps its colour on every chart of the page. */
+  /* Colours: a name's hue is a function of the name alone (FNV-1a of its UTF-16 code units,
+   * spread over the circle by the golden angle), so a task keeps its colour on every chart,
+   * in every session and after a reload, whatever other names were seen first. Two names may
+   * get close hues; the legend and the tooltips name them. */
   const darkScheme = window.matchMedia("(prefers-color-scheme: dark)");
   const hues = new Map();
   function hueOf(name) {
     let h = hues.get(name);
     if (h === undefined) {
-      h = (hues.size * 137.508 + 210) % 360;
+      let x = 0x811c9dc5;
+      for (let i = 0; i < name.length; i++) x = Math.imul(x ^ name.charCodeAt(i), 0x01000193) >>> 0;
+      h = Math.round(((x % 4096) * 137.508 + 210) % 360);
       hues.set(name, h);
     }
-    return Math.round(h);
+    return h;
   }
   /* ISRs darker (lighter on a dark background) than tasks. */
   OP.colorOf = function (name, kind) {

@@ -1027,7 +1027,12 @@ test_backpressure (Fixture *f, gconstpointer data)
   g_assert_cmpint (sqlite3_exec (blocker, "BEGIN IMMEDIATE", NULL, NULL, NULL), ==, SQLITE_OK);
   Producer p = { w, id, 100, 0, 0 };
   GThread *t = g_thread_new ("producer", produce, &p);
-  g_usleep (400000);
+  /* wait for the queue to fill (a loaded host may take its time), then give the producer
+   * time to run past the capacity if it could */
+  for (gint64 end = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+       store_writer_queued (w) < opt.queue_capacity - 1000 && g_get_monotonic_time () < end;)
+    g_usleep (10000);
+  g_usleep (200000);
   g_assert_false (g_atomic_int_get (&p.done));
   g_assert_cmpuint (store_writer_queued (w), <=, opt.queue_capacity);
   g_assert_cmpuint (store_writer_queued (w), >=, opt.queue_capacity - 1000);

@@ -108,14 +108,15 @@ session__publish_live (Session *s)
   g_mutex_unlock (&s->lock);
 }
 
-/* The target's clock against host time since the first event: a target timer that runs at
- * another pace than its declared rate (a simulator, a halted or throttled target, a wrong
- * --core-clock) makes every time wrong by that factor. Warns once, when the session has run
- * for 2 s and the two differ by more than 5 %. Live sessions with a target clock only. */
+/* The target's clock against host time while the target ran (session-clock.h): a target timer
+ * that runs at another pace than its declared rate (a simulator, a throttled target, a wrong
+ * --core-clock) makes every time wrong by that factor. Warns once, when the target has run
+ * for 2 s of the session and the two differ by more than 5 %. Live sessions with a target
+ * clock only. */
 void
 session__check_clock (Session *s)
 {
-  if (s->clock_warned || s->oc == NULL || s->tick_hz == 0 || s->clock_host0 == 0)
+  if (s->clock_warned || s->oc == NULL || s->tick_hz == 0)
     return;
   const ProbeSourceQuality *q = probe_source_get_quality (s->source);
   if (g_strcmp0 (q->clock, "host") == 0)
@@ -124,16 +125,13 @@ session__check_clock (Session *s)
     /* only the session's own span: a ring's backlog from before the attach (and the loss
      * between it and the attach) ran at no host time the session saw */
     s->clock_rebased = TRUE;
-    if (q->attach_ts > s->clock_ts0) {
-      s->clock_ts0 = q->attach_ts;
-      s->clock_host0 = g_get_monotonic_time ();
-    }
+    if (s->clock.host0 != 0 && q->attach_ts > s->clock.ts0)
+      session_clock_rebase (&s->clock, g_get_monotonic_time (), q->attach_ts);
   }
-  double host_s = (double) (g_get_monotonic_time () - s->clock_host0) / 1e6;
+  double host_s = 0;
+  double ratio = session_clock_ratio (&s->clock, s->tick_hz, &host_s);
   if (host_s < 2)
     return;
-  double target_s = (double) (s->last_ts - s->clock_ts0) / (double) s->tick_hz;
-  double ratio = target_s / host_s;
   g_mutex_lock (&s->lock);
   s->live.clock_ratio = ratio;
   g_mutex_unlock (&s->lock);
@@ -161,10 +159,8 @@ session__on_event (const ProbeEvent *ev, gpointer user)
     return;
   guint64 known_good = s->last_ts; /* before this event: where a gap's lost stretch begins */
   s->last_event_host = s->host_now;
-  if (s->clock_host0 == 0) {
-    s->clock_host0 = g_get_monotonic_time ();
-    s->clock_ts0 = ev->ts;
-  }
+  if (s->oc != NULL)
+    session_clock_event (&s->clock, s->host_now, ev->ts);
   ProbeEvent named = *ev; /* one ORTI file per core: the session-wide task/ISR2 id */
   session_watch_namespace_event (s->w, &named);
   ev = &named;
@@ -255,6 +251,8 @@ session__note_target_state (Session *s, ProbeTargetState st)
   if (st == s->target_state)
     return;
   s->target_state = st;
+  if (st != PROBE_TARGET_RUNNING)
+    session_clock_stop (&s->clock); /* its timer stopped, or ran unseen, or starts again */
   /* placed by the source, which keeps each core's latest time */
   probe_source_target_state (s->source, st, &s->sink);
   if (s->record) {

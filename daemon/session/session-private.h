@@ -11,6 +11,7 @@
 #include "engine.h"
 #include "rtt-cores.h"
 #include "session-pcprof.h"
+#include "session-clock.h"
 #include "session-gaps.h"
 #include "session-identity.h"
 #include "session-sampler.h"
@@ -102,8 +103,7 @@ struct _Session {
   guint64 pend_running_set;   /* bit per core: pend_running[core] is news */
   guint64 rate_mark_count;      /* for the recent rate */
   gint64 rate_mark_time;
-  gint64 clock_host0;           /* host µs of the first event (clock check) … */
-  guint64 clock_ts0;            /* … and its timestamp */
+  SessionClock clock;           /* the clock check's running stretches … */
   gboolean clock_rebased;       /* … moved to the session's own span (after a kept backlog) */
   gboolean clock_warned;        /* the clock disagreement was logged */
   gint64 host_now;              /* live: host µs of the worker's current round */

@@ -414,11 +414,15 @@ append_views (GString *out, const Model *m)
     g_string_append_printf (out, "%s;\n", (char *) g_ptr_array_index (m->view_sql, i));
 }
 
-/* The whole schema of @m (version @version), for a new store. */
+/* The whole schema of @m (version @version), for a new store: as the builds of that version
+ * made it (store__pg_old_functions). */
 static char *
 schema_sql (const Model *m, int version)
 {
   GString *out = g_string_new (store__pg_functions_sql);
+  for (const StorePgOldFunctions *o = store__pg_old_functions; o->until != 0; o++)
+    if (version < o->until)
+      g_string_append (out, o->sql);
   for (guint i = 0; i < m->tables->len; i++)
     g_string_append (out, ((Table *) g_ptr_array_index (m->tables, i))->sql);
   for (guint i = 0; i < m->indexes->len; i++)

@@ -82,7 +82,7 @@ const char store__pg_functions_sql[] =
   "CREATE OR REPLACE FUNCTION printf(fmt text, a anycompatible) RETURNS text\n"
   "LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$ SELECT " STORE_PG_SCHEMA ".sqlite_format(fmt, ARRAY[a::text]) $f$;\n"
   /* two polymorphic families, so the two arguments may differ in type (a name and a number);
-   * the first stores made one family of both */
+   * the first stores made one family of both (store__pg_old_functions) */
   "DROP FUNCTION IF EXISTS printf(text, anycompatible, anycompatible);\n"
   "CREATE OR REPLACE FUNCTION printf(fmt text, a anyelement, b anycompatible) RETURNS text\n"
   "LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$\n"
@@ -168,5 +168,17 @@ const char *const store__pg_partitioned[] = {
 const char *const store__pg_local_only[] = { "pushes", NULL };
 
 const StorePgStep store__pg_hand_steps[] = {
+  { 0, NULL },
+};
+
+const StorePgOldFunctions store__pg_old_functions[] = {
+  /* stores made at 19 and before by the first builds: printf of two arguments with one
+   * polymorphic family for both (printf('%s (core %d)', name, core) finds no common type);
+   * 19 → 20 makes them again */
+  { 20,
+    "DROP FUNCTION printf(text, anyelement, anycompatible);\n"
+    "CREATE FUNCTION printf(fmt text, a anycompatible, b anycompatible) RETURNS text\n"
+    "LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$\n"
+    "  SELECT " STORE_PG_SCHEMA ".sqlite_format(fmt, ARRAY[a::text, b::text]) $f$;\n" },
   { 0, NULL },
 };

@@ -278,6 +278,11 @@ migrate_case (Fx *fx, int v)
   PQclear (pg_test_exec (c, "COMMIT"));
   /* the file records its sessions as pushed under their own ids */
   g_autoptr (PGresult) sid = pg_test_exec (c, "SELECT id FROM orti_store");
+  /* the stores the first builds made at 19 and before had printf of two arguments in one
+   * polymorphic family: the schema of v is theirs */
+  g_assert_cmpint (pg_test_int (c, "SELECT count(*) FROM pg_proc WHERE pronamespace = "
+                                "'orti'::regnamespace AND oid::regprocedure::text = "
+                                "'printf(text,anycompatible,anycompatible)'"), ==, v < 20);
   sqlite3_close (old);
 
   /* both migrated: the file by opening it, the store by a push's connection */
@@ -293,21 +298,32 @@ migrate_case (Fx *fx, int v)
   g_assert_cmpint (from, ==, v);
   g_assert_cmpint (store_pg_schema_version (pg), ==, STORE_SCHEMA_VERSION);
   assert_store_matches (fx->path, url, PG_MATCH_ALL_ROWS);
-  /* and the migrated store's catalog is a new store's */
   g_autofree char *fresh = pg_test_database (base, "migrate_fresh");
   g_autoptr (StorePg) pg2 = store_pg_connect (fresh, STORE_PG_PUSH, NULL, &error);
   g_assert_no_error (error);
-  const char *catalog =
+  /* the migrated store's catalog is a new store's: columns, indexes, the functions the views
+   * and the dashboard's queries call, and the views themselves */
+  static const char *const catalog[] = {
     "SELECT string_agg(format('%s.%s %s %s %s', table_name, column_name, data_type, is_nullable, "
     "column_default), E'\\n' ORDER BY table_name, ordinal_position) FROM information_schema.columns "
-    "WHERE table_schema = 'orti' AND table_name NOT LIKE '%\\_p%'";
+    "WHERE table_schema = 'orti' AND table_name NOT LIKE '%\\_p%'",
+    "SELECT string_agg(indexdef, E'\\n' ORDER BY indexname) FROM pg_indexes "
+    "WHERE schemaname = 'orti' AND tablename NOT LIKE '%\\_p%'",
+    "SELECT string_agg(p.oid::regprocedure::text || ' ' || pg_get_function_result(p.oid) || ' ' "
+    "|| md5(p.prosrc), E'\\n' ORDER BY p.oid::regprocedure::text) FROM pg_proc p "
+    "WHERE p.pronamespace = 'orti'::regnamespace",
+    "SELECT string_agg(viewname || ' ' || md5(definition), E'\\n' ORDER BY viewname) FROM pg_views "
+    "WHERE schemaname = 'orti'",
+  };
   PGconn *c2 = pg_test_conn (fresh);
-  g_autoptr (PGresult) ca = pg_test_exec (c, catalog), cb = pg_test_exec (c2, catalog);
-  g_assert_cmpstr (PQgetvalue (ca, 0, 0), ==, PQgetvalue (cb, 0, 0));
-  const char *indexes = "SELECT string_agg(indexdef, E'\\n' ORDER BY indexname) FROM pg_indexes "
-                        "WHERE schemaname = 'orti' AND tablename NOT LIKE '%\\_p%'";
-  g_autoptr (PGresult) ia = pg_test_exec (c, indexes), ib = pg_test_exec (c2, indexes);
-  g_assert_cmpstr (PQgetvalue (ia, 0, 0), ==, PQgetvalue (ib, 0, 0));
+  PQclear (pg_test_exec (c2, "SET search_path = orti")); /* as c's: names print alike */
+  for (guint i = 0; i < G_N_ELEMENTS (catalog); i++) {
+    g_autoptr (PGresult) a = pg_test_exec (c, catalog[i]), b = pg_test_exec (c2, catalog[i]);
+    g_assert_cmpstr (PQgetvalue (a, 0, 0), ==, PQgetvalue (b, 0, 0));
+  }
+  /* printf of a name and a number, as the dashboard's queries call it */
+  g_autoptr (PGresult) pf = pg_test_exec (c, "SELECT orti.printf('%s (core %d)', 'cpu0'::text, 1)");
+  g_assert_cmpstr (PQgetvalue (pf, 0, 0), ==, "cpu0 (core 1)");
   PQfinish (c2);
   PQfinish (c);
 }

@@ -75,24 +75,17 @@ csv_rows (const char *csv, char **header)
 
 /* ---- Grafana's substitutions ---------------------------------------------------------------- */
 
-/* The argument of a macro call whose '(' is at @open (balanced parentheses, outside quotes);
- * the end past ')' in @end. */
+/* The argument of a macro call whose '(' is at @open, up to the first ')' (Grafana's macro
+ * pattern, \$name\(([^)]*)\), reads no further); an argument with parentheses of its own fails
+ * the test, since Grafana releases differ on it. The end past ')' in @end. */
 static char *
 macro_argument (const char *open, const char **end)
 {
-  int depth = 0;
-  gboolean quoted = FALSE;
-  for (const char *p = open; *p != '\0'; p++) {
-    if (*p == '\'')
-      quoted = !quoted;
-    else if (!quoted && *p == '(')
-      depth++;
-    else if (!quoted && *p == ')' && --depth == 0) {
-      *end = p + 1;
-      return g_strndup (open + 1, (gsize) (p - open - 1));
-    }
-  }
-  g_error ("unbalanced macro call: %s", open);
+  const char *close = strchr (open, ')');
+  if (close == NULL || memchr (open + 1, '(', (gsize) (close - open - 1)) != NULL)
+    g_error ("a macro's argument with parentheses, or none closing: %.60s", open);
+  *end = close + 1;
+  return g_strndup (open + 1, (gsize) (close - open - 1));
 }
 
 /* substitute: @sql as Grafana's PostgreSQL data source sends it for the range @from .. @to

@@ -11,6 +11,7 @@
  * input); 2 bad input. */
 #include "verdict.h"
 #include "commands.h"
+#include "command-config.h"
 
 #include <stdio.h>
 
@@ -35,20 +36,16 @@ cmd_analyze (int argc, char **argv)
     { "period", 0, 0, G_OPTION_ARG_STRING_ARRAY, &period, "What-if: TASK's period (repeatable)", "TASK=DURATION" },
     { NULL },
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("— response-time analysis of a stored session's task set");
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_set_description (ctx,
-    "Per core, the worst-case response bound of every task and ISR, its slack and sensitivity,\n"
-    "and the critical scaling factor, from the session's measurements, the ORTI and a budgets\n"
-    "file; every observed response is checked against its bound (docs/analysis.md).\n"
-    "Exit status: 0 all deadlines met and no model error, 1 a deadline missed or a model\n"
-    "error, 3 an item not analysed (an unknown input), 2 bad input. E.g.\n"
-    "  orti-profd analyze --session 3 --add Task_10ms=+500us\n");
-  g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
-    fprintf (stderr, "analyze: %s\n", error->message);
+  if (!command_parse ("analyze", "— response-time analysis of a stored session's task set",
+                      "Per core, the worst-case response bound of every task and ISR, its slack and sensitivity,\n"
+                      "and the critical scaling factor, from the session's measurements, the ORTI and a budgets\n"
+                      "file; every observed response is checked against its bound (docs/analysis.md).\n"
+                      "Exit status: 0 all deadlines met and no model error, 1 a deadline missed or a model\n"
+                      "error, 3 an item not analysed (an unknown input), 2 bad input. E.g.\n"
+                      "  orti-profd analyze --session 3 --add Task_10ms=+500us\n",
+                      entries, FALSE, &argc, &argv))
     return ORTI_EXIT_BAD_INPUT;
-  }
+  g_autoptr (GError) error = NULL;
   if (argc != 1) {
     fprintf (stderr, "analyze: unexpected argument '%s'\n", argv[1]);
     return ORTI_EXIT_BAD_INPUT;

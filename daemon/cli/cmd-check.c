@@ -39,25 +39,17 @@ cmd_check (int argc, char **argv)
     command_config_entry,
     { NULL },
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("— judge a stored session against timing budgets");
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_set_description (ctx,
-    "Exit status: 0 every budget passes, 1 a budget is violated, 3 none violated but some\n"
-    "undecided (sampled error bound straddles the limit, or the statistic is unknown),\n"
-    "2 bad input. Budgets file format: docs/check.md; e.g.\n"
-    "  orti-profd check --budgets budgets.ini --junit check.xml\n"
-    "  orti-profd check --session 3 --derive-budgets budgets.ini\n"
-    "  orti-profd check --derive-budgets budgets.ini --orti app.ort --elf app.elf \\\n"
-    "                   --counter-tick SystemCounter=1ms [--session 3]\n");
-  g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
-    fprintf (stderr, "check: %s\n", error->message);
-    return CHECK_EXIT_BAD_INPUT;
-  }
-  if (!command_config_fill (entries, &error)) {
-    fprintf (stderr, "check: %s\n", error->message);
+  if (!command_parse ("check", "— judge a stored session against timing budgets",
+                      "Exit status: 0 every budget passes, 1 a budget is violated, 3 none violated but some\n"
+                      "undecided (sampled error bound straddles the limit, or the statistic is unknown),\n"
+                      "2 bad input. Budgets file format: docs/check.md; e.g.\n"
+                      "  orti-profd check --budgets budgets.ini --junit check.xml\n"
+                      "  orti-profd check --session 3 --derive-budgets budgets.ini\n"
+                      "  orti-profd check --derive-budgets budgets.ini --orti app.ort --elf app.elf \\\n"
+                      "                   --counter-tick SystemCounter=1ms [--session 3]\n",
+                      entries, TRUE, &argc, &argv))
     return ORTI_EXIT_BAD_INPUT;
-  }
+  g_autoptr (GError) error = NULL;
   if (argc != 1) {
     fprintf (stderr, "check: unexpected argument '%s'\n", argv[1]);
     return CHECK_EXIT_BAD_INPUT;

@@ -118,21 +118,13 @@ cmd_diff (int argc, char **argv)
     command_config_entry,
     { NULL },
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("A B — compare two stored sessions");
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_set_description (ctx,
-    "Exit status: 1 when an increase of load, net p99 (or average) or maximum exceeds the\n"
-    "threshold, 0 otherwise, 2 bad input. See docs/check.md; e.g.\n"
-    "  orti-profd diff 3 4 --threshold 5\n");
-  g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
-    fprintf (stderr, "diff: %s\n", error->message);
-    return 2;
-  }
-  if (!command_config_fill (entries, &error)) {
-    fprintf (stderr, "diff: %s\n", error->message);
+  if (!command_parse ("diff", "A B — compare two stored sessions",
+                      "Exit status: 1 when an increase of load, net p99 (or average) or maximum exceeds the\n"
+                      "threshold, 0 otherwise, 2 bad input. See docs/check.md; e.g.\n"
+                      "  orti-profd diff 3 4 --threshold 5\n",
+                      entries, TRUE, &argc, &argv))
     return ORTI_EXIT_BAD_INPUT;
-  }
+  g_autoptr (GError) error = NULL;
   if (argc != 3) {
     fprintf (stderr, "diff: expected two session ids A B, got %d arguments\n", argc - 1);
     return 2;

@@ -36,40 +36,32 @@ cmd_export (int argc, char **argv)
     command_config_entry,
     { NULL },
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("— export a stored session");
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_set_description (ctx,
-    "Formats (exact shapes in web/web.h):\n"
-    "  perfetto   Chrome trace-event JSON for ui.perfetto.dev (µs)\n"
-    "  callgrind  KCacheGrind / callgrind_annotate, events Net Gross in ticks\n"
-    "  folded     task;outer;inner SELF_TICKS lines for flame graphs\n"
-    "  csv        every table (sections), --table NAME for one table or view\n"
-    "  gprof      gprof-style flat profile\n"
-    "  twl        TWL-SDK OS_DumpStatistics lines (net ticks)\n"
-    "  pfp        PFP measurement lines of the profile points (seed 003); without\n"
-    "             profile points, of the functions (self ticks)\n"
-    "The PC-sampled profile (a session recorded with --pc-sample; docs/pc-sampling.md):\n"
-    "  gmon                binutils gmon.out: arm-none-eabi-gprof -b -p FIRMWARE.elf gmon.out\n"
-    "  sampled-flat        seed 001's flat profile with the +/- of the 99 % interval\n"
-    "  sampled-montecarlo  seed 004's Monte Carlo report\n"
-    "  sampled-folded      context;function SAMPLES for flame graphs\n"
-    "  sampled-callgrind   callgrind with source lines (Samples)\n"
-    "The trace itself, from the session's raw events (daemon/export-trace.h):\n"
-    "  btf   Best Trace Format 2.1.5 CSV: tasks (T), ISR2s (I), functions as runnables (R), ns\n"
-    "  ctf   CTF 1.8 directory (-o DIR): metadata and a stream per core; babeltrace2 DIR\n"
-    "callgrind, gprof, twl and a pfp of functions need function calls: a poll session has\n"
-    "none (exit status 1, \"the poll source sees no function calls\").\n"
-    "e.g.\n"
-    "  orti-profd export --session 1 --format perfetto -o trace.json\n");
-  g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
-    fprintf (stderr, "export: %s\n", error->message);
-    return 2;
-  }
-  if (!command_config_fill (entries, &error)) {
-    fprintf (stderr, "export: %s\n", error->message);
+  if (!command_parse ("export", "— export a stored session",
+                      "Formats (exact shapes in web/web.h):\n"
+                      "  perfetto   Chrome trace-event JSON for ui.perfetto.dev (µs)\n"
+                      "  callgrind  KCacheGrind / callgrind_annotate, events Net Gross in ticks\n"
+                      "  folded     task;outer;inner SELF_TICKS lines for flame graphs\n"
+                      "  csv        every table (sections), --table NAME for one table or view\n"
+                      "  gprof      gprof-style flat profile\n"
+                      "  twl        TWL-SDK OS_DumpStatistics lines (net ticks)\n"
+                      "  pfp        PFP measurement lines of the profile points (seed 003); without\n"
+                      "             profile points, of the functions (self ticks)\n"
+                      "The PC-sampled profile (a session recorded with --pc-sample; docs/pc-sampling.md):\n"
+                      "  gmon                binutils gmon.out: arm-none-eabi-gprof -b -p FIRMWARE.elf gmon.out\n"
+                      "  sampled-flat        seed 001's flat profile with the +/- of the 99 % interval\n"
+                      "  sampled-montecarlo  seed 004's Monte Carlo report\n"
+                      "  sampled-folded      context;function SAMPLES for flame graphs\n"
+                      "  sampled-callgrind   callgrind with source lines (Samples)\n"
+                      "The trace itself, from the session's raw events (daemon/export-trace.h):\n"
+                      "  btf   Best Trace Format 2.1.5 CSV: tasks (T), ISR2s (I), functions as runnables (R), ns\n"
+                      "  ctf   CTF 1.8 directory (-o DIR): metadata and a stream per core; babeltrace2 DIR\n"
+                      "callgrind, gprof, twl and a pfp of functions need function calls: a poll session has\n"
+                      "none (exit status 1, \"the poll source sees no function calls\").\n"
+                      "e.g.\n"
+                      "  orti-profd export --session 1 --format perfetto -o trace.json\n",
+                      entries, TRUE, &argc, &argv))
     return ORTI_EXIT_BAD_INPUT;
-  }
+  g_autoptr (GError) error = NULL;
   if (argc != 1) {
     fprintf (stderr, "export: unexpected argument '%s'\n", argv[1]);
     return 2;

@@ -43,17 +43,11 @@ cmd_serve (int argc, char **argv)
     command_config_entry,
     { NULL },
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("— the dashboard and REST API over a stored database, no target");
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
-    fprintf (stderr, "serve: %s\n", error->message);
-    return 2;
-  }
-  if (!command_config_fill (entries, &error)) {
-    fprintf (stderr, "serve: %s\n", error->message);
+  if (!command_parse ("serve", "— the dashboard and REST API over a stored database, no target",
+                      NULL,
+                      entries, TRUE, &argc, &argv))
     return ORTI_EXIT_BAD_INPUT;
-  }
+  g_autoptr (GError) error = NULL;
   if (argc != 1) {
     fprintf (stderr, "serve: unexpected argument '%s'\n", argv[1]);
     return 2;

@@ -21,17 +21,11 @@ cmd_sessions (int argc, char **argv)
     command_config_entry,
     { NULL },
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("— list the stored profiling sessions");
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
-    fprintf (stderr, "sessions: %s\n", error->message);
-    return 2;
-  }
-  if (!command_config_fill (entries, &error)) {
-    fprintf (stderr, "sessions: %s\n", error->message);
+  if (!command_parse ("sessions", "— list the stored profiling sessions",
+                      NULL,
+                      entries, TRUE, &argc, &argv))
     return ORTI_EXIT_BAD_INPUT;
-  }
+  g_autoptr (GError) error = NULL;
   if (argc != 1 || (json && csv)) {
     fprintf (stderr, "sessions: unexpected argument '%s'\n", argc > 1 ? argv[1] : "--csv");
     return 2;
@@ -75,17 +69,11 @@ cmd_delete_session (int argc, char **argv)
     command_config_entry,
     { NULL },
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("ID — remove a session and all its rows");
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
-    fprintf (stderr, "delete-session: %s\n", error->message);
-    return 2;
-  }
-  if (!command_config_fill (entries, &error)) {
-    fprintf (stderr, "delete-session: %s\n", error->message);
+  if (!command_parse ("delete-session", "ID — remove a session and all its rows",
+                      NULL,
+                      entries, TRUE, &argc, &argv))
     return ORTI_EXIT_BAD_INPUT;
-  }
+  g_autoptr (GError) error = NULL;
   if (argc != 2) {
     fprintf (stderr, "delete-session: expected one session ID (see 'orti-profd sessions')\n");
     return 2;

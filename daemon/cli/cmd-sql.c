@@ -22,19 +22,12 @@ cmd_sql (int argc, char **argv)
     command_config_entry,
     { NULL },
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("'SELECT …' — read-only SQL over the stored sessions");
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_set_description (ctx, "Tables and views are described in docs/schema.md; e.g.\n"
-                                         "  orti-profd sql 'SELECT task, slice_p99_us, job_p99_us FROM task_stats'\n");
-  g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
-    fprintf (stderr, "sql: %s\n", error->message);
-    return 2;
-  }
-  if (!command_config_fill (entries, &error)) {
-    fprintf (stderr, "sql: %s\n", error->message);
+  if (!command_parse ("sql", "'SELECT …' — read-only SQL over the stored sessions",
+                      "Tables and views are described in docs/schema.md; e.g.\n"
+                      "  orti-profd sql 'SELECT task, slice_p99_us, job_p99_us FROM task_stats'\n",
+                      entries, TRUE, &argc, &argv))
     return ORTI_EXIT_BAD_INPUT;
-  }
+  g_autoptr (GError) error = NULL;
   if (argc != 2) {
     fprintf (stderr, "sql: expected exactly one SQL statement (quote it), got %d arguments\n", argc - 1);
     return 2;

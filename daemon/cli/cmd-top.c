@@ -188,19 +188,12 @@ cmd_top (int argc, char **argv)
     command_config_entry,
     { NULL },
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("— a live terminal view of a session (keys: l n p sort, c core, q quit)");
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_set_description (ctx, "When stdout is not a terminal, one plain screen is printed and top exits.\n"
-                                         "Exit status: 0 ok, 1 the source could not be read, 2 bad input.");
+  if (!command_parse ("top", "— a live terminal view of a session (keys: l n p sort, c core, q quit)",
+                      "When stdout is not a terminal, one plain screen is printed and top exits.\n"
+                      "Exit status: 0 ok, 1 the source could not be read, 2 bad input.",
+                      entries, TRUE, &argc, &argv))
+    return ORTI_EXIT_BAD_INPUT;
   g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
-    fprintf (stderr, "top: %s\n", error->message);
-    return ORTI_EXIT_BAD_INPUT;
-  }
-  if (!command_config_fill (entries, &error)) {
-    fprintf (stderr, "top: %s\n", error->message);
-    return ORTI_EXIT_BAD_INPUT;
-  }
   if (argc != 1) {
     fprintf (stderr, "top: unexpected argument '%s'\n", argv[1]);
     return ORTI_EXIT_BAD_INPUT;

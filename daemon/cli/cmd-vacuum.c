@@ -17,18 +17,11 @@ cmd_vacuum (int argc, char **argv)
     command_config_entry,
     { NULL },
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new (
-    "— rebuild the database to free unused space (not while a session is running)");
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_autoptr (GError) error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
-    fprintf (stderr, "vacuum: %s\n", error->message);
-    return 2;
-  }
-  if (!command_config_fill (entries, &error)) {
-    fprintf (stderr, "vacuum: %s\n", error->message);
+  if (!command_parse ("vacuum", "— rebuild the database to free unused space (not while a session is running)",
+                      NULL,
+                      entries, TRUE, &argc, &argv))
     return ORTI_EXIT_BAD_INPUT;
-  }
+  g_autoptr (GError) error = NULL;
   if (argc > 1) {
     fprintf (stderr, "vacuum: unexpected argument \"%s\"\n", argv[1]);
     return 2;

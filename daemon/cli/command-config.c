@@ -2,6 +2,7 @@
 #include "command-config.h"
 #include "web.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static char *config_path; /* --config FILE, or NULL */
@@ -54,6 +55,23 @@ command_config_fill (const GOptionEntry *entries, GError **error)
       g_autofree char *key = g_strdelimit (g_strdup (e->long_name), "-", '_');
       *value = g_key_file_get_string (kf, "orti-profd", key, NULL);
     }
+  }
+  return TRUE;
+}
+
+gboolean
+command_parse (const char *name, const char *params, const char *description,
+               GOptionEntry *entries, gboolean config, int *argc, char ***argv)
+{
+  g_autoptr (GOptionContext) ctx = g_option_context_new (params);
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (description != NULL)
+    g_option_context_set_description (ctx, description);
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (ctx, argc, argv, &error) ||
+      (config && !command_config_fill (entries, &error))) {
+    fprintf (stderr, "%s: %s\n", name, error->message);
+    return FALSE;
   }
   return TRUE;
 }

@@ -23,4 +23,14 @@ extern const GOptionEntry command_config_entry;
  * user file is fine). */
 gboolean command_config_fill (const GOptionEntry *entries, GError **error);
 
+/* command_parse:
+ * A command's options: parses *@argc / *@argv (argv[0] the command's name) with @entries
+ * (ended by a zeroed entry), @params and @description as g_option_context_new() and
+ * g_option_context_set_description() take them (@description NULL: none), then, when
+ * @config, fills them from the configuration files (command_config_fill). FALSE after
+ * printing "NAME: why" on stderr (an unknown option, a bad value, a file that cannot be
+ * read): the command then exits with ORTI_EXIT_BAD_INPUT. --help prints and exits 0. */
+gboolean command_parse (const char *name, const char *params, const char *description,
+                        GOptionEntry *entries, gboolean config, int *argc, char ***argv);
+
 G_END_DECLS

@@ -105,11 +105,6 @@ typedef struct {              /* trace mode, per core */
   gboolean depth_known;       /* … once the mapper has told it */
   gboolean svc_end;           /* the running task entered a job-end service since switch-in */
   gboolean svc_wait;          /* its last service entered was a waiting one */
-  gboolean in_unseen;         /* its switch-in was not seen (it ran when the session began or
-                               * a gap ended): a job-end service may have come before … */
-  gboolean svc_alive;         /* … unless the services show its job went on since: a service
-                               * it entered that returns, or the one it was inside or had last
-                               * left when first seen */
 } TraceCore;
 
 typedef struct {              /* a task switched out as preempted on priorities alone */
@@ -491,15 +486,9 @@ switch_out_evidence (ProbePollDecoder *d, guint16 core, guint32 t, guint32 u, gu
   gint64 prio_t = task_priority (d, core, t, TRUE, TRUE);
   gint64 prio_u = u == PROBE_TASK_IDLE ? NO_PRIORITY : task_priority (d, core, u, TRUE, FALSE);
   gboolean prio_known = prio_t != NO_PRIORITY && prio_u != NO_PRIORITY;
-  const TraceCore *tc = d->trace ? &d->tc[core] : NULL;
-  if (tc != NULL && (d->svc_end_known >> core & 1) &&
-      (tc->svc_end || !tc->in_unseen || tc->svc_alive)) {
+  if (d->trace && (d->svc_end_known >> core & 1)) {
     /* every TerminateTask / ChainTask is traced: one entered since the switch-in ended the job,
-     * none means it did not end (preempted, or blocked in WaitEvent). A task already running
-     * when the session began (or a gap ended) with nothing traced since that shows its job
-     * going on may have entered its TerminateTask before: a halt between the service's
-     * return and the dispatch shows exactly that (CI under load: a preemption counted for the
-     * most urgent task). The services then say nothing, and the rules below decide. */
+     * none means it did not end (preempted, or blocked in WaitEvent) */
     if (d->tc[core].svc_end)
       return decided (d, func, user, ts, core, PROBE_EVENT_TASK_TERMINATE, t,
                       PROBE_EVIDENCE_SERVICE);
@@ -620,14 +609,8 @@ task_change (ProbePollDecoder *d, guint i, guint64 ts, ProbeEventFunc func, gpoi
     pending_resolve (d, ch->core, now, prio, ts, func, user);
   }
   emit (d, func, user, ts, ch->core, PROBE_EVENT_TASK_SWITCH, now, ev);
-  if (d->trace) {
-    /* a first sight keeps what the services showed before it (a seed gives one variable at a
-     * time, in any order): the task running then is this one */
-    TraceCore *tc = &d->tc[ch->core];
-    tc->in_unseen = !d->task_known[i];
-    if (!tc->in_unseen)
-      tc->svc_end = tc->svc_wait = tc->svc_alive = FALSE;
-  }
+  if (d->trace)
+    d->tc[ch->core].svc_end = d->tc[ch->core].svc_wait = FALSE;
   d->task_in[i] = now;
   d->task_known[i] = TRUE;
 }
@@ -656,13 +639,7 @@ channel_entries (ProbePollDecoder *d, guint i, guint64 ts, ProbeEventFunc func, 
         guint32 cls = class_of (ch, now);
         d->tc[ch->core].svc_end |= cls == PROBE_VALUE_SVC_END;
         d->tc[ch->core].svc_wait = cls == PROBE_VALUE_SVC_WAIT;
-        d->tc[ch->core].svc_alive |= cls != PROBE_VALUE_SVC_END;
       }
-    } else if (d->trace && !had && now < 0 && ch->entry_bit && !in_interrupt (d, ch->core) &&
-               class_of (ch, v) != PROBE_VALUE_SVC_END) {
-      /* first seen outside any service, the last one left was not a job end: the running
-       * task has not ended its job since (the exit value of TerminateTask would be there) */
-      d->tc[ch->core].svc_alive = TRUE;
     }
     break;
   }

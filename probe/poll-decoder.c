@@ -105,6 +105,11 @@ typedef struct {              /* trace mode, per core */
   gboolean depth_known;       /* … once the mapper has told it */
   gboolean svc_end;           /* the running task entered a job-end service since switch-in */
   gboolean svc_wait;          /* its last service entered was a waiting one */
+  gboolean in_unseen;         /* its switch-in was not seen (it ran when the session began or
+                               * a gap ended) … */
+  gboolean end_before;        /* … and the service it was first seen after was a job end,
+                               * left: maybe its own TerminateTask, the dispatch still to come
+                               * (cleared by any service it enters) */
 } TraceCore;
 
 typedef struct {              /* a task switched out as preempted on priorities alone */
@@ -486,6 +491,12 @@ switch_out_evidence (ProbePollDecoder *d, guint16 core, guint32 t, guint32 u, gu
   gint64 prio_t = task_priority (d, core, t, TRUE, TRUE);
   gint64 prio_u = u == PROBE_TASK_IDLE ? NO_PRIORITY : task_priority (d, core, u, TRUE, FALSE);
   gboolean prio_known = prio_t != NO_PRIORITY && prio_u != NO_PRIORITY;
+  if (d->trace && (d->svc_end_known >> core & 1) && u != PROBE_TASK_IDLE && d->tc[core].in_unseen &&
+      d->tc[core].end_before && !d->tc[core].svc_end && !d->tc[core].svc_wait)
+    /* first seen right after a job-end service returned, nothing entered since: it may have
+     * been its own, the task about to be switched out (a halt or gap between a TerminateTask
+     * and the dispatch shows exactly that), or another's before this one resumed */
+    return PROBE_EVIDENCE_NONE | PROBE_EVIDENCE_FIRST_SIGHT;
   if (d->trace && (d->svc_end_known >> core & 1)) {
     /* every TerminateTask / ChainTask is traced: one entered since the switch-in ended the job,
      * none means it did not end (preempted, or blocked in WaitEvent) */
@@ -609,8 +620,14 @@ task_change (ProbePollDecoder *d, guint i, guint64 ts, ProbeEventFunc func, gpoi
     pending_resolve (d, ch->core, now, prio, ts, func, user);
   }
   emit (d, func, user, ts, ch->core, PROBE_EVENT_TASK_SWITCH, now, ev);
-  if (d->trace)
-    d->tc[ch->core].svc_end = d->tc[ch->core].svc_wait = FALSE;
+  if (d->trace) {
+    /* a first sight keeps what the services showed before it (a seed gives one variable at a
+     * time, in any order): they were about the task running then, this one */
+    TraceCore *tc = &d->tc[ch->core];
+    tc->in_unseen = !d->task_known[i];
+    if (!tc->in_unseen)
+      tc->svc_end = tc->svc_wait = tc->end_before = FALSE;
+  }
   d->task_in[i] = now;
   d->task_known[i] = TRUE;
 }
@@ -639,7 +656,12 @@ channel_entries (ProbePollDecoder *d, guint i, guint64 ts, ProbeEventFunc func, 
         guint32 cls = class_of (ch, now);
         d->tc[ch->core].svc_end |= cls == PROBE_VALUE_SVC_END;
         d->tc[ch->core].svc_wait = cls == PROBE_VALUE_SVC_WAIT;
+        d->tc[ch->core].end_before = FALSE; /* the running task's own service */
       }
+    } else if (d->trace && !had && now < 0 && ch->entry_bit &&
+               class_of (ch, v) == PROBE_VALUE_SVC_END) {
+      /* first seen outside any service, the last one left a job end (its exit value) */
+      d->tc[ch->core].end_before = TRUE;
     }
     break;
   }

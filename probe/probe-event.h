@@ -107,6 +107,12 @@ typedef enum {
  * urgent preempted it), or (exact sources) a task taken for preempted on priorities was not
  * ready after all: the core went idle, or ran a less urgent task, before it resumed. */
 #define PROBE_EVIDENCE_CONTRADICTED 0x10u
+/* Or-ed into b of TASK_SWITCH with PROBE_EVIDENCE_NONE: the task switched out was first seen
+ * running (the session's start, or the end of a gap) with a job-end service the last one
+ * returned from, so it may have been that service's task, about to be switched out: its
+ * switch-out is undecided. Its slice began before anything seen of it; the task's other
+ * decisions stand (the slicer counts these apart: SlicerTaskStats.undecided_first). */
+#define PROBE_EVIDENCE_FIRST_SIGHT 0x20u
 
 /* probe_evidence_name: "state", "service", "priority", "idle", "none"; "unstated" for 0; NULL
  * when @e is no ProbeEvidence. */

@@ -1715,6 +1715,42 @@ test_mapper_switch_evidence (void)
   g_autoptr (GArray) got_flip = map_events (&c, flip, G_N_ELEMENTS (flip), TRUE, NULL);
   assert_events (got_flip, want_flip, G_N_ELEMENTS (want_flip));
 
+  /* the stress case again (CI beside two CPU hogs, ASan): the session attached to a halt
+   * between a TerminateTask's return and the dispatch — the most urgent task still named
+   * running, the service variable holding TerminateTask's exit value. The task first seen
+   * may have been that service's (its job ended: the dispatch to come) or another's that ran
+   * before it resumed (then preempted): undecided, said with PROBE_EVIDENCE_FIRST_SIGHT,
+   * where "no TerminateTask since its switch-in" had counted a preemption. Once T3 is seen
+   * to switch in, the services decide again; a task first seen after any other service, or
+   * after nothing, is decided by them too (its own TerminateTask would be the last value). */
+  prio[0].priority = 1, prio[1].priority = 5, prio[2].priority = 3;
+  const ProbeSwoPacket halted_in_end[] = {
+    dv (5, 2, 1, 0x10), dv (10, 0, 1, 2), dv (20, 0, 1, 3),    /* T2 first seen, then T3 */
+    dv (30, 2, 1, 0x31), dv (31, 2, 1, 0x30), dv (40, 0, 1, 2), /* T3 preempted by T2 */
+  };
+  const ProbeEvent want_halted_in_end[] = {
+    ev (PROBE_EVENT_TASK_SWITCH, 10, 2, 0),
+    ev (PROBE_EVENT_TASK_SWITCH, 20, 3, PROBE_EVIDENCE_NONE | PROBE_EVIDENCE_FIRST_SIGHT),
+    ev (PROBE_EVENT_SERVICE_ENTER, 30, 0x30, 0), ev (PROBE_EVENT_SERVICE_EXIT, 31, 0x30, 0),
+    ev (PROBE_EVENT_TASK_SWITCH, 40, 2, S),
+  };
+  g_autoptr (GArray) got_halted = map_events (&c, halted_in_end, G_N_ELEMENTS (halted_in_end),
+                                              TRUE, NULL);
+  assert_events (got_halted, want_halted_in_end, G_N_ELEMENTS (want_halted_in_end));
+  /* … first seen after it entered a service that returns: its job goes on, preempted */
+  const ProbeSwoPacket seen_alive[] = {
+    dv (5, 2, 1, 0x10), dv (10, 0, 1, 1), dv (12, 2, 1, 0x31), dv (13, 2, 1, 0x30),
+    dv (20, 0, 1, 2),
+  };
+  const ProbeEvent want_alive[] = {
+    ev (PROBE_EVENT_TASK_SWITCH, 10, 1, 0),
+    ev (PROBE_EVENT_SERVICE_ENTER, 12, 0x30, 0), ev (PROBE_EVENT_SERVICE_EXIT, 13, 0x30, 0),
+    ev (PROBE_EVENT_TASK_SWITCH, 20, 2, S),
+  };
+  g_autoptr (GArray) got_alive = map_events (&c, seen_alive, G_N_ELEMENTS (seen_alive), TRUE,
+                                             NULL);
+  assert_events (got_alive, want_alive, G_N_ELEMENTS (want_alive));
+
   /* no services traced: the priorities decide; one taken for preempted is found not ready
    * when the core idles before it resumed: a trace sees every switch, so the priorities were
    * wrong — the TERMINATE that revises it says so */

@@ -111,6 +111,7 @@ typedef struct {
   guint64 decided[PROBE_EVIDENCE_COUNT]; /* switch-outs by the evidence the source stated */
   guint64 contradictions;           /* switches and ends flagged PROBE_EVIDENCE_CONTRADICTED */
   guint64 guessed_preemptions, guessed_ends; /* switch-outs to a task the rule guessed */
+  guint64 undecided_first, undecided_first_preempted; /* of them, PROBE_EVIDENCE_FIRST_SIGHT */
   guint64 acct0;                    /* execution time when the current stretch began: a
                                      * measured job, or time in no measured job … */
   guint64 unmeasured;               /* … the closed stretches of the latter (cut, forgotten,

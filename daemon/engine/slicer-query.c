@@ -87,6 +87,8 @@ slicer_get_task_stats (const Slicer *self, gsize index, SlicerTaskStats *out)
   out->contradictions = t->contradictions;
   out->guessed_preemptions = t->guessed_preemptions;
   out->guessed_ends = t->guessed_ends;
+  out->undecided_first = t->undecided_first;
+  out->undecided_first_preempted = t->undecided_first_preempted;
   out->run_unmeasured = t->unmeasured + (ctx_exec_latest (self, t) - t->acct0);
   out->jobs_in_slice_extra = t->ends_extra;
   out->jobs_in_gap_slice = t->ends_gap_cut;

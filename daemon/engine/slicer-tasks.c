@@ -125,6 +125,10 @@ task_switch_out (Slicer *s, Ctx *t, guint64 ts, SwitchOutReason why, Ctx *next, 
   if (why == OUT_SWITCH && inferred && next->kind == SLICER_CONTEXT_TASK && !t->waiting) {
     t->guessed_preemptions += preempted;
     t->guessed_ends += !preempted;
+    if (ev & PROBE_EVIDENCE_FIRST_SIGHT) {
+      t->undecided_first++;
+      t->undecided_first_preempted += preempted;
+    }
   }
   /* where TERMINATEs decide, a task that leaves the CPU unpreempted without one blocked (an
    * extended task's WaitEvent, recorded as a plain switch-out): its job goes on */

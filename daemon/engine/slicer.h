@@ -355,6 +355,10 @@ typedef struct {
   guint64 guessed_preemptions; /* switch-outs to another task the rule guessed (no evidence):
                              * counted in preemptions … */
   guint64 guessed_ends;     /* … or taken for job ends */
+  guint64 undecided_first;  /* of the guessed, switch-outs flagged PROBE_EVIDENCE_FIRST_SIGHT
+                             * (a slice that began before anything seen of it, right after a
+                             * job-end service of a task not known) … */
+  guint64 undecided_first_preempted; /* … and of them, those guessed preemptions */
   guint64 run_unmeasured;   /* of run_time, what no complete job's net holds (jobs cut by the
                              * start or a gap, the job still open, time between jobs):
                              * run_time = job.total + run_unmeasured, always */

@@ -399,12 +399,24 @@ session_evidence_judge (const SessionEvidence *e, const SlicerTaskStats *t, gboo
     g_string_append_printf (note, ". %" G_GUINT64_FORMAT " of its switch-outs came before the "
                             "stream's first TASK_TERMINATE record and were decided by the rule "
                             "(the stream's start)", start_guessed);
-  if (out->undecided > 0 && exact) {
+  /* first seen right after a job-end service of a task not known (PROBE_EVIDENCE_FIRST_SIGHT):
+   * one slice each that began before anything seen of it; the rest stands */
+  guint64 first = MIN (t->undecided_first, out->undecided);
+  if (first > 0 && exact) {
+    out->preemptions -= MIN (t->undecided_first_preempted, out->preemptions);
+    g_string_append_printf (note, ". %" G_GUINT64_FORMAT " of its switch-outs came first after "
+                            "the start or a gap, right after a job-end service that may have "
+                            "been its own: undecided, so its preemptions are between %"
+                            G_GUINT64_FORMAT " and %" G_GUINT64_FORMAT " and its jobs within %"
+                            G_GUINT64_FORMAT " of the count", first, out->preemptions,
+                            out->preemptions + first, first);
+  }
+  if (out->undecided > first && exact) {
     g_string_append_printf (note, ". %" G_GUINT64_FORMAT " of its switch-outs had no evidence "
                             "(a guess): its jobs, periods, response times and preemptions are "
-                            "unknown", out->undecided);
+                            "unknown", out->undecided - first);
     out->known = FALSE;
-  } else if (out->undecided > 0) {
+  } else if (!exact && out->undecided > 0) {
     /* sampled: the guessed preemptions are no lower bound; any guessed switch-out may be one */
     guint64 gp = MIN (t->guessed_preemptions, t->preemptions);
     out->preemptions = t->preemptions - gp;

@@ -494,6 +494,13 @@ put_tasks (SessionStats *ss, const Slicer *slicer, const StoreSessionQuality *q,
       .response_p50 = STORE_UNKNOWN, .response_p90 = STORE_UNKNOWN, .response_p99 = STORE_UNKNOWN,
     };
     load_with_unknown (0, unseen.unknown[n], whole, &r.load, &r.load_bound);
+    /* what its job figures would rest on: the plan's evidence, as for a task seen */
+    SlicerTaskStats unseen_task = { .task = task };
+    SessionEvidenceVerdict v;
+    session_evidence_judge (ss->evidence, &unseen_task, ss->exact, &v);
+    g_strlcpy (r.evidence, v.evidence, sizeof r.evidence);
+    utf8_copy (r.evidence_note, v.note, sizeof r.evidence_note);
+    g_free (v.note);
     g_array_append_val (rows, r);
   }
   g_free (unseen.unknown);

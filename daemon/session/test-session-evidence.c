@@ -59,6 +59,35 @@ test_exact_guess (void)
   g_free (v.note);
 }
 
+/* An exact source whose one undecided switch-out was a first sight (a slice begun before the
+ * session, right after a job-end service of a task not known): the figures stand, that
+ * switch-out's guessed preemption is out of the count (a lower bound: the truth is within
+ * the undecided above it), and a second guess elsewhere still makes them unknown. */
+static void
+test_exact_first_sight (void)
+{
+  SlicerTaskStats t = stats (0, 1, 1, 0);
+  t.decided[PROBE_EVIDENCE_SERVICE] = 300;
+  t.preemptions = 120; /* 119 decided by the services, 1 the rule's guess */
+  t.undecided_first = 1;
+  t.undecided_first_preempted = 1;
+  SessionEvidenceVerdict v;
+  session_evidence_judge (NULL, &t, TRUE, &v);
+  g_assert_true (v.known);
+  g_assert_cmpstr (v.evidence, ==, "service");
+  g_assert_cmpuint (v.undecided, ==, 1);
+  g_assert_cmpuint (v.preemptions, ==, 119);
+  g_assert_nonnull (strstr (v.note, "between 119 and 120"));
+  g_free (v.note);
+
+  t.decided[PROBE_EVIDENCE_NONE] = 2;
+  t.guessed_ends = 1;
+  session_evidence_judge (NULL, &t, TRUE, &v);
+  g_assert_false (v.known);
+  g_assert_cmpuint (v.undecided, ==, 2);
+  g_free (v.note);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -66,5 +95,6 @@ main (int argc, char **argv)
   g_test_add_func ("/session-evidence/stream-start", test_stream_start);
   g_test_add_func ("/session-evidence/stream-without-terminates", test_stream_without_terminates);
   g_test_add_func ("/session-evidence/exact-guess", test_exact_guess);
+  g_test_add_func ("/session-evidence/exact-first-sight", test_exact_first_sight);
   return g_test_run ();
 }

@@ -343,10 +343,10 @@ class Session:
         rows = self.sql("SELECT task, load_percent, jobs, preemptions, run_total_us, "
                         "period_min_us, period_avg_us, period_max_us, load_bound_percent, "
                         "time_bound_us, jobs_expected, preemptions_missed, response_avg_us, "
-                        "job_avg_us, activations FROM task_stats WHERE session_id = 1")
+                        "job_avg_us, activations, undecided FROM task_stats WHERE session_id = 1")
         keys = ("load", "jobs", "preemptions", "run_us", "period_min", "period_avg", "period_max",
                 "load_bound", "time_bound", "jobs_expected", "preemptions_missed",
-                "response_avg", "job_avg", "activations")
+                "response_avg", "job_avg", "activations", "undecided")
         return {r[0]: dict(zip(keys, r[1:])) for r in rows}
 
     def isr_enters(self):

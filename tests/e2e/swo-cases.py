@@ -50,6 +50,17 @@ def check_net(name, g, w, edge_us):
           f"the window before the first and after the last packet")
 
 
+def counts_ok(g, w):
+    """Jobs and preemptions as the truth, within what the session says it could not decide:
+    a switch-out right after a job-end service of a task it had not seen switch in
+    (task_stat.undecided: a halt or gap between a TerminateTask and the dispatch) leaves the
+    preemptions between the count and the count + undecided, the jobs within as many."""
+    u = g["undecided"] or 0
+    return (g["jobs"] is not None and g["preemptions"] is not None and
+            abs(g["jobs"] - w["jobs"]) <= 1 + u and
+            g["preemptions"] <= w["preemptions"] <= g["preemptions"] + u)
+
+
 def case_pfp(tmp):
     """Seed 003's pfp table: net time within 0.2 %, Task0 preempted once per job, Task1 never,
     periods of 10 ms to the cycle on average."""
@@ -64,8 +75,8 @@ def case_pfp(tmp):
               f"preemptions {g['preemptions']} ({w['preemptions']}), period avg "
               f"{g['period_avg']:.3f} us [{g['period_min']:.1f}, {g['period_max']:.1f}]")
         check_net(name, g, w, edge_us)
-        check(abs(g["jobs"] - w["jobs"]) <= 1, f"{name}: jobs {g['jobs']} vs {w['jobs']}")
-        check(g["preemptions"] == w["preemptions"], f"{name}: preemptions differ")
+        check(counts_ok(g, w), f"{name}: jobs {g['jobs']} vs {w['jobs']} or preemptions differ "
+              f"(undecided {g['undecided']})")
         check(abs(g["period_avg"] - 10000.0) <= 0.1, f"{name}: period {g['period_avg']} us")
     check(got["Task0"]["preemptions"] >= got["Task0"]["jobs"] - 1 > 100,
           "Task0 is not preempted once per job")
@@ -100,8 +111,7 @@ def case_split(tmp, extra=()):
         print(f"{name}: share {g['load']:.3f} % (truth {share:.3f} %), jobs {g['jobs']} "
               f"({w['jobs']}), preemptions {g['preemptions']} ({w['preemptions']})")
         check(abs(g["load"] - share) <= 0.1, f"{name}: share off by more than 0.1 point")
-        check(abs(g["jobs"] - w["jobs"]) <= 1, f"{name}: jobs differ")
-        check(g["preemptions"] == w["preemptions"], f"{name}: preemptions differ")
+        check(counts_ok(g, w), f"{name}: jobs or preemptions differ (undecided {g['undecided']})")
     check(got["SplitA"]["preemptions"] == 0 and got["SplitB"]["preemptions"] == 0,
           "SplitA/SplitB preempted")
 
@@ -118,8 +128,7 @@ def case_harmonic(tmp):
         g, w = got[name], want[name]
         print(f"{name}: jobs {g['jobs']} ({w['jobs']}), preemptions {g['preemptions']} "
               f"({w['preemptions']}), net {g['run_us']:.0f} us ({w['run_us']:.0f})")
-        check(abs(g["jobs"] - w["jobs"]) <= 1, f"{name}: jobs differ")
-        check(g["preemptions"] == w["preemptions"], f"{name}: preemptions differ")
+        check(counts_ok(g, w), f"{name}: jobs or preemptions differ (undecided {g['undecided']})")
         check_net(name, g, w, edge_us)
     print(f"HarmW: waits {waits['HarmW']} ({want['HarmW']['waits']})")
     check(abs(waits["HarmW"] - want["HarmW"]["waits"]) <= 1, "HarmW: waits differ")
@@ -157,8 +166,7 @@ def case_stress(tmp):
         g, w = got[name], want_t[name]
         print(f"{name}: jobs {g['jobs']} ({w['jobs']}), preemptions {g['preemptions']} "
               f"({w['preemptions']})")
-        check(abs(g["jobs"] - w["jobs"]) <= 1 and g["preemptions"] == w["preemptions"],
-              f"{name}: jobs or preemptions differ")
+        check(counts_ok(g, w), f"{name}: jobs or preemptions differ (undecided {g['undecided']})")
     ev = {r[0]: r[1:] for r in s.sql("SELECT task, evidence, contradictions FROM task_stats")}
     print(f"evidence (contradictions): {ev}")
     check(all(e == "service" for e, _ in ev.values()), "job figures not resting on the traced "
@@ -426,10 +434,8 @@ def case_proc(tmp):
               f"({w['preemptions']}), period {g['period_avg']} us ({period}), net per job "
               f"{g['job_avg']} us ({net:.1f} over the whole run), run {g['run_us']:.0f} us "
               f"({w['run_us']:.0f})")
-        if g["jobs"] is None or abs(g["jobs"] - w["jobs"]) > 1:
-            bad.append(f"{name}: jobs differ")
-        if g["preemptions"] != w["preemptions"]:
-            bad.append(f"{name}: preemptions differ")
+        if not counts_ok(g, w):
+            bad.append(f"{name}: jobs or preemptions differ (undecided {g['undecided']})")
         # SWO sees when each job starts, not its release: the average start-to-start period
         # is the release period within 0.1 %, plus the start delay spread over the window
         if g["period_avg"] is None or g["jobs"] < 3 or \

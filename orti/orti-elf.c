@@ -593,17 +593,31 @@ orti_elf_get_functions (OrtiElf *elf)
 }
 
 /* orti_elf_is_readonly: see orti.h. */
-gboolean
-orti_elf_is_readonly (OrtiElf *elf, guint64 address, guint size)
+/* The loadable segment whose file bytes hold all of [@address, @address + @size), or NULL. */
+static const ElfSegment *
+stored_segment (OrtiElf *elf, guint64 address, guint size)
 {
   if (elf->relocatable || size == 0)
-    return FALSE;
+    return NULL;
   for (guint i = 0; i < elf->segments->len; i++) {
     const ElfSegment *seg = &g_array_index (elf->segments, ElfSegment, i);
     if (address >= seg->vaddr && address - seg->vaddr + size <= seg->filesz)
-      return !seg->writable;
+      return seg;
   }
-  return FALSE;
+  return NULL;
+}
+
+gboolean
+orti_elf_is_readonly (OrtiElf *elf, guint64 address, guint size)
+{
+  const ElfSegment *seg = stored_segment (elf, address, size);
+  return seg != NULL && !seg->writable;
+}
+
+gboolean
+orti_elf_is_stored (OrtiElf *elf, guint64 address, guint size)
+{
+  return stored_segment (elf, address, size) != NULL;
 }
 
 /* orti_elf_read_initial: see orti.h. Reads only from PT_LOAD segments of linked files; each

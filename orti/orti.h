@@ -251,6 +251,11 @@ GPtrArray *orti_elf_get_functions (OrtiElf *elf);
  * memory at compile time (pointer tables in ROM, TRAPS 16). */
 gboolean orti_elf_is_readonly (OrtiElf *elf, guint64 address, guint size);
 
+/* orti_elf_is_stored: TRUE when the file holds the bytes of [@address, @address + @size) in
+ * one loadable segment (code, constants, initialised data), so its initial value is the
+ * file's; FALSE for .bss (zero only until the program sets it) and memory no segment loads. */
+gboolean orti_elf_is_stored (OrtiElf *elf, guint64 address, guint size);
+
 /* orti_elf_read_initial: reads @size bytes at @address from the ELF's loadable contents
  * (initialised data and code; .bss reads as zero). An OrtiReadFunc (pass the OrtiElf as
  * @user_data), so plans can be evaluated offline. */

@@ -109,6 +109,13 @@ void probe_source_rtt_set_backlog (ProbeSource *src, guint16 channel, guint64 by
  * source of the kind the capture was recorded with (taken over; never attached: only its
  * decoder is used). */
 ProbeSource *probe_source_new_replay (ProbeCaptureReader *reader, ProbeSource *decoder);
+/* probe_source_new_raw: plays the raw stream @fd (taken over; @label names it in messages)
+ * through @decoder (taken over; never attached), a source whose decode takes the stream's
+ * bytes on channel 0 (the SWO source with decode_only: ITM, TPIU frames, orbflow). Reads to
+ * the end of the file (a pipe: until the writer closes it), then PROBE_SOURCE_END; a read
+ * error is PROBE_ERROR_IO naming @label and the byte offset; an empty stream is
+ * PROBE_ERROR_FORMAT. The tick rate is the decoder's. */
+ProbeSource *probe_source_new_raw (int fd, const char *label, ProbeSource *decoder);
 
 void probe_source_free (ProbeSource *src);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbeSource, probe_source_free)

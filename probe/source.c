@@ -8,6 +8,9 @@
  */
 #include "source-private.h"
 
+#include <errno.h>
+#include <unistd.h>
+
 void
 probe_source_init (ProbeSource *src, const ProbeSourceClass *klass, const char *label)
 {
@@ -295,15 +298,52 @@ probe_source_resolve_targets (ProbeOpenocd *oc, const char *const *given, guint 
 
 typedef struct {
   ProbeSource parent;
-  ProbeCaptureReader *reader;
+  ProbeCaptureReader *reader;  /* a capture … (NULL: a raw stream) */
+  int fd;                      /* … or a raw stream (-1: none) */
+  char *label;                 /* the raw stream's name, for messages */
+  guint64 offset;              /* the raw stream's bytes read so far */
   ProbeSource *decoder;        /* a source of the recorded kind; only its decoder is used */
 } ReplaySource;
+
+#define RAW_CHUNK 65536
+
+/* A raw stream: its next bytes on channel 0, to its end. */
+static ProbeSourceStatus
+raw_read (ReplaySource *r, GByteArray *out, guint16 *channel, GError **error)
+{
+  guint len = out->len;
+  g_byte_array_set_size (out, len + RAW_CHUNK);
+  gssize n;
+  do
+    n = read (r->fd, out->data + len, RAW_CHUNK);
+  while (n < 0 && errno == EINTR);
+  g_byte_array_set_size (out, len + (guint) MAX (n, 0));
+  if (n < 0) {
+    int e = errno;
+    g_set_error (error, PROBE_ERROR, PROBE_ERROR_IO, "%s: reading at byte %" G_GUINT64_FORMAT
+                 ": %s", r->label, r->offset, g_strerror (e));
+    return PROBE_SOURCE_ERROR;
+  }
+  if (n == 0 && r->offset == 0) {
+    g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT, "%s: empty: no stream to analyse",
+                 r->label);
+    return PROBE_SOURCE_ERROR;
+  }
+  if (n == 0)
+    return PROBE_SOURCE_END;
+  r->offset += (guint64) n;
+  r->parent.quality.records += (guint64) n;
+  *channel = 0;
+  return PROBE_SOURCE_OK;
+}
 
 static ProbeSourceStatus
 replay_read (ProbeSource *src, GByteArray *out, guint16 *channel, const ProbeSourceSink *sink,
              GError **error)
 {
   ReplaySource *r = (ReplaySource *) src;
+  if (r->reader == NULL)
+    return raw_read (r, out, channel, error);
   ProbeCaptureRecord rec;
   for (;;) {
     ProbeCaptureStatus st = probe_capture_reader_next (r->reader, &rec, error);
@@ -374,7 +414,8 @@ replay_update_quality (ProbeSource *src)
   src->quality.label = label;
   src->quality.records = records;
   src->quality.messages = messages;
-  src->quality.tick_hz = probe_capture_reader_get_info (r->reader)->tick_hz;
+  if (r->reader != NULL)
+    src->quality.tick_hz = probe_capture_reader_get_info (r->reader)->tick_hz;
 }
 
 static gboolean
@@ -389,6 +430,9 @@ replay_finalize (ProbeSource *src)
 {
   ReplaySource *r = (ReplaySource *) src;
   probe_capture_reader_free (r->reader);
+  if (r->fd >= 0)
+    close (r->fd);
+  g_free (r->label);
   probe_source_free (r->decoder);
 }
 
@@ -409,6 +453,19 @@ probe_source_new_replay (ProbeCaptureReader *reader, ProbeSource *decoder)
   ReplaySource *r = g_new0 (ReplaySource, 1);
   probe_source_init (&r->parent, &replay_class, "replay");
   r->reader = reader;
+  r->fd = -1;
+  r->decoder = decoder;
+  r->parent.kind = decoder->kind;
+  return &r->parent;
+}
+
+ProbeSource *
+probe_source_new_raw (int fd, const char *label, ProbeSource *decoder)
+{
+  ReplaySource *r = g_new0 (ReplaySource, 1);
+  probe_source_init (&r->parent, &replay_class, "offline");
+  r->fd = fd;
+  r->label = g_strdup (label);
   r->decoder = decoder;
   r->parent.kind = decoder->kind;
   return &r->parent;

@@ -18,6 +18,7 @@
 #include "session.h"
 #include "export-sampled.h"
 #include "web.h"
+#include "run-swo-options.h"
 
 /* the live snapshot is copied core by core into the web layer's */
 G_STATIC_ASSERT (SESSION_LIVE_MAX_CORES <= WEB_LIVE_MAX_CORES);
@@ -32,6 +33,7 @@ typedef struct {
   char *timestamp, *rtt, *rtt_backlog, *http, *http_token, *http_token_file, *core_clock;
   char *swo, *swo_format, *swo_pin_freq, *swo_protocol, *pc_sample;
   char *swo_global_clock;          /* --swo-global-clock HZ */
+  char *swo_comparators, *swo_vtor; /* --offline: the plan's comparators, the vector table */
   char *keep_raw;                  /* --keep-raw DURATION|SIZE */
   char *idle_value, *no_isr_value, *priority_order; /* where the ORTI file leaves it open */
   char *target_per_core;           /* --target-per-core NAME,NAME|auto */
@@ -47,6 +49,7 @@ typedef struct {
   GArray *alphas, *variables;      /* parsed: SessionPointAlpha, SessionVariable */
   int core;
   gboolean no_exception_trace;
+  gboolean offline;                /* --offline: a raw SWO stream, no target */
   gboolean quiet;
   gboolean serve;
 } RunOptions;
@@ -76,6 +79,8 @@ run_options_clear (RunOptions *o)
   g_free (o->swo_pin_freq);
   g_free (o->swo_protocol);
   g_free (o->swo_global_clock);
+  g_free (o->swo_comparators);
+  g_free (o->swo_vtor);
   g_free (o->pc_sample);
   g_free (o->keep_raw);
   g_free (o->idle_value);
@@ -119,7 +124,8 @@ load_config (RunOptions *o, const char *path, gboolean must_exist, GError **erro
     { "rtt_backlog", &o->rtt_backlog },
     { "core_clock", &o->core_clock }, { "swo", &o->swo }, { "swo_format", &o->swo_format },
     { "swo_pin_freq", &o->swo_pin_freq }, { "swo_protocol", &o->swo_protocol },
-    { "swo_global_clock", &o->swo_global_clock },
+    { "swo_global_clock", &o->swo_global_clock }, { "swo_comparators", &o->swo_comparators },
+    { "swo_vtor", &o->swo_vtor },
     { "pc_sample", &o->pc_sample }, { "keep_raw", &o->keep_raw }, { "budgets", &o->budgets },
     { "http", &o->http }, { "http_token", &o->http_token },
     { "http_token_file", &o->http_token_file },
@@ -400,21 +406,6 @@ web_stop (gpointer data, gint64 id, GError **error)
   return TRUE;
 }
 
-/* A positive integer option ("--NAME: \"TEXT\" is not …" otherwise). */
-static gboolean
-parse_rate (const char *text, const char *name, const char *example, guint64 *hz, GError **error)
-{
-  char *end = NULL;
-  guint64 v = g_ascii_strtoull (text, &end, 0);
-  if (end == text || *end != '\0' || v == 0 || text[0] == '-') {
-    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
-                 "--%s: \"%s\" is not a rate in Hz (e.g. %s)", name, text, example);
-    return FALSE;
-  }
-  *hz = v;
-  return TRUE;
-}
-
 /* --core-clock HZ (every core's CYCCNT) or HZ,HZ,… (core k's, in core order: SWO of several
  * cores whose clocks differ, an M7 and an M4). */
 static gboolean
@@ -422,12 +413,12 @@ parse_core_clocks (RunOptions *o, SessionConfig *cfg, GError **error)
 {
   g_auto (GStrv) parts = g_strsplit (o->core_clock, ",", -1);
   if (parts[0] == NULL || parts[1] == NULL)
-    return parse_rate (o->core_clock, "core-clock", "168000000", &cfg->core_clock_hz, error);
+    return run_parse_rate (o->core_clock, "core-clock", "168000000", &cfg->core_clock_hz, error);
   o->core_clocks = g_array_new (FALSE, FALSE, sizeof (guint64));
   for (guint k = 0; parts[k] != NULL; k++) {
     guint64 hz;
     g_autofree char *name = g_strdup_printf ("core-clock (core %u)", k);
-    if (!parse_rate (g_strstrip (parts[k]), name, "240000000", &hz, error))
+    if (!run_parse_rate (g_strstrip (parts[k]), name, "240000000", &hz, error))
       return FALSE;
     g_array_append_val (o->core_clocks, hz);
   }
@@ -436,73 +427,14 @@ parse_core_clocks (RunOptions *o, SessionConfig *cfg, GError **error)
   return TRUE;
 }
 
-/* The SWO options. */
+/* The SWO options (run-swo-options.h). */
 static gboolean
 build_swo_config (RunOptions *o, SessionConfig *cfg, GError **error)
 {
-  static const struct { const char *name; ProbeSwoInput input; } formats[] = {
-    { "itm", PROBE_SWO_INPUT_ITM }, { "tpiu", PROBE_SWO_INPUT_TPIU },
-    { "orbflow", PROBE_SWO_INPUT_ORBFLOW },
-  };
-  gboolean any = o->swo || o->swo_format || o->swo_pin_freq || o->swo_protocol
-                 || o->swo_global_clock
-                 || o->no_exception_trace;
-  if (any && cfg->source != SESSION_SOURCE_SWO && cfg->source != SESSION_SOURCE_AUTO &&
-      cfg->source != SESSION_SOURCE_REPLAY) {
-    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "the --swo options are for "
-                 "--source swo (or auto), not --source %s", o->source);
-    return FALSE;
-  }
-  if (o->swo && cfg->source == SESSION_SOURCE_AUTO)
-    cfg->source = SESSION_SOURCE_SWO; /* a stream given: SWO is what is wanted */
-  cfg->swo_stream = o->swo;
-  gboolean found = o->swo_format == NULL;
-  for (gsize i = 0; !found && i < G_N_ELEMENTS (formats); i++)
-    if (strcmp (o->swo_format, formats[i].name) == 0) {
-      cfg->swo_input = formats[i].input;
-      found = TRUE;
-    }
-  if (!found) {
-    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
-                 "--swo-format: \"%s\" is not itm, tpiu or orbflow", o->swo_format);
-    return FALSE;
-  }
-  if (o->swo_format && o->swo == NULL && cfg->swo_input != PROBE_SWO_INPUT_ITM) {
-    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--swo-format %s needs --swo: "
-                 "OpenOCD's own capture is unframed ITM", o->swo_format);
-    return FALSE;
-  }
-  static const struct { const char *name; ProbeSwoProtocol protocol; } protocols[] = {
-    { "uart", PROBE_SWO_UART }, { "manchester", PROBE_SWO_MANCHESTER }, { "sync", PROBE_SWO_SYNC },
-  };
-  found = o->swo_protocol == NULL;
-  for (gsize i = 0; !found && i < G_N_ELEMENTS (protocols); i++)
-    if (strcmp (o->swo_protocol, protocols[i].name) == 0) {
-      cfg->swo_protocol = protocols[i].protocol;
-      found = TRUE;
-    }
-  if (!found) {
-    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
-                 "--swo-protocol: \"%s\" is not uart, manchester or sync", o->swo_protocol);
-    return FALSE;
-  }
-  if (o->swo_pin_freq && !parse_rate (o->swo_pin_freq, "swo-pin-freq", "2000000",
-                                      &cfg->swo_pin_hz, error))
-    return FALSE;
-  cfg->swo_no_exception_trace = o->no_exception_trace;
-  if (o->swo_global_clock && !parse_rate (o->swo_global_clock, "swo-global-clock", "240000000",
-                                          &cfg->swo_global_hz, error))
-    return FALSE;
-  guint64 pc = 0;
-  if (o->pc_sample && !parse_rate (o->pc_sample, "pc-sample", "10000", &pc, error))
-    return FALSE;
-  if (pc > 10000000) {
-    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
-                 "--pc-sample: %" G_GUINT64_FORMAT " Hz is more than a trace unit can sample", pc);
-    return FALSE;
-  }
-  cfg->pc_sample_hz = (guint) pc;
-  return TRUE;
+  RunSwoOptions so = { o->source, o->swo, o->swo_format, o->swo_pin_freq, o->swo_protocol,
+                       o->swo_global_clock, o->pc_sample, o->swo_comparators, o->swo_vtor,
+                       o->no_exception_trace, o->offline };
+  return run_swo_options_apply (&so, cfg, error);
 }
 
 /* An unsigned 32-bit id (decimal or 0x hex) spanning all of @text. */
@@ -836,6 +768,9 @@ cmd_run (int argc, char **argv)
     { "swo-pin-freq", 0, 0, G_OPTION_ARG_STRING, &o.swo_pin_freq, "SWO: the pin's bit rate (default: the adapter's choice)", "HZ" },
     { "swo-global-clock", 0, 0, G_OPTION_ARG_STRING, &o.swo_global_clock, "SWO of several cores (an AMP part's ITMs through one TPIU, e.g. STM32H745): the rate of the timestamp generator their global timestamps count", "HZ" },
     { "swo-protocol", 0, 0, G_OPTION_ARG_STRING, &o.swo_protocol, "SWO: the TPIU's output: uart (default) or manchester on the SWO pin, sync for a parallel trace port", "PROTOCOL" },
+    { "offline", 0, 0, G_OPTION_ARG_NONE, &o.offline, "Analyse the raw SWO stream --swo FILE|- (captured by another tool: ITM, TPIU frames or orbflow) without a target; needs --core-clock (docs/swo.md)", NULL },
+    { "swo-comparators", 0, 0, G_OPTION_ARG_STRING, &o.swo_comparators, "--offline: the DWT comparators the capture's target had (default 4)", "N" },
+    { "swo-vtor", 0, 0, G_OPTION_ARG_STRING, &o.swo_vtor, "--offline: the vector table's address (default: the ELF's vector table symbol)", "ADDR" },
     { "no-exception-trace", 0, 0, G_OPTION_ARG_NONE, &o.no_exception_trace, "SWO: no exception trace (ISR2s only from RUNNINGISR2)", NULL },
     { "pc-sample", 0, 0, G_OPTION_ARG_STRING, &o.pc_sample, "PC sampling (a profile per task × function and line): SWO: DWT periodic PC samples at about this rate; poll: DWT_PCSR read in every sample's batch, at the poll's own rate (HZ is not used); RTT: the same read on a second connection beside the stream, for measured and sampled time side by side", "HZ" },
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &o.db, "Database (default ./profile.db)", "FILE" },
@@ -899,7 +834,7 @@ cmd_run (int argc, char **argv)
   FILL (timestamp) FILL (rtt) FILL (rtt_backlog) FILL (http) FILL (http_token) FILL (http_token_file)
   FILL (core_clock)
   FILL (swo) FILL (swo_format) FILL (swo_pin_freq) FILL (swo_protocol) FILL (pc_sample)
-  FILL (swo_global_clock)
+  FILL (swo_global_clock) FILL (swo_comparators) FILL (swo_vtor)
   FILL (keep_raw) FILL (budgets) FILL (target_per_core) FILL (rtt_address_per_core)
   FILL (idle_value) FILL (no_isr_value) FILL (priority_order) FILL (push)
 #undef FILL

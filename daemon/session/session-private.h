@@ -45,6 +45,8 @@ struct _Session {
   ProbeOpenocd *oc;             /* the worker's connection (made in session_connect) */
   gboolean connected;           /* session_connect succeeded */
   ProbeCaptureReader *replay;   /* REPLAY: the capture until start hands it to the source */
+  int offline_fd;               /* OFFLINE: the raw stream until start hands it to the source
+                                 * (-1: none) */
   ProbeSourceKind capture_kind; /* what the bytes are */
   char *source_why;             /* why that source (live sessions) */
   gboolean swo_tentative;       /* --source auto chose SWO untried: poll if it cannot be had */
@@ -139,5 +141,9 @@ gboolean session__choose_kind (Session *s, ProbeSourceKind *kind, char **why, GE
 ProbeSource *session__make_rtt_per_core (Session *s, gboolean log, GError **error);
 ProbeSource * session__make_source (Session *s, ProbeSourceKind kind, GError **error);
 gboolean session__start_live_source (Session *s, GError **error);
+/* OFFLINE: the raw stream opened (s->offline_fd) and the SWO plan made from the ORTI, the ELF
+ * and the options (session_swo_set_new_offline); SESSION_ERROR_CONFIG naming the file or
+ * the option otherwise. */
+gboolean session__offline_open (Session *s, GError **error);
 void session__on_side (guint16 channel, const guint8 *data, gsize len, gpointer user);
 gpointer session__worker_main (gpointer data);

@@ -4,6 +4,11 @@
  * until the session is stopped or the source ends. */
 #include "session-private.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 /* OpenOCD's tcl_notifications, queued while answers were read. */
 static void
 take_notifications (Session *s)
@@ -204,6 +209,11 @@ session__make_source (Session *s, ProbeSourceKind kind, GError **error)
                                         s->replay ? probe_capture_reader_get_info (s->replay)
                                                   : NULL, s->replay_path, &sc, error))
       return NULL;
+    if (s->cfg.source == SESSION_SOURCE_OFFLINE) { /* the plan the live session would have had */
+      sc.decode_only = TRUE;
+      sc.decode_comparators = s->cfg.swo_comparators ? s->cfg.swo_comparators
+                                                     : SESSION_SWO_OFFLINE_COMPARATORS;
+    }
     return probe_source_new_swo (&sc, error);
   }
   if (s->replay == NULL && (s->cfg.n_core_targets > 0 || s->cfg.core_targets_auto))
@@ -217,6 +227,51 @@ session__make_source (Session *s, ProbeSourceKind kind, GError **error)
                         .server_port = s->cfg.rtt_server_port,
                         .cb_address = cb ? cb->address : 0, .info_address = info ? info->address : 0 };
   return probe_source_new_rtt (&rc);
+}
+
+gboolean
+session__offline_open (Session *s, GError **error)
+{
+  const char *path = s->cfg.swo_stream;
+  guint n = session_swo_n_cores (s->w, &s->cfg);
+  if (path == NULL || (s->cfg.core_clock_hz == 0 && s->cfg.n_core_clocks == 0) || n > 1) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--offline: %s",
+                 path == NULL ? "no --swo FILE (or -) to analyse"
+                 : n > 1 ? "the ORTI describes several cores; an offline stream is analysed "
+                           "one core at a time (give --core K)"
+                 : "no --core-clock HZ (the stream's timestamps count CPU cycles)");
+    return FALSE;
+  }
+  if (s->cfg.n_core_clocks > 1 && !session__one_core_clock (&s->cfg, "--offline", error))
+    return FALSE;
+  int fd = strcmp (path, "-") == 0 ? dup (STDIN_FILENO) : open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--swo %s: cannot open it: %s",
+                 strcmp (path, "-") == 0 ? "- (standard input)" : path, g_strerror (e));
+    return FALSE;
+  }
+  struct stat st;
+  if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_size == 0) {
+    close (fd);
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--swo %s: empty: no stream to "
+                 "analyse", path);
+    return FALSE;
+  }
+  s->offline_fd = fd;
+  s->capture_kind = PROBE_SOURCE_SWO;
+  s->tick_hz = s->cfg.core_clock_hz;
+  s->swo = session_swo_set_new_offline (s->w, &s->cfg, error);
+  if (s->swo == NULL)
+    return FALSE;
+  static const char *const inputs[] = { [PROBE_SWO_INPUT_ITM] = "raw ITM",
+                                        [PROBE_SWO_INPUT_TPIU] = "TPIU frames",
+                                        [PROBE_SWO_INPUT_ORBFLOW] = "orbflow" };
+  s->source_why = g_strdup_printf ("--offline: the SWO stream %s (%s) at %" G_GUINT64_FORMAT
+                                   " Hz, no target", path, inputs[s->cfg.swo_input],
+                                   s->cfg.core_clock_hz);
+  g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "source: %s", s->source_why);
+  return TRUE;
 }
 
 /* Attach the source to the current connection; halts, resumes and resets arrive as

@@ -15,11 +15,29 @@ channel_clear (gpointer p)
   probe_poll_channel_clear (p);
 }
 
-/* Where a core's memory is read: OpenOCD and the core's target (NULL: the current one). */
+/* Where a core's memory is read: OpenOCD and the core's target (NULL: the current one); with
+ * no OpenOCD, an offline plan reads what it can from @elf's stored initial data (NULL: a
+ * replay, which has the capture's metadata). */
 typedef struct {
   ProbeOpenocd *oc;
   const char *target;
+  OrtiElf *elf;
 } SwoTarget;
+
+/* Reads the ELF's initial data (an OrtiReadFunc; @user: the OrtiElf) only where the file holds
+ * it: .bss and memory no segment loads are set at run time, so their reset value says nothing
+ * (a TCB's priority there is 0 for every task until the kernel starts). */
+static gboolean
+stored_read (guint64 address, guint size, guint8 *buf, gpointer user, GError **error)
+{
+  if (!orti_elf_is_stored (user, address, size)) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "0x%08" G_GINT64_MODIFIER "x (%u "
+                 "bytes) is not initialised data in the ELF (.bss, or set at run time)",
+                 address, size);
+    return FALSE;
+  }
+  return orti_elf_read_initial (address, size, buf, user, error);
+}
 
 /* Reads target bytes through OpenOCD (an OrtiReadFunc; @user_data: a SwoTarget), in one
  * round trip whatever @size. */
@@ -153,6 +171,15 @@ add_priorities (SessionSwo *sw, SessionWatch *w, guint core, const SwoTarget *oc
       pr[i].prio = t->static_priority;
       pr[i].known = TRUE;
       n_const++;
+    } else if (oc->oc == NULL && oc->elf != NULL) {
+      /* offline: the formula over the ELF's initial data, which is the task's own priority
+       * (no resource is held before the kernel starts) */
+      if (t->priority != NULL && t->priority->plan != NULL)
+        pr[i].known = orti_plan_eval (t->priority->plan, stored_read, oc->elf, &pr[i].prio,
+                                      &pr[i].error);
+      else
+        pr[i].error = g_error_new (SESSION_ERROR, SESSION_ERROR_CONFIG, "the ORTI file "
+                                   "gives no formula");
     } else if (oc->oc == NULL) {
       pr[i].known = recorded_priority (recorded, t->value, &pr[i].prio);
     } else {
@@ -191,8 +218,11 @@ add_priorities (SessionSwo *sw, SessionWatch *w, guint core, const SwoTarget *oc
     const OrtiWatchTask *t = pr[i].t;
     if (pr[i].error != NULL) {
       g_ptr_array_add (sw->notes, g_strdup_printf (
-          "%s:%u:%u: TASK %s: its PRIORITY (\"%s\") could not be read: %s", t->loc.file,
-          t->loc.line, t->loc.column, t->name, t->priority->formula, pr[i].error->message));
+          "%s:%u:%u: TASK %s: its PRIORITY (\"%s\") %s: %s; it is unknown (the session "
+          "decides its switch-outs on the other evidence)", t->loc.file, t->loc.line,
+          t->loc.column, t->name, t->priority ? t->priority->formula : "",
+          oc->elf ? "is not in the ELF's initial data" : "could not be read",
+          pr[i].error->message));
       g_clear_error (&pr[i].error);
     }
     if (!pr[i].known && pr[i].busy > 0)
@@ -221,7 +251,8 @@ add_priorities (SessionSwo *sw, SessionWatch *w, guint core, const SwoTarget *oc
     g_ptr_array_add (sw->notes, g_strdup_printf ("task priorities: %u of %u tasks (%u constant, "
                                                  "%u %s)", sw->evidence->len, n_tasks, n_const,
                                                  n_read, oc->oc ? "read at start"
-                                                                : "as recorded"));
+                                                         : oc->elf ? "from the ELF's initial data"
+                                                         : "as recorded"));
 }
 
 /* Adds @c (a copy) as the next comparator's watch, or notes why it cannot be traced. */
@@ -279,6 +310,11 @@ add_exceptions (SessionSwo *sw, SessionWatch *w, guint core, gboolean multi, con
       found = TRUE;
     }
   }
+  if (!found && oc->oc == NULL) /* a live VTOR read that failed keeps the old fallback */
+    g_ptr_array_add (sw->notes, g_strdup_printf (
+        "the vector table: the ELF names none (__isr_vector, __Vectors, g_pfnVectors, …), so it "
+        "is taken at 0x%08" G_GINT64_MODIFIER "x, where the core starts from reset; give "
+        "--swo-vtor ADDR if the firmware moved it", table));
   sw->vtor = table;
   guint32 handler[MAX_VECTORS] = { 0 };
   guint n = 0;
@@ -321,7 +357,7 @@ session_swo_new (SessionWatch *w, const SessionConfig *cfg, gint core_of_many,
                  ProbeOpenocd *oc, const char *target, GHashTable *recorded, GError **error)
 {
   gboolean multi = core_of_many >= 0;
-  SwoTarget at = { oc, target };
+  SwoTarget at = { oc, target, cfg->source == SESSION_SOURCE_OFFLINE ? w->elf : NULL };
   g_autofree char *prefix = multi ? g_strdup_printf ("swo.%d.", core_of_many) : g_strdup ("swo.");
   g_autofree char *prio_key = g_strconcat (prefix, "priorities", NULL);
   g_autoptr (SessionSwo) sw = g_new0 (SessionSwo, 1);
@@ -506,6 +542,15 @@ session_swo_set_new_live (SessionWatch *w, const SessionConfig *cfg, ProbeOpenoc
   if (set == NULL)
     g_strfreev (targets);
   return set;
+}
+
+SessionSwoSet *
+session_swo_set_new_offline (SessionWatch *w, const SessionConfig *cfg, GError **error)
+{
+  g_autoptr (GHashTable) plan = g_hash_table_new (g_str_hash, g_str_equal);
+  if (cfg->swo_vtor != NULL)
+    g_hash_table_insert (plan, "swo.vtor", (gpointer) cfg->swo_vtor);
+  return set_make (w, cfg, 1, NULL, NULL, plan, error);
 }
 
 SessionSwoSet *

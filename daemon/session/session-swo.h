@@ -77,6 +77,16 @@ SessionSwoSet *session_swo_set_new_live (SessionWatch *w, const SessionConfig *c
 SessionSwoSet *session_swo_set_new_replay (SessionWatch *w, const SessionConfig *cfg,
                                            GHashTable *meta, const char *replay_path,
                                            int *core, GError **error);
+/* session_swo_set_new_offline: the plan of one core's raw stream with no target (--offline):
+ * the comparators as a live session would program them (the watch's order: RUNNINGTASK,
+ * RUNNINGISR2, SERVICETRACE, the --watch variables, RUNNINGTASKPRIORITY when priorities are
+ * missing), each task's priority a constant of the ORTI file or its formula over the ELF's
+ * initial data — only where the file holds it: a formula that reads .bss (set at run time)
+ * leaves that task's priority unknown, with a note naming it, its formula and the address —
+ * and the vector table at @cfg->swo_vtor or the ELF's table symbol. */
+#define SESSION_SWO_OFFLINE_COMPARATORS 4 /* a Cortex-M3/M4's DWT (--swo-comparators) */
+SessionSwoSet *session_swo_set_new_offline (SessionWatch *w, const SessionConfig *cfg,
+                                            GError **error);
 void session_swo_set_free (SessionSwoSet *set);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SessionSwoSet, session_swo_set_free)
 /* Core @k's part. */

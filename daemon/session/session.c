@@ -41,6 +41,7 @@ session_new (const SessionConfig *cfg, GError **error)
   g_mutex_init (&s->lock);
   s->live.id = -1;
   s->replay_stalled = -1;
+  s->offline_fd = -1;
   s->live.running[0] = PROBE_TASK_IDLE;
   for (guint i = 0; i < G_N_ELEMENTS (s->live.running); i++)
     s->live.running[i] = PROBE_TASK_IDLE;
@@ -132,6 +133,9 @@ session_new (const SessionConfig *cfg, GError **error)
       if (s->swo->multi) /* the merge waits for every core, as the live session did */
         s->expect_cores = s->swo->cores->len;
     }
+  } else if (cfg->source == SESSION_SOURCE_OFFLINE) {
+    if (!session__offline_open (s, error))
+      return NULL;
   } else if (!session__choose_kind (s, &s->capture_kind, &s->source_why, error)) {
     return NULL;
   } else if (s->capture_kind == PROBE_SOURCE_RTT
@@ -165,6 +169,8 @@ session_free (Session *s)
   g_clear_pointer (&s->source, probe_source_free);
   g_clear_pointer (&s->oc, probe_openocd_free);
   g_clear_pointer (&s->replay, probe_capture_reader_free);
+  if (s->offline_fd >= 0)
+    close (s->offline_fd);
   if (s->record)
     probe_capture_writer_close (s->record, NULL);
   g_clear_pointer (&s->slicer, slicer_free);
@@ -352,7 +358,13 @@ session_connect (Session *s, GError **error)
 {
   if (s->connected)
     return TRUE;
-  if (s->replay) {
+  if (s->offline_fd >= 0) {
+    ProbeSource *decoder = session__make_source (s, PROBE_SOURCE_SWO, error);
+    if (decoder == NULL)
+      return FALSE;
+    s->source = probe_source_new_raw (s->offline_fd, s->cfg.swo_stream, decoder);
+    s->offline_fd = -1;
+  } else if (s->replay) {
     g_autoptr (ProbeSource) decoder = session__make_source (s, s->capture_kind, error);
     if (decoder == NULL)
       return FALSE;

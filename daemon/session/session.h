@@ -59,6 +59,8 @@ typedef enum {
   SESSION_SOURCE_RTT,
   SESSION_SOURCE_REPLAY, /* a capture file */
   SESSION_SOURCE_SWO,    /* DWT/ITM trace over SWO */
+  SESSION_SOURCE_OFFLINE, /* a raw SWO stream (swo_stream: a file, "-" stdin) with no target:
+                          * the plan from the ORTI, the ELF and the options (docs/swo.md) */
 } SessionSourceKind;
 
 typedef struct {
@@ -95,6 +97,8 @@ typedef struct {
   ProbeSwoProtocol swo_protocol; /* SWO: the TPIU's output protocol */
   gboolean swo_no_exception_trace; /* SWO: no exception trace */
   guint64 swo_global_hz;         /* SWO of several cores: the global timestamp clock's rate */
+  guint swo_comparators;         /* OFFLINE: the DWT comparators of the capture's target (0: 4) */
+  const char *swo_vtor;          /* OFFLINE: the vector table's address (NULL: the ELF's symbol) */
   guint pc_sample_hz;            /* PC sampling (0: none): SWO: samples per second; poll: read
                                   * DWT_PCSR in every sample (the rate is the poll's own) */
   const char *command_line;      /* recorded in the session */

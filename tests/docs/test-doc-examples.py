@@ -233,6 +233,8 @@ def concrete(args, port):
             continue
         if opt == "--replay":
             return None, "needs a capture of a real target"
+        if opt == "--offline":  # tests/e2e/test-swo-offline.sh and swo-cases.py pfp run it
+            return None, "needs a raw SWO capture of a real target"
         if opt == "--http":
             argv += [opt, "127.0.0.1:0" if cmd == "serve" else "none"]
             i += 2 if takes else 1

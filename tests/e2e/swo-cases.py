@@ -11,6 +11,7 @@ import collections
 import os
 import socket
 import sqlite3
+import struct
 import subprocess
 import sys
 import tempfile
@@ -90,6 +91,85 @@ def case_pfp(tmp):
         check(replayed[name] == (got[name]["jobs"], got[name]["preemptions"], got[name]["run_us"]),
               f"{name}: the replay gives {replayed[name]}")
     print("replay of the capture: identical")
+    check_offline(s, os.path.join(tmp, "pfp.cap"), tmp)
+
+
+def raw_stream(cap, out):
+    """The bytes the SWO pin delivered in the live session that recorded @cap (its channel-0
+    data records, docs/capture-format.md: what the session read, as it read it), into @out —
+    a raw ITM stream as any capture tool would have written it. Returns its length."""
+    with open(cap, "rb") as f:
+        data = f.read()
+    check(data[:8] == b"ORTICAP\x1a", f"{cap}: not a capture")
+    meta_len = struct.unpack_from("<I", data, 12)[0]
+    pos, raw = 112 + meta_len + 4, bytearray()
+    while pos < len(data):
+        kind, channel, length = data[pos], *struct.unpack_from("<HI", data, pos + 2)
+        if kind == 1 and channel == 0:
+            raw += data[pos + 16:pos + 16 + length]
+        pos += 16 + length + 4
+    with open(out, "wb") as f:
+        f.write(raw)
+    return len(raw)
+
+
+def check_offline(s, cap, tmp):
+    """The live session's raw SWO stream, analysed offline with only the ORTI file, the ELF
+    and the clock (--offline: no OpenOCD, no target; the stream on standard input), gives the
+    live session's task and ISR rows, compared with sqlite3 — but for the stretch before the
+    first traced value, which only the live session's seed knew."""
+    raw = os.path.join(tmp, "pfp.swo")
+    n = raw_stream(cap, raw)
+    db = os.path.join(tmp, "offline.db")
+    with open(raw, "rb") as f:
+        run = subprocess.run(profd_argv(db, "--offline", "--swo", "-", "--core-clock",
+                                        os.environ["ORTI_RIG_CYCCNT_HZ"], live=False),
+                             stdin=f, capture_output=True, text=True)
+    check(run.returncode == 0, f"--offline failed: {run.stderr}")
+    # the rig's kernel sets its tasks' priorities at start (os_task_prio in .bss): offline,
+    # each is unknown, said so, and the traced services decide the job ends as they did live
+    check("is not in the ELF's initial data" in run.stderr and "job-end services" in run.stderr,
+          f"the offline plan does not say where its evidence came from: {run.stderr}")
+    broken = invariants.problems(db)
+    check(not broken, "the offline session breaks invariants: " + "; ".join(broken))
+
+    def rows(path, q):
+        return subprocess.run(["sqlite3", "-batch", path, q], check=True, capture_output=True,
+                              text=True).stdout.splitlines()
+
+    # the one thing a raw stream cannot hold is what the live session read on the target at
+    # its attach (the seed: who ran before RUNNINGTASK's next write). Offline, the core's time
+    # is unknown until the first traced value: only the task the seed named may differ, by at
+    # most that stretch (and the one job it ended); every other figure is the same
+    hz = float(rows(s.db, "SELECT tick_rate_hz FROM sessions WHERE id = 1")[0])
+    start, unknown = map(int, rows(db, "SELECT start, unknown_time FROM core_stat "
+                                       "WHERE session_id = 1")[0].split("|"))
+    live_start = int(rows(s.db, "SELECT start FROM core_stat WHERE session_id = 1")[0])
+    seed_us = (start + unknown - live_start) / hz * 1e6
+    seeded = rows(s.db, "SELECT DISTINCT name FROM slices JOIN tasks USING (session_id, task) "
+                        "WHERE session_id = 1 AND start = %d AND flags & 1 = 0" % live_start)
+    print(f"offline: unknown before the first traced value {seed_us:.1f} us; the live "
+          f"session's seed named {seeded}")
+    q = ("SELECT task, jobs, preemptions, run_total_us, response_avg_us, response_max_us, "
+         "period_avg_us, evidence FROM task_stats WHERE session_id = 1 ORDER BY 1")
+    live, offline = rows(s.db, q), rows(db, q)
+    check(len(live) == len(offline) and live, f"task rows: live {live}, offline {offline}")
+    for lr, orow in zip(live, offline):
+        lf, of = lr.split("|"), orow.split("|")
+        if lf[0] not in seeded:
+            check(lf == of, f"{lf[0]}: live {lr}, offline {orow}")
+            continue
+        off_us = float(lf[3]) - float(of[3])
+        check(0 <= off_us <= seed_us + 0.01 and int(lf[1]) - int(of[1]) in (0, 1)
+              and lf[2:3] + lf[4:] == of[2:3] + of[4:],
+              f"{lf[0]}: live {lr}, offline {orow}: more than the seed's {seed_us:.1f} us")
+        print(f"{lf[0]} (the seed's): {off_us:.1f} us and {int(lf[1]) - int(of[1])} job less "
+              f"offline; the rest identical")
+    q = ("SELECT isr, count, net_total_us, net_max_us, dispatch FROM isr_stats "
+         "WHERE session_id = 1 ORDER BY 1")
+    live, offline = rows(s.db, q), rows(db, q)
+    check(live == offline and live, f"ISR rows differ: live {live}, offline {offline}")
+    print(f"offline analysis of the raw stream ({n} bytes): the same task and ISR rows")
 
 
 def case_split(tmp, extra=()):

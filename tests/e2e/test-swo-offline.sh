@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# test-swo-offline.sh — `orti-profd --offline --swo FILE|-` refuses every bad input before it
+# makes a database, naming the option and its value (or the file): no stream, no clock, a
+# file that is not there or is empty, a TCP stream, a replay beside it, a comparator count or
+# vector table address that cannot be. (The analysis itself: swo-cases.py pfp, against a live
+# session of the same stream; its plan: test-swo-offline-plan.c.)
+source "$(dirname "$0")/e2e-common.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+orti=$ORTI_SOURCE_DIR/tests/rig/firmware/demo.ort
+elf=$ORTI_BUILD_DIR/tests/rig/firmware/demo.elf
+db=$tmp/profile.db
+printf '\x00\x00\x00\x00\x00\x80' >"$tmp/sync.swo"
+: >"$tmp/empty.swo"
+
+n=0
+refused() { # WANT ARGS…: exits non-zero with WANT in its message, no database made
+  local want=$1; shift
+  n=$((n + 1))
+  if "$PROFD" --orti "$orti" --elf "$elf" --db "$db" --http none --quiet --offline "$@" \
+       2>"$tmp/e$n"; then
+    die "$n ($*): succeeded"
+  fi
+  grep -qF -- "$want" "$tmp/e$n" || die "$n ($*): wanted \"$want\", got: $(cat "$tmp/e$n")"
+  [[ ! -e $db ]] || die "$n ($*): a database was made"
+  echo "$n. $*: $(cat "$tmp/e$n")"
+}
+refused "--offline needs --swo FILE (or - for standard input): the stream" --core-clock 62500000
+refused "--offline needs --core-clock HZ" --swo "$tmp/sync.swo"
+refused "--swo $tmp/none.swo: cannot open it: No such file" --swo "$tmp/none.swo" \
+  --core-clock 62500000
+refused "--swo $tmp/empty.swo: empty: no stream to analyse" --swo "$tmp/empty.swo" \
+  --core-clock 62500000
+refused "--offline reads a file or - (standard input), not a TCP stream" --swo 127.0.0.1:3443 --core-clock 62500000
+refused "--offline and --replay: --replay plays our own capture" --swo "$tmp/sync.swo" --replay "$tmp/sync.swo" \
+  --core-clock 62500000
+refused "--swo-comparators: \"0\" is not a number of DWT comparators" --swo "$tmp/sync.swo" \
+  --core-clock 62500000 --swo-comparators 0
+refused "--swo-vtor: \"0x123\" is not a vector table address" --swo "$tmp/sync.swo" \
+  --core-clock 62500000 --swo-vtor 0x123
+refused "--swo-format: \"raw\" is not itm, tpiu or orbflow" --swo "$tmp/sync.swo" \
+  --core-clock 62500000 --swo-format raw
+refused "--core-clock: \"fast\" is not a rate in Hz" --swo "$tmp/sync.swo" --core-clock fast
+# the offline-only options are refused on a live session too (it reads them from the target)
+if "$PROFD" --orti "$orti" --elf "$elf" --db "$db" --http none --source swo \
+     --swo-vtor 0x0 2>"$tmp/live"; then die "--swo-vtor live: succeeded"; fi
+grep -qF -- "--swo-vtor is for --offline" "$tmp/live" || die "live: $(cat "$tmp/live")"
+echo "live: $(cat "$tmp/live")"

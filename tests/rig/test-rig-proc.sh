@@ -17,7 +17,8 @@
 #     with E_OS_ID every time, and GetTaskState says RUNNING in every PostTaskHook of a task;
 #   halted at 25 moments, the layout's variables (what the ORTI reads) mirror the kernel's:
 #     the running process id, RUNNINGISR2, each task's STATE in the kernel's numbering (halts
-#     in the dispatcher or with interrupts off, where the kernel is between the two, skipped).
+#     in the dispatcher, or where the kernel's accounting disagrees with its own ISR2 depth —
+#     it is between its accounting and the layout's variables — skipped).
 # `orti-profd inspect` of demo-proc.ort is checked in test-rig-inspect.sh.
 source "$(dirname "$0")/test-rig-common.sh"
 tmp=$(mktemp -d)
@@ -86,12 +87,13 @@ for k in range(25):
     states = ram("os_task_state", "13B")
     proc = ram("os_proc_dyn", "30B")[1::2]  # (priority, state) per process
     running_task, = ram("os_running_task", "B")
-    # the kernel updates its accounting and then the layout's variables with interrupts off:
-    # a halt inside such a section sees one written and not yet the other
-    primask = int(tcl("reg primask").split(":")[-1], 16)
     tcl("resume")
     time.sleep(0.03)
-    if acct["in_dispatcher"] or primask:
+    # the kernel updates its accounting and the layout's variables with interrupts off, the
+    # ISR2 depth first and the accounting's ISR2 last (os_set_isr): a halt inside such a
+    # section sees the accounting's ISR2 disagree with its depth (the rig cannot read PRIMASK:
+    # QEMU's monitor does not give it, jtag-sim reads it as 0)
+    if acct["in_dispatcher"] or (acct["isr_depth"] == 0) != (acct["isr2"] == 255):
         continue
     if acct["isr_depth"] == 0:
         want_id = 0 if acct["task"] == 255 else acct["task"] + 1

@@ -124,11 +124,14 @@ static inline void NOINSTR os_set_running(uint8_t t, uint8_t prio)
   rig_layout_running(t, prio);
 }
 
+/* The layout's variable first, the accounting's last: a halt between them sees the accounting
+ * disagree with its own depth (the ISR2 frames change the depth before), which is how a host
+ * tells a kernel between the two (test-rig-proc.sh: the rig cannot read PRIMASK). */
 static inline void NOINSTR os_set_isr(uint8_t isr)
 {
+  rig_layout_isr(isr);
   os_running_isr2 = isr;
   rig_truth.acct.isr2 = isr;
-  rig_layout_isr(isr);
 }
 
 static inline void NOINSTR os_set_service(uint8_t v)

@@ -299,7 +299,7 @@ rtt_read (ProbeSource *src, GByteArray *out, guint16 *channel, const ProbeSource
 static gboolean check_stream_core (RttSource *r, ProbeDecoder *d, guint16 channel,
                                    GError **error);
 
-#define MAX_START_SKEW_S 1 /* per_core: first timestamps further apart are not one time base */
+#define MAX_START_SKEW_S 1 /* per_core: streams starting further apart are not one time base */
 
 /* Event trampoline of a per-core stream: notes its first and latest timestamps, then the
  * caller's sink. */
@@ -322,32 +322,47 @@ note_stream_ts (const ProbeEvent *events, gsize n, gpointer user)
   probe_source_each_event (events, n, &f->e);
 }
 
-/* The cores' timestamps must share one time base: a stream whose first timestamp lies more
- * than MAX_START_SKEW_S from another's first is refused (merging them would interleave
- * unrelated instants); more than a tenth of that is noted in the quality messages. A coarse
- * check: streams joined at different instants (rings holding older bytes) differ by that too,
- * and clocks offset by less pass. */
+/* Where stream @c starts, in *@ts: its first record written after the attach when the attach
+ * noted a backlog (what each ring held before goes back as far as that ring had room for, so
+ * two rings' oldest records say nothing of their clocks), else its first timestamp; FALSE
+ * before it is known. */
+static gboolean
+stream_start (RttSource *r, guint c, guint64 *ts)
+{
+  if (c < MAX_STREAMS && r->has_backlog[c])
+    return c < r->decoders->len &&
+           probe_decoder_get_start (g_ptr_array_index (r->decoders, c), ts);
+  *ts = r->first_ts[c];
+  return r->have_first[c];
+}
+
+/* The cores' timestamps must share one time base: a stream that starts (stream_start: all
+ * were attached within moments of each other) more than MAX_START_SKEW_S from another is
+ * refused (merging them would interleave unrelated instants); more than a tenth of that is
+ * noted in the quality messages. A coarse check: clocks offset by less pass. */
 static gboolean
 check_start_skew (RttSource *r, guint c, GError **error)
 {
-  guint64 hz = r->parent.quality.tick_hz;
+  guint64 hz = r->parent.quality.tick_hz, tc = 0, tk = 0;
+  if (!stream_start (r, c, &tc))
+    return TRUE;
   for (guint k = 0; k < r->streams->len && hz; k++) {
-    if (k == c || !r->have_first[k])
+    if (k == c || !stream_start (r, k, &tk))
       continue;
-    gint64 d = (gint64) (r->first_ts[c] - r->first_ts[k]);
+    gint64 d = (gint64) (tc - tk);
     double s = (double) d / (double) hz;
     g_autofree char *a = stream_name (r, k), *b = stream_name (r, c);
     if (ABS (s) > MAX_START_SKEW_S) {
       g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT, "RTT per core: the stream of %s "
-                   "starts %.3f s %s that of %s (first timestamps %" G_GUINT64_FORMAT " and %"
+                   "starts %.3f s %s that of %s (at ticks %" G_GUINT64_FORMAT " and %"
                    G_GUINT64_FORMAT "): the cores' timestamps do not share one time base, and "
                    "merging them would mis-order the cores (docs/integration.md, \"Multi-core\")",
-                   b, ABS (s), s > 0 ? "after" : "before", a, r->first_ts[c], r->first_ts[k]);
+                   b, ABS (s), s > 0 ? "after" : "before", a, tc, tk);
       return FALSE;
     }
     if (ABS (s) > MAX_START_SKEW_S / 10.0)
       g_ptr_array_add (r->parent.quality.messages, g_strdup_printf (
-          "RTT per core: the stream of %s starts %+.3f s from that of %s (first timestamps; "
+          "RTT per core: the stream of %s starts %+.3f s from that of %s ("
           "accepted up to %d s): check that the cores share one time base", b, s, a,
           MAX_START_SKEW_S));
   }
@@ -376,7 +391,8 @@ rtt_decode (ProbeSource *src, guint16 channel, const guint8 *data, gsize len,
     g_ptr_array_add (r->decoders, d);
   }
   ProbeDecoder *d = g_ptr_array_index (r->decoders, channel);
-  gboolean had_first = r->have_first[channel];
+  guint64 ts;
+  gboolean had_start = stream_start (r, channel, &ts);
   StreamTs f = { e, &r->have_first[channel], &r->first_ts[channel], &r->last_ts[channel] };
   if (!probe_decoder_feed (d, data, len, note_stream_ts, &f, error))
     return FALSE;
@@ -384,7 +400,7 @@ rtt_decode (ProbeSource *src, guint16 channel, const guint8 *data, gsize len,
     return TRUE;
   if (!check_stream_core (r, d, channel, error))
     return FALSE;
-  return had_first || !r->have_first[channel] || check_start_skew (r, channel, error);
+  return had_start || check_start_skew (r, channel, error);
 }
 
 /* A per-core stream's header must name its position's core: refused (naming the target)

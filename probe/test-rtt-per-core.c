@@ -123,6 +123,34 @@ test_skew (void)
                   "target cpu1 (core 1)");
 }
 
+/* Both cores attached at 150 s, their rings holding different spans (core 0's since 0 s, core
+ * 1's since 100 s: a busier core's ring wraps sooner), backlogs kept: the streams start at
+ * the attach, together — accepted, where their oldest records, 100 s apart, had been refused
+ * (the two-core rig beside a loaded host: 1.166 s). */
+static void
+test_backlogs_apart (void)
+{
+  RttAmpOptions o = { .n_cores = 2, .n_frames = 200, .tick_hz = 1000 };
+  g_autoptr (RttAmpResult) res = rtt_amp_run (&o);
+  g_autoptr (ProbeSource) src = two_cores ();
+  static const guint16 map[2] = { 0, 1 };
+  const guint64 from[2] = { 0, 100000 };
+  guint64 held[2] = { 0, 0 };
+  for (guint i = 0; i < res->chunks->len; i++) {
+    const RttAmpChunk *k = &g_array_index (res->chunks, RttAmpChunk, i);
+    if (k->ts >= from[k->core] && k->ts < 150000)
+      held[k->core] += k->len;
+  }
+  for (guint16 c = 0; c < 2; c++)
+    probe_source_rtt_set_backlog (src, c, held[c], TRUE);
+  src->quality.tick_hz = o.tick_hz;
+  Collect c = { g_array_new (FALSE, FALSE, sizeof (ProbeEvent)) };
+  g_autoptr (GError) error = NULL;
+  g_assert_true (feed (src, res, map, from, &c, &error));
+  g_assert_no_error (error);
+  g_array_unref (c.events);
+}
+
 static void
 test_rates (void)
 {
@@ -156,6 +184,7 @@ main (int argc, char **argv)
   g_test_add_func ("/rtt-per-core/cores", test_cores);
   g_test_add_func ("/rtt-per-core/swapped", test_swapped);
   g_test_add_func ("/rtt-per-core/skew", test_skew);
+  g_test_add_func ("/rtt-per-core/backlogs-apart", test_backlogs_apart);
   g_test_add_func ("/rtt-per-core/rates", test_rates);
   g_test_add_func ("/rtt-per-core/config-errors", test_config_errors);
   return g_test_run ();

@@ -79,7 +79,10 @@ def case_pfp(tmp):
         check(counts_ok(g, w), f"{name}: jobs {g['jobs']} vs {w['jobs']} or preemptions differ "
               f"(undecided {g['undecided']})")
         check(abs(g["period_avg"] - 10000.0) <= 0.1, f"{name}: period {g['period_avg']} us")
-    check(got["Task0"]["preemptions"] >= got["Task0"]["jobs"] - 1 > 100,
+    # once per job, over enough jobs to mean it: the window is host time, and a guest slowed
+    # by a busy host (a CPU hog, ASan) runs fewer of its 10 ms periods in it (87 once)
+    t0 = got["Task0"]
+    check(t0["preemptions"] + (t0["undecided"] or 0) >= t0["jobs"] - 1 > 20,
           "Task0 is not preempted once per job")
     check(got["Task1"]["preemptions"] == 0, "Task1 preempted")
     # the capture replays to the same numbers

@@ -185,10 +185,21 @@ def check_offline(s, cap, tmp):
         # undecided, docs/swo.md rule 1, its preemption left out and counted in undecided)
         less = (int(lf[1]) - int(of[1]), int(lf[2]) - int(of[2]))
         first_sight = int(of[8]) - int(lf[8])
+        same = lf[4:8] == of[4:8]
+        if not same and less[0] == 1 and "" not in lf[4:7] + of[4:7]:
+            # a job less offline: the averages over its jobs and periods move by at most
+            # about one job's share (a fresh clone: response average 7377.42431 µs offline,
+            # 7377.42430 live); the maximum cannot grow, the evidence is the same
+            n = max(int(of[1]), 1)
+
+            def near(a, b):
+                return abs(float(a) - float(b)) <= 2 * max(float(a), float(b)) / n
+            same = (near(lf[4], of[4]) and float(of[5]) <= float(lf[5]) and
+                    near(lf[6], of[6]) and lf[7] == of[7])
         check(first_sight in (0, 1) and
               (less in ((0, 0), (1, 0), (0, 1)) and (lf[0] in seeded or less == (0, 0))
                or first_sight == 1 and less in ((0, 0), (0, 1)))
-              and lf[4:8] == of[4:8], f"{lf[0]}: live {lr}, offline {orow}")
+              and same, f"{lf[0]}: live {lr}, offline {orow}")
         print(f"{lf[0]}: {off_us:.1f} us, {less[0]} job and {less[1]} preemption less "
               f"offline; the rest identical")
     # ISRs: the same instances; one running across t0 is cut there offline

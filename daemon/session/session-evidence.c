@@ -404,6 +404,7 @@ session_evidence_judge (const SessionEvidence *e, const SlicerTaskStats *t, gboo
   guint64 first = MIN (t->undecided_first, out->undecided);
   if (first > 0 && exact) {
     out->preemptions -= MIN (t->undecided_first_preempted, out->preemptions);
+    out->missed_extra = first; /* any of them may have been a preemption */
     g_string_append_printf (note, ". %" G_GUINT64_FORMAT " of its switch-outs came first after "
                             "the start or a gap, right after a job-end service that may have "
                             "been its own: undecided, so its preemptions are between %"

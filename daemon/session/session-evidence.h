@@ -64,8 +64,9 @@ typedef struct {
   guint64 contradictions;    /* what happened contradicted its priorities */
   guint64 preemptions;       /* the preemptions the evidence decided (a sampled source's lower
                               * bound: its guesses left out) */
-  guint64 missed_extra;      /* sampled: guessed switch-outs, any of which may be a preemption
-                              * (added to preemptions_missed) */
+  guint64 missed_extra;      /* switch-outs any of which may have been a preemption, added to
+                              * preemptions_missed: a sampled source's guesses; an exact one's
+                              * first sights after a job-end service (undecided_first) */
   char *note;                /* the plan, the counts, and why the figures are unknown (newly
                               * allocated, never NULL) */
 } SessionEvidenceVerdict;

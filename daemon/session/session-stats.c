@@ -433,7 +433,7 @@ put_tasks (SessionStats *ss, const Slicer *slicer, const StoreSessionQuality *q,
       .jobs_expected = isnan (expected[i]) || !v.known ? NAN : floor (expected[i]),
       .slices = (gint64) t.run_interval.count,
       .preemptions = counts ? (gint64) v.preemptions : STORE_UNKNOWN,
-      .preemptions_missed = ss->exact && counts ? 0
+      .preemptions_missed = ss->exact && counts ? (gint64) v.missed_extra
                             : !counts || isnan (missed) ? STORE_UNKNOWN : (gint64) ceil (missed),
       .waits = sees_waits ? (gint64) t.waits : STORE_UNKNOWN,
       .wait_total = sees_waits ? (gint64) t.wait_time : STORE_UNKNOWN,

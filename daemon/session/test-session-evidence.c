@@ -62,7 +62,7 @@ test_exact_guess (void)
 /* An exact source whose one undecided switch-out was a first sight (a slice begun before the
  * session, right after a job-end service of a task not known): the figures stand, that
  * switch-out's guessed preemption is out of the count (a lower bound: the truth is within
- * the undecided above it), and a second guess elsewhere still makes them unknown. */
+ * the undecided above it, which preemptions_missed carries), and a second guess elsewhere still makes them unknown. */
 static void
 test_exact_first_sight (void)
 {
@@ -77,6 +77,7 @@ test_exact_first_sight (void)
   g_assert_cmpstr (v.evidence, ==, "service");
   g_assert_cmpuint (v.undecided, ==, 1);
   g_assert_cmpuint (v.preemptions, ==, 119);
+  g_assert_cmpuint (v.missed_extra, ==, 1); /* stored in preemptions_missed: check straddles */
   g_assert_nonnull (strstr (v.note, "between 119 and 120"));
   g_free (v.note);
 

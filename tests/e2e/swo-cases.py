@@ -55,11 +55,13 @@ def counts_ok(g, w):
     """Jobs and preemptions as the truth, within what the session says it could not decide:
     a switch-out right after a job-end service of a task it had not seen switch in
     (task_stat.undecided: a halt or gap between a TerminateTask and the dispatch) leaves the
-    preemptions between the count and the count + undecided, the jobs within as many."""
+    preemptions between the count and the count + preemptions_missed (the bound the session
+    states, which must cover those switch-outs), the jobs within as many."""
     u = g["undecided"] or 0
     return (g["jobs"] is not None and g["preemptions"] is not None and
+            g["preemptions_missed"] is not None and g["preemptions_missed"] <= u and
             abs(g["jobs"] - w["jobs"]) <= 1 + u and
-            g["preemptions"] <= w["preemptions"] <= g["preemptions"] + u)
+            g["preemptions"] <= w["preemptions"] <= g["preemptions"] + g["preemptions_missed"])
 
 
 def case_pfp(tmp):

@@ -74,3 +74,11 @@ store_pg_query (StorePg *pg, const char *sql, guint timeout_ms, GError **error)
   UNSUPPORTED (error);
   return NULL;
 }
+
+gboolean
+store_pull (StorePg *pg, const gint64 *ids, guint n_ids, const char *path, guint64 *rows,
+            GError **error)
+{
+  UNSUPPORTED (error);
+  return FALSE;
+}

@@ -120,4 +120,16 @@ typedef struct {
 gboolean store_push (const char *path, StorePg *pg, const StorePushOptions *options,
                      StorePushStats *stats, GError **error);
 
+/* --- pull --------------------------------------------------------------------------------- */
+
+/* store_pull:
+ * Copies sessions @ids (@n_ids ids of @pg's store) with all their rows into a new SQLite
+ * store at @path (which must not exist; the caller removes it), keeping their ids, in one
+ * read-only snapshot of the server: the reverse of a push, so that what reads an SQLite store
+ * reads pushed sessions by the same code (check and diff do: store-pull.c). An id the store
+ * does not have is simply absent from the copy. @rows (may be NULL) is set to the rows copied.
+ * FALSE with a GError (STORE_PG_ERROR from the server, STORE_ERROR from the file). */
+gboolean store_pull (StorePg *pg, const gint64 *ids, guint n_ids, const char *path,
+                     guint64 *rows, GError **error);
+
 G_END_DECLS

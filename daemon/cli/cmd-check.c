@@ -1,8 +1,10 @@
-/* cmd-check.c — `orti-profd check --db FILE [--session N] --budgets FILE [--junit FILE]
+/* cmd-check.c — `orti-profd check --db FILE|URL [--session N|--label L] --budgets FILE [--junit FILE]
  * [--json] [--markdown FILE] [--derive-budgets FILE [--orti FILE [--elf FILE]
  * [--counter-tick COUNTER=DURATION]…]]`: judges one stored session against a budgets file
  * (budgets.h, check-eval.h) for CI, and writes a starter budgets file from the ORTI and / or a
- * session (check-derive.h).
+ * session (check-derive.h). --db may name a shared PostgreSQL store (postgresql://…): the
+ * session is copied out of it and judged by the same code as a file's (check-source.h);
+ * --label picks the newest session of a build, in a file or a shared store.
  *
  * Exit status (docs/check.md, exit-status.h): 0 every budget passes, 1 a budget is violated
  * (or an output file could not be written), 3 none is violated but some are undecided (a
@@ -20,14 +22,15 @@
 int
 cmd_check (int argc, char **argv)
 {
-  g_autofree char *db_path = NULL, *budgets_path = NULL, *junit = NULL, *markdown = NULL,
+  g_autofree char *db_path = NULL, *label = NULL, *budgets_path = NULL, *junit = NULL, *markdown = NULL,
                   *derive = NULL, *orti_path = NULL, *elf_path = NULL;
   g_auto (GStrv) counter_ticks = NULL;
   gint64 session_id = -1;
   gboolean json = FALSE;
   GOptionEntry entries[] = {
-    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "Session database (default ./profile.db)", "FILE" },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "Session database (default ./profile.db), or a shared store's postgresql:// URL", "FILE|URL" },
     { "session", 0, 0, G_OPTION_ARG_INT64, &session_id, "Session to check (default: the newest)", "ID" },
+    { "label", 0, 0, G_OPTION_ARG_STRING, &label, "Check the newest session of this build label (run --label)", "LABEL" },
     { "budgets", 0, 0, G_OPTION_ARG_FILENAME, &budgets_path, "Budgets file (docs/check.md)", "FILE" },
     { "junit", 0, 0, G_OPTION_ARG_FILENAME, &junit, "Also write JUnit XML (one testcase per budget)", "FILE" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON instead of the table", NULL },
@@ -45,6 +48,7 @@ cmd_check (int argc, char **argv)
                       "2 bad input. Budgets file format: docs/check.md; e.g.\n"
                       "  orti-profd check --budgets budgets.ini --junit check.xml\n"
                       "  orti-profd check --session 3 --derive-budgets budgets.ini\n"
+                      "  orti-profd check --db postgresql://ci@db/orti --label nightly-812 --budgets budgets.ini\n"
                       "  orti-profd check --derive-budgets budgets.ini --orti app.ort --elf app.elf \\\n"
                       "                   --counter-tick SystemCounter=1ms [--session 3]\n",
                       entries, TRUE, &argc, &argv))
@@ -52,6 +56,11 @@ cmd_check (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   if (argc != 1) {
     fprintf (stderr, "check: unexpected argument '%s'\n", argv[1]);
+    return CHECK_EXIT_BAD_INPUT;
+  }
+  if (label != NULL && session_id >= 0) {
+    fprintf (stderr, "check: --session %" G_GINT64_FORMAT " and --label %s: give one\n",
+             session_id, label);
     return CHECK_EXIT_BAD_INPUT;
   }
   if (budgets_path == NULL && derive == NULL) {
@@ -87,7 +96,7 @@ cmd_check (int argc, char **argv)
     return CHECK_EXIT_BAD_INPUT;
   }
   /* with --orti alone, no database: the session is read only when named or judged */
-  if (orti != NULL && session_id < 0 && budgets_path == NULL) {
+  if (orti != NULL && session_id < 0 && label == NULL && budgets_path == NULL) {
     CheckDeriveSources src = { .orti = orti, .elf = elf, .counter_tick_us = ticks };
     if (!check_derive_write (derive, &src, &error)) {
       fprintf (stderr, "check: %s\n", error->message);
@@ -100,16 +109,18 @@ cmd_check (int argc, char **argv)
     fprintf (stderr, "check: %s\n", error->message);
     return CHECK_EXIT_BAD_INPUT;
   }
-  g_autoptr (StoreDb) db = store_db_open (db_path != NULL ? db_path : "./profile.db",
-                                          STORE_OPEN_READ_ONLY, &error);
-  g_autoptr (CheckSession) session = db != NULL ? check_db_session (db, session_id, &error) : NULL;
+  CheckPick pick = { session_id, label };
+  g_autoptr (CheckSource) source = check_source_open (db_path != NULL ? db_path : "./profile.db",
+                                                      &pick, 1, &error);
+  StoreDb *db = source != NULL ? check_source_db (source) : NULL;
+  g_autoptr (CheckSession) session = db != NULL ? check_db_session (db, pick.id, &error) : NULL;
   if (session == NULL) {
     fprintf (stderr, "check: %s\n", error->message);
     return orti_exit_status_for_error (error);
   }
   if (derive != NULL) {
     /* with --orti, measured limits only from a session named with --session */
-    gboolean measured = orti == NULL || session_id >= 0;
+    gboolean measured = orti == NULL || session_id >= 0 || label != NULL;
     CheckDeriveSources src = { .orti = orti, .elf = elf, .counter_tick_us = ticks,
                                .db = measured ? db : NULL, .session = measured ? session : NULL };
     if (!check_derive_write (derive, &src, &error)) {

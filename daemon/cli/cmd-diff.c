@@ -1,9 +1,13 @@
-/* cmd-diff.c — `orti-profd diff A B [--db FILE] [--threshold PCT] [--json|--markdown]`: what
+/* cmd-diff.c — `orti-profd diff A B | --label A --label B [--db FILE|URL] [--threshold PCT]
+ * [--json|--markdown]`: what
  * changed between two stored sessions, per task, ISR, function and profile point, by the one
  * comparison rule the dashboard's compare page shows too (compare.h: load, net time,
  * maximum and count; sampled figures with their bounds; regressions, "within bounds",
  * "through callees", "outlier"); entries only one session has; each session's ELF path and
- * SHA-256. This file is the command: options, and the text and markdown tables.
+ * SHA-256. --label picks the newest session of each of two builds; --db may name a shared
+ * PostgreSQL store, whose two sessions are copied out and compared by the same code as a
+ * file's (check-source.h). This file is the command: options, and the text and markdown
+ * tables.
  *
  * Exit status (docs/check.md): 1 when a regression — an increase of load, net time or
  * maximum — exceeds the threshold (percent of A's value; any increase from 0 counts), 0
@@ -108,10 +112,12 @@ int
 cmd_diff (int argc, char **argv)
 {
   g_autofree char *db_path = NULL;
+  g_auto (GStrv) labels = NULL;
   double threshold = COMPARE_THRESHOLD_DEFAULT;
   gboolean json = FALSE, markdown = FALSE;
   GOptionEntry entries[] = {
-    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "Session database (default ./profile.db)", "FILE" },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &db_path, "Session database (default ./profile.db), or a shared store's postgresql:// URL", "FILE|URL" },
+    { "label", 0, 0, G_OPTION_ARG_STRING_ARRAY, &labels, "Twice, in place of A B: the newest session of each build label (run --label)", "LABEL" },
     { "threshold", 0, 0, G_OPTION_ARG_DOUBLE, &threshold, "Regression threshold in percent of A (default 10)", "PCT" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print JSON", NULL },
     { "markdown", 0, 0, G_OPTION_ARG_NONE, &markdown, "Print a markdown summary", NULL },
@@ -121,12 +127,21 @@ cmd_diff (int argc, char **argv)
   if (!command_parse ("diff", "A B — compare two stored sessions",
                       "Exit status: 1 when an increase of load, net p99 (or average) or maximum exceeds the\n"
                       "threshold, 0 otherwise, 2 bad input. See docs/check.md; e.g.\n"
-                      "  orti-profd diff 3 4 --threshold 5\n",
+                      "  orti-profd diff 3 4 --threshold 5\n"
+                      "  orti-profd diff --db postgresql://ci@db/orti --label nightly-811 --label nightly-812\n",
                       entries, TRUE, &argc, &argv))
     return ORTI_EXIT_BAD_INPUT;
   g_autoptr (GError) error = NULL;
-  if (argc != 3) {
-    fprintf (stderr, "diff: expected two session ids A B, got %d arguments\n", argc - 1);
+  guint n_labels = labels != NULL ? g_strv_length (labels) : 0;
+  if (n_labels > 0 && (n_labels != 2 || argc != 1)) {
+    fprintf (stderr, "diff: expected --label A --label B and no session ids, got %u label%s "
+             "and %d argument%s\n", n_labels, n_labels == 1 ? "" : "s", argc - 1,
+             argc == 2 ? "" : "s");
+    return 2;
+  }
+  if (n_labels == 0 && argc != 3) {
+    fprintf (stderr, "diff: expected two session ids A B (or --label A --label B), got %d "
+             "arguments\n", argc - 1);
     return 2;
   }
   if (json && markdown) {
@@ -137,21 +152,26 @@ cmd_diff (int argc, char **argv)
     fprintf (stderr, "diff: --threshold %g: must be a non-negative number\n", threshold);
     return 2;
   }
-  gint64 ids[2];
+  CheckPick picks[2] = { { -1, NULL }, { -1, NULL } };
   for (int i = 0; i < 2; i++) {
-    ids[i] = diff__session_arg (argv[i + 1]);
-    if (ids[i] < 0) {
+    if (n_labels > 0) {
+      picks[i].label = labels[i];
+      continue;
+    }
+    picks[i].id = diff__session_arg (argv[i + 1]);
+    if (picks[i].id < 0) {
       fprintf (stderr, "diff: session %s '%s': not a session id\n", i == 0 ? "A" : "B", argv[i + 1]);
       return 2;
     }
   }
-  g_autoptr (StoreDb) db = store_db_open (db_path != NULL ? db_path : "./profile.db",
-                                          STORE_OPEN_READ_ONLY, &error);
-  if (db == NULL) {
+  g_autoptr (CheckSource) source = check_source_open (db_path != NULL ? db_path : "./profile.db",
+                                                      picks, 2, &error);
+  if (source == NULL) {
     fprintf (stderr, "diff: %s\n", error->message);
     return orti_exit_status_for_error (error);
   }
-  g_autoptr (CompareResult) r = compare_sessions (db, ids[0], ids[1], threshold, &error);
+  g_autoptr (CompareResult) r = compare_sessions (check_source_db (source), picks[0].id,
+                                                  picks[1].id, threshold, &error);
   if (r == NULL) {
     fprintf (stderr, "diff: %s\n", error->message);
     return orti_exit_status_for_error (error);

@@ -8,6 +8,7 @@
 #include "probe.h"
 #include "session.h"
 #include "store.h"
+#include "store-pg.h"
 #include "web.h"
 
 OrtiExitStatus
@@ -58,6 +59,23 @@ orti_exit_status_for_error (const GError *error)
     case STORE_ERROR_TOO_BIG:
     case STORE_ERROR_CLOSED:
     case STORE_ERROR_RUNNING:
+      return ORTI_EXIT_FAILED;
+    }
+  if (error->domain == STORE_PG_ERROR) /* what the user must fix: the URL, the credentials,
+                                         * the server's schema (`push` migrates it), the build */
+    switch ((StorePgError) error->code) {
+    case STORE_PG_ERROR_CONNECT:
+    case STORE_PG_ERROR_AUTH:
+    case STORE_PG_ERROR_DENIED:
+    case STORE_PG_ERROR_TOO_NEW:
+    case STORE_PG_ERROR_TOO_OLD:
+    case STORE_PG_ERROR_UNSUPPORTED:
+      return ORTI_EXIT_BAD_INPUT;
+    case STORE_PG_ERROR_LOST:
+    case STORE_PG_ERROR_DISK_FULL:
+    case STORE_PG_ERROR_TIMEOUT:
+    case STORE_PG_ERROR_TOO_BIG:
+    case STORE_PG_ERROR_SQL:
       return ORTI_EXIT_FAILED;
     }
   if (error->domain == ORTI_ERROR)

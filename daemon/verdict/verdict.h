@@ -3,6 +3,8 @@
  * It reads stored sessions through the store's read-only views and never writes them:
  *   budgets.h       budgets files and the judgement of one measured figure against a limit
  *   check-db.h      finding a stored session, parameterised queries over the views
+ *   check-source.h  the store check and diff read: a file, or a shared PostgreSQL store's
+ *                   sessions copied into a private SQLite one (one verdict code for both)
  *   check-derive.h  starter budgets from the ORTI file and a recorded session
  *   check-eval.h    one session against a budgets file: verdicts, JUnit/JSON/text reports
  *   compare.h       the one comparison rule of `diff` and the dashboard's compare page
@@ -23,6 +25,7 @@
 #include "budgets.h"
 #include "check-db.h"
 #include "check-derive.h"
+#include "check-source.h"
 #include "check-eval.h"
 #include "compare.h"
 #include "exit-status.h"

@@ -8,7 +8,7 @@ Its synopsis is expanded: `[…]` groups are left out once and put in one at a t
 gives one run per alternative (so every documented format, option and flag is run), `…` is
 dropped. The user's files and places become the test's: --orti/--elf the rig's demo ORTI and
 ELF (examples that need them are skipped, said so, when they are not built), --db the example
-store (a fresh copy for each run), a target (--openocd, --swo, push's --to) a closed port,
+store (a fresh copy for each run, each session labelled build-ID for --label), a target (--openocd, --swo, push's --to) a closed port,
 --http `none` (serve: a free port, stopped once it answers), placeholders (ID, N, A, B, FILE,
 PCT, HZ) the store's sessions and files, and values that name the user's own objects
 (--idle-value IdleTask, --add Task_10ms=…) the store's or the demo ORTI's. The docs drifted when a run exits 2 (bad input: an option,
@@ -21,6 +21,7 @@ import shlex
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -231,6 +232,10 @@ def concrete(args, port):
             argv += [opt, f"postgresql://bench@127.0.0.1:{port}/timing"]
             i += 2 if takes else 1
             continue
+        if opt == "--label" and cmd in ("check", "diff") and takes:  # a build: A's, then B's
+            argv += [opt, "build-1" if opt not in argv else "build-3"]
+            i += 2
+            continue
         if opt == "--replay":
             return None, "needs a capture of a real target"
         if opt == "--offline":  # tests/e2e/test-swo-offline.sh and swo-cases.py pfp run it
@@ -315,6 +320,10 @@ def main():
         subprocess.run([make_db, work, program], check=True)
         pristine = os.path.join(work, "pristine.db")
         shutil.copy(os.path.join(work, "profile.db"), pristine)
+        # each session a build of its own, for check's and diff's --label
+        with sqlite3.connect(pristine) as db:
+            db.execute("UPDATE sessions SET build_label = 'build-' || id")
+        db.close()
         examples = []
         for f in ["README.md"] + sorted(os.listdir(os.path.join(src, "docs"))):
             path = os.path.join(src, f) if f == "README.md" else os.path.join(src, "docs", f)

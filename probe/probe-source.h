@@ -109,6 +109,10 @@ void probe_source_rtt_set_backlog (ProbeSource *src, guint16 channel, guint64 by
  * source of the kind the capture was recorded with (taken over; never attached: only its
  * decoder is used). */
 ProbeSource *probe_source_new_replay (ProbeCaptureReader *reader, ProbeSource *decoder);
+/* probe_source_new_offline_capture: as probe_source_new_replay, for an offline analysis of
+ * our capture through a decoder made from another plan than the recorded one (run --offline
+ * --swo CAPTURE): its sessions are "offline". */
+ProbeSource *probe_source_new_offline_capture (ProbeCaptureReader *reader, ProbeSource *decoder);
 /* probe_source_new_raw: plays the raw stream @fd (taken over; @label names it in messages)
  * through @decoder (taken over; never attached), a source whose decode takes the stream's
  * bytes on channel 0 (the SWO source with decode_only: ITM, TPIU frames, orbflow). Reads to

@@ -447,16 +447,28 @@ static const ProbeSourceClass replay_class = {
   .finalize = replay_finalize,
 };
 
-ProbeSource *
-probe_source_new_replay (ProbeCaptureReader *reader, ProbeSource *decoder)
+static ProbeSource *
+replay_new (ProbeCaptureReader *reader, ProbeSource *decoder, const char *label)
 {
   ReplaySource *r = g_new0 (ReplaySource, 1);
-  probe_source_init (&r->parent, &replay_class, "replay");
+  probe_source_init (&r->parent, &replay_class, label);
   r->reader = reader;
   r->fd = -1;
   r->decoder = decoder;
   r->parent.kind = decoder->kind;
   return &r->parent;
+}
+
+ProbeSource *
+probe_source_new_replay (ProbeCaptureReader *reader, ProbeSource *decoder)
+{
+  return replay_new (reader, decoder, "replay");
+}
+
+ProbeSource *
+probe_source_new_offline_capture (ProbeCaptureReader *reader, ProbeSource *decoder)
+{
+  return replay_new (reader, decoder, "offline");
 }
 
 ProbeSource *

@@ -47,6 +47,8 @@ struct _Session {
   ProbeCaptureReader *replay;   /* REPLAY: the capture until start hands it to the source */
   int offline_fd;               /* OFFLINE: the raw stream until start hands it to the source
                                  * (-1: none) */
+  ProbeCaptureReader *offline_capture; /* OFFLINE: our own capture given instead (its seeds,
+                                        * states and gaps played as recorded; NULL: none) */
   ProbeSourceKind capture_kind; /* what the bytes are */
   char *source_why;             /* why that source (live sessions) */
   gboolean swo_tentative;       /* --source auto chose SWO untried: poll if it cannot be had */

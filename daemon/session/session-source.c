@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -229,6 +230,59 @@ session__make_source (Session *s, ProbeSourceKind kind, GError **error)
   return probe_source_new_rtt (&rc);
 }
 
+/* Our own SWO capture given to --offline (its magic at the start of @fd, a regular file):
+ * its stream's format and comparators as recorded, the reader in s->offline_capture. Its data
+ * records are the stream; its seed records (the traced variables as the live session read
+ * them once the trace was on), target states and gaps are what a raw stream cannot hold.
+ * TRUE with no reader for anything else. */
+static gboolean
+offline_capture (Session *s, int fd, const char *path, GError **error)
+{
+  static const char magic[8] = "ORTICAP\x1a";
+  char head[sizeof magic];
+  struct stat st;
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode)
+      || pread (fd, head, sizeof head, 0) != (ssize_t) sizeof head
+      || memcmp (head, magic, sizeof magic) != 0)
+    return TRUE;
+  g_autoptr (ProbeCaptureReader) r = probe_capture_reader_open (path, error);
+  if (r == NULL)
+    return FALSE;
+  const ProbeCaptureInfo *info = probe_capture_reader_get_info (r);
+  GHashTable *meta = info->metadata;
+  const char *input = meta ? g_hash_table_lookup (meta, "swo.input") : NULL;
+  const char *comps = meta ? g_hash_table_lookup (meta, "swo.comparators") : NULL;
+  guint64 n = 0;
+  const char *why = info->source != PROBE_SOURCE_SWO ? "not an SWO capture (--replay plays it)"
+                    : meta && g_hash_table_lookup (meta, "swo.cores")
+                    ? "a capture of several cores' SWO (--offline analyses one core's stream)"
+                    : comps == NULL || !g_ascii_string_to_unsigned (comps, 10, 1,
+                                                                    PROBE_SWO_MAX_COMPARATORS,
+                                                                    &n, NULL)
+                    ? "its metadata has no swo.comparators (1 to 8): not a capture of a live SWO "
+                      "session"
+                    : NULL;
+  if (why == NULL && s->cfg.swo_comparators && s->cfg.swo_comparators != n) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--swo %s: our capture, recorded "
+                 "with %s DWT comparators, but --swo-comparators gives %u (leave it out: the "
+                 "capture knows)", path, comps, s->cfg.swo_comparators);
+    return FALSE;
+  }
+  if (why != NULL) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--swo %s: our capture, but %s",
+                 path, why);
+    return FALSE;
+  }
+  if (!session_watch_check_capture (s->w, meta, path, error))
+    return FALSE;
+  s->cfg.swo_comparators = (guint) n;
+  s->cfg.swo_input = g_strcmp0 (input, "tpiu") == 0 ? PROBE_SWO_INPUT_TPIU
+                     : g_strcmp0 (input, "orbflow") == 0 ? PROBE_SWO_INPUT_ORBFLOW
+                     : PROBE_SWO_INPUT_ITM;
+  s->offline_capture = g_steal_pointer (&r);
+  return TRUE;
+}
+
 gboolean
 session__offline_open (Session *s, GError **error)
 {
@@ -258,7 +312,14 @@ session__offline_open (Session *s, GError **error)
                  "analyse", path);
     return FALSE;
   }
-  s->offline_fd = fd;
+  if (!offline_capture (s, fd, path, error)) {
+    close (fd);
+    return FALSE;
+  }
+  if (s->offline_capture != NULL)
+    close (fd); /* the reader has its own */
+  else
+    s->offline_fd = fd;
   s->capture_kind = PROBE_SOURCE_SWO;
   s->tick_hz = s->cfg.core_clock_hz;
   s->swo = session_swo_set_new_offline (s->w, &s->cfg, error);
@@ -267,9 +328,10 @@ session__offline_open (Session *s, GError **error)
   static const char *const inputs[] = { [PROBE_SWO_INPUT_ITM] = "raw ITM",
                                         [PROBE_SWO_INPUT_TPIU] = "TPIU frames",
                                         [PROBE_SWO_INPUT_ORBFLOW] = "orbflow" };
-  s->source_why = g_strdup_printf ("--offline: the SWO stream %s (%s) at %" G_GUINT64_FORMAT
+  s->source_why = g_strdup_printf ("--offline: the SWO stream %s (%s%s) at %" G_GUINT64_FORMAT
                                    " Hz, no target", path, inputs[s->cfg.swo_input],
-                                   s->cfg.core_clock_hz);
+                                   s->offline_capture ? " in our capture, with its seeds"
+                                                      : "", s->cfg.core_clock_hz);
   g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "source: %s", s->source_why);
   return TRUE;
 }

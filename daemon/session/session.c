@@ -169,6 +169,7 @@ session_free (Session *s)
   g_clear_pointer (&s->source, probe_source_free);
   g_clear_pointer (&s->oc, probe_openocd_free);
   g_clear_pointer (&s->replay, probe_capture_reader_free);
+  g_clear_pointer (&s->offline_capture, probe_capture_reader_free);
   if (s->offline_fd >= 0)
     close (s->offline_fd);
   if (s->record)
@@ -358,12 +359,17 @@ session_connect (Session *s, GError **error)
 {
   if (s->connected)
     return TRUE;
-  if (s->offline_fd >= 0) {
+  if (s->offline_fd >= 0 || s->offline_capture != NULL) {
     ProbeSource *decoder = session__make_source (s, PROBE_SOURCE_SWO, error);
     if (decoder == NULL)
       return FALSE;
-    s->source = probe_source_new_raw (s->offline_fd, s->cfg.swo_stream, decoder);
-    s->offline_fd = -1;
+    if (s->offline_capture != NULL) {
+      s->source = probe_source_new_offline_capture (g_steal_pointer (&s->offline_capture),
+                                                    decoder);
+    } else {
+      s->source = probe_source_new_raw (s->offline_fd, s->cfg.swo_stream, decoder);
+      s->offline_fd = -1;
+    }
   } else if (s->replay) {
     g_autoptr (ProbeSource) decoder = session__make_source (s, s->capture_kind, error);
     if (decoder == NULL)

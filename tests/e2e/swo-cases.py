@@ -96,7 +96,47 @@ def case_pfp(tmp):
         check(replayed[name] == (got[name]["jobs"], got[name]["preemptions"], got[name]["run_us"]),
               f"{name}: the replay gives {replayed[name]}")
     print("replay of the capture: identical")
+    check_offline_capture(s, os.path.join(tmp, "pfp.cap"), tmp)
     check_offline(s, os.path.join(tmp, "pfp.cap"), tmp)
+
+
+def sqlite_rows(path, q):
+    """@q's rows in database @path through the real sqlite3 client."""
+    return subprocess.run(["sqlite3", "-batch", path, q], check=True, capture_output=True,
+                          text=True).stdout.splitlines()
+
+
+def check_offline_capture(s, cap, tmp):
+    """The live session's capture @cap, analysed --offline (the plan from the ORTI file, the
+    ELF's initial data and --core-clock; no OpenOCD, no target), gives every statistic of the
+    live session identical: the capture holds what its raw stream cannot, the seed (the
+    traced variables as read at the attach) and the target's halts. Only a task's evidence
+    note may differ: it says where its priority came from (read live, unknown offline)."""
+    db = os.path.join(tmp, "offline-cap.db")
+    run = subprocess.run(profd_argv(db, "--offline", "--swo", cap, "--core-clock",
+                                    os.environ["ORTI_RIG_CYCCNT_HZ"], live=False),
+                         capture_output=True, text=True)
+    check(run.returncode == 0, f"--offline {cap} failed: {run.stderr}")
+    check("in our capture, with its seeds" in run.stderr and
+          "is not in the ELF's initial data" in run.stderr,
+          f"--offline {cap}: not analysed as our capture with the offline plan: {run.stderr}")
+    check(sqlite_rows(db, "SELECT source_kind FROM sessions") == ["offline"],
+          "--offline of a capture is not stored as an offline session")
+    broken = invariants.problems(db)
+    check(not broken, "the offline session breaks invariants: " + "; ".join(broken))
+    compared = 0
+    for view in ("task_stats", "isr_stats", "core_stats", "task_isr_stats", "service_stats",
+                 "task_service_stats", "function_stats", "data_stats", "slices", "gaps"):
+        cols = [c.split("|")[1] for c in sqlite_rows(s.db, f"PRAGMA table_info({view})")]
+        cols = [c for c in cols if c != "evidence_note"]
+        q = f"SELECT {', '.join(cols)} FROM {view} WHERE session_id = 1 ORDER BY 1, 2, 3, 4"
+        live, offline = sqlite_rows(s.db, q), sqlite_rows(db, q)
+        diff = [(a, b) for a, b in zip(live, offline) if a != b]
+        check(live == offline, f"{view}: {len(live)} rows live, {len(offline)} offline; first "
+              f"difference (live, offline): {diff[:1]}")
+        compared += len(live)
+    check(compared > 480, f"only {compared} rows compared")
+    print(f"offline analysis of the capture: {compared} rows identical to the live session's")
 
 
 def raw_stream(cap, out):

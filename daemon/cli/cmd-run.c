@@ -34,6 +34,7 @@ typedef struct {
   char *swo, *swo_format, *swo_pin_freq, *swo_protocol, *pc_sample;
   char *swo_global_clock;          /* --swo-global-clock HZ */
   char *swo_comparators, *swo_vtor; /* --offline: the plan's comparators, the vector table */
+  char *swo_channel;               /* --offline, a sigrok file: the SWO pin's logic channel */
   char *keep_raw;                  /* --keep-raw DURATION|SIZE */
   char *idle_value, *no_isr_value, *priority_order; /* where the ORTI file leaves it open */
   char *target_per_core;           /* --target-per-core NAME,NAME|auto */
@@ -81,6 +82,7 @@ run_options_clear (RunOptions *o)
   g_free (o->swo_global_clock);
   g_free (o->swo_comparators);
   g_free (o->swo_vtor);
+  g_free (o->swo_channel);
   g_free (o->pc_sample);
   g_free (o->keep_raw);
   g_free (o->idle_value);
@@ -125,7 +127,7 @@ load_config (RunOptions *o, const char *path, gboolean must_exist, GError **erro
     { "core_clock", &o->core_clock }, { "swo", &o->swo }, { "swo_format", &o->swo_format },
     { "swo_pin_freq", &o->swo_pin_freq }, { "swo_protocol", &o->swo_protocol },
     { "swo_global_clock", &o->swo_global_clock }, { "swo_comparators", &o->swo_comparators },
-    { "swo_vtor", &o->swo_vtor },
+    { "swo_vtor", &o->swo_vtor }, { "swo_channel", &o->swo_channel },
     { "pc_sample", &o->pc_sample }, { "keep_raw", &o->keep_raw }, { "budgets", &o->budgets },
     { "http", &o->http }, { "http_token", &o->http_token },
     { "http_token_file", &o->http_token_file },
@@ -433,7 +435,7 @@ build_swo_config (RunOptions *o, SessionConfig *cfg, GError **error)
 {
   RunSwoOptions so = { o->source, o->swo, o->swo_format, o->swo_pin_freq, o->swo_protocol,
                        o->swo_global_clock, o->pc_sample, o->swo_comparators, o->swo_vtor,
-                       o->no_exception_trace, o->offline };
+                       o->swo_channel, o->no_exception_trace, o->offline };
   return run_swo_options_apply (&so, cfg, error);
 }
 
@@ -771,6 +773,7 @@ cmd_run (int argc, char **argv)
     { "offline", 0, 0, G_OPTION_ARG_NONE, &o.offline, "Analyse the raw SWO stream --swo FILE|- (captured by another tool: ITM, TPIU frames or orbflow) without a target; needs --core-clock (docs/swo.md)", NULL },
     { "swo-comparators", 0, 0, G_OPTION_ARG_STRING, &o.swo_comparators, "--offline: the DWT comparators the capture's target had (default 4)", "N" },
     { "swo-vtor", 0, 0, G_OPTION_ARG_STRING, &o.swo_vtor, "--offline: the vector table's address (default: the ELF's vector table symbol)", "ADDR" },
+    { "swo-channel", 0, 0, G_OPTION_ARG_STRING, &o.swo_channel, "--offline, a sigrok session file (.sr): the SWO pin's logic channel (default SWO); its baud rate is --swo-pin-freq, else found from the samples", "NAME" },
     { "no-exception-trace", 0, 0, G_OPTION_ARG_NONE, &o.no_exception_trace, "SWO: no exception trace (ISR2s only from RUNNINGISR2)", NULL },
     { "pc-sample", 0, 0, G_OPTION_ARG_STRING, &o.pc_sample, "PC sampling (a profile per task × function and line): SWO: DWT periodic PC samples at about this rate; poll: DWT_PCSR read in every sample's batch, at the poll's own rate (HZ is not used); RTT: the same read on a second connection beside the stream, for measured and sampled time side by side", "HZ" },
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &o.db, "Database (default ./profile.db)", "FILE" },
@@ -834,7 +837,7 @@ cmd_run (int argc, char **argv)
   FILL (timestamp) FILL (rtt) FILL (rtt_backlog) FILL (http) FILL (http_token) FILL (http_token_file)
   FILL (core_clock)
   FILL (swo) FILL (swo_format) FILL (swo_pin_freq) FILL (swo_protocol) FILL (pc_sample)
-  FILL (swo_global_clock) FILL (swo_comparators) FILL (swo_vtor)
+  FILL (swo_global_clock) FILL (swo_comparators) FILL (swo_vtor) FILL (swo_channel)
   FILL (keep_raw) FILL (budgets) FILL (target_per_core) FILL (rtt_address_per_core)
   FILL (idle_value) FILL (no_isr_value) FILL (priority_order) FILL (push)
 #undef FILL

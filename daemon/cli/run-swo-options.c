@@ -25,10 +25,13 @@ offline_options (const RunSwoOptions *o, SessionConfig *cfg, GError **error)
 {
   const char *why = NULL;
   if (!o->offline) {
-    why = o->swo_comparators ? "--swo-comparators" : o->swo_vtor ? "--swo-vtor" : NULL;
+    why = o->swo_comparators ? "--swo-comparators" : o->swo_vtor ? "--swo-vtor"
+          : o->swo_channel ? "--swo-channel" : NULL;
     if (why != NULL) {
       g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "%s is for --offline (a live "
-                   "session reads the DWT's comparators and VTOR from the target)", why);
+                   "session %s)", why, o->swo_channel && !o->swo_comparators && !o->swo_vtor
+                   ? "reads the SWO stream, not a logic analyser's file"
+                   : "reads the DWT's comparators and VTOR from the target");
       return FALSE;
     }
     return TRUE;
@@ -53,6 +56,7 @@ offline_options (const RunSwoOptions *o, SessionConfig *cfg, GError **error)
     return FALSE;
   }
   cfg->source = SESSION_SOURCE_OFFLINE;
+  cfg->swo_channel = o->swo_channel;
   if (o->swo_comparators != NULL) {
     guint64 n = 0;
     if (!g_ascii_string_to_unsigned (o->swo_comparators, 10, 1, PROBE_SWO_MAX_COMPARATORS, &n,

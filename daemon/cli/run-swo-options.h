@@ -12,6 +12,7 @@ typedef struct {
   const char *swo, *swo_format, *swo_pin_freq, *swo_protocol, *swo_global_clock, *pc_sample;
   const char *swo_comparators;   /* --swo-comparators N (--offline) */
   const char *swo_vtor;          /* --swo-vtor ADDR (--offline) */
+  const char *swo_channel;       /* --swo-channel NAME (--offline, a sigrok session file) */
   gboolean no_exception_trace;
   gboolean offline;              /* --offline: the --swo FILE|- stream, no target */
 } RunSwoOptions;

@@ -4,8 +4,11 @@
  * until the session is stopped or the source ends. */
 #include "session-private.h"
 
+#include "probe-swo-sigrok.h"
+
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -230,6 +233,62 @@ session__make_source (Session *s, ProbeSourceKind kind, GError **error)
   return probe_source_new_rtt (&rc);
 }
 
+/* A sigrok session file given to --offline (a zip's magic at the start of *@fd, a regular
+ * file): *@fd becomes the SWO pin's UART bytes (probe_swo_sigrok_decode: the channel
+ * --swo-channel names, at --swo-pin-freq or the rate found), in memory; --swo-format says what
+ * they are. FALSE with @error naming the file, channel and rate; TRUE, untouched, for
+ * anything else. */
+static gboolean
+offline_sigrok (Session *s, int *fd, const char *path, GError **error)
+{
+  struct stat st;
+  if (fstat (*fd, &st) != 0 || !S_ISREG (st.st_mode) || !probe_swo_sigrok_is (*fd))
+    return TRUE;
+  g_auto (ProbeSwoSigrokInfo) info = { 0 };
+  g_autoptr (GBytes) bytes = probe_swo_sigrok_decode (path, s->cfg.swo_channel,
+                                                      s->cfg.swo_pin_hz, &info, error);
+  if (bytes == NULL) {
+    g_prefix_error (error, "--swo: ");
+    return FALSE;
+  }
+  gsize len;
+  const guint8 *data = g_bytes_get_data (bytes, &len);
+  int mem = memfd_create ("orti-profd-sigrok", MFD_CLOEXEC);
+  gsize done = 0;
+  while (mem >= 0 && done < len) {
+    ssize_t k = write (mem, data + done, len - done);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k <= 0) {
+      close (mem);
+      mem = -1;
+    } else {
+      done += (gsize) k;
+    }
+  }
+  if (mem < 0 || lseek (mem, 0, SEEK_SET) != 0) {
+    int e = errno;
+    if (mem >= 0)
+      close (mem);
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--swo %s: cannot keep its %"
+                 G_GSIZE_FORMAT " decoded bytes: %s", path, len, g_strerror (e));
+    return FALSE;
+  }
+  g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "--swo %s: a sigrok session "
+                    "file: channel %s at %" G_GUINT64_FORMAT " samples/s, decoded by sigrok-cli's "
+                    "uart decoder at %" G_GUINT64_FORMAT " baud (%s): %" G_GSIZE_FORMAT " bytes%s",
+                    path, info.channel, info.samplerate, info.baud,
+                    info.baud_found ? "found from the pin's shortest pulses" : "--swo-pin-freq",
+                    len, info.frame_errors ? ", with framing errors (each lost a byte)" : "");
+  if (info.frame_errors > 0)
+    g_log_structured ("orti-profd", G_LOG_LEVEL_WARNING, "MESSAGE", "--swo %s: %" G_GUINT64_FORMAT
+                      " UART framing errors on channel %s: a byte lost at each", path,
+                      info.frame_errors, info.channel);
+  close (*fd);
+  *fd = mem;
+  return TRUE;
+}
+
 /* Our own SWO capture given to --offline (its magic at the start of @fd, a regular file):
  * its stream's format and comparators as recorded, the reader in s->offline_capture. Its data
  * records are the stream; its seed records (the traced variables as the live session read
@@ -312,7 +371,7 @@ session__offline_open (Session *s, GError **error)
                  "analyse", path);
     return FALSE;
   }
-  if (!offline_capture (s, fd, path, error)) {
+  if (!offline_sigrok (s, &fd, path, error) || !offline_capture (s, fd, path, error)) {
     close (fd);
     return FALSE;
   }

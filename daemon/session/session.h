@@ -99,6 +99,8 @@ typedef struct {
   guint64 swo_global_hz;         /* SWO of several cores: the global timestamp clock's rate */
   guint swo_comparators;         /* OFFLINE: the DWT comparators of the capture's target (0: 4) */
   const char *swo_vtor;          /* OFFLINE: the vector table's address (NULL: the ELF's symbol) */
+  const char *swo_channel;       /* OFFLINE, a sigrok session file: the SWO pin's logic channel
+                                  * (NULL: "SWO"); its baud rate is swo_pin_hz (0: found) */
   guint pc_sample_hz;            /* PC sampling (0: none): SWO: samples per second; poll: read
                                   * DWT_PCSR in every sample (the rate is the poll's own) */
   const char *command_line;      /* recorded in the session */

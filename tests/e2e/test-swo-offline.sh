@@ -2,7 +2,7 @@
 # test-swo-offline.sh — `orti-profd --offline --swo FILE|-` refuses every bad input before it
 # makes a database, naming the option and its value (or the file): no stream, no clock, a
 # file that is not there or is empty, a TCP stream, a replay beside it, a comparator count or
-# vector table address that cannot be. (The analysis itself: swo-cases.py pfp, against a live
+# vector table address that cannot be; and a sigrok session file of the pin (below). (The analysis itself: swo-cases.py pfp, against a live
 # session of the same stream; its plan: test-swo-offline-plan.c.)
 source "$(dirname "$0")/e2e-common.sh"
 tmp=$(mktemp -d)
@@ -46,3 +46,34 @@ if "$PROFD" --orti "$orti" --elf "$elf" --db "$db" --http none --source swo \
      --swo-vtor 0x0 2>"$tmp/live"; then die "--swo-vtor live: succeeded"; fi
 grep -qF -- "--swo-vtor is for --offline" "$tmp/live" || die "live: $(cat "$tmp/live")"
 echo "live: $(cat "$tmp/live")"
+
+# A sigrok session file of the SWO pin (found by its zip magic): decoded through sigrok-cli's
+# uart decoder, at the rate found from its pulses; the STM32F105 capture's TPIU frames give
+# the README's 14 overflows and IRQ 28's 8 runs (its 393 PC samples: test-swo-sigrok.c and
+# test-swo.c, on the same bytes). Skipped without the capture or sigrok-cli.
+sr=${ORTI_SHARED_DIR:-$ORTI_SOURCE_DIR/../shared}/swo-captures/stm32f105_trace_example.sr
+if [[ ! -f $sr ]] || ! command -v sigrok-cli >/dev/null; then
+  echo "sigrok: skipped ($sr or sigrok-cli absent)"
+  exit 0
+fi
+refused "no logic channel named \"NOPE\"" --swo "$sr" --swo-channel NOPE --core-clock 72000000
+refused "channel SWO at 4000000 baud gives" --swo "$sr" --swo-pin-freq 4000000 \
+  --core-clock 72000000
+if PATH=/nonexistent "$PROFD" --orti "$orti" --elf "$elf" --db "$db" --http none --quiet \
+     --offline --swo "$sr" --core-clock 72000000 2>"$tmp/nocli"; then
+  die "no sigrok-cli: succeeded"
+fi
+grep -qF "install Debian's sigrok-cli" "$tmp/nocli" || die "no sigrok-cli: $(cat "$tmp/nocli")"
+[[ ! -e $db ]] || die "no sigrok-cli: a database was made"
+echo "no sigrok-cli: $(cat "$tmp/nocli")"
+"$PROFD" --orti "$orti" --elf "$elf" --db "$db" --http none --quiet --offline --swo "$sr" \
+  --swo-format tpiu --core-clock 72000000 2>"$tmp/sr.log" || die "sigrok: $(cat "$tmp/sr.log")"
+grep -q "decoded by sigrok-cli's uart decoder at .* baud (found from the pin's shortest pulses): 7856 bytes$" \
+  "$tmp/sr.log" || die "sigrok: not decoded as expected: $(grep sigrok "$tmp/sr.log")"
+[[ $(sql "$db" "SELECT sum(lost) FROM gaps") == 14 ]] || die "sigrok: overflows $(sql "$db" \
+  "SELECT sum(lost) FROM gaps"), not 14"
+# (no local timestamps in this trace: its runs have no duration, each is incomplete)
+irq28="SELECT count + incomplete FROM isr_stats WHERE isr_value = 3758096428"
+[[ $(sql "$db" "$irq28") == 8 ]] || die "sigrok: IRQ 28 ran $(sql "$db" "$irq28") times, not 8"
+check_invariants "$db"
+echo "sigrok: $(grep -o 'channel SWO at .*' "$tmp/sr.log")"

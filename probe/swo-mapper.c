@@ -26,6 +26,14 @@
  * quiet like a marked one); anything else lets the entry out first, in order.
  * The exception depth goes to the poll decoder (trace mode), so ISR2 values nest as their
  * exceptions do and an ISR2 whose end was not traced ends with its exception.
+ * The dispatcher's exceptions (SVCall, PendSV: software's own, raised by no interrupt source)
+ * never carry an ISR2 and are never learned as one: an ISR2 that enters while one of them is
+ * the innermost exception is a kernel dispatching an ISR2 process (layout.h's proc kernel,
+ * Trampoline), whose body runs in thread mode after the exception returns. Its ISR_ENTER is
+ * held back to that return, right after the exception's ISR_EXIT, so the dispatcher's time
+ * stays the exception's (not the interrupted task's before the running id's write, nor the
+ * ISR2's after it) and the two nest; an ISR_EXIT of it, or another ISR2 entering, before
+ * then lets it out first.
  *
  * PC samples → PC_SAMPLE (b = PROBE_PC_SLEEPING for the sleeping form); stimulus → STIMULUS.
  *
@@ -71,6 +79,10 @@ struct _ProbeSwoMapper {
   guint64 held_ts;                 /* … and time, with the passive Events after it */
   guint n_held_after;
   ProbeEvent held_after[16];
+  gboolean deferred;               /* an ISR2's entry held to its dispatcher's return: … */
+  guint16 deferred_under;          /* … that exception … */
+  ProbeEvent deferred_enter;       /* … and the entry */
+  guint64 emitted_ts;              /* the latest Event timestamp handed on */
   ProbeEventsFunc func;            /* during feed */
   gpointer user_data;
   gsize n_batch;
@@ -357,6 +369,8 @@ static inline void
 batch_add (ProbeSwoMapper *m, guint64 ts, guint kind, guint32 a, guint32 b)
 {
   ProbeEvent *e = &m->batch[m->n_batch++];
+  if (ts > m->emitted_ts)
+    m->emitted_ts = ts;
   e->ts = ts;
   e->a = a;
   e->b = b;
@@ -398,12 +412,44 @@ mapper_emit (ProbeSwoMapper *m, guint64 ts, guint kind, guint32 a, guint32 b)
   batch_add (m, ts, kind, a, b);
 }
 
+/* SVCall (11) and PendSV (14): the dispatcher's exceptions (see the header). */
+static inline gboolean
+exc_dispatcher (guint n)
+{
+  return n == 11 || n == 14;
+}
+
+/* Lets a held ISR2 process entry out: at its dispatcher's return (@ts), or earlier when its
+ * ISR2 ends or another enters first (never before an Event already handed on). */
+static void
+release_deferred (ProbeSwoMapper *m, guint64 ts)
+{
+  if (!m->deferred)
+    return;
+  m->deferred = FALSE;
+  mapper_emit (m, MAX (ts, m->emitted_ts), PROBE_EVENT_ISR_ENTER, m->deferred_enter.a,
+               m->deferred_enter.b);
+}
+
 /* The poll decoder's Events join the batch; an ISR2 entering right inside a held exception
- * makes that exception an ISR2's. */
+ * makes that exception an ISR2's; one entering inside a dispatcher's exception is held to
+ * its return. */
 static void
 mapper_poll_event (const ProbeEvent *event, gpointer user_data)
 {
   ProbeSwoMapper *m = user_data;
+  if (G_UNLIKELY (m->deferred) && (event->kind == PROBE_EVENT_ISR_ENTER ||
+                                   event->kind == PROBE_EVENT_ISR_EXIT))
+    release_deferred (m, m->deferred_enter.ts);
+  if (event->kind == PROBE_EVENT_ISR_ENTER && m->depth > 0) {
+    guint top = m->stack[m->depth - 1];
+    if (exc_dispatcher (top) && !m->exc_quiet[top]) {
+      m->deferred = TRUE;
+      m->deferred_under = (guint16) top;
+      m->deferred_enter = *event;
+      return;
+    }
+  }
   if (m->held && event->kind == PROBE_EVENT_ISR_ENTER && m->depth > 0
       && m->stack[m->depth - 1] == m->held_n) {
     m->held = FALSE;
@@ -444,6 +490,7 @@ mapper_forget (ProbeSwoMapper *m)
   m->depth = 0;
   m->held = FALSE; /* released before the gap that forgets it */
   m->n_held_after = 0;
+  m->deferred = FALSE;
 }
 
 static void
@@ -473,6 +520,8 @@ exc_pop (ProbeSwoMapper *m, guint64 ts)
   mapper_depth (m, ts);
   if (!m->exc_quiet[n]) /* an exception's handler ends where it began: in handler mode */
     mapper_emit (m, ts, PROBE_EVENT_ISR_EXIT, m->exc_id[n], PROBE_ISR_HANDLER);
+  if (m->deferred && m->deferred_under == n)
+    release_deferred (m, ts);  /* the ISR2 process it dispatched starts as it returns */
 }
 
 /* Pops every exception above @n (their exits were lost). */
@@ -505,7 +554,7 @@ mapper_exception (ProbeSwoMapper *m, guint n, guint fn, guint64 ts)
     mapper_depth (m, ts);
     if (m->exc_quiet[n])
       break;
-    if (m->learn) {
+    if (m->learn && !exc_dispatcher (n)) {
       release_held (m);
       m->held = TRUE;
       m->held_n = (guint16) n;

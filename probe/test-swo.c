@@ -1598,8 +1598,9 @@ test_mapper_isr2_nesting (void)
  * its exception only pends the dispatcher, which names it (RUNNINGISR2) and sets the running id
  * to a value that is no task ("X"), then returns; the body runs on in thread mode, a handler
  * ISR2 nesting over it as over a task, until the kernel stops naming it. It lasts that long,
- * across the exception return, and its exit says so; an ISR2 whose exception returns while the
- * running id names a task ends with its exception, as before. */
+ * across the exception return, and its exit says so; it begins where the dispatcher (PendSV,
+ * reported as its own exception) returns; an ISR2 whose exception returns while the running id
+ * names a task ends with its exception, as before. */
 static void
 test_mapper_isr2_process (void)
 {
@@ -1628,7 +1629,11 @@ test_mapper_isr2_process (void)
     ev (PROBE_EVENT_TASK_SWITCH, 10, 1, 0),
     ev (PROBE_EVENT_ISR_ENTER, 20, PROBE_SWO_EXCEPTION_ID (16), 0),
     ev (PROBE_EVENT_ISR_EXIT, 22, PROBE_SWO_EXCEPTION_ID (16), H),
-    ev (PROBE_EVENT_ISR_ENTER, 24, 2, 0),
+    /* PendSV, the dispatcher, is its own exception, not the ISR2's: Timer1Isr begins as it
+     * returns (named at 24, inside it) */
+    ev (PROBE_EVENT_ISR_ENTER, 22, PROBE_SWO_EXCEPTION_ID (14), 0),
+    ev (PROBE_EVENT_ISR_EXIT, 26, PROBE_SWO_EXCEPTION_ID (14), H),
+    ev (PROBE_EVENT_ISR_ENTER, 26, 2, 0),
     ev (PROBE_EVENT_ISR_ENTER, 31, 1, 0), ev (PROBE_EVENT_ISR_EXIT, 35, 1, H),
     ev (PROBE_EVENT_ISR_EXIT, 50, 2, PROBE_ISR_THREAD),
     ev (PROBE_EVENT_ISR_ENTER, 61, 1, 0), ev (PROBE_EVENT_ISR_EXIT, 62, 1, H),

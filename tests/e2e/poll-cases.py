@@ -15,9 +15,11 @@ stored, never a fixed tolerance —
                   behind its board timer and the alarms fire late, a period no real target
                   has; 1–2 % on a quiet 2-core host, 22 % seen on an overloaded one): the
                   period check allows truth × that share on top of the bound;
-  preemptions     seen ≤ truth + 1 % of the jobs (no false preemption beyond that) and
-                  truth ≤ seen + possibly missed — where the session states them (samples
-                  farther apart than half a task's period make its count unknown);
+  preemptions     seen ≤ truth + 1 % of the jobs (no false preemption beyond that; none at
+                  all on the proc layout, whose three tasks are released on one tick: there the
+                  count is a strict lower bound) and truth ≤ seen + possibly missed — where the
+                  session states them (samples farther apart than half a task's period make
+                  its count unknown);
   jobs            seen ≤ truth + 1 % (jobs expected, an estimate without a stated bound,
                   is printed beside the truth);
   ISR2s           net total time within net_total_bound_us of the firmware's (its 99 %
@@ -42,7 +44,13 @@ from sampled_check import check_attribution, check_profile  # noqa: E402
 from trace_ref import Fail, check  # noqa: E402
 
 TASKS = {"pfp": ("Task0", "Task1"), "split": ("SplitA", "SplitB", "SplitC", "SplitD"),
-         "harmonic": ("HarmA", "HarmW", "HarmB", "HarmC")}
+         "harmonic": ("HarmA", "HarmW", "HarmB", "HarmC"),
+         # the proc layout on the sametick workload (run-rig --workload sametick --layout proc:
+         # issue 36's held-out kernels' ORTI dialect, three tasks released on one tick)
+         "proc": ("Task0", "Task1", "SplitD")}
+# cases whose preemption count is a strict lower bound: releases on one tick are where a
+# count from samples overshoots (issue 36: TaskHi 2541 counted for 1230)
+STRICT_PREEMPTIONS = {"proc"}
 BENCH = os.environ.get("ORTI_BENCH")  # print BENCH lines of the bound widths
 SYSTEM_COUNTER_HZ = 1000  # the firmware's OS counter (TIMER0 IRQ; rig-truth.h `counter`)
 
@@ -112,7 +120,8 @@ def run(workload, seconds, tmp, expect_starved=False):
         elif err > g["load_bound"]:
             misses.append(f"{name} load")
         slack = max(1, w["jobs"] // 100)
-        if g["preemptions"] is not None and g["preemptions"] > w["preemptions"] + slack:
+        p_slack = 0 if workload in STRICT_PREEMPTIONS else slack
+        if g["preemptions"] is not None and g["preemptions"] > w["preemptions"] + p_slack:
             bad.append(f"{name} false preemptions")
         if g["preemptions"] is not None and g["preemptions_missed"] is not None and \
                 w["preemptions"] > g["preemptions"] + g["preemptions_missed"]:
@@ -120,7 +129,7 @@ def run(workload, seconds, tmp, expect_starved=False):
             # there a short upper bound is a figure (BENCH …_preemption_bound_short), here a
             # failure
             (misses_p if BENCH else bad).append(f"{name} preemptions missed beyond the bound")
-        if g["jobs"] > w["jobs"] + slack:
+        if g["jobs"] is not None and g["jobs"] > w["jobs"] + slack:
             bad.append(f"{name} phantom jobs")
         # net per job, response and period within the time resolution, where the session
         # states them (a sampled task whose jobs were missed or merged has them unknown)

@@ -583,22 +583,39 @@ def case_proc(tmp):
     three tasks released on one tick, Timer1Isr a thread-mode process every 3 ms. Jobs and
     preemptions as the kernel counted them, periods within 0.1 % (plus the start delay over
     the window), Timer1Isr's count and net time within 1 %,
-    dispatched in thread mode; IdleTask and "X" are no task. Every figure is printed before the
-    verdict. Net per job is printed, not judged: the session's is 9-27 us per job above the
-    kernel's (its dispatch around the running id's writes; issue 36 left open)."""
+    dispatched in thread mode; IdleTask and "X" are no task. Net per job within 0.1 % of the
+    kernel's, plus the job-end service's own time: the kernel starts its own accounting inside
+    TerminateTask (os.c: after the service's entry, before its exit), where no traced write
+    shows it — the session counts the service to the task, as a hook-based truth (PostTaskHook
+    in the dispatcher) would; the session's own TerminateTask net time (task_service_stats,
+    1.8 us a job on the rig) bounds the difference. The kernel's net per job is its snapshot's
+    (tick 1040, when the three tasks are released together: every job before it complete),
+    exact as the workload's loads are exact under -icount. (The dispatcher, PendSV, is the
+    kernel's on both sides: before it was taken for Timer1Isr's exception the session was 9-27
+    us a job above.) Every figure is printed before the verdict."""
+    subprocess.run([os.path.join(os.environ["ORTI_BUILD_DIR"], "tests/rig/rig-truth"),
+                    "--wait-snapshot", "300"], check=True, capture_output=True)
     s, f0, f1, _, _, _ = window(tmp, 4.0)
+    snap = {t["name"]: t for t in f1["snapshot"]["tasks"]}
+    svc = {r[0]: r[1] for r in s.sql("SELECT task, net_avg_us FROM task_service_stats "
+                                     "WHERE service = 'TerminateTask'")}
     got, want = s.tasks(), delta_tasks(f0, f1)
     bad = []
     if "IdleTask" in got or "X" in got or "0xe" in got:
         bad.append(f"tasks that are none: {sorted(got)}")
     for name, period, delay in PROC_TASKS:
         g, w = got[name], want[name]
-        t1 = next(t for t in f1["live"]["tasks"] if t["name"] == name)
-        net = t1["run_ticks"] / t1["terminations"] / BOARD_HZ * 1e6
+        t = snap[name]
+        net = t["run_ticks"] / t["terminations"] / BOARD_HZ * 1e6
+        end = svc.get(name) or 0.0
+        job = g["job_avg"]
         print(f"{name}: jobs {g['jobs']} ({w['jobs']}), preemptions {g['preemptions']} "
               f"({w['preemptions']}), period {g['period_avg']} us ({period}), net per job "
-              f"{g['job_avg']} us ({net:.1f} over the whole run), run {g['run_us']:.0f} us "
+              f"{job} us ({net:.3f}; TerminateTask {end:.3f} us), run {g['run_us']:.0f} us "
               f"({w['run_us']:.0f})")
+        if job is None or abs(job - net) > 1e-3 * net + end:
+            bad.append(f"{name}: net per job {job} us, not {net:.3f} within 0.1 % + the "
+                       f"{end:.3f} us of TerminateTask")
         if not counts_ok(g, w):
             bad.append(f"{name}: jobs or preemptions differ (undecided {g['undecided']})")
         # SWO sees when each job starts, not its release: the average start-to-start period

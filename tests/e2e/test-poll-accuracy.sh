@@ -2,7 +2,8 @@
 # test-poll-accuracy.sh — the poll source's numbers against the firmware's own truth, each
 # asserted to lie inside the bound the session stores (poll-cases.py says which), on the
 # workloads that matter for the preemption rule — pfp (seed 003), split (harmonic periods),
-# harmonic (tasks ending and starting on one tick, an extended task), variables watched with
+# harmonic (tasks ending and starting on one tick, an extended task), sametick on the proc
+# layout (three tasks released on one tick, issue 36's ORTI dialect), variables watched with
 # --watch (views: seed 002's traffic light) — and split in every generator's data layout (EB's
 # TCB pointer chase, Trampoline's shared running id with VALID, ERIKA's index). A CPU hog at
 # nice 10 runs beside the probe side the whole time (the machine CI gives us has 2 cores): the
@@ -34,6 +35,12 @@ for layout in eb trampoline; do
   "$RUN_RIG" --own-cpu --spin-idle --workload split --layout "$layout" -- \
     python3 "$cases" split "$seconds" || die "split ($layout)"
 done
+# the proc layout (issue 36's held-out kernels' ORTI dialect: `.` through pointer tables, a
+# STATE enum labelled in part, a named IdleTask, Timer1Isr a thread-mode process) on the
+# sametick workload: three tasks released on one tick, where the preemption count must stay a
+# lower bound of the truth
+"$RUN_RIG" --own-cpu --spin-idle --workload sametick --layout proc -- \
+  python3 "$cases" proc "$seconds" || die "sametick (proc)"
 # ERIKA's layout (no task STATE: preemption decided on priorities) runs starved, at a quarter
 # of the rate. At ~1350/s (a quiet host) two open faults show: SplitA's load reads 0.7-1.1
 # points high (5 of 5 runs, > its bound), and a SplitD job end seen as a switch to a higher

@@ -13,7 +13,8 @@
 #             the writes;
 #   stress    ISR2 counts as counted, TIMER0/TIMER1/PendSV as the trace unit and -d int;
 #   proc      the proc layout (issue 36's held-out kernels' ORTI dialect): jobs, preemptions,
-#             periods of three tasks released on one tick; its thread-mode ISR2 process;
+#             periods and net per job of three tasks released on one tick; its thread-mode ISR2
+#             process;
 #   overflow  a 115200 baud pin: every overflow packet in a gap, reported;
 #   reconnect the SWO stream closed mid-session: a gap, the session goes on;
 # and errors: no trace unit (a core without data trace: the message names --source poll;

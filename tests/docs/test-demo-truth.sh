@@ -3,10 +3,21 @@
 # 2 s): its summary puts each of the three sessions (poll, SWO, RTT) beside the firmware's own
 # accounting of the same window and says how fast the emulator ran; for the exact sources every
 # task the firmware ran is there, its load within its stated bound (0 for "exact") plus 1 point
-# of the firmware's: the firmware counts its kernel's time apart, which a profiler charges to
-# the task around it, and the halts around the window are not the session's first and last
-# event (measured over 2 s windows: SWO +0.03 to +0.16 points, RTT +0.05 to +0.55, always
-# above); then the dashboard is served. The normal build only: the
+# of the firmware's (the halts around the window are not the session's first and last event:
+# measured over 2 s windows on a quiet host, SWO +0.03 to +0.16 points, RTT +0.05 to +0.55),
+# plus, above the firmware's only, the points demo-truth prints "outside the tasks": the
+# firmware's kernel and ISR2 time the session did not see as ISR2 time. The firmware charges
+# each switch at its own board-timer read, inside the hooks whose records bound the session's
+# slices (TerminateTask, the dispatcher, ISR2 entry and exit all read the timer for the
+# accounting, then call the hook that reads it for the record), so that time goes to the task
+# around it in the session. It is a few ms on a quiet host (0.17-0.73 points) and grows when a
+# loaded host stalls the emulator between the two reads: beside two CPU hogs, RTT Task0 39.01
+# against the firmware's 35.90 (+90.9 ms over 57 jobs: diff +2.56), the firmware's kernel
+# 60.2 ms and ISR2s 62.1 ms against the session's 22.7 ms of ISR2 time (2.52 points), the jobs
+# and preemptions equal. The diff compares run times over the firmware's window: a session's
+# load is over its first to last event, which the halts leave up to 120 ms shorter beside hogs
+# (Task0 55.12 % for 52.13 % is +1.00 point of run time). Then the dashboard is served. The
+# normal build only: the
 # demo's code paths are the e2e tests', run in both builds.
 set -euo pipefail
 src=${ORTI_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -43,10 +54,11 @@ python3 - "$tmp/out" <<'PY' || die "the summary is not what it should be"
 import re, sys
 text = open(sys.argv[1]).read()
 blocks = re.findall(r"^(demo-(\w+)) \((\S+)\): ([\d.]+) s of board time in ([\d.]+) s of host "
-                    r"time, emulator at ([\d.]+)x.*\n  task .*\n((?:  \S+ +.*\n)*)", text, re.M)
+                    r"time, emulator at ([\d.]+)x.*\n  task .*\n((?:  \S+ +.*\n)*)"
+                    r"    diff: .*\n    outside the tasks: .* up to ([\d.]+) points above", text, re.M)
 names = [b[1] for b in blocks]
 assert names == ["poll", "swo", "rtt"], f"session blocks {names}"
-for session, short, source, board, host, speed, rows in blocks:
+for session, short, source, board, host, speed, rows, outside in blocks:
     assert float(board) > 1.5, f"{session}: {board} s of board time for a 2 s session"
     seen = 0
     for row in rows.splitlines():
@@ -60,8 +72,10 @@ for session, short, source, board, host, speed, rows in blocks:
             continue  # an estimate: its bound is checked by the poll tests, over many runs
         b = 0.0 if bound == "exact" else float(bound.split()[-1]) if bound.startswith("±") else None
         assert b is not None, f"{session}: {task}: an exact source states no bound ({bound})"
-        assert abs(float(diff)) <= b + 1.0, f"{session}: {task} {measured} ({bound}) for {fw}"
-        print(f"{session}: {task} {measured} ({bound}), the firmware's {fw}")
+        assert -(b + 1.0) <= float(diff) <= b + 1.0 + float(outside), \
+            f"{session}: {task} {measured} ({bound}) for {fw}, up to {outside} points outside"
+        print(f"{session}: {task} {measured} ({bound}), the firmware's {fw} "
+              f"(up to {outside} points outside the tasks)")
     assert seen >= 2, f"{session}: {seen} tasks the firmware ran for 1 % or more"
 print("demo: every session beside the firmware's accounting of its window")
 PY

@@ -227,9 +227,10 @@ def rtt_drained(timeout=120):
     raise SystemExit(f"FAIL: the session did not drain the halted target's ring in {timeout} s")
 
 
-def rtt_window(tmp, seconds, extra=(), while_halted=None):
+def rtt_window(tmp, seconds, extra=(), while_halted=None, drain_first=False):
     """An exact window through RTT: halt (then @while_halted(tcl), e.g. to set the ring's
-    offsets), the firmware's truth, orti-profd attached (--source rtt --rtt drain, @extra), the
+    offsets), the firmware's truth, orti-profd attached (--source rtt --rtt drain, @extra; with
+    @drain_first, and the target still halted, until it read everything the ring held), the
     target runs @seconds, halt, the ring drained, truth, orti-profd stopped, resume. Returns
     (session, truth before, truth after)."""
     tcl = Tcl()
@@ -238,6 +239,8 @@ def rtt_window(tmp, seconds, extra=(), while_halted=None):
         while_halted(tcl)
     f0 = fw_truth(halted=True)
     s = Session(tmp, ["--source", "rtt", "--rtt", "drain", *extra])
+    if drain_first:
+        rtt_drained()
     tcl.resume()
     time.sleep(seconds)
     tcl.halt()

@@ -2,10 +2,11 @@
 firmware (guide-code.c), counts every job and preemption as the kernel does: run inside run-rig
 by tests/rig/test-guide-code.sh, on the trace image of one kernel (ORTI_RIG_ELF) and the pfp
 workload (Task0, 10 ms period, preempted by Task1 in every period; the system tick's ISR2
-interrupts both). One exact window (halted, the ring read but for its last 2 KiB as a reader
-would, truth, attach, run, halted, the ring drained, truth): each task's
-jobs (the kernel's terminations) and preemptions (its switches away from a task still
-RUNNING) equal the session's, and no anomaly. argv: TMP LABEL.
+interrupts both; Timer1Isr, which activates Task1, runs right before it: an ISR2 process on the
+proc kernel). One exact window (halted, the ring read but for its last 2 KiB as a reader
+would, truth, attach, run, halted, the ring drained, truth): each task's jobs (the kernel's
+terminations) and preemptions (its switches away from a task still RUNNING) equal the
+session's, and each ISR2's entries the kernel's, by name. argv: TMP LABEL.
 """
 import os
 import sys
@@ -37,7 +38,13 @@ gaps = s.sql("SELECT reason FROM gaps WHERE session_id = 1")
 print(f"{label}: anomalies {kinds}, gaps {gaps}")
 check(all(r == 4 for (r,) in gaps), f"{label}: a gap that is not the window's closing halt: {gaps}")
 seen = 0
+truth_names = {t["name"] for t in f0["live"]["tasks"]}
 for name, jobs, preemptions, complete in rows:
+    if name not in truth_names:  # a TASK of the ORTI file that is no task of the kernel's
+        # (demo-proc.ort's IdleTask): nothing recorded may name it
+        check(jobs == 0 and preemptions == 0, f"{label}: {name}, no task of the kernel's, has "
+              f"{jobs} jobs and {preemptions} preemptions")
+        continue
     x = next(t for t in f0["live"]["tasks"] if t["name"] == name)
     y = next(t for t in f1["live"]["tasks"] if t["name"] == name)
     want_jobs = y["terminations"] - x["terminations"]
@@ -50,4 +57,13 @@ for name, jobs, preemptions, complete in rows:
           f"{want_jobs} and {want_pre}")
     seen += want_jobs > 0
 check(seen >= 2, f"{label}: only {seen} tasks ran")
+# every ISR2 the kernel ran, under its ORTI name (the guide's TraceIds maps on a kernel whose
+# values are not its ids): one entry each, but for one in progress at either halt
+counted = dict(s.sql("SELECT isr, count FROM isr_stats WHERE session_id = 1"))
+for x, y in zip(f0["live"]["isrs"], f1["live"]["isrs"]):
+    want = y["count"] - x["count"]
+    got = counted.get(x["name"], 0)
+    print(f"  {x['name']}: {got} entries; the kernel's {want}")
+    check(want > 0 and want - 1 <= got <= want,
+          f"{label}: {x['name']} {got} entries for the kernel's {want}")
 print(f"{label}: ok")

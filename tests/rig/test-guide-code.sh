@@ -9,8 +9,12 @@
 #     and preemptions equal to the kernel's own counts. Step 3 (the OSEK hooks only, with
 #     their checks) is every other trace image's code: test-pfp.sh runs guide-cases.py on its
 #     boot of trace-long, the same check.
-#     A trace image of any other kernel layout the rig builds (demo-trace-guide-LAYOUT.elf,
-#     for kernels whose hooks also run around ISR2s and for their idle process) is run alike.
+#     The trace image of each other kernel layout the rig builds (demo-trace-guide-LAYOUT.elf,
+#     run with --layout LAYOUT) is run alike: demo-trace-guide-proc.elf, the process kernel
+#     whose PreTaskHook/PostTaskHook also run around its ISR2 process (Timer1Isr) and for its
+#     idle process with GetTaskID = INVALID_TASK, whose GetTaskState says RUNNING in every
+#     PostTaskHook and whose ORTI values are task + 1: the guide's step 3 hooks as they are,
+#     its StateTraceHook (step 4) from the kernel's state trace hook, its TraceIds maps.
 source "$(dirname "$0")/test-rig-common.sh"
 fw=$ORTI_BUILD_DIR/tests/rig/firmware
 gen=$fw/guide-code.c
@@ -40,8 +44,14 @@ images=(trace-hooks)
 for f in "$fw"/demo-trace-guide-*.elf; do
   [[ -e $f ]] && images+=("--elf $f")
 done
+(( ${#images[@]} > 1 )) || die "no demo-trace-guide-LAYOUT.elf: the guide's code runs on no kernel whose hooks run around ISR2s"
 for image in "${images[@]}"; do
-  [[ $image == --elf* ]] && args=($image) || args=(--firmware "$image")
+  if [[ $image == --elf* ]]; then
+    layout=${image##*/demo-trace-guide-}
+    args=($image --layout "${layout%.elf}")
+  else
+    args=(--firmware "$image")
+  fi
   [[ -e $fw/demo-$image.elf || $image == --elf* ]] || { echo "SKIP: demo-$image.elf not built"; exit 77; }
   label=${image##*/}
   mkdir -p "$tmp/$label"

@@ -2,7 +2,10 @@
  * (demo-trace.elf, demo-trace-small.elf, …): the kernel's Pre/PostTaskHook, ISR hooks and
  * trace hooks run docs/integration.md's code (guide-code.c, generated from it; with
  * RIG_GUIDE_TRACE_HOOKS its step 4, the kernel's trace hooks ending the jobs, instead of
- * PostTaskHook), the tracer's timestamps are the 25 MHz FPGAIO counter, and orti_trace_init()
+ * PostTaskHook; with RIG_GUIDE_PROC, on the proc layout's kernel (demo-trace-guide-proc.elf),
+ * its step 4 StateTraceHook from the kernel's state trace hook, step 3's PreTaskHook and
+ * PostTaskHook around every process, and the layout's ORTI values, task + 1 and ISR2 + 1,
+ * through the guide's TraceIds maps), the tracer's timestamps are the 25 MHz FPGAIO counter, and orti_trace_init()
  * runs at boot, before StartOS (the link wraps StartOS: -Wl,--wrap=StartOS).
  *
  * Trace window. The host's RTT link (simulated JTAG, tens of kB/s) is far slower than the
@@ -32,6 +35,7 @@
 #include "rig-truth.h"
 #include "xcore.h"
 #include "orti-trace.h"
+#include "os-proc.h"  /* the proc kernel's states, for the guide's StateTraceHook */
 
 #define NOINSTR __attribute__((no_instrument_function))
 
@@ -244,7 +248,22 @@ void NOINSTR __wrap___cyg_profile_func_exit(void *fn, void *site)
 /* The guide's hooks (docs/integration.md), compiled as they are there: guide-code.py extracts
  * its code blocks into guide-code.c, each function renamed guide_<name>; the kernel's hooks below
  * call them inside the trace window's gate, so every RTT test of the rig runs the guide's code. */
+#ifdef RIG_GUIDE_PROC
+/* demo-proc.ort's values: RUNNINGTASK 1 + task ("IdleTask" = 0), RUNNINGISR2 1 + ISR2 */
+#define ORTI_TASK_VALUE(task) ((uint32_t) (task) + 1u)
+#define ORTI_ISR_VALUE(isr) ((uint32_t) (isr) + 1u)
+#endif
 #include "guide-code.c"
+
+#ifdef RIG_GUIDE_PROC
+/* The proc kernel's trace hook at every state change of a task (os-proc.h): the guide's
+ * StateTraceHook activates, ends and blocks the jobs. */
+void NOINSTR ProcTraceTaskState(TaskType task, uint8_t state)
+{
+  if (rig_trace_window.state == RIG_TRACE_ON)
+    guide_StateTraceHook(task, state);
+}
+#endif
 
 void NOINSTR PreTaskHook(void)
 {
@@ -276,8 +295,12 @@ void NOINSTR PostTaskHook(void)
 
 void NOINSTR OsActivateHook(TaskType task)
 {
+#ifdef RIG_GUIDE_PROC  /* StateTraceHook records the activations (READY_AND_NEW) */
+  (void)task;
+#else
   if (rig_trace_window.state == RIG_TRACE_ON && !rig_xcore_serving)
     guide_ActivateTraceHook(task);
+#endif
 }
 
 /* A cross-core ActivateTask, traced on the core that called it (xcore.h). */
@@ -292,6 +315,8 @@ void NOINSTR OsTerminateHook(TaskType task)
   if (rig_trace_window.state == RIG_TRACE_ON) {
 #ifdef RIG_GUIDE_TRACE_HOOKS
     guide_TerminateTraceHook(task);  /* the guide's step 4: the job ends, the task leaves */
+#elif defined RIG_GUIDE_PROC
+    (void)task;  /* StateTraceHook ends the job (SUSPENDED) */
 #else
     orti_trace_task_terminate(task);
 #endif

@@ -3,7 +3,8 @@
  * its run time and that plus its cores' unknown time, given as the middle with half the width
  * as its bound; it is NULL when the unknown time is more than half the span; counts a gap may
  * have cut are marked; a task of the OS never seen while data was lost gets a row of its own;
- * the session's coverage is 1 − unknown / span; percentiles state their resolution. */
+ * the session's coverage is 1 − unknown / span; percentiles state their resolution, and an
+ * ISR2's periods never run across a gap. */
 #include "engine.h"
 #include "session-stats.h"
 #include "test-store-util.h"
@@ -144,11 +145,46 @@ test_loads_dominated_and_clean (void)
   fixture_clear (&f);
 }
 
+/* ISR2 Tick's net times 1000, 1010, 1020 µs, a gap (6000 → 9000), then 1030 µs: the stored
+ * percentiles are histogram buckets' upper bounds, each within pct_bound_us above the true
+ * one; no period runs across the gap (2000 µs apart on each side; 5000 across it); its
+ * counts may have been cut. */
+static void
+test_isr_percentiles_and_gap (void)
+{
+  StatsFixture f = { 0 };
+  write_session (&f, "0 TASK: A\n0 ISR: Tick\n1000 ISR_END: Tick\n2000 ISR: Tick\n"
+                     "3010 ISR_END: Tick\n4000 ISR: Tick\n5020 ISR_END: Tick\n6000 GAP\n"
+                     "9000 TASK: A\n9000 ISR: Tick\n10030 ISR_END: Tick\n11000 END\n");
+  sqlite3 *db = NULL;
+  g_assert_cmpint (sqlite3_open_v2 (f.db, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  sqlite3_stmt *st = NULL;
+  g_assert_cmpint (sqlite3_prepare_v2 (db, "SELECT count, net_p50_us, net_p99_us, pct_bound_us, "
+                                       "period_max_us, counts_complete FROM isr_stats", -1, &st,
+                                       NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_step (st), ==, SQLITE_ROW);
+  g_assert_cmpint (sqlite3_column_int (st, 0), ==, 4);
+  double p50 = sqlite3_column_double (st, 1), p99 = sqlite3_column_double (st, 2);
+  double bound = sqlite3_column_double (st, 3);
+  g_test_message ("p50 %.1f, p99 %.1f, resolution %.1f us", p50, p99, bound);
+  /* the true p50 is 1010 or 1020 (by the rank taken), the true p99 1030 */
+  g_assert_cmpfloat (p50, >=, 1010.0);
+  g_assert_cmpfloat (p50 - bound, <=, 1010.0);
+  g_assert_cmpfloat (p99, >=, 1030.0);
+  g_assert_cmpfloat (p99 - bound, <=, 1030.0);
+  g_assert_cmpfloat_with_epsilon (sqlite3_column_double (st, 4), 2000.0, 1e-9);
+  g_assert_cmpint (sqlite3_column_int (st, 5), ==, 0);
+  sqlite3_finalize (st);
+  sqlite3_close (db);
+  fixture_clear (&f);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/session-unseen/loads-with-gap", test_loads_with_gap);
   g_test_add_func ("/session-unseen/loads-dominated-and-clean", test_loads_dominated_and_clean);
+  g_test_add_func ("/session-unseen/isr-percentiles-and-gap", test_isr_percentiles_and_gap);
   return g_test_run ();
 }

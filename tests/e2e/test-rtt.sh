@@ -98,11 +98,12 @@ fi
 python3 - "$ORTI_RIG_RAM" "$win" "$cb" >"$tmp/$name.json" <<'PY'
 import json, struct, sys
 ram = open(sys.argv[1], "rb").read()
-w = struct.unpack_from("<6I13I2I", ram, int(sys.argv[2]))  # RigTraceWindow: 13 tasks, 2 ISRs
+w = struct.unpack_from("<6I13I2I13I", ram, int(sys.argv[2]))  # RigTraceWindow: 13 tasks, 2 ISRs
 # orti_trace_rtt: acID[16], MaxNumUp, MaxNumDown, aUp[0] {sName, pBuffer, Size, WrOff, RdOff, Flags}
 up = struct.unpack_from("<6I", ram, int(sys.argv[3]) + 24)
 print(json.dumps({"state": w[0], "ticks": w[1], "init_status": w[2], "sync_tries": w[3],
-                  "drops": w[4], "calls": list(w[6:19]), "isr_count": list(w[19:21]),
+                  "drops": w[4], "close_ts": w[5], "calls": list(w[6:19]),
+                  "isr_count": list(w[19:21]), "run_ticks": list(w[21:34]),
                   "size": up[2], "wroff": up[3], "rdoff": up[4]}))
 PY
 EOF
@@ -174,9 +175,10 @@ read -r rows lost empty < <(sql "$db" "SELECT count(*), sum(lost), sum(lost = 0)
                                       WHERE session_id = 2" | tr '|' ' ')
 [[ $rows == "$gaps" && $lost == "$drops" && $empty == 0 ]] ||
   die "small: $rows gap rows holding $lost records ($empty with none) for $gaps gaps, $drops drops"
-python3 - "$db" <<'PY' || die "small: the time in the gaps is not unknown, or a load is not NULL"
-import sqlite3, sys
+python3 - "$db" "$tmp/small.json" <<'PY' || die "small: the time in the gaps is not unknown, or a load is not NULL or misses the truth"
+import json, sqlite3, sys
 con = sqlite3.connect(sys.argv[1])
+w = json.load(open(sys.argv[2]))
 hz = con.execute("SELECT tick_rate_hz FROM sessions WHERE id = 2").fetchone()[0]
 gap_us = con.execute("SELECT sum(\"end\" - start) * 1e6 / ? FROM gaps WHERE session_id = 2",
                      (hz,)).fetchone()[0]
@@ -196,6 +198,16 @@ if cov < 0.5:
 else:  # the load lies in [run, run + unknown]: the middle ± half the unknown share at least
     half = 50 * unknown / span
     ok &= all(load is not None and bound >= half - 1e-6 for _, load, bound, _ in loads)
+    # and its bound holds the kernel's share of the window, from boot (the board timer's 0,
+    # the stream's start: its first record is orti_trace_init's header) to the close, give or
+    # take the session's end after the close (the final sync's few ticks)
+    first, last = con.execute("SELECT first_tick, last_tick FROM sessions WHERE id = 2").fetchone()
+    ids = dict(con.execute("SELECT name, task FROM tasks WHERE session_id = 2").fetchall())
+    edge = 100 * (first + abs(last - w["close_ts"])) / w["close_ts"]
+    for name, load, bound, _ in loads:
+        truth = 100 * w["run_ticks"][ids[name]] / w["close_ts"] if ids[name] < 13 else 0.0
+        print(f"small: {name} load {load:.2f} ± {bound:.2f} %, the kernel's {truth:.2f} %")
+        ok &= load - bound - edge <= truth <= load + bound + edge
 sys.exit(0 if ok else 1)
 PY
 

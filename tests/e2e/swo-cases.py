@@ -9,6 +9,7 @@ failure prints FAIL: why.
 """
 import collections
 import os
+import signal
 import socket
 import sqlite3
 import struct
@@ -427,6 +428,8 @@ class CutProxy:
         self.lsock.listen(4)
         self.port = self.lsock.getsockname()[1]
         self.live = []
+        self.accepted = 0   # connections relayed so far
+        self.relayed = 0    # bytes relayed from the target's side, all connections
         self.lock = threading.Lock()
         threading.Thread(target=self._accept, daemon=True).start()
 
@@ -439,17 +442,20 @@ class CutProxy:
             up = socket.create_connection(("127.0.0.1", self.up))
             with self.lock:
                 self.live += [down, up]
+                self.accepted += 1
             for a, b in ((up, down), (down, up)):
-                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+                threading.Thread(target=self._pump, args=(a, b, a is up), daemon=True).start()
 
-    @staticmethod
-    def _pump(a, b):
+    def _pump(self, a, b, count):
         try:
             while True:
                 data = a.recv(65536)
                 if not data:
                     break
                 b.sendall(data)
+                if count:
+                    with self.lock:
+                        self.relayed += len(data)
         except OSError:
             pass
         for x in (a, b):
@@ -476,19 +482,31 @@ class CutProxy:
 
 def case_reconnect(tmp):
     """The SWO stream closing mid-session: a gap, the stream opened again, the session goes
-    on and completes."""
+    on and completes. Each step waits for the state it needs, never for a time: a starved host
+    once let a fixed second after the connection outlast an 8 s session, and nothing was open
+    at the cut."""
     db = os.path.join(tmp, "rc.db")
     proxy = CutProxy(int(os.environ["ORTI_RIG_SWO_PORT"]))
     args = profd_argv(db, "--source", "swo", "--swo", f":{proxy.port}",
-                      "--core-clock", os.environ["ORTI_RIG_CYCCNT_HZ"], "--duration", "8s")
+                      "--core-clock", os.environ["ORTI_RIG_CYCCNT_HZ"], "--duration", "300s")
     p = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
-    # cut 1 s into the stream: the session programs the trace unit through OpenOCD before it
-    # connects (about 1.5 s quiet; up to 60 s allowed for an ASan daemon on a busy host)
-    deadline = time.monotonic() + 60
-    while not proxy.live and p.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(1.0)
+
+    def wait_for(what, cond):
+        # the session programs the trace unit through OpenOCD before it connects (about 1.5 s
+        # quiet; up to 60 s allowed for an ASan daemon on a busy host)
+        deadline = time.monotonic() + 60
+        while not cond() and p.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        check(cond(), f"no {what} within 60 s (session {'ended' if p.poll() is not None else 'running'})")
+
+    # cut once the stream flows (4 KiB relayed: trace packets, not just the first bytes)
+    wait_for("SWO stream through the proxy", lambda: proxy.live and proxy.relayed >= 4096)
     cut = proxy.cut()
+    at_cut = proxy.relayed
+    # the session opens the stream again and it flows again: then it is stopped (SIGINT: the
+    # session ends complete)
+    wait_for("reconnection", lambda: proxy.accepted >= 2 and proxy.relayed >= at_cut + 4096)
+    p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=60)
     proxy.close()
     check(cut == 1, f"{cut} SWO connections open at the cut, expected 1")

@@ -2,6 +2,7 @@
  * web-server.c (replies, the worker side that runs a route off the main loop, dispatch, life
  * cycle), web-routes-views.c (timeline, flame graph, sampled profile, data values),
  * web-routes-session.c (a session's documents, its check, the compare page),
+ * web-routes-fleet.c (the fleet page: benches, builds, trends),
  * web-routes-export.c (exports), web-live.c (the live stream and the control routes),
  * web-metrics.c (/metrics) and web-dashboard.c (the dashboard's static files). Not installed;
  * only web/ includes it. */
@@ -119,6 +120,37 @@ void web__route_export (Job *j, StoreDb *db, gint64 id);
 /* web-routes-session.c */
 void web__route_session (Job *j, StoreDb *db, gint64 id, const char *what, const char *sub);
 void web__route_compare (Job *j, StoreDb *db);
+
+/* web-routes-fleet.c: GET /api/fleet and /api/fleet/trend (the fleet page), and the rule that
+ * flags a build whose figure moved (docs/fleet.md "The fleet page") */
+void web__route_fleet (Job *j, StoreDb *db);
+
+/* One session's figure: @value and the interval [@low, @high] that holds its truth (the
+ * source's bound, a percentile's bucket width); NAN where unknown. */
+typedef struct {
+  double value, low, high;
+} WebFleetFigure;
+
+/* A build's figures summarised over its sessions with a known value and interval. */
+typedef struct {
+  guint known, unknown;      /* sessions taken, sessions with an unknown value or bound */
+  double median, min, max;   /* of the values (NAN: none known) */
+  double low, high;          /* the envelope: the lowest low, the highest high */
+  double median_low, median_high; /* the medians of the lows and of the highs */
+} WebFleetBuild;
+
+typedef enum { WEB_FLEET_NOT_JUDGED, WEB_FLEET_STEADY, WEB_FLEET_UP, WEB_FLEET_DOWN } WebFleetMove;
+
+/* the sessions with a known figure an earlier build needs to be compared with */
+#define WEB_FLEET_MIN_SESSIONS 3
+
+void web_fleet_summarize (const WebFleetFigure *figs, guint n, WebFleetBuild *out);
+/* web_fleet_judge: @later against the build before it, @earlier (NULL: none), whose spread
+ * is its max − min: UP when the median of @later's lows is above @earlier's highest high +
+ * spread, DOWN when the median of its highs is below @earlier's lowest low − spread, else
+ * STEADY; NOT_JUDGED when @earlier has fewer than WEB_FLEET_MIN_SESSIONS known figures or
+ * @later none. */
+WebFleetMove web_fleet_judge (const WebFleetBuild *earlier, const WebFleetBuild *later);
 
 /* web-live.c */
 void web__handle_live (WebServer *ws, SoupServerMessage *msg);

@@ -377,6 +377,8 @@ job_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel)
     web__route_session (j, db, id, n >= 3 ? j->parts[2] : NULL, n == 4 ? j->parts[3] : NULL);
   else if (strcmp (j->parts[0], "compare") == 0 && n == 1)
     web__route_compare (j, db);
+  else if (strcmp (j->parts[0], "fleet") == 0 && n <= 2)
+    web__route_fleet (j, db);
   else
     web__reply_error (&j->reply, SOUP_STATUS_NOT_FOUND, "not_found", "no such resource");
 }

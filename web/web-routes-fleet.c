@@ -13,14 +13,15 @@
  * The flag rule (web_fleet_judge, stated in docs/fleet.md and on the page): each session's
  * figure is an interval [low, high] that holds its truth — value ± the source's bound (a
  * sampled load's 99 % interval, a sampled time's interval bound), a percentile also up to its
- * histogram bucket's width below. What the build before B, P, explains is the envelope of its
+ * histogram bucket's width below. B is compared with P, the last build before it with at least
+ * WEB_FLEET_MIN_SESSIONS sessions whose figure and bound are known (fewer show no spread: no
+ * base; with none, B is not judged). What P explains is the envelope of its
  * sessions' intervals [lowest low, highest high] widened on both sides by P's spread (its
  * highest value less its lowest: what its sessions vary by from one to the next, a next one
  * may too). B is flagged "up" when at least half of its sessions lie above that even at their
  * lowest (the median of B's lows above it), "down" when at least half lie below it even at
- * their highest. P needs at least WEB_FLEET_MIN_SESSIONS sessions with a known figure and
- * bound (fewer show no spread: not judged). A session whose figure or bound is unknown (NULL)
- * takes no part and is counted. */
+ * their highest. A session whose figure or bound is unknown (NULL) takes no part and is
+ * counted. */
 #include "web-server-private.h"
 
 /* ---------- the rule: pure, tested alone (test-fleet.c) ---------- */
@@ -354,15 +355,17 @@ route_trend (Job *j, StoreDb *db)
   g_string_append_printf (out, "},\"metric\":\"%s\",\"unit\":\"%s\",\"min_sessions\":%d,"
                           "\"budgets\":%s,\"builds\":[", m->name, m->unit, WEB_FLEET_MIN_SESSIONS,
                           j->check != NULL ? "true" : "false");
-  WebFleetBuild prev = { 0 };
-  const char *prev_verdict = NULL;
+  WebFleetBuild prev = { 0 }; /* the last build with enough known figures to judge against */
+  const char *prev_label = NULL, *prev_verdict = NULL;
   for (guint bi = 0; bi < builds->len; bi++) {
     Build *b = g_ptr_array_index (builds, bi);
     WebFleetBuild sum;
     web_fleet_summarize ((WebFleetFigure *) b->figs->data, b->figs->len, &sum);
-    WebFleetMove move = web_fleet_judge (bi > 0 ? &prev : NULL, &sum);
+    WebFleetMove move = web_fleet_judge (prev_label != NULL ? &prev : NULL, &sum);
     g_string_append (out, bi ? ",{\"label\":" : "{\"label\":");
     web__json_str (out, b->label);
+    append_member_str (g_string_append_c (out, ','), "against",
+                       move != WEB_FLEET_NOT_JUDGED ? prev_label : NULL);
     g_string_append_printf (out, ",\"sessions\":%u,\"known\":%u,\"unknown\":%u", b->figs->len,
                             sum.known, sum.unknown);
     static const char *const names[] = { "median", "min", "max", "low", "high", "median_low",
@@ -417,7 +420,10 @@ route_trend (Job *j, StoreDb *db)
         prev_verdict = verdict;
     }
     g_string_append_c (out, '}');
-    prev = sum;
+    if (sum.known >= WEB_FLEET_MIN_SESSIONS) {
+      prev = sum;
+      prev_label = b->label;
+    }
   }
   g_string_append (out, "]}");
   web__reply_json (&j->reply, g_string_free (out, FALSE));

@@ -145,7 +145,8 @@ typedef enum { WEB_FLEET_NOT_JUDGED, WEB_FLEET_STEADY, WEB_FLEET_UP, WEB_FLEET_D
 #define WEB_FLEET_MIN_SESSIONS 3
 
 void web_fleet_summarize (const WebFleetFigure *figs, guint n, WebFleetBuild *out);
-/* web_fleet_judge: @later against the build before it, @earlier (NULL: none), whose spread
+/* web_fleet_judge: @later against an earlier build, @earlier (NULL: none; the route passes
+ * the last earlier build with WEB_FLEET_MIN_SESSIONS known figures), whose spread
  * is its max − min: UP when the median of @later's lows is above @earlier's highest high +
  * spread, DOWN when the median of its highs is below @earlier's lowest low − spread, else
  * STEADY; NOT_JUDGED when @earlier has fewer than WEB_FLEET_MIN_SESSIONS known figures or

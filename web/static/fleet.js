@@ -148,12 +148,12 @@
     }
   }
 
-  function moveText(b, first) {
-    if (first) return "— (the first build)";
-    if (b.move === "up") return "▲ moved up";
-    if (b.move === "down") return "▼ moved down";
-    if (b.move === "steady") return "steady";
-    return "not judged";
+  function moveText(b) {
+    const vs = b.against ? " against " + b.against : "";
+    if (b.move === "up") return "▲ moved up" + vs;
+    if (b.move === "down") return "▼ moved down" + vs;
+    if (b.move === "steady") return "steady" + vs;
+    return "not judged (no earlier build of " + $("trend-min").textContent + " known sessions)";
   }
 
   function showTrend(doc) {
@@ -166,7 +166,7 @@
       ["median", "median", (b) => fmt(b.median, doc.unit), true],
       ["spread", "min – max", (b) => fmt(b.min, doc.unit) + " – " + fmt(b.max, doc.unit), true],
       ["envelope", "truth within", (b) => fmt(b.low, doc.unit) + " – " + fmt(b.high, doc.unit), true],
-      ["move", "vs the build before", (b) => moveText(b, b === doc.builds[0])],
+      ["move", "move", (b) => moveText(b)],
     ];
     if (doc.budgets) cols.push(["verdict", "budgets", (b) => (b.verdict_changed ? "◆ " : "") + text(b.verdict)]);
     fillTable($("trend-table"), cols, doc.builds, (b) => ({
@@ -236,7 +236,7 @@
       const label = b.label.length > 24 ? b.label.slice(0, 23) + "…" : b.label;
       g.append(svg("text", { class: "label", x: cx, y: H - B + 18, "text-anchor": "middle" }, label));
       g.append(svg("text", { x: cx, y: H - B + 32, "text-anchor": "middle" }, n + " session" + (n === 1 ? "" : "s")));
-      g.append(svg("title", {}, b.label + ": median " + fmt(b.median, doc.unit) + ", " + moveText(b, i === 0)));
+      g.append(svg("title", {}, b.label + ": median " + fmt(b.median, doc.unit) + ", " + moveText(b)));
       s.append(g);
     });
     box.replaceChildren(s);

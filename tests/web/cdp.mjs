@@ -209,3 +209,17 @@ export class Cdp {
   }
 }
 
+/* Start headless Chromium with its profile in userDir and open one blank page: the client, the
+ * page's session id and S(method, params), which sends to that page. The browser is one of
+ * children (stopChildren ends it). */
+export async function openChromiumPage(chromium, userDir, windowSize = "1280,1000") {
+  const { match } = await startAndWait(chromium, [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--disable-extensions", "--hide-scrollbars", "--mute-audio",
+    "--user-data-dir=" + userDir, "--remote-debugging-port=0", "--window-size=" + windowSize, "about:blank",
+  ], "stderr", /DevTools listening on (ws:\/\/\S+)/, "chromium");
+  const cdp = await Cdp.connect(match[1]);
+  const { targetId } = await cdp.send("Target.createTarget", { url: "about:blank" });
+  const { sessionId } = await cdp.send("Target.attachToTarget", { targetId, flatten: true });
+  return { cdp, sessionId, S: (method, params) => cdp.send(method, params, sessionId) };
+}

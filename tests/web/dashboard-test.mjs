@@ -34,7 +34,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Cdp, startAndWait, stopChildren, which } from "./cdp.mjs";
+import { openChromiumPage, startAndWait, stopChildren, which } from "./cdp.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ARTIFACTS = process.env.TEST_ARTIFACT_DIR || "/tmp";
@@ -102,15 +102,7 @@ async function main() {
 
   /* ---------- browser ---------- */
   userDir = fs.mkdtempSync(path.join(os.tmpdir(), "dash-chromium-"));
-  const { match } = await startAndWait(chromium, [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--disable-extensions", "--hide-scrollbars", "--mute-audio",
-    "--user-data-dir=" + userDir, "--remote-debugging-port=0", "--window-size=1280,1000", "about:blank",
-  ], "stderr", /DevTools listening on (ws:\/\/\S+)/, "chromium");
-  const cdp = await Cdp.connect(match[1]);
-  const { targetId } = await cdp.send("Target.createTarget", { url: "about:blank" });
-  const { sessionId } = await cdp.send("Target.attachToTarget", { targetId, flatten: true });
-  const S = (method, params) => cdp.send(method, params, sessionId);
+  const { cdp, sessionId, S } = await openChromiumPage(chromium, userDir, "1280,1000");
 
   const errors = [];
   const requests = []; /* URLs of requests the page made */

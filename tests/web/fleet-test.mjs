@@ -16,7 +16,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Cdp, startAndWait, stopChildren, which } from "./cdp.mjs";
+import { openChromiumPage, stopChildren, which } from "./cdp.mjs";
 
 const CHROMIUM = process.env.CHROMIUM || "chromium";
 const N = Number(process.env.FLEET_SESSIONS || 10);
@@ -45,15 +45,7 @@ async function main() {
   const trend0 = await get("/api/fleet/trend?task=Task0&metric=load");
 
   userDir = fs.mkdtempSync(path.join(os.tmpdir(), "fleet-chromium-"));
-  const { match } = await startAndWait(chromium, [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--disable-extensions", "--hide-scrollbars", "--mute-audio",
-    "--user-data-dir=" + userDir, "--remote-debugging-port=0", "--window-size=1280,1400", "about:blank",
-  ], "stderr", /DevTools listening on (ws:\/\/\S+)/, "chromium");
-  const cdp = await Cdp.connect(match[1]);
-  const { targetId } = await cdp.send("Target.createTarget", { url: "about:blank" });
-  const { sessionId } = await cdp.send("Target.attachToTarget", { targetId, flatten: true });
-  const S = (method, params) => cdp.send(method, params, sessionId);
+  const { cdp, sessionId, S } = await openChromiumPage(chromium, userDir, "1280,1400");
   const errors = [];
   cdp.on((m) => {
     if (m.sessionId !== sessionId) return;

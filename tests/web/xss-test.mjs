@@ -14,7 +14,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Cdp, startAndWait, stopChildren, which } from "./cdp.mjs";
+import { openChromiumPage, stopChildren, which } from "./cdp.mjs";
 
 const CHROMIUM = process.env.CHROMIUM || "chromium";
 let failures = 0;
@@ -64,15 +64,7 @@ async function main() {
   }
 
   userDir = fs.mkdtempSync(path.join(os.tmpdir(), "xss-chromium-"));
-  const { match } = await startAndWait(chromium, [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--disable-extensions", "--hide-scrollbars", "--mute-audio",
-    "--user-data-dir=" + userDir, "--remote-debugging-port=0", "--window-size=1280,1000", "about:blank",
-  ], "stderr", /DevTools listening on (ws:\/\/\S+)/, "chromium");
-  const cdp = await Cdp.connect(match[1]);
-  const { targetId } = await cdp.send("Target.createTarget", { url: "about:blank" });
-  const { sessionId } = await cdp.send("Target.attachToTarget", { targetId, flatten: true });
-  const S = (method, params) => cdp.send(method, params, sessionId);
+  const { cdp, sessionId, S } = await openChromiumPage(chromium, userDir, "1280,1000");
   const refusals = []; /* console and log lines about the policy refusing something */
   cdp.on((m) => {
     if (m.sessionId !== sessionId) return;

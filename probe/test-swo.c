@@ -2706,8 +2706,16 @@ test_align_stm32 (void)
   ProbeSwoDecoderOptions o;
   stm32_options (&o);
 
-  /* `tail -c +9`: the first frame's first 8 bytes are gone, and with them the stream's first
-   * PC sample (17 18 02 00 08, all in those bytes): the rest is the ID 1 file after it */
+  /* `tail -c +9` drops bytes 0-7 of frame 0, `03 17 18 02 00 08 01 00 | 00 … 00` (byte 15,
+   * the aux bits, 0): byte 0 (even, bit 0 set) switches to ID 0x03 >> 1 = 1 for byte 1 on
+   * (aux bit 0 clear), bytes 1-5 are ID 1's data `17 18 02 00 08` — the stream's first PC
+   * sample, header and all 4 bytes of its PC — and byte 6 switches to the null ID 0, whose
+   * padding fills bytes 7-14. So the cut holds the whole of the first of the capture's 393
+   * samples and none of any other packet: 392 samples, 16 exceptions and 14 overflows are
+   * the full counts of what is left (issue 32's "393" counts the uncut file). */
+  static const guint8 frame0[16] = { 0x03, 0x17, 0x18, 0x02, 0x00, 0x08, 0x01 };
+  g_assert_cmpmem (data, 16, frame0, 16);
+  g_assert_cmpmem (data + 16, 2, "\x03\x17", 2); /* frame 1: ID 1 again, the next sample */
   ProbeSwoDecoderStats st;
   o.input = PROBE_SWO_INPUT_TPIU;
   g_autoptr (GArray) cut = swo_decode (&o, data + 8, len - 8, 0, 0, &st);

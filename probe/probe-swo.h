@@ -415,6 +415,26 @@ typedef enum {
   PROBE_SWO_INPUT_ORBFLOW,  /* orbuculum orbflow (3402) */
 } ProbeSwoInput;
 
+/* What each reading of a stream's start found (probe_swo_guess_input), by ProbeSwoInput. */
+#define PROBE_SWO_GUESS_READINGS 3
+typedef struct {
+  guint64 units;      /* ITM packets, TPIU frames, orbflow frames it found */
+  guint64 anomalies;  /* what it found wrong: malformed ITM packets and LOST runs; TPIU bad
+                       * frames, reserved IDs, changes to the ID in force, syncs inside a
+                       * frame and trace ID 1's malformed packets; orbflow bad frames */
+} ProbeSwoGuessReading;
+typedef struct {
+  ProbeSwoInput input;   /* the format guessed */
+  guint64 bytes;         /* bytes judged (the first 64 KiB at most) */
+  ProbeSwoGuessReading readings[PROBE_SWO_GUESS_READINGS];
+} ProbeSwoGuess;
+/* probe_swo_guess_input: the format of a captured stream whose tool did not say (a logic
+ * analyser's UART bytes, a file), from its first @len bytes read as each: a reading counts when
+ * it found units with at most one anomaly in 16, and the one with the fewest anomalies wins
+ * (ITM, then TPIU, on a tie; TPIU only with trace ID 1 packets). FALSE when none counts
+ * (@out->input is then ITM); @out says what each reading found either way. */
+gboolean probe_swo_guess_input (const guint8 *data, gsize len, ProbeSwoGuess *out);
+
 /* One core's ITM in a multi-core TPIU stream (issue #19: e.g. STM32H745, an M7 and an M4
  * funnelled into one SWO). */
 #define PROBE_SWO_MAX_STREAMS 16

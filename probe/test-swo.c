@@ -2891,6 +2891,87 @@ test_align_multi_and_reset (void)
   bytes_out_clear (&b);
 }
 
+/* ------------------------------------------------------------------ format guess */
+
+static void
+print_guess (const char *what, const ProbeSwoGuess *g)
+{
+  g_test_message ("%s: %" G_GUINT64_FORMAT " bytes: itm %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
+                  ", tpiu %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT ", orbflow %" G_GUINT64_FORMAT
+                  "/%" G_GUINT64_FORMAT " (anomalies/units): %u", what, g->bytes,
+                  g->readings[0].anomalies, g->readings[0].units, g->readings[1].anomalies,
+                  g->readings[1].units, g->readings[2].anomalies, g->readings[2].units, g->input);
+}
+
+/* A stream's format from its bytes: every shared capture and generated stream is read as what
+ * it is — the STM32F105 UART bytes (TPIU, from byte 0 and joined mid-frame), their ID 1
+ * payload and the EFM32GG and RTIC streams (ITM), generated TPIU of one and two cores and
+ * the same ITM in orbflow — and bytes that are none of them are not guessed. */
+static void
+test_guess_input (void)
+{
+  static const struct { const char *file; gsize skip; ProbeSwoInput want; } files[] = {
+    { "stm32f105_swo_tpiu_DERIVED.bin", 0, PROBE_SWO_INPUT_TPIU },
+    { "stm32f105_swo_tpiu_DERIVED.bin", 8, PROBE_SWO_INPUT_TPIU },
+    { "stm32f105_swo_tpiu_DERIVED.bin", 1, PROBE_SWO_INPUT_TPIU },
+    { "stm32f105_itm_id1_DERIVED.bin", 0, PROBE_SWO_INPUT_ITM },
+    { "efm32gg_itm_time_tester.trace", 0, PROBE_SWO_INPUT_ITM },
+    { "efm32gg_counting_semaphores_isr.trace", 0, PROBE_SWO_INPUT_ITM },
+    { "rtic_itm.bin", 0, PROBE_SWO_INPUT_ITM },
+  };
+  ProbeSwoGuess g;
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++) {
+    g_autoptr (GBytes) b = capture (files[i].file);
+    if (b == NULL)
+      return;
+    gsize len;
+    const guint8 *data = g_bytes_get_data (b, &len);
+    gboolean ok = probe_swo_guess_input (data + files[i].skip, len - files[i].skip, &g);
+    print_guess (files[i].file, &g);
+    g_assert_true (ok);
+    g_assert_cmpuint (g.input, ==, files[i].want);
+  }
+
+  SwoGenOptions go = { .seed = 5, .groups = 2000, .prescaler = 1, .pc_samples = TRUE };
+  g_autoptr (SwoGenResult) r = swo_gen_run (&go);
+  gboolean ok_itm = probe_swo_guess_input (r->itm->data, r->itm->len, &g);
+  print_guess ("generated itm", &g);
+  g_assert_true (ok_itm);
+  g_assert_cmpuint (g.input, ==, PROBE_SWO_INPUT_ITM);
+  g_autoptr (GByteArray) orb = g_byte_array_new ();
+  for (gsize off = 0; off < r->itm->len; off += 100)
+    swo_gen_orbflow (orb, 1, r->itm->data + off, MIN (100, r->itm->len - off));
+  gboolean ok_orbflow = probe_swo_guess_input (orb->data, orb->len, &g);
+  print_guess ("generated orbflow", &g);
+  g_assert_true (ok_orbflow);
+  g_assert_cmpuint (g.input, ==, PROBE_SWO_INPUT_ORBFLOW);
+  g_autoptr (GRand) rand = g_rand_new_with_seed (5);
+  SwoGenChunk all = { 1, r->itm->data, r->itm->len };
+  g_autoptr (GByteArray) tpiu = swo_gen_tpiu (&all, 1, 0, 0.0, rand);
+  gboolean ok_tpiu = probe_swo_guess_input (tpiu->data, tpiu->len, &g);
+  print_guess ("generated tpiu", &g);
+  g_assert_true (ok_tpiu);
+  g_assert_cmpuint (g.input, ==, PROBE_SWO_INPUT_TPIU);
+  SwoGenMultiOptions mo = { .seed = 300, .n_cores = 2, .groups = 400,
+                            .cpu_hz = { 480000000, 240000000 }, .global_hz = 10000000,
+                            .global_base = 1000, .gts_every = 3 };
+  g_autoptr (SwoGenMultiResult) m = swo_gen_multi (&mo);
+  gboolean ok_2_core_tpiu = probe_swo_guess_input (m->tpiu->data, m->tpiu->len, &g);
+  print_guess ("generated 2-core tpiu", &g);
+  g_assert_true (ok_2_core_tpiu);
+  g_assert_cmpuint (g.input, ==, PROBE_SWO_INPUT_TPIU);
+
+  guint8 noise[4096];
+  g_autoptr (GRand) nr = g_rand_new_with_seed (9);
+  for (guint i = 0; i < sizeof noise; i++)
+    noise[i] = (guint8) g_rand_int (nr);
+  gboolean ok = probe_swo_guess_input (noise, sizeof noise, &g);
+  print_guess ("noise", &g);
+  g_assert_false (ok);
+  g_assert_cmpuint (g.input, ==, PROBE_SWO_INPUT_ITM);
+  g_assert_false (probe_swo_guess_input (noise, 0, &g));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2904,6 +2985,7 @@ main (int argc, char **argv)
   g_test_add_func ("/swo/tpiu/align-stm32", test_align_stm32);
   g_test_add_func ("/swo/tpiu/align-scenario", test_align_scenario);
   g_test_add_func ("/swo/tpiu/align-multi-reset", test_align_multi_and_reset);
+  g_test_add_func ("/swo/guess-input", test_guess_input);
   g_test_add_func ("/swo/orbflow/vectors", test_orbflow_vectors);
   g_test_add_func ("/swo/orbflow/roundtrip", test_orbflow_roundtrip);
   g_test_add_func ("/swo/itm/stm32", test_itm_stm32);

@@ -766,7 +766,7 @@ cmd_run (int argc, char **argv)
     { "openocd", 0, 0, G_OPTION_ARG_STRING, &o.openocd, "OpenOCD TCL RPC address (127.0.0.1:6666)", "HOST:PORT" },
     { "source", 0, 0, G_OPTION_ARG_STRING, &o.source, "poll, rtt, swo or auto (default auto: RTT if the firmware links orti-trace, else SWO if the target and adapter can trace, else poll)", "KIND" },
     { "swo", 0, 0, G_OPTION_ARG_STRING, &o.swo, "SWO: read the stream from a server (orbuculum, an OpenOCD tpiu you configured) or a file (default: OpenOCD's own capture)", ":PORT|HOST:PORT|FILE" },
-    { "swo-format", 0, 0, G_OPTION_ARG_STRING, &o.swo_format, "SWO: the stream's format: itm (raw), tpiu (formatter frames) or orbflow (orbuculum 3402); default itm", "FORMAT" },
+    { "swo-format", 0, 0, G_OPTION_ARG_STRING, &o.swo_format, "SWO: the stream's format: itm (raw), tpiu (formatter frames) or orbflow (orbuculum 3402); default itm (--offline of a file: found from its bytes)", "FORMAT" },
     { "swo-pin-freq", 0, 0, G_OPTION_ARG_STRING, &o.swo_pin_freq, "SWO: the pin's bit rate (default: the adapter's choice)", "HZ" },
     { "swo-global-clock", 0, 0, G_OPTION_ARG_STRING, &o.swo_global_clock, "SWO of several cores (an AMP part's ITMs through one TPIU, e.g. STM32H745): the rate of the timestamp generator their global timestamps count", "HZ" },
     { "swo-protocol", 0, 0, G_OPTION_ARG_STRING, &o.swo_protocol, "SWO: the TPIU's output: uart (default) or manchester on the SWO pin, sync for a parallel trace port", "PROTOCOL" },

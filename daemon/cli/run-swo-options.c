@@ -104,6 +104,7 @@ run_swo_options_apply (const RunSwoOptions *o, SessionConfig *cfg, GError **erro
   if (o->swo && cfg->source == SESSION_SOURCE_AUTO)
     cfg->source = SESSION_SOURCE_SWO; /* a stream given: SWO is what is wanted */
   cfg->swo_stream = o->swo;
+  cfg->swo_input_given = o->swo_format != NULL;
   gboolean found = o->swo_format == NULL;
   for (gsize i = 0; !found && i < G_N_ELEMENTS (formats); i++)
     if (strcmp (o->swo_format, formats[i].name) == 0) {

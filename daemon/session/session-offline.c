@@ -121,20 +121,81 @@ offline_capture (Session *s, int fd, const char *path, GError **error)
   return TRUE;
 }
 
+static const char *const input_names[] = { [PROBE_SWO_INPUT_ITM] = "raw ITM",
+                                           [PROBE_SWO_INPUT_TPIU] = "TPIU frames",
+                                           [PROBE_SWO_INPUT_ORBFLOW] = "orbflow" };
+
+/* The format of the stream in @fd when --swo-format did not say (a file, or a sigrok file's
+ * bytes: read from its start, @fd left where it was; standard input cannot be read twice and
+ * stays raw ITM): found from its first bytes (probe_swo_guess_input) into s->cfg.swo_input,
+ * said in a message — or a warning when no reading fits, and raw ITM. */
+static void
+offline_guess (Session *s, int fd, const char *path)
+{
+  struct stat st;
+  if (s->cfg.swo_input_given || fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    return;
+  g_autofree guint8 *head = g_malloc (65536);
+  ssize_t got = pread (fd, head, 65536, 0);
+  if (got <= 0)
+    return;
+  ProbeSwoGuess g;
+  gboolean found = probe_swo_guess_input (head, (gsize) got, &g);
+  s->cfg.swo_input = g.input;
+  const ProbeSwoGuessReading *r = g.readings;
+  g_log_structured ("orti-profd", found ? G_LOG_LEVEL_MESSAGE : G_LOG_LEVEL_WARNING, "MESSAGE",
+                    "--swo %s: %s, %s its first %" G_GUINT64_FORMAT " bytes (anomalies: as raw "
+                    "ITM %" G_GUINT64_FORMAT " in %" G_GUINT64_FORMAT " packets, as TPIU %"
+                    G_GUINT64_FORMAT " in %" G_GUINT64_FORMAT " frames, as orbflow %"
+                    G_GUINT64_FORMAT " in %" G_GUINT64_FORMAT " frames)%s", path,
+                    input_names[g.input], found ? "found from" : "as no format fits",
+                    g.bytes, r[PROBE_SWO_INPUT_ITM].anomalies, r[PROBE_SWO_INPUT_ITM].units,
+                    r[PROBE_SWO_INPUT_TPIU].anomalies, r[PROBE_SWO_INPUT_TPIU].units,
+                    r[PROBE_SWO_INPUT_ORBFLOW].anomalies, r[PROBE_SWO_INPUT_ORBFLOW].units,
+                    found ? " (--swo-format to say otherwise)" : ": give --swo-format");
+}
+
+/* Several cores in one offline stream (@n, the ORTI's): their ITMs share one TPIU stream, core
+ * k's under trace ID k + 1 with global timestamps, as a live session of several cores
+ * programs them — so the stream must be TPIU, with --swo-global-clock, and not our capture of
+ * one core. FALSE with @error naming the option to give. */
+static gboolean
+offline_multi_check (Session *s, guint n, const char *path, GError **error)
+{
+  const char *why = s->offline_capture != NULL ? "our capture of one core"
+                    : s->cfg.swo_input != PROBE_SWO_INPUT_TPIU ? input_names[s->cfg.swo_input]
+                    : NULL;
+  if (why != NULL) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--offline: the ORTI describes %u "
+                 "cores, whose ITMs share one stream as TPIU frames (core k under trace ID "
+                 "k + 1, as a live session of several cores programs them), but --swo %s is %s: "
+                 "give --swo-format tpiu if it is that stream, or --core K to analyse one "
+                 "core's own stream", n, path, why);
+    return FALSE;
+  }
+  if (s->cfg.swo_global_hz == 0) {
+    g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--offline of %u cores needs "
+                 "--swo-global-clock HZ: the rate of the global timestamps that put the cores' "
+                 "packets in one time order (or --core K to analyse one core's own stream)", n);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean
 session__offline_open (Session *s, GError **error)
 {
   const char *path = s->cfg.swo_stream;
   guint n = session_swo_n_cores (s->w, &s->cfg);
-  if (path == NULL || (s->cfg.core_clock_hz == 0 && s->cfg.n_core_clocks == 0) || n > 1) {
+  if (path == NULL || (s->cfg.core_clock_hz == 0 && s->cfg.n_core_clocks == 0)) {
     g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG, "--offline: %s",
                  path == NULL ? "no --swo FILE (or -) to analyse"
-                 : n > 1 ? "the ORTI describes several cores; an offline stream is analysed "
-                           "one core at a time (give --core K)"
                  : "no --core-clock HZ (the stream's timestamps count CPU cycles)");
     return FALSE;
   }
-  if (s->cfg.n_core_clocks > 1 && !session__one_core_clock (&s->cfg, "--offline", error))
+  if (n == 1 && s->cfg.n_core_clocks > 1 && !session__one_core_clock (&s->cfg, "--offline", error))
+    return FALSE;
+  if (n > 1 && !session_swo_check_core_clocks (s->w, &s->cfg, error))
     return FALSE;
   int fd = strcmp (path, "-") == 0 ? dup (STDIN_FILENO) : open (path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -154,22 +215,32 @@ session__offline_open (Session *s, GError **error)
     close (fd);
     return FALSE;
   }
+  if (s->offline_capture == NULL)
+    offline_guess (s, fd, path);
+  if (n > 1 && !offline_multi_check (s, n, path, error)) {
+    close (fd);
+    return FALSE;
+  }
   if (s->offline_capture != NULL)
     close (fd); /* the reader has its own */
   else
     s->offline_fd = fd;
   s->capture_kind = PROBE_SOURCE_SWO;
-  s->tick_hz = s->cfg.core_clock_hz;
+  s->tick_hz = n > 1 ? s->cfg.swo_global_hz : s->cfg.core_clock_hz;
   s->swo = session_swo_set_new_offline (s->w, &s->cfg, error);
   if (s->swo == NULL)
     return FALSE;
-  static const char *const inputs[] = { [PROBE_SWO_INPUT_ITM] = "raw ITM",
-                                        [PROBE_SWO_INPUT_TPIU] = "TPIU frames",
-                                        [PROBE_SWO_INPUT_ORBFLOW] = "orbflow" };
-  s->source_why = g_strdup_printf ("--offline: the SWO stream %s (%s%s) at %" G_GUINT64_FORMAT
-                                   " Hz, no target", path, inputs[s->cfg.swo_input],
-                                   s->offline_capture ? " in our capture, with its seeds"
-                                                      : "", s->cfg.core_clock_hz);
+  if (s->swo->multi) /* the merge waits for every core, as the live session did */
+    s->expect_cores = s->swo->cores->len;
+  g_autofree char *clock = n > 1 ? g_strdup_printf ("%u cores, trace IDs 1 to %u, on the "
+                                                    "global timestamps' %" G_GUINT64_FORMAT
+                                                    " Hz", n, n, s->cfg.swo_global_hz)
+                                 : g_strdup_printf ("at %" G_GUINT64_FORMAT " Hz",
+                                                    s->cfg.core_clock_hz);
+  s->source_why = g_strdup_printf ("--offline: the SWO stream %s (%s%s) %s, no target", path,
+                                   input_names[s->cfg.swo_input],
+                                   s->offline_capture ? " in our capture, with its seeds" : "",
+                                   clock);
   g_log_structured ("orti-profd", G_LOG_LEVEL_MESSAGE, "MESSAGE", "source: %s", s->source_why);
   return TRUE;
 }

@@ -210,6 +210,8 @@ session__make_source (Session *s, ProbeSourceKind kind, GError **error)
       sc.decode_only = TRUE;
       sc.decode_comparators = s->cfg.swo_comparators ? s->cfg.swo_comparators
                                                      : SESSION_SWO_OFFLINE_COMPARATORS;
+      for (guint k = 0; k < sc.n_cores; k++) /* each core's (sc.cores: s->swo's) */
+        s->swo->source_cores[k].decode_comparators = sc.decode_comparators;
     }
     return probe_source_new_swo (&sc, error);
   }

@@ -547,10 +547,14 @@ session_swo_set_new_live (SessionWatch *w, const SessionConfig *cfg, ProbeOpenoc
 SessionSwoSet *
 session_swo_set_new_offline (SessionWatch *w, const SessionConfig *cfg, GError **error)
 {
-  g_autoptr (GHashTable) plan = g_hash_table_new (g_str_hash, g_str_equal);
-  if (cfg->swo_vtor != NULL)
-    g_hash_table_insert (plan, "swo.vtor", (gpointer) cfg->swo_vtor);
-  return set_make (w, cfg, 1, NULL, NULL, plan, error);
+  /* several cores (the ORTI's, no --core): one stream, as set_make's live one; --swo-vtor is
+   * every core's vector table */
+  guint n = session_swo_n_cores (w, cfg);
+  g_autoptr (GHashTable) plan = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint k = 0; k < n && cfg->swo_vtor != NULL; k++)
+    g_hash_table_insert (plan, n > 1 ? g_strdup_printf ("swo.%u.vtor", k) : g_strdup ("swo.vtor"),
+                         (gpointer) cfg->swo_vtor);
+  return set_make (w, cfg, n, NULL, NULL, plan, error);
 }
 
 SessionSwoSet *

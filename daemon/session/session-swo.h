@@ -77,7 +77,9 @@ SessionSwoSet *session_swo_set_new_live (SessionWatch *w, const SessionConfig *c
 SessionSwoSet *session_swo_set_new_replay (SessionWatch *w, const SessionConfig *cfg,
                                            GHashTable *meta, const char *replay_path,
                                            int *core, GError **error);
-/* session_swo_set_new_offline: the plan of one core's raw stream with no target (--offline):
+/* session_swo_set_new_offline: the plan of a raw stream with no target (--offline) — one core's,
+ * or every core's of a multi-core ORTI without --core (session_swo_n_cores; one TPIU stream,
+ * as live, --swo-vtor then every core's):
  * the comparators as a live session would program them (the watch's order: RUNNINGTASK,
  * RUNNINGISR2, SERVICETRACE, the --watch variables, RUNNINGTASKPRIORITY when priorities are
  * missing), each task's priority a constant of the ORTI file or its formula over the ELF's

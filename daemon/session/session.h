@@ -93,6 +93,8 @@ typedef struct {
   const char *swo_stream;        /* SWO: ":PORT", "HOST:PORT" or a file (NULL: OpenOCD's
                                   * capture); given with --source auto: SWO is wanted */
   ProbeSwoInput swo_input;       /* SWO: the stream's format */
+  gboolean swo_input_given;      /* --swo-format said it (OFFLINE, a file: else it is found
+                                  * from the stream's first bytes) */
   guint64 swo_pin_hz;            /* SWO: pin rate (0: OpenOCD's choice / left as it is) */
   ProbeSwoProtocol swo_protocol; /* SWO: the TPIU's output protocol */
   gboolean swo_no_exception_trace; /* SWO: no exception trace */

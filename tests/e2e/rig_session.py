@@ -180,6 +180,25 @@ def profd_argv(db, *options, elf=None, live=True):
     return argv + ["--db", db, "--http", "none", "--quiet", *options]
 
 
+def raw_stream(cap, out):
+    """The bytes the SWO pin delivered in the live session that recorded @cap (its channel-0
+    data records, docs/capture-format.md: what the session read, as it read it), into @out —
+    a raw ITM or TPIU stream as any capture tool would have written it. Returns its length."""
+    with open(cap, "rb") as f:
+        data = f.read()
+    check(data[:8] == b"ORTICAP\x1a", f"{cap}: not a capture")
+    meta_len = struct.unpack_from("<I", data, 12)[0]
+    pos, raw = 112 + meta_len + 4, bytearray()
+    while pos < len(data):
+        kind, channel, length = data[pos], *struct.unpack_from("<HI", data, pos + 2)
+        if kind == 1 and channel == 0:
+            raw += data[pos + 16:pos + 16 + length]
+        pos += 16 + length + 4
+    with open(out, "wb") as f:
+        f.write(raw)
+    return len(raw)
+
+
 def replay(cap, tmp):
     """Replays the capture @cap into a new tmp/replay.db, checks its invariants (invariants.py)
     and returns the database's path."""

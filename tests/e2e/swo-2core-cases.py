@@ -30,6 +30,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.environ["ORTI_SOURCE_DIR"], "tests/rig"))
+import invariants  # noqa: E402
 import rig_session  # noqa: E402
 from rig_session import BOARD_HZ, Session  # noqa: E402
 from trace_ref import check  # noqa: E402
@@ -115,6 +116,85 @@ def case_window(seconds, tmp):
     check(not bad, "; ".join(bad))
 
     rig_session.check_replay(s, cap, tmp)
+    check_offline(s, cap, tmp)
+
+
+def check_offline(s, cap, tmp):
+    """The live session's stream — both cores' ITMs in one TPIU stream by trace ID, as the pin
+    carried it (the capture's data records) — analysed --offline with the two ORTI files, the
+    ELF and the clocks (no target, no --swo-format: found from the data), as one session of
+    both cores on the global clock: each core's tasks its own, each task's jobs and net time
+    as the live session's but for the stretch before its core's first traced value, which
+    only the live session's seed (read on the target at its attach) knew."""
+    raw = os.path.join(tmp, "2core.tpiu")
+    n = rig_session.raw_stream(cap, raw)
+    db = os.path.join(tmp, "offline.db")
+    gts = os.environ["ORTI_RIG_GTS_HZ"]
+    run = subprocess.run(rig_session.profd_argv(db, "--offline", "--swo", raw, "--core-clock",
+                                                os.environ["ORTI_RIG_CYCCNT_HZ"],
+                                                "--swo-global-clock", gts, live=False),
+                         capture_output=True, text=True, timeout=120)
+    check(run.returncode == 0, f"--offline of both cores failed: {run.stderr}")
+    check("2core.tpiu: TPIU frames, found from its first" in run.stderr
+          and "2 cores, trace IDs 1 to 2" in run.stderr,
+          f"--offline: not read as the two cores' TPIU stream: {run.stderr}")
+    broken = invariants.problems(db)
+    check(not broken, "the offline session breaks invariants: " + "; ".join(broken))
+
+    def sql(path, q, *args):
+        con = sqlite3.connect(path)
+        try:
+            return con.execute(q, args).fetchall()
+        finally:
+            con.close()
+
+    hz = sql(db, "SELECT tick_rate_hz FROM sessions WHERE id = 1")[0][0]
+    check(hz == int(gts), f"offline: the session's clock is {hz} Hz, not the global {gts}")
+    bad = []
+    for core in (0, 1):
+        (live_start,), = sql(s.db, "SELECT start FROM core_stat WHERE session_id = 1 AND "
+                                   "core = ?", core)
+        (start, unknown), = sql(db, "SELECT start, unknown_time FROM core_stat WHERE "
+                                    "session_id = 1 AND core = ?", core)
+        seed_us = (start + unknown - live_start) / hz * 1e6
+        # the live session knew when the core halted (OpenOCD); a raw stream only goes quiet,
+        # and offline the core's last task runs on to the end of the other core's stream: the
+        # times are compared up to the core's halt as the live session saw it
+        (cut,), = sql(s.db, "SELECT coalesce(min(start), (SELECT max(\"end\") FROM core_stat "
+                            "WHERE session_id = 1)) FROM gaps WHERE session_id = 1 AND core = ? "
+                            "AND reason = 4", core)
+        q = ("SELECT t.name, round(sum(min(s.\"end\", ?) - s.start) * 1e6 / ?, 2) FROM slices s "
+             "JOIN tasks t USING (session_id, task) WHERE s.session_id = 1 AND s.core = ? AND "
+             "s.start < ? AND s.flags & 1 = 0 GROUP BY 1 ORDER BY 1")
+        live, off = sql(s.db, q, cut, hz, core, cut), sql(db, q, cut, hz, core, cut)
+        jq = ("SELECT task, jobs FROM task_core_stats WHERE session_id = 1 AND core = ? "
+              "ORDER BY 1")
+        ljobs, ojobs = dict(sql(s.db, jq, core)), dict(sql(db, jq, core))
+        print(f"  offline core {core}: {n} bytes; unknown before its first traced value "
+              f"{seed_us:.1f} us; net us to {cut} live {live}, offline {off}; jobs live "
+              f"{ljobs}, offline {ojobs}")
+        check([r[0] for r in live] == [r[0] for r in off] and live,
+              f"core {core}: tasks live {live}, offline {off}")
+        for (name, lrun), (_, orun) in zip(live, off):
+            if name not in CORE_TASKS[core]:
+                bad.append(f"core {core}: offline task {name} is not its own")
+            # a job begun before the first traced value is the live session's alone; a task
+            # first seen offline mid-job may count one begun there
+            if abs((ljobs.get(name) or 0) - (ojobs.get(name) or 0)) > 1:
+                bad.append(f"core {core} {name}: jobs live {ljobs.get(name)}, offline "
+                           f"{ojobs.get(name)}")
+            # the task the seed named ran, offline, from its first slice there (the first
+            # traced value may name an ISR2 or no task first): the stretch before is unknown
+            (first,), = sql(db, "SELECT min(s.start) FROM slices s JOIN tasks t USING "
+                                "(session_id, task) WHERE s.session_id = 1 AND s.core = ? AND "
+                                "t.name = ? AND s.flags & 1 = 0", core, name)
+            span_us = max(seed_us, (first - live_start) / hz * 1e6)
+            if not -0.01 <= lrun - orun <= span_us + 0.01:
+                bad.append(f"core {core} {name}: net live {lrun} us, offline {orun} us: off "
+                           f"beyond the {span_us:.1f} us before its first slice offline")
+    check(not bad, "offline: " + "; ".join(bad))
+    print("offline: both cores' TPIU stream gives the live session's tasks, jobs and net "
+          "times but for the stretch before each core's first traced value")
 
 
 def case_halt(tmp):

@@ -12,7 +12,6 @@ import os
 import signal
 import socket
 import sqlite3
-import struct
 import subprocess
 import sys
 import tempfile
@@ -21,8 +20,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.environ["ORTI_SOURCE_DIR"], "tests/rig"))
-from rig_session import (BOARD_HZ, PROFD, delta_isrs, delta_tasks, profd_argv, replay,  # noqa: E402
-                         symbol, window)
+from rig_session import (BOARD_HZ, PROFD, delta_isrs, delta_tasks, profd_argv,  # noqa: E402
+                         raw_stream, replay, symbol, window)
 import invariants  # noqa: E402
 from sampled_check import check_profile  # noqa: E402
 from trace_ref import Fail, Tcl, check, exc_counts  # noqa: E402
@@ -138,25 +137,6 @@ def check_offline_capture(s, cap, tmp):
         compared += len(live)
     check(compared > 480, f"only {compared} rows compared")
     print(f"offline analysis of the capture: {compared} rows identical to the live session's")
-
-
-def raw_stream(cap, out):
-    """The bytes the SWO pin delivered in the live session that recorded @cap (its channel-0
-    data records, docs/capture-format.md: what the session read, as it read it), into @out —
-    a raw ITM stream as any capture tool would have written it. Returns its length."""
-    with open(cap, "rb") as f:
-        data = f.read()
-    check(data[:8] == b"ORTICAP\x1a", f"{cap}: not a capture")
-    meta_len = struct.unpack_from("<I", data, 12)[0]
-    pos, raw = 112 + meta_len + 4, bytearray()
-    while pos < len(data):
-        kind, channel, length = data[pos], *struct.unpack_from("<HI", data, pos + 2)
-        if kind == 1 and channel == 0:
-            raw += data[pos + 16:pos + 16 + length]
-        pos += 16 + length + 4
-    with open(out, "wb") as f:
-        f.write(raw)
-    return len(raw)
 
 
 def check_offline(s, cap, tmp):

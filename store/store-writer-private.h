@@ -128,8 +128,20 @@ enum {
   ST_TASK_ISR_STAT, ST_SERVICE_STAT, ST_TASK_SERVICE_STAT, ST_POINT_STAT, ST_DATA_STAT,
   ST_DATA_STATE_STAT, ST_DATA_VALUE, ST_CORE_STAT, ST_CROSS_CORE_STAT, ST_TASK_CORE_STAT, ST_QUALITY, ST_NOTES,
   ST_EVENT_COUNT, ST_END, ST_PRUNE_TIME_SUM, ST_PRUNE_TIME, ST_PRUNE_SCAN, ST_PRUNE_IDS,
-  ST_DROPPED, ST_DROPPED_CORE, ST_TAG, ST_COUNT
+  ST_DROPPED, ST_DROPPED_CORE, ST_TAG, ST_SLICE_BATCH, ST_BUCKET_BATCH, ST_COUNT
 };
+
+/* Rows written STORE_BATCH_ROWS at a time (store-writer-batch.c). */
+#define STORE_BATCH_ROWS 32
+#define STORE_BATCH_MAX_COLS 9
+enum { BATCH_SLICE, BATCH_BUCKET, BATCH_COUNT };
+
+typedef struct {
+  int single, multi; /* ST_ of the one-row statement and of its STORE_BATCH_ROWS-row form */
+  guint cols;        /* values per row */
+  guint n;           /* rows held */
+  gint64 v[STORE_BATCH_ROWS * STORE_BATCH_MAX_COLS];
+} RowBatch;
 
 struct _StoreWriter {
   GThread *thread;
@@ -149,6 +161,7 @@ struct _StoreWriter {
   gint64 txn_start;           /* monotonic µs */
   gint64 txn_events;          /* events in the open transaction, all sessions */
   gboolean failed;            /* stop writing */
+  RowBatch batch[BATCH_COUNT]; /* slices and timeline buckets not yet written */
   int pid;
   guint64 pid_start;
 };
@@ -170,6 +183,12 @@ extern const char *const store_writer__variable_kinds[];
 gboolean store_writer__add_events (StoreWriter *self, WriterSession *s, const ProbeEvent *ev, gsize n, GError **error);
 gboolean store_writer__add_to_levels (StoreWriter *self, WriterSession *s, const StoreSlice *sl, GError **error);
 gboolean store_writer__flush_session (StoreWriter *self, WriterSession *s, GError **error);
+
+/* store-writer-batch.c */
+char *store_writer__batch_sql (const char *single, guint rows);
+gboolean store_writer__batch_add (StoreWriter *self, RowBatch *b, const gint64 *row, GError **error);
+gboolean store_writer__batch_flush (StoreWriter *self, GError **error);
+void store_writer__batch_drop (StoreWriter *self);
 
 /* store-writer-rows.c */
 gboolean store_writer__do_rows (StoreWriter *self, WriterSession *s, Msg *m, GError **error);

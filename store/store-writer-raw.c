@@ -296,19 +296,11 @@ static gboolean
 flush_level (StoreWriter *self, WriterSession *s, CoreState *c, int level, GError **error)
 {
   Level *lv = &c->levels[level];
-  sqlite3_stmt *st = self->stmt[ST_BUCKET];
   for (guint i = 0; i < lv->acc->len; i++) {
     BucketAcc *a = &g_array_index (lv->acc, BucketAcc, i);
-    sqlite3_bind_int64 (st, 1, s->id);
-    sqlite3_bind_int (st, 2, level);
-    sqlite3_bind_int64 (st, 3, c->core);
-    sqlite3_bind_int64 (st, 4, lv->bucket);
-    sqlite3_bind_int64 (st, 5, a->task);
-    sqlite3_bind_int (st, 6, (int) a->isr);
-    sqlite3_bind_int64 (st, 7, a->busy);
-    sqlite3_bind_int64 (st, 8, a->count);
-    sqlite3_bind_int64 (st, 9, MAX (a->full_until, lv->bucket));
-    if (!store_writer__step (self, ST_BUCKET, error))
+    const gint64 row[] = { s->id, level, c->core, lv->bucket, a->task, a->isr, a->busy, a->count,
+                           MAX (a->full_until, lv->bucket) };
+    if (!store_writer__batch_add (self, &self->batch[BATCH_BUCKET], row, error))
       return FALSE;
   }
   g_array_set_size (lv->acc, 0);

@@ -312,14 +312,9 @@ store_writer__do_rows (StoreWriter *self, WriterSession *s, Msg *m, GError **err
   case MSG_SLICES:
     for (gsize i = 0; i < m->n; i++) {
       const StoreSlice *r = (const StoreSlice *) m->rows + i;
-      sqlite3_stmt *st = self->stmt[ST_SLICE];
-      sqlite3_bind_int64 (st, 1, s->id);
-      sqlite3_bind_int64 (st, 2, r->core);
-      sqlite3_bind_int64 (st, 3, r->task);
-      sqlite3_bind_int64 (st, 4, r->start);
-      sqlite3_bind_int64 (st, 5, r->end);
-      sqlite3_bind_int64 (st, 6, r->flags);
-      if (!store_writer__step (self, ST_SLICE, error) || !store_writer__add_to_levels (self, s, r, error))
+      const gint64 row[] = { s->id, r->core, r->task, r->start, r->end, r->flags };
+      if (!store_writer__batch_add (self, &self->batch[BATCH_SLICE], row, error) ||
+          !store_writer__add_to_levels (self, s, r, error))
         return FALSE;
     }
     return TRUE;

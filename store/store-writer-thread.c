@@ -108,7 +108,7 @@ commit (StoreWriter *self, GError **error)
   while (g_hash_table_iter_next (&it, NULL, &v))
     if (!store_writer__flush_session (self, v, error))
       return FALSE;
-  if (!store_writer__step (self, ST_COMMIT, error))
+  if (!store_writer__batch_flush (self, error) || !store_writer__step (self, ST_COMMIT, error))
     return FALSE;
   self->in_txn = FALSE;
   g_mutex_lock (&self->lock);
@@ -129,6 +129,7 @@ fail (StoreWriter *self, GError *error)
   g_cond_broadcast (&self->space);
   g_mutex_unlock (&self->lock);
   self->failed = TRUE;
+  store_writer__batch_drop (self);
   if (self->in_txn)
     sqlite3_exec (self->db, "ROLLBACK", NULL, NULL, NULL);
   self->in_txn = FALSE;

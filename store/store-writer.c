@@ -164,7 +164,11 @@ store_writer_new (const char *path, const StoreWriterOptions *options, GError **
     return NULL;
   sqlite3_stmt *stmt[ST_COUNT] = { NULL };
   for (int i = 0; i < ST_COUNT; i++) {
-    stmt[i] = store__prepare (db, statement_sql[i], error);
+    g_autofree char *batch_sql = i == ST_SLICE_BATCH || i == ST_BUCKET_BATCH
+      ? store_writer__batch_sql (statement_sql[i == ST_SLICE_BATCH ? ST_SLICE : ST_BUCKET],
+                                 STORE_BATCH_ROWS)
+      : NULL;
+    stmt[i] = store__prepare (db, batch_sql != NULL ? batch_sql : statement_sql[i], error);
     if (stmt[i] == NULL) {
       for (int j = 0; j < i; j++)
         sqlite3_finalize (stmt[j]);
@@ -180,6 +184,9 @@ store_writer_new (const char *path, const StoreWriterOptions *options, GError **
     self->options.commit_interval_ms = defaults.commit_interval_ms;
   self->db = g_steal_pointer (&db);
   memcpy (self->stmt, stmt, sizeof stmt);
+  self->batch[BATCH_SLICE] = (RowBatch) { .single = ST_SLICE, .multi = ST_SLICE_BATCH, .cols = 6 };
+  self->batch[BATCH_BUCKET] = (RowBatch) { .single = ST_BUCKET, .multi = ST_BUCKET_BATCH,
+                                           .cols = 9 };
   self->queue = g_async_queue_new ();
   g_mutex_init (&self->lock);
   g_cond_init (&self->space);

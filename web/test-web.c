@@ -739,7 +739,7 @@ test_metrics_and_live (Fx *fx, gconstpointer data)
                                      "{\"core\":11,\"task\":\"Task_A\"}]"));
   g_free (run.out);
 
-  /* /metrics may come from a cache for up to a second, but never across a change of the latest
+  /* /metrics may come from a cache for up to 250 ms, but never across a change of the latest
    * session's state: the session ends with new statistics, the next answer has them */
   g_autoptr (StoreDb) db = store_db_open (fx->db, STORE_OPEN_READ_WRITE, &error);
   g_assert_no_error (error);

@@ -3,7 +3,10 @@
  * METRICS_CACHE_US. */
 #include "web-server-private.h"
 
-#define METRICS_CACHE_US G_USEC_PER_SEC
+#define METRICS_CACHE_US 250000 /* a scraper hammering /metrics recomputes it 4× a second at
+                                 * most; a dashboard sees a stream's end within this of the
+                                 * statistics' commit (issue #35: a second here was the live
+                                 * statistics' lag behind a stream that stopped) */
 
 void
 web__metrics_cache_clear (gpointer p)

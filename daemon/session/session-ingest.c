@@ -276,12 +276,17 @@ session__note_target_state (Session *s, ProbeTargetState st)
 }
 
 /* The statistics and the measurement quality into the store: when a live refresh is due,
- * or always when @final. */
+ * or always when @final. A stream quiet for QUIET_STATS_US since Events that the last refresh
+ * did not see has one due sooner (session_stats_due), so the live statistics do not trail a
+ * stream that stopped by up to a second. */
 gboolean
 session__write_stats (Session *s, gboolean final, GError **error)
 {
-  if (!final && !session_stats_due (s->stats))
+  gboolean quiet = s->last_event_host > s->stats_event_host
+                   && s->host_now - s->last_event_host >= QUIET_STATS_US;
+  if (!final && !session_stats_due (s->stats, quiet))
     return TRUE;
+  s->stats_event_host = s->last_event_host;
   if (!session__check_invariants (s, final, error))
     return FALSE;
   SessionLive live;

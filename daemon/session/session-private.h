@@ -23,6 +23,7 @@
 
 #define FLUSH_INTERVAL_US 100000    /* hand rows to the store at least this often */
 #define TARGET_POLL_INTERVAL_US 100000 /* explicit target poll while sampling */
+#define QUIET_STATS_US 50000        /* no Event for this long: the live statistics are due soon */
 #define RECONNECT_MAX_US 2000000    /* backoff cap when OpenOCD went away */
 #define EVENT_BATCH 16384          /* … or when this many Events wait (each hand-over wakes the
                                      * writer thread: at 6 MB/s of SWO, ~700 k Events/s, a batch
@@ -112,6 +113,7 @@ struct _Session {
   gboolean clock_warned;        /* the clock disagreement was logged */
   gint64 host_now;              /* live: host µs of the worker's current round */
   gint64 last_event_host;       /* … when the latest event arrived */
+  gint64 stats_event_host;      /* last_event_host at the latest statistics write */
 };
 
 /* session.c */

@@ -16,6 +16,7 @@
 #define FIRST_REFRESH_US 250000 /* the first live refresh after the session starts */
 #define REFRESH_US 1000000      /* then at most once a second … */
 #define REFRESH_COST_FACTOR 20  /* … and never more often than 20× its own duration (5 %) */
+#define QUIET_REFRESH_US 250000 /* a stream gone quiet: refreshed this soon after the last */
 
 struct _SessionStats {
   StoreWriter *writer;  /* borrowed */
@@ -222,12 +223,13 @@ session_stats_flush (SessionStats *ss, GError **error)
 }
 
 gboolean
-session_stats_due (SessionStats *ss)
+session_stats_due (SessionStats *ss, gboolean quiet)
 {
   gint64 now = g_get_monotonic_time ();
   if (ss->last == 0)
     return now - ss->created >= FIRST_REFRESH_US;
-  return now - ss->last >= MAX (REFRESH_US, REFRESH_COST_FACTOR * ss->last_cost);
+  return now - ss->last >= MAX (quiet ? QUIET_REFRESH_US : REFRESH_US,
+                                REFRESH_COST_FACTOR * ss->last_cost);
 }
 
 guint

@@ -93,8 +93,9 @@ void session_stats_add_value (SessionStats *ss, const SlicerDataChange *d);
 gboolean session_stats_flush (SessionStats *ss, GError **error);
 
 /* session_stats_due: whether a live refresh is due now: a first one 250 ms after creation,
- * then one per second, stretched to 20× the last refresh's duration. */
-gboolean session_stats_due (SessionStats *ss);
+ * then one per second (250 ms when @quiet: the stream stopped since the last refresh, whose
+ * figures then trail it), stretched to 20× the last refresh's duration. */
+gboolean session_stats_due (SessionStats *ss, gboolean quiet);
 
 /* session_stats_write:
  * Puts every statistic of @slicer and @quality (rows replace the session's previous ones)

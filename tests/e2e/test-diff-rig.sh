@@ -24,17 +24,19 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 db=$tmp/profile.db
 
-session() { # NAME [run-rig options…]
-  local name=$1
+sessions() { # NAMES (comma separated: sessions of one boot, in turn) [run-rig options…]
+  local names=$1
   shift
   "$RUN_RIG" --icount --firmware trace-long --workload pfp "$@" -- bash -c '
-    "$0" --orti "$ORTI_RIG_ORTI" --elf "$ORTI_RIG_ELF" --openocd 127.0.0.1:$ORTI_RIG_TCL_PORT \
-         --source rtt --rtt drain --duration 3s --db "$1" --http none --name "$2" --quiet
-  ' "$PROFD" "$db" "$name" || die "session $name failed"
+    for name in ${2//,/ }; do
+      "$0" --orti "$ORTI_RIG_ORTI" --elf "$ORTI_RIG_ELF" --openocd 127.0.0.1:$ORTI_RIG_TCL_PORT \
+           --source rtt --rtt drain --duration 3s --db "$1" --http none --name "$name" --quiet || exit 1
+    done
+  ' "$PROFD" "$db" "$names" || die "sessions $names failed"
 }
-session base
-session base2
-session slow --slow
+# the same build's two windows come from one boot (a boot less: the suite's time)
+sessions base,base2
+sessions slow --slow
 
 set +e
 "$PROFD" diff 1 2 --db "$db" --threshold 10 >"$tmp/same.txt"

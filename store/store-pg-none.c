@@ -82,3 +82,10 @@ store_pull (StorePg *pg, const gint64 *ids, guint n_ids, const char *path, guint
   UNSUPPORTED (error);
   return FALSE;
 }
+
+gboolean
+store_pull_update (StorePg *pg, const char *path, guint *added, guint64 *rows, GError **error)
+{
+  UNSUPPORTED (error);
+  return FALSE;
+}

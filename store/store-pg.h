@@ -132,4 +132,15 @@ gboolean store_push (const char *path, StorePg *pg, const StorePushOptions *opti
 gboolean store_pull (StorePg *pg, const gint64 *ids, guint n_ids, const char *path,
                      guint64 *rows, GError **error);
 
+/* store_pull_update:
+ * Keeps a read cache of @pg's store (serve's): copies every session of @pg that the SQLite
+ * store @path lacks — all of them the first time; @path is created when absent — with all
+ * their rows, read in one read-only snapshot of the server and written in one transaction in
+ * WAL mode, so readers of @path go on reading meanwhile and see the new sessions all at once
+ * or not at all (never half a session). Sessions keep the shared store's ids. A session the
+ * server no longer has stays in @path. @added and @rows (may be NULL) are set to the sessions
+ * and rows copied. FALSE with a GError (nothing of this update in @path). */
+gboolean store_pull_update (StorePg *pg, const char *path, guint *added, guint64 *rows,
+                            GError **error);
+
 G_END_DECLS

@@ -12,7 +12,10 @@
  * bench's file before its push (tests/pg compare the two stores by type and value): integers
  * and booleans as INTEGER, float4/8 as REAL (PostgreSQL writes the shortest text that reads
  * back exactly), bytea as BLOB, the rest as TEXT. Sessions keep their shared store's ids.
- * The copy is a throwaway: no journal, no fsync.
+ * store_pull's copy is a throwaway: no journal, no fsync. store_pull_update keeps a copy
+ * (serve's read cache) up to date instead: it adds the sessions the server has and the copy
+ * lacks in one transaction, in WAL mode, so the copy's readers see each update wholly or not
+ * at all and never wait for it.
  */
 #include "store-pg-conn.h"
 
@@ -130,10 +133,11 @@ bad:
 }
 
 /* pull_table: the rows of @t of the sessions in @set (an SQL array literal) copied from
- * @conn into @db. */
+ * @conn into @db; event_chunks of the sessions in @renumber (an SQL array literal) get new
+ * ids (chunk_renumber). */
 static gboolean
-pull_table (PGconn *conn, sqlite3 *db, const StorePgTable *t, const char *set, guint64 *rows,
-            GError **error)
+pull_table (PGconn *conn, sqlite3 *db, const StorePgTable *t, const char *set,
+            const char *renumber, guint64 *rows, GError **error)
 {
   gboolean is_sessions = strcmp (t->name, "sessions") == 0;
   const char *key = is_sessions ? "id" : "session_id";
@@ -155,8 +159,17 @@ pull_table (PGconn *conn, sqlite3 *db, const StorePgTable *t, const char *set, g
   if (st == NULL)
     return FALSE;
 
-  g_autofree char *copy = g_strdup_printf ("COPY (SELECT %s FROM \"%s\" WHERE \"%s\" = ANY "
-                                           "('%s'::bigint[])) TO STDOUT", columns, t->name, key, set);
+  g_autofree char *copy = NULL;
+  if (strcmp (t->name, "event_chunks") == 0 && g_str_has_prefix (columns, "\"id\", ")) {
+    /* kept ids first, then the renumbered chunks in their order: SQLite gives each the
+     * largest id so far + 1, above every kept one */
+    copy = g_strdup_printf ("COPY (SELECT CASE WHEN session_id = ANY ('%s'::bigint[]) THEN NULL "
+                            "ELSE id END, %s FROM event_chunks WHERE session_id = ANY "
+                            "('%s'::bigint[]) ORDER BY session_id = ANY ('%s'::bigint[]), id) "
+                            "TO STDOUT", renumber, columns + strlen ("\"id\", "), set, renumber);
+  } else
+    copy = g_strdup_printf ("COPY (SELECT %s FROM \"%s\" WHERE \"%s\" = ANY ('%s'::bigint[])) "
+                            "TO STDOUT", columns, t->name, key, set);
   g_autoptr (PGresult) start = PQexec (conn, copy);
   if (PQresultStatus (start) != PGRES_COPY_OUT) {
     store__pg_set_error (error, conn, start, what);
@@ -220,6 +233,81 @@ pull_table (PGconn *conn, sqlite3 *db, const StorePgTable *t, const char *set, g
   return ok;
 }
 
+/* id_set: @ids as an SQL array literal ("{1,2,3}"). */
+static char *
+id_set (const gint64 *ids, guint n_ids)
+{
+  GString *set = g_string_new ("{");
+  for (guint i = 0; i < n_ids; i++)
+    g_string_append_printf (set, "%s%" G_GINT64_FORMAT, i > 0 ? "," : "", ids[i]);
+  g_string_append_c (set, '}');
+  return g_string_free (set, FALSE);
+}
+
+/* chunk_renumber: the sessions of @set (an SQL array literal) whose event chunks need new ids
+ * in @h, as an SQL array literal. A chunk's id is its bench file's rowid, unique in that file
+ * only: sessions of two benches pushed to one store may share ids, which one SQLite store
+ * cannot hold. A session keeps its chunks' ids (so the copy of one bench's sessions reads as
+ * its file does, ids and all) unless their range overlaps the range of a session already in
+ * @h or kept before it (oldest first); the others get new ids, in their order. */
+static char *
+chunk_renumber (PGconn *conn, sqlite3 *h, const char *set, GError **error)
+{
+  typedef struct { gint64 lo, hi; } Range;
+  g_autoptr (GArray) taken = g_array_new (FALSE, FALSE, sizeof (Range));
+  g_autoptr (sqlite3_stmt) st = store__prepare (h, "SELECT min(id), max(id) FROM event_chunks "
+                                                "GROUP BY session_id", error);
+  if (st == NULL)
+    return NULL;
+  int rc;
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW) {
+    Range r = { sqlite3_column_int64 (st, 0), sqlite3_column_int64 (st, 1) };
+    g_array_append_val (taken, r);
+  }
+  if (rc != SQLITE_DONE) {
+    store__error_from_sqlite (error, h, rc, "reading the copy's event chunks");
+    return NULL;
+  }
+  g_autofree char *sql = g_strdup_printf ("SELECT session_id, min(id), max(id) FROM event_chunks "
+                                          "WHERE session_id = ANY ('%s'::bigint[]) GROUP BY "
+                                          "session_id ORDER BY session_id", set);
+  g_autoptr (PGresult) res = store__pg_exec (conn, sql, "reading the event chunks' ids", error);
+  if (res == NULL)
+    return NULL;
+  GString *renumber = g_string_new ("{");
+  for (int i = 0; i < PQntuples (res); i++) {
+    Range r = { g_ascii_strtoll (PQgetvalue (res, i, 1), NULL, 10),
+                g_ascii_strtoll (PQgetvalue (res, i, 2), NULL, 10) };
+    gboolean overlaps = FALSE;
+    for (guint k = 0; k < taken->len && !overlaps; k++) {
+      const Range *o = &g_array_index (taken, Range, k);
+      overlaps = r.lo <= o->hi && o->lo <= r.hi;
+    }
+    if (!overlaps)
+      g_array_append_val (taken, r);
+    else
+      g_string_append_printf (renumber, "%s%s", renumber->len > 1 ? "," : "",
+                              PQgetvalue (res, i, 0));
+  }
+  g_string_append_c (renumber, '}');
+  return g_string_free (renumber, FALSE);
+}
+
+/* pull_tables: every table's rows of the sessions in @set (an SQL array literal) copied from
+ * @conn (inside the caller's server transaction) into @h (inside the caller's transaction),
+ * in the generated order: `sessions` first, then its children. */
+static gboolean
+pull_tables (PGconn *conn, sqlite3 *h, const char *set, guint64 *rows, GError **error)
+{
+  g_autofree char *renumber = chunk_renumber (conn, h, set, error);
+  if (renumber == NULL)
+    return FALSE;
+  for (const StorePgTable *t = store__pg_tables; t->name != NULL; t++)
+    if (!pull_table (conn, h, t, set, renumber, rows, error))
+      return FALSE;
+  return TRUE;
+}
+
 gboolean
 store_pull (StorePg *pg, const gint64 *ids, guint n_ids, const char *path, guint64 *rows,
             GError **error)
@@ -232,10 +320,7 @@ store_pull (StorePg *pg, const gint64 *ids, guint n_ids, const char *path, guint
     g_set_error (error, STORE_ERROR, STORE_ERROR_IO, "%s: the copy's file exists already", path);
     return FALSE;
   }
-  g_autoptr (GString) set = g_string_new ("{");
-  for (guint i = 0; i < n_ids; i++)
-    g_string_append_printf (set, "%s%" G_GINT64_FORMAT, i > 0 ? "," : "", ids[i]);
-  g_string_append_c (set, '}');
+  g_autofree char *set = id_set (ids, n_ids);
 
   g_autoptr (StoreDb) db = store_db_open (path, STORE_OPEN_READ_WRITE, error);
   if (db == NULL)
@@ -250,9 +335,7 @@ store_pull (StorePg *pg, const gint64 *ids, guint n_ids, const char *path, guint
   if (!store__pg_run (conn, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
                       "starting to read the sessions", error))
     return FALSE;
-  gboolean ok = TRUE;
-  for (const StorePgTable *t = store__pg_tables; ok && t->name != NULL; t++)
-    ok = pull_table (conn, h, t, set->str, rows, error);
+  gboolean ok = pull_tables (conn, h, set, rows, error);
   PQclear (PQexec (conn, ok ? "COMMIT" : "ROLLBACK"));
   if (ok && sqlite3_exec (h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
     store__error_from_sqlite (error, h, SQLITE_ERROR, "ending the local copy");
@@ -260,6 +343,104 @@ store_pull (StorePg *pg, const gint64 *ids, guint n_ids, const char *path, guint
   }
   if (!ok)
     g_prefix_error (error, "copying session%s %s from %s: ", n_ids == 1 ? "" : "s",
-                    set->str, store_pg_describe (pg));
+                    set, store_pg_describe (pg));
+  return ok;
+}
+
+/* local_ids: the ids of the sessions in @h, sorted. */
+static GArray *
+local_ids (sqlite3 *h, GError **error)
+{
+  g_autoptr (sqlite3_stmt) st = store__prepare (h, "SELECT id FROM sessions ORDER BY id", error);
+  if (st == NULL)
+    return NULL;
+  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  int rc;
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW) {
+    gint64 id = sqlite3_column_int64 (st, 0);
+    g_array_append_val (ids, id);
+  }
+  if (rc != SQLITE_DONE) {
+    store__error_from_sqlite (error, h, rc, "reading the copy's sessions");
+    return NULL;
+  }
+  return g_steal_pointer (&ids);
+}
+
+/* missing_ids: the ids of the server's sessions (read inside the caller's snapshot) that
+ * @have (sorted) lacks, oldest first. */
+static GArray *
+missing_ids (PGconn *conn, GArray *have, GError **error)
+{
+  g_autoptr (PGresult) res = store__pg_exec (conn, "SELECT id FROM sessions ORDER BY id",
+                                             "listing the sessions", error);
+  if (res == NULL)
+    return NULL;
+  GArray *missing = g_array_new (FALSE, FALSE, sizeof (gint64));
+  guint k = 0;
+  for (int i = 0; i < PQntuples (res); i++) {
+    gint64 id = g_ascii_strtoll (PQgetvalue (res, i, 0), NULL, 10);
+    while (k < have->len && g_array_index (have, gint64, k) < id)
+      k++;
+    if (k == have->len || g_array_index (have, gint64, k) != id)
+      g_array_append_val (missing, id);
+  }
+  return missing;
+}
+
+/* update_from: store_pull_update's copy inside the server transaction the caller began on
+ * @conn: the sessions @h lacks, added in one transaction on @h. */
+static gboolean
+update_from (PGconn *conn, sqlite3 *h, guint *added, guint64 *rows, GError **error)
+{
+  g_autoptr (GArray) have = local_ids (h, error);
+  if (have == NULL)
+    return FALSE;
+  g_autoptr (GArray) missing = missing_ids (conn, have, error);
+  if (missing == NULL)
+    return FALSE;
+  if (missing->len == 0)
+    return TRUE;
+  g_autofree char *set = id_set ((const gint64 *) missing->data, missing->len);
+  if (!store__exec (h, "BEGIN IMMEDIATE", error))
+    return FALSE;
+  if (!pull_tables (conn, h, set, rows, error) || !store__exec (h, "COMMIT", error)) {
+    store__exec (h, "ROLLBACK", NULL);
+    *rows = 0;
+    return FALSE;
+  }
+  *added = missing->len;
+  return TRUE;
+}
+
+gboolean
+store_pull_update (StorePg *pg, const char *path, guint *added, guint64 *rows, GError **error)
+{
+  guint local_added = 0;
+  guint64 local_rows = 0;
+  if (added == NULL)
+    added = &local_added;
+  if (rows == NULL)
+    rows = &local_rows;
+  *added = 0;
+  *rows = 0;
+  g_autoptr (StoreDb) db = store_db_open (path, STORE_OPEN_READ_WRITE, error);
+  if (db == NULL)
+    return FALSE;
+  sqlite3 *h = store_db_handle (db);
+  PGconn *conn = store__pg_conn (pg);
+  /* WAL (store_db_open's): readers go on reading the last commit while this one is written.
+   * No fsync: the copy is made again from the server after a crash. */
+  gboolean ok = store__exec (h, "PRAGMA synchronous = OFF", error) &&
+                store__pg_run (conn, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+                               "starting to read the sessions", error);
+  if (ok) {
+    ok = update_from (conn, h, added, rows, error);
+    /* read only: the server's end of it cannot fail in a way that matters to the copy */
+    PQclear (PQexec (conn, ok ? "COMMIT" : "ROLLBACK"));
+  }
+  if (!ok)
+    g_prefix_error (error, "copying new sessions from %s into %s: ", store_pg_describe (pg),
+                    path);
   return ok;
 }

@@ -36,6 +36,7 @@ struct _WebServer {
   gpointer export_data;
   WebCompareFunc compare;  /* GET /api/compare */
   WebAnalysisFunc analysis;/* GET /api/sessions/{id}/analysis */
+  char *read_only;         /* why the store may not be changed (405); NULL: it may */
   char *url;
   GPtrArray *live_clients; /* SoupServerMessage* being streamed /api/live */
   guint live_timer;

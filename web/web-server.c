@@ -72,7 +72,10 @@ send_reply (SoupServerMessage *msg, Reply *r)
   const char *type = r->content_type ? r->content_type : "application/json";
   if (r->bytes != NULL) {
     soup_message_headers_set_content_type (h, type, NULL);
-    soup_message_body_append_bytes (soup_server_message_get_response_body (msg), r->bytes);
+    /* an empty export (a folded profile of a session without calls) is an empty body:
+     * libsoup refuses to append zero bytes */
+    if (g_bytes_get_size (r->bytes) > 0)
+      soup_message_body_append_bytes (soup_server_message_get_response_body (msg), r->bytes);
     web__reply_clear (r);
     return;
   }
@@ -533,6 +536,8 @@ handler (SoupServer *server, SoupServerMessage *msg, const char *path, GHashTabl
       return;
     } else if (strcmp (method, "POST") == 0 && strcmp (parts[0], "sessions") == 0)
       web__handle_control (ws, msg, parts, &r);
+    else if (ws->read_only != NULL)
+      web__reply_error (&r, SOUP_STATUS_METHOD_NOT_ALLOWED, "read_only", "%s", ws->read_only);
     else if (strcmp (method, "DELETE") == 0 && strcmp (parts[0], "sessions") == 0 && n == 2 &&
              web__parse_id (parts[1], &id)) {
       /* store_db_delete_session refuses a session being recorded (409), whichever process
@@ -543,6 +548,8 @@ handler (SoupServer *server, SoupServerMessage *msg, const char *path, GHashTabl
       web__reply_error (&r, SOUP_STATUS_METHOD_NOT_ALLOWED, "bad_request", "%s is not allowed here", method);
   } else if (strcmp (method, "GET") == 0 || strcmp (method, "HEAD") == 0) {
     web__handle_static (msg, path, &r);
+  } else if (ws->read_only != NULL) {
+    web__reply_error (&r, SOUP_STATUS_METHOD_NOT_ALLOWED, "read_only", "%s", ws->read_only);
   } else {
     web__reply_error (&r, SOUP_STATUS_METHOD_NOT_ALLOWED, "bad_request", "%s is not allowed here", method);
   }
@@ -572,6 +579,7 @@ web_server_new (const WebConfig *cfg)
   ws->export_data = cfg->export_data;
   ws->compare = cfg->compare;
   ws->analysis = cfg->analysis;
+  ws->read_only = g_strdup (cfg->read_only);
   ws->check_data_ref = cfg->check_data_ref;
   ws->check_data_unref = cfg->check_data_unref;
   ws->check_data = cfg->check_data != NULL && cfg->check_data_ref != NULL
@@ -603,6 +611,7 @@ web_server_free (WebServer *ws)
   g_object_unref (ws->server);
   g_free (ws->db_path);
   g_free (ws->token);
+  g_free (ws->read_only);
   g_free (ws->url);
   g_atomic_rc_box_release_full (ws->metrics, web__metrics_cache_clear);
   if (ws->check_data != NULL && ws->check_data_unref != NULL)

@@ -130,6 +130,11 @@ typedef struct {
   gpointer export_data;      /* its user_data; static or NULL (jobs may outlive the server) */
   WebCompareFunc compare;    /* GET /api/compare (NULL: it answers 404) */
   WebAnalysisFunc analysis;  /* NULL: /analysis answers 404, /metrics has no orti_analysis_* */
+  const char *read_only;     /* non-NULL: the store may not be changed from here (serve over the
+                              * shared store reads a copy of it): DELETE and any other request
+                              * that would change it answers 405 {"error": "read_only",
+                              * "message": read_only}; starting and stopping sessions answer
+                              * 409 as without WebControl */
 } WebConfig;
 
 typedef struct _WebServer WebServer;

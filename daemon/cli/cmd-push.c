@@ -22,7 +22,11 @@ print_progress (gint64 session, gint64 remote, gboolean already, gpointer data)
             already ? " (already there)" : "");
 }
 
-/* exit_status: bad input (2) for what the user named wrong, else a failure (1). */
+/* exit_status: bad input (2) for what the user named wrong — the file, the server's URL, a
+ * server that cannot be reached or refuses the credentials, a store of a schema this build
+ * cannot push to — found before anything was pushed, as check, diff and serve say it
+ * (exit-status.h's one policy for the shared store's errors); a push that stopped on the
+ * way (the connection lost, the server's disk full) failed (1): the rest waits for the next. */
 static int
 exit_status (const GError *error)
 {
@@ -30,8 +34,8 @@ exit_status (const GError *error)
       (error->code == STORE_ERROR_NOT_FOUND || error->code == STORE_ERROR_NOT_DATABASE ||
        error->code == STORE_ERROR_FOREIGN || error->code == STORE_ERROR_TOO_NEW))
     return ORTI_EXIT_BAD_INPUT;
-  if (error->domain == STORE_PG_ERROR && error->code == STORE_PG_ERROR_UNSUPPORTED)
-    return ORTI_EXIT_BAD_INPUT;
+  if (error->domain == STORE_PG_ERROR)
+    return orti_exit_status_for_error (error);
   return ORTI_EXIT_FAILED;
 }
 

@@ -8,7 +8,7 @@
 #             the same query — the same SQL text on both stores, through the real clients
 #             sqlite3 and psql — gives the same task and function statistics;
 #   again     `orti-profd push` afterwards sends nothing (exit 0) and stores nothing twice;
-#   refused   a push with a wrong password exits 1 without the password in its output, and
+#   refused   a push with a wrong password exits 2 (bad input) without the password in its output, and
 #             records nothing.
 source "$ORTI_SOURCE_DIR/tests/e2e/e2e-common.sh"
 : "${ORTI_PG_URL:?run through tests/pg/with-pg}"
@@ -80,7 +80,7 @@ set +e
 status=$?
 set -e
 cat "$tmp/wrong.txt"
-[[ $status == 1 ]] || die "a wrong password: exit $status, not 1"
+[[ $status == 2 ]] || die "a wrong password: exit $status, not 2 (bad input, as check, diff and serve)"
 grep -q Wr0ngPa55 "$tmp/wrong.txt" && die "the password is in the output"
 grep -q "refused the credentials" "$tmp/wrong.txt" || die "the message does not say the credentials were refused"
 [[ $(sql "$db" "SELECT count(*) FROM pushes") == 0 ]] || die "a refused push was recorded"

@@ -8,6 +8,8 @@
 #             the same query — the same SQL text on both stores, through the real clients
 #             sqlite3 and psql — gives the same task and function statistics;
 #   again     `orti-profd push` afterwards sends nothing (exit 0) and stores nothing twice;
+#   served    `serve --db URL` answers every GET route (statistics, exports, /metrics) with the
+#             same bytes as `serve --db FILE` (serve-compare.py), and DELETE there answers 405;
 #   refused   a push with a wrong password exits 2 (bad input) without the password in its output, and
 #             records nothing.
 source "$ORTI_SOURCE_DIR/tests/e2e/e2e-common.sh"
@@ -71,6 +73,28 @@ b=$(pg "${q//SID/$remote}")
 "$PROFD" push --db "$db" --to "$ORTI_PG_URL" >"$tmp/again.txt" || die "a second push failed"
 grep -q "pushed 0 sessions" "$tmp/again.txt" || { cat "$tmp/again.txt"; die "a second push sent something"; }
 [[ $(pg "SELECT count(*) FROM sessions") == 1 ]] || die "the store holds the session twice"
+
+# served: the store's serve and the file's answer alike, route for route
+serve_log() { # serve_log NAME DB: starts serve, its URL on stdout once it listens
+  "$PROFD" serve --db "$2" --http 127.0.0.1:0 >/dev/null 2>"$tmp/$1.log" &
+  echo $! >>"$tmp/serve.pids"
+  for _ in $(seq 600); do
+    url=$(sed -n 's/^orti-profd: dashboard at \(http[^ ]*\)$/\1/p' "$tmp/$1.log")
+    [[ -n $url ]] && { echo "$url"; return 0; }
+    sleep 0.1
+  done
+  cat "$tmp/$1.log" >&2; return 1
+}
+trap 'kill $(cat "$tmp/serve.pids" 2>/dev/null) 2>/dev/null || true; rm -rf "$tmp"' EXIT
+file_url=$(serve_log file "$db") || die "serve over the file did not start"
+store_url=$(serve_log store "$ORTI_PG_URL") || die "serve over the store did not start"
+grep -h copied "$tmp/store.log"
+python3 "$ORTI_SOURCE_DIR/tests/pg/serve-compare.py" "$file_url" "$store_url" \
+  "$ORTI_SOURCE_DIR/web/openapi.json" || die "serve over the store answers otherwise than over the file"
+[[ $(curl -s -o /dev/null -w '%{http_code}' -X DELETE "${store_url}api/sessions/$remote") == 405 ]] ||
+  die "DELETE over the store: not 405"
+[[ $(pg "SELECT count(*) FROM sessions") == 1 ]] || die "the store lost its session"
+kill $(cat "$tmp/serve.pids"); rm "$tmp/serve.pids"
 
 # refused: a wrong password, said without the password; nothing recorded
 sql "$db" "DELETE FROM pushes"

@@ -668,10 +668,47 @@ store__schema_upgrade_to (sqlite3 *db, int target, GError **error)
   }
 }
 
+/* The script that makes a new file at the current version directly (store-schema-dump.c,
+ * checked at build time against the migrations); "" in store-schema-dump itself. */
+extern const char store__schema_current_sql[];
+
+/* create_current: makes an empty @db (version 0, no object) the current version by the
+ * generated script, in one transaction; *@done FALSE (and nothing done) when @db is not empty
+ * or there is no script. */
+static gboolean
+create_current (sqlite3 *db, gboolean *done, GError **error)
+{
+  *done = FALSE;
+  if (store__schema_current_sql[0] == '\0')
+    return TRUE;
+  if (!store__exec (db, "BEGIN IMMEDIATE", error))
+    return FALSE;
+  g_autoptr (sqlite3_stmt) st = store__prepare (db, "SELECT (SELECT count(*) FROM sqlite_schema) "
+                                                "= 0 AND user_version = 0 FROM pragma_user_version", error);
+  if (st == NULL || sqlite3_step (st) != SQLITE_ROW || sqlite3_column_int (st, 0) == 0) {
+    store__exec (db, "ROLLBACK", NULL);
+    return st != NULL;
+  }
+  g_clear_pointer (&st, sqlite3_finalize);
+  g_autofree char *pragmas = g_strdup_printf ("PRAGMA application_id = %d; PRAGMA user_version = %d",
+                                              STORE_APPLICATION_ID, STORE_SCHEMA_VERSION);
+  if (!store__exec (db, store__schema_current_sql, error) || !store__exec (db, pragmas, error) ||
+      !store__exec (db, "COMMIT", error)) {
+    store__exec (db, "ROLLBACK", NULL);
+    g_prefix_error (error, "creating the schema of version %d: ", STORE_SCHEMA_VERSION);
+    return FALSE;
+  }
+  *done = TRUE;
+  return TRUE;
+}
+
 gboolean
 store__schema_upgrade (sqlite3 *db, GError **error)
 {
-  return store__schema_upgrade_to (db, STORE_SCHEMA_VERSION, error);
+  gboolean done = FALSE;
+  if (!create_current (db, &done, error))
+    return FALSE;
+  return done || store__schema_upgrade_to (db, STORE_SCHEMA_VERSION, error);
 }
 
 GPtrArray *

@@ -7,8 +7,9 @@
 #             also when serve logs in as a role of orti_read only (docs/fleet.md's set-up);
 #   read-only DELETE (and PUT) answers 405 {"error": "read_only"} naming the store, and the
 #             server still holds every session; starting and stopping sessions answer 409;
-#   refresh   a store pushed to after serve started is served within --refresh, each refresh
-#             all at once (a reader polling meanwhile sees 6 or 12 sessions, never between);
+#   refresh   a store pushed to after serve started is served within --refresh, whole
+#             sessions only (a reader polling meanwhile sees each new session with all its tasks);
+#             the new bench's event chunk ids overlap the first's: diff reads one of each;
 #   refused   an unreachable server and a wrong password: exit 2 naming user@host:port/db,
 #             never the password (push too: exit 2, as check and diff); --refresh with a file;
 #   tidy      the private cache is removed when serve stops.
@@ -86,24 +87,47 @@ PY
 # the file's serve still deletes (the cache's rule is serve's over the shared store only)
 [[ $(curl -s -o /dev/null -w '%{http_code}' -X DELETE "$file_url/api/sessions/6") == 204 ]] || die "DELETE over a file"
 
-# refresh: a reader polling all along sees the count go from 6 to 12 in one step
-count() { curl -s "$shared_url/api/sessions" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d if isinstance(d, list) else d["sessions"]))'; }
-( for _ in $(seq 1200); do n=$(count); echo "$n"; [[ $n == 12 ]] && break; sleep 0.02; done ) >"$tmp/counts" &
+# refresh: a reader polling all along sees whole sessions only (a push stores one session a
+# transaction; a refresh copies what is stored, each refresh in one transaction): every session
+# it lists has, at once, the tasks it has at the end
+python3 - "$shared_url" >"$tmp/counts" <<'PY' &
+import json, sys, time, urllib.request
+url = sys.argv[1]
+get = lambda p: json.load(urllib.request.urlopen(url + p, timeout=30))
+sessions = lambda: [s["id"] for s in (lambda d: d if isinstance(d, list) else d["sessions"])(get("/api/sessions"))]
+seen = {}
+for _ in range(3000):
+    ids = sessions()
+    newest = max(ids)
+    seen.setdefault(newest, len(get(f"/api/sessions/{newest}/tasks")))
+    print(len(ids), flush=True)
+    if len(ids) == 12:
+        break
+    time.sleep(0.01)
+for sid, n in seen.items():
+    want = len(get(f"/api/sessions/{sid}/tasks"))
+    assert n == want, f"session {sid} was listed with {n} tasks, has {want}"
+print("whole", len(seen), flush=True)
+PY
 poller=$!
 for _ in $(seq 100); do [[ -s $tmp/counts ]] && break; sleep 0.05; done
 "$PROFD" push --db "$tmp/ex2/profile.db" --to "$ORTI_PG_URL" >/dev/null
-wait $poller || true
-[[ $(tail -n1 "$tmp/counts") == 12 ]] || { cat "$tmp/shared.log"; die "--refresh did not pick up the new sessions"; }
-bad=$(grep -v -x -e 6 -e 12 "$tmp/counts" | head -n1 || true)
-[[ -z $bad ]] || die "a refresh half done: $bad sessions served"
+wait $poller || { cat "$tmp/counts"; die "a session served before all its rows were"; }
+grep -q "^12$" "$tmp/counts" || { cat "$tmp/shared.log"; die "--refresh did not pick up the new sessions"; }
 [[ $(head -n1 "$tmp/counts") == 6 ]] || die "the poller did not start before the push"
-for _ in $(seq 100); do grep -q "refresh: copied 6 new sessions" "$tmp/shared.log" && break; sleep 0.1; done
-grep "refresh: copied 6 new sessions" "$tmp/shared.log" || die "serve did not say what it refreshed"
-echo "refresh: $(grep -c -x 6 "$tmp/counts") answers of 6 sessions, then $(grep -c -x 12 "$tmp/counts") of 12"
+sort -n -c <(grep -v whole "$tmp/counts") || die "the served sessions went back"
+for _ in $(seq 100); do grep -q "refresh: copied .* new session" "$tmp/shared.log" && break; sleep 0.1; done
+grep "refresh: copied .* new session" "$tmp/shared.log" || die "serve did not say what it refreshed"
+echo "refresh: served counts $(grep -v whole "$tmp/counts" | uniq -c | awk '{printf "%s×%s ", $1, $2}'), $(tail -n1 "$tmp/counts") newest sessions checked"
 for id in 7 12; do
   [[ $(curl -s -o /dev/null -w '%{http_code}' "$shared_url/api/sessions/$id/tasks") == 200 ]] ||
     die "session $id's tasks after the refresh"
 done
+
+# two benches' sessions in one copy: their event chunks' ids overlap (each file numbers its own)
+st=0
+"$PROFD" diff --db "$ORTI_PG_URL" 1 7 >"$tmp/diff.out" 2>&1 || st=$?
+[[ $st == 0 || $st == 1 ]] || { cat "$tmp/diff.out"; die "diff of two benches' sessions: exit $st"; }
 
 # refused: nothing listens on $port; a wrong password; neither is repeated
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')

@@ -3,7 +3,7 @@
 and `serve --db postgresql://…` (the store FILE was pushed to, ids alike) answer every GET
 route the same: /api/sessions, each session's document and every statistics route of
 web/openapi.json (those that need no parameter), the exports, /api/compare between
-neighbouring sessions and /metrics — the same HTTP status and the same bytes. Fails (exit 1)
+neighbouring sessions, the fleet page's /api/fleet and a trend, and /metrics — the same HTTP status and the same bytes. Fails (exit 1)
 naming the first route that differs; prints how many answers it compared."""
 import json
 import sys
@@ -56,6 +56,13 @@ for sid in ids:
 for a, b in zip(ids, ids[1:]):
     same(f'/api/compare?a={a}&b={b}')
     compared += 1
+# the fleet page's routes (present in this build's openapi.json): benches, builds, a trend
+if '/api/fleet' in paths:
+    same('/api/fleet')
+    compared += 1
+    for metric in ('load', 'p99', 'max'):
+        same(f'/api/fleet/trend?task=Task0&metric={metric}')
+        compared += 1
 status, metrics = same('/metrics')
 lines = metrics.count(b'\n')
 assert status == 200 and lines > 10, "/metrics is nearly empty"

@@ -320,6 +320,11 @@ def run_pc_sample_rtt(seconds, tmp):
     check(u0 is not None, "pc-sample-rtt needs the trace unit (run-rig --time-truth)")
     check("PC samples: DWT_PCSR read beside the stream" in s.log(),
           f"the RTT session did not start its PC sampler: {s.log()[-1000:]}")
+    # the sampler's own account (rate, intervals, held up, waiting for the stream): what a
+    # failure below is read against
+    for line in s.log().splitlines():
+        if "PC sampler:" in line:
+            print(line[line.index("PC sampler:"):])
     check_profile(s, u0, u1, "rtt", time=True)
     check_attribution(s, u0, u1, "rtt")
     rows = s.sql("SELECT task, function, calls, measured_self_us, measured_self_percent, "

@@ -118,7 +118,7 @@ sampler_main (gpointer data)
     }
     const ProbeSourceQuality *q = probe_source_get_quality (ss->source);
     g_mutex_lock (&ss->lock);
-    ss->stalled = q->poll ? q->poll->stalled : 0;
+    ss->stalled = q->poll ? session_sampler_held_up (q->poll->stalled, q->poll->shared) : 0;
     g_mutex_unlock (&ss->lock);
   }
   return NULL;
@@ -186,6 +186,12 @@ gboolean
 session_sampler_failed (SessionSampler *ss)
 {
   return g_atomic_int_get (&ss->failed) != 0;
+}
+
+double
+session_sampler_held_up (double stalled, double shared)
+{
+  return stalled + MAX (0.0, shared - SESSION_SAMPLER_SHARED_FREE);
 }
 
 double

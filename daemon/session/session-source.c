@@ -399,7 +399,11 @@ reconnect (Session *s)
   session__set_state (s, SESSION_STATE_RECONNECTING);
   while (!session__stop_requested (s)) {
     g_clear_pointer (&s->oc, probe_openocd_free);
-    s->oc = probe_openocd_connect (s->host, s->cfg.openocd_port, 2000, NULL);
+    /* the same patience as the first connection's: the timeout is every later answer's too,
+     * and a new OpenOCD draining the backlog of the outage on a busy host answers slowly (2 s
+     * here turned such an answer at the stop into "link lost for good": incomplete) */
+    s->oc = probe_openocd_connect (s->host, s->cfg.openocd_port, SESSION_OPENOCD_ANSWER_MS,
+                                   NULL);
     if (s->oc) {
       g_autoptr (GError) local = NULL;
       if (attach_source (s, &local)) {

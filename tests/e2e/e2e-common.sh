@@ -33,6 +33,25 @@ wait_url() {
 }
 export -f wait_url
 
+# page_test_setup: for the browser page tests — skips (77) without chromium or node, makes $tmp
+# (removed on exit) and, on exit, stops the server serve_db started.
+page_test_setup() {
+  command -v chromium >/dev/null && command -v node >/dev/null || { echo "chromium/node missing"; exit 77; }
+  tmp=$(mktemp -d)
+  served=
+  trap '[[ -n $served ]] && kill "$served" 2>/dev/null && wait "$served" 2>/dev/null; rm -rf "$tmp"' EXIT
+}
+
+# serve_db DB [serve options…] (after page_test_setup): `orti-profd serve` of DB on a free port,
+# its log in $tmp/serve.log; sets $url to its address, or dies with the log.
+serve_db() {
+  local db=$1
+  shift
+  "$PROFD" serve --db "$db" --http 127.0.0.1:0 "$@" 2>"$tmp/serve.log" &
+  served=$!
+  url=$(wait_url "$tmp/serve.log") || die "serve did not start: $(cat "$tmp/serve.log")"
+}
+
 # restart_openocd (inside run-rig): kills the rig's OpenOCD and starts it again on the same TCL
 # port, until that answers (the new one may fail to come up while the old one's sockets
 # linger); its log goes to openocd-2.log beside the first. Status 1 when it did not come back.

@@ -12,14 +12,7 @@
 # give the two builds' Task0 loads and the time the recording took. Skips (77) without chromium
 # or node.
 source "$(dirname "$0")/e2e-common.sh"
-command -v chromium >/dev/null && command -v node >/dev/null || { echo "chromium/node missing"; exit 77; }
-tmp=$(mktemp -d)
-served=
-cleanup() {
-  [[ -n $served ]] && kill "$served" 2>/dev/null && wait "$served" 2>/dev/null
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+page_test_setup
 db=$tmp/fleet.db
 n=${FLEET_SESSIONS:-10}
 
@@ -50,9 +43,7 @@ limit=$(sql "$db" "SELECT (max(CASE WHEN s.build_label = 'build-A' THEN load_per
                            min(CASE WHEN s.build_label = 'build-B' THEN load_percent END)) / 2
                     FROM task_stats t JOIN sessions s ON s.id = t.session_id WHERE t.task = 'Task0'")
 printf '[task Task0]\nload_max = %s\n' "$limit" >"$tmp/budgets.ini"
-"$PROFD" serve --db "$db" --http 127.0.0.1:0 --budgets "$tmp/budgets.ini" 2>"$tmp/serve.log" &
-served=$!
-url=$(wait_url "$tmp/serve.log") || die "serve did not start: $(cat "$tmp/serve.log")"
+serve_db "$db" --budgets "$tmp/budgets.ini"
 FLEET_URL=$url FLEET_SESSIONS=$n node "$ORTI_SOURCE_DIR/tests/web/fleet-test.mjs" ||
   die "the fleet page does not show the trend as it should"
 t2=$(date +%s.%N)

@@ -5,6 +5,7 @@ import { spawn } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
+import os from "node:os";
 import path from "node:path";
 
 /* every child startAndWait spawned, for the caller to stop */
@@ -222,4 +223,59 @@ export async function openChromiumPage(chromium, userDir, windowSize = "1280,100
   const { targetId } = await cdp.send("Target.createTarget", { url: "about:blank" });
   const { sessionId } = await cdp.send("Target.attachToTarget", { targetId, flatten: true });
   return { cdp, sessionId, S: (method, params) => cdp.send(method, params, sessionId) };
+}
+
+/* What a page test's script shares (xss-test, fleet-test): t.check(ok, what, detail) prints an
+ * "ok"/"FAIL" line and counts failures; t.chromium() is the browser's path, or the script exits
+ * 77 (skipped) without one; t.baseUrl(env) is the server's address from that variable, with no
+ * trailing slash; t.newProfile(prefix) makes the browser profile's folder; t.run(main) runs main
+ * (a throw is one more failure), stops every child, removes the profile, and exits 0 when no
+ * check failed, 1 otherwise. */
+export function pageTest() {
+  let failures = 0;
+  let userDir = null;
+  const log = (...a) => console.log(...a);
+  const t = {
+    log,
+    check(ok, what, detail) {
+      if (ok) log("ok   " + what);
+      else {
+        failures++;
+        log("FAIL " + what + (detail === undefined ? "" : ": " +
+            (typeof detail === "string" ? detail : JSON.stringify(detail))));
+      }
+      return ok;
+    },
+    chromium() {
+      const name = process.env.CHROMIUM || "chromium";
+      const found = which(name);
+      if (!found) {
+        log("SKIP: " + name + " not installed (apt-get install chromium)");
+        process.exit(77);
+      }
+      return found;
+    },
+    baseUrl(env) {
+      const url = (process.env[env] || "").replace(/\/+$/, "");
+      if (!url) throw new Error(env + " is not set");
+      return url;
+    },
+    newProfile(prefix) {
+      userDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+      return userDir;
+    },
+    async run(main) {
+      try {
+        await main();
+      } catch (e) {
+        failures++;
+        log("FAIL " + (e.stack || e.message));
+      }
+      const left = await stopChildren(userDir);
+      if (left) log("# could not remove the browser profile: " + left);
+      log(failures ? failures + " failed" : "all passed");
+      process.exit(failures ? 1 : 0);
+    },
+  };
+  return t;
 }

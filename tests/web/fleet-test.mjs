@@ -16,36 +16,21 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { openChromiumPage, stopChildren, which } from "./cdp.mjs";
+import { openChromiumPage, pageTest } from "./cdp.mjs";
 
-const CHROMIUM = process.env.CHROMIUM || "chromium";
+const t = pageTest();
+const { check } = t;
 const N = Number(process.env.FLEET_SESSIONS || 10);
-let failures = 0;
-let userDir = null;
-const log = (...a) => console.log(...a);
-function check(ok, what, detail) {
-  if (ok) log("ok   " + what);
-  else {
-    failures++;
-    log("FAIL " + what + (detail !== undefined ? ": " + JSON.stringify(detail) : ""));
-  }
-}
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {
-  const chromium = which(CHROMIUM);
-  if (!chromium) {
-    log("SKIP: " + CHROMIUM + " not installed");
-    process.exit(77);
-  }
-  const base = (process.env.FLEET_URL || "").replace(/\/+$/, "");
-  if (!base) throw new Error("FLEET_URL is not set");
+  const chromium = t.chromium();
+  const base = t.baseUrl("FLEET_URL");
   const get = async (p) => (await fetch(base + p)).json();
   const fleet = await get("/api/fleet");
   const trend0 = await get("/api/fleet/trend?task=Task0&metric=load");
 
-  userDir = fs.mkdtempSync(path.join(os.tmpdir(), "fleet-chromium-"));
-  const { cdp, sessionId, S } = await openChromiumPage(chromium, userDir, "1280,1400");
+  const { cdp, sessionId, S } = await openChromiumPage(chromium, t.newProfile("fleet-chromium-"), "1280,1400");
   const errors = [];
   cdp.on((m) => {
     if (m.sessionId !== sessionId) return;
@@ -140,13 +125,4 @@ async function main() {
   check(errors.length === 0, "no script or console errors", errors.slice(0, 5));
 }
 
-try {
-  await main();
-} catch (e) {
-  failures++;
-  log("FAIL " + e.message);
-}
-const left = await stopChildren(userDir);
-if (left) log("# could not remove the browser profile: " + left);
-log(failures ? failures + " failed" : "all passed");
-process.exit(failures ? 1 : 0);
+await t.run(main);

@@ -12,26 +12,11 @@
  * and that every answer carries the Content-Security-Policy header.
  * Exit: 0 pass, 1 fail, 77 without Chromium. */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { openChromiumPage, stopChildren, which } from "./cdp.mjs";
+import { openChromiumPage, pageTest } from "./cdp.mjs";
 
-const CHROMIUM = process.env.CHROMIUM || "chromium";
-let failures = 0;
-let userDir = null;
-const log = (...a) => console.log(...a);
-function check(ok, what, detail) {
-  if (ok) log("ok   " + what);
-  else {
-    failures++;
-    log("FAIL " + what + (detail !== undefined ? ": " + detail : ""));
-  }
-}
-
-async function cleanup() {
-  const left = await stopChildren(userDir);
-  if (left) console.log("# could not remove the browser profile: " + left);
-}
+const t = pageTest();
+const { check } = t;
 
 /* page: the hash to open, and fields whose payload text must show there */
 const PAGES = [
@@ -49,13 +34,8 @@ const PAGES = [
 ];
 
 async function main() {
-  const chromium = which(CHROMIUM);
-  if (!chromium) {
-    log("SKIP: " + CHROMIUM + " not installed");
-    process.exit(77);
-  }
-  const base = (process.env.DASHBOARD_URL || "").replace(/\/+$/, "");
-  if (!base) throw new Error("DASHBOARD_URL is not set");
+  const chromium = t.chromium();
+  const base = t.baseUrl("DASHBOARD_URL");
   for (const p of ["/", "/static/app.js", "/api/sessions"]) {
     const res = await fetch(base + p);
     const csp = res.headers.get("content-security-policy") || "";
@@ -63,8 +43,7 @@ async function main() {
           "GET " + p + " carries a Content-Security-Policy without inline scripts", csp);
   }
 
-  userDir = fs.mkdtempSync(path.join(os.tmpdir(), "xss-chromium-"));
-  const { cdp, sessionId, S } = await openChromiumPage(chromium, userDir, "1280,1000");
+  const { cdp, sessionId, S } = await openChromiumPage(chromium, t.newProfile("xss-chromium-"), "1280,1000");
   const refusals = []; /* console and log lines about the policy refusing something */
   cdp.on((m) => {
     if (m.sessionId !== sessionId) return;
@@ -111,12 +90,4 @@ async function main() {
   });
 }
 
-try {
-  await main();
-} catch (e) {
-  failures++;
-  log("FAIL " + e.message);
-}
-await cleanup();
-log(failures ? failures + " failed" : "all passed");
-process.exit(failures ? 1 : 0);
+await t.run(main);

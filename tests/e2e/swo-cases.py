@@ -582,13 +582,15 @@ def case_proc(tmp):
     preemptions as the kernel counted them, periods within 0.1 % (plus the start delay over
     the window), Timer1Isr's count and net time within 1 %,
     dispatched in thread mode; IdleTask and "X" are no task. Net per job within 0.1 % of the
-    kernel's, plus the job-end service's own time: the kernel starts its own accounting inside
-    TerminateTask (os.c: after the service's entry, before its exit), where no traced write
-    shows it — the session counts the service to the task, as a hook-based truth (PostTaskHook
-    in the dispatcher) would; the session's own TerminateTask net time (task_service_stats,
-    1.8 us a job on the rig) bounds the difference. The kernel's net per job is its snapshot's
-    (tick 1040, when the three tasks are released together: every job before it complete),
-    exact as the workload's loads are exact under -icount. (The dispatcher, PendSV, is the
+    kernel's, plus the job-end service's own time: the kernel ends its own accounting inside
+    TerminateTask (os.c: 12 instructions after the service's traced entry, before its state
+    and running-id writes, where Trampoline calls PostTaskHook) and starts it 32 instructions
+    before PendSV returns (where Trampoline calls PreTaskHook); no traced write shows either.
+    The session counts the service to the task, up to PendSV's entry (120 instructions after
+    the service's), and the dispatcher's tail to PendSV: its own TerminateTask net time
+    (task_service_stats, 1.8 us a job on the rig) bounds the difference (docs/swo.md). The
+    kernel's net per job is its snapshot's (tick 1040, when the three tasks are released
+    together: every job before it complete), exact as the workload's loads are exact under -icount. (The dispatcher, PendSV, is the
     kernel's on both sides: before it was taken for Timer1Isr's exception the session was 9-27
     us a job above.) Every figure is printed before the verdict."""
     subprocess.run([os.path.join(os.environ["ORTI_BUILD_DIR"], "tests/rig/rig-truth"),

@@ -162,6 +162,16 @@ store_writer_new (const char *path, const StoreWriterOptions *options, GError **
                                                    error);
   if (db == NULL)
     return NULL;
+  /* The writer's rows all reference a session it made itself and that stays 'running' (so
+   * undeletable: store_db_delete_session refuses it) until the writer ends it, and the writer
+   * deletes only raw chunks (no parent rows): the parent lookup SQLite makes for every
+   * inserted row to enforce REFERENCES sessions would never fail here, and at a fast probe's
+   * rate (tens of thousands of slices and bucket rows a second) it is work for nothing.
+   * Every other connection enforces them (store__open_connection). */
+  if (!store__exec (db, "PRAGMA foreign_keys = OFF", error)) {
+    g_prefix_error (error, "%s: ", path);
+    return NULL;
+  }
   sqlite3_stmt *stmt[ST_COUNT] = { NULL };
   for (int i = 0; i < ST_COUNT; i++) {
     g_autofree char *batch_sql = i == ST_SLICE_BATCH || i == ST_BUCKET_BATCH

@@ -113,6 +113,49 @@ test_refuse_running (Fixture *f, gconstpointer data)
   g_assert_cmpint (query_int (db, "SELECT count(*) FROM slices"), ==, 0);
 }
 
+/* The writer's connection does not check REFERENCES sessions per row (store_writer_new: its
+ * sessions stay running, so undeletable, while it writes): every row it writes — events,
+ * slices, timeline buckets, statistics of two sessions written side by side — still has its
+ * session, and deleting one ended session leaves the other's rows whole. */
+static void
+test_writer_rows_keyed (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  StoreWriter *w = store_writer_new (f->path, NULL, &error);
+  g_assert_no_error (error);
+  gint64 id[2] = { begin (w, "a"), begin (w, "b") };
+  for (int k = 0; k < 2; k++) {
+    ProbeEvent ev[64];
+    StoreSlice sl[64];
+    for (guint i = 0; i < G_N_ELEMENTS (ev); i++) {
+      ev[i] = (ProbeEvent) { .ts = 1000 + 5000 * i, .kind = PROBE_EVENT_DATA, .a = i % 3 };
+      sl[i] = (StoreSlice) { .core = 0, .task = i % 3, .start = 1000 + 5000 * i,
+                             .end = 6000 + 5000 * i };
+    }
+    StoreTaskStat ts = { .task = 1, .activations = 3, .slices = 64, .run_total = 100 };
+    g_assert_true (store_writer_push_events (w, id[k], ev, G_N_ELEMENTS (ev), &error));
+    g_assert_true (store_writer_push_slices (w, id[k], sl, G_N_ELEMENTS (sl), &error));
+    g_assert_true (store_writer_put_task_stats (w, id[k], &ts, 1, &error));
+  }
+  for (int k = 0; k < 2; k++)
+    g_assert_true (store_writer_end_session (w, id[k], STORE_SESSION_COMPLETE, NULL, &error));
+  g_assert_true (store_writer_close (w, &error));
+  g_autoptr (StoreDb) db = store_db_open (f->path, STORE_OPEN_READ_WRITE, &error);
+  g_assert_no_error (error);
+  g_autoptr (StoreResult) fk = store_db_query (db, "PRAGMA foreign_key_check", 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (fk->rows->len, ==, 0);
+  g_assert_cmpint (query_int (db, "SELECT count(DISTINCT session_id) FROM timeline_buckets"), ==, 2);
+  g_assert_cmpint (query_int (db, "SELECT count(DISTINCT session_id) FROM event_chunks"), ==, 2);
+  g_assert_true (store_db_delete_session (db, id[0], &error));
+  g_autofree char *sql = g_strdup_printf (
+    "SELECT (SELECT count(*) FROM slices WHERE session_id = %1$" G_GINT64_FORMAT ") || ' ' || "
+    "(SELECT count(*) FROM timeline_buckets WHERE session_id <> %1$" G_GINT64_FORMAT ") || ' ' || "
+    "(SELECT count(*) FROM event_chunks WHERE session_id <> %1$" G_GINT64_FORMAT ")", id[1]);
+  g_autofree char *left = query_cell (db, sql);
+  g_assert_cmpstr (left, ==, "65 0 0"); /* begin()'s slice and the 64 */
+}
+
 /* An older file with rows of deleted sessions (what delete-session left before): the
  * migration deletes them, ties every table, and the next session's id is above every id the
  * file ever used, the orphans' included. */
@@ -158,6 +201,7 @@ main (int argc, char **argv)
   ADD ("/store/keys/every-table", test_every_table_keyed);
   ADD ("/store/keys/ids-never-reused", test_ids_never_reused);
   ADD ("/store/keys/refuse-running", test_refuse_running);
+  ADD ("/store/keys/writer-rows-keyed", test_writer_rows_keyed);
   ADD ("/store/keys/migrate-orphans", test_migrate_orphans);
   return g_test_run ();
 }

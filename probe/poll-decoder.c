@@ -142,8 +142,21 @@ struct _ProbePollDecoder {
   guint64 svc_end_known;      /* bit c: a SERVICE channel of core c classes TerminateTask or
                                * ChainTask (trace mode: every job end is traced) */
   gboolean trace;             /* trace mode (see the header) … */
-  TraceCore *tc;              /* … its per-core state (PROBE_POLL_MAX_CORES), else NULL */
+  TraceCore *tc;              /* … its per-core state (PROBE_POLL_MAX_CORES), else NULL; */
+  guint64 tc_written;         /* … bit c: tc[c] may be nonzero (written through trace_core) */
 };
+
+/* trace_core: @core's trace-mode state, to be written: marks it so that a gap clears it (and
+ * only the cores written, not all PROBE_POLL_MAX_CORES: a stream with frequent overflows has
+ * a gap every few KB). Every write to d->tc goes through here. */
+G_STATIC_ASSERT (PROBE_POLL_MAX_CORES <= 64); /* tc_written has a bit per core */
+
+static inline TraceCore *
+trace_core (ProbePollDecoder *d, guint16 core)
+{
+  d->tc_written |= G_GUINT64_CONSTANT (1) << core;
+  return &d->tc[core];
+}
 
 void
 probe_poll_channel_copy (ProbePollChannel *dst, const ProbePollChannel *src)
@@ -292,7 +305,7 @@ static void
 isr_pop_to (ProbePollDecoder *d, guint16 core, guint level, guint64 ts, ProbeEventFunc func,
             gpointer user)
 {
-  TraceCore *c = &d->tc[core];
+  TraceCore *c = trace_core (d, core);
   while (c->n_isr > level) {
     c->n_isr--;
     const IsrLevel *l = &c->isr[c->n_isr];
@@ -307,7 +320,7 @@ static void
 isr_trace_value (ProbePollDecoder *d, guint16 core, gboolean none, guint32 id, guint64 ts,
                  ProbeEventFunc func, gpointer user)
 {
-  TraceCore *c = &d->tc[core];
+  TraceCore *c = trace_core (d, core);
   if (none) {
     isr_pop_to (d, core, 0, ts, func, user);
     return;
@@ -378,7 +391,7 @@ probe_poll_decoder_set_depth (ProbePollDecoder *d, guint16 core, guint depth, gu
 {
   if (!d->trace || core >= PROBE_POLL_MAX_CORES)
     return;
-  TraceCore *c = &d->tc[core];
+  TraceCore *c = trace_core (d, core);
   c->depth = depth;
   c->depth_known = TRUE;
   /* the ISR2 entered inside the exception that returns, still named by the kernel while its
@@ -623,7 +636,7 @@ task_change (ProbePollDecoder *d, guint i, guint64 ts, ProbeEventFunc func, gpoi
   if (d->trace) {
     /* a first sight keeps what the services showed before it (a seed gives one variable at a
      * time, in any order): they were about the task running then, this one */
-    TraceCore *tc = &d->tc[ch->core];
+    TraceCore *tc = trace_core (d, ch->core);
     tc->in_unseen = !d->task_known[i];
     if (!tc->in_unseen)
       tc->svc_end = tc->svc_wait = tc->end_before = FALSE;
@@ -654,14 +667,15 @@ channel_entries (ProbePollDecoder *d, guint i, guint64 ts, ProbeEventFunc func, 
       emit (d, func, user, ts, ch->core, PROBE_EVENT_SERVICE_ENTER, (guint32) now, 0);
       if (d->trace && !in_interrupt (d, ch->core)) {
         guint32 cls = class_of (ch, now);
-        d->tc[ch->core].svc_end |= cls == PROBE_VALUE_SVC_END;
-        d->tc[ch->core].svc_wait = cls == PROBE_VALUE_SVC_WAIT;
-        d->tc[ch->core].end_before = FALSE; /* the running task's own service */
+        TraceCore *tc = trace_core (d, ch->core);
+        tc->svc_end |= cls == PROBE_VALUE_SVC_END;
+        tc->svc_wait = cls == PROBE_VALUE_SVC_WAIT;
+        tc->end_before = FALSE; /* the running task's own service */
       }
     } else if (d->trace && !had && now < 0 && ch->entry_bit &&
                class_of (ch, v) == PROBE_VALUE_SVC_END) {
       /* first seen outside any service, the last one left a job end (its exit value) */
-      d->tc[ch->core].end_before = TRUE;
+      trace_core (d, ch->core)->end_before = TRUE;
     }
     break;
   }
@@ -886,8 +900,9 @@ probe_poll_decoder_gap (ProbePollDecoder *d, guint64 ts, ProbeGapReason reason,
   memset (d->task_known, 0, sizeof (gboolean) * d->n_channels);
   memset (d->paused, 0, sizeof (gboolean) * d->n_channels);
   memset (d->in_isr, 0, sizeof d->in_isr);
-  if (d->tc != NULL)
-    memset (d->tc, 0, sizeof (TraceCore) * PROBE_POLL_MAX_CORES);
+  for (guint64 w = d->tc != NULL ? d->tc_written : 0; w != 0; w &= w - 1)
+    memset (&d->tc[__builtin_ctzll (w)], 0, sizeof (TraceCore));
+  d->tc_written = 0;
   for (guint c = 0; c < PROBE_POLL_MAX_CORES; c++)
     d->prio_prev[c] = NO_PRIORITY;
   g_byte_array_set_size (d->partial, 0);

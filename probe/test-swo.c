@@ -1859,6 +1859,41 @@ test_mapper_gate (void)
 }
 
 /* Overflows and lost input: one GAP per run, then every state is unknown. */
+/* An overflow forgets the ISR2s a core other than 0 had entered (the decoder clears only the
+ * cores it wrote, poll-decoder.c trace_core): after the gap, the ISR2 variable going back to
+ * none ends nothing that began before it. */
+static void
+test_mapper_gap_forgets_isr_core3 (void)
+{
+  ProbeSwoMapConfig c;
+  swo_gen_map_config (&c, 1);
+  ProbeSwoComparator comps[4];
+  memcpy (comps, c.comparators, sizeof comps);
+  for (guint i = 0; i < G_N_ELEMENTS (comps); i++)
+    comps[i].watch.core = 3;
+  c.comparators = comps;
+  c.core = 3;
+  const ProbeSwoPacket in[] = {
+    dv (10, 0, 1, 2), dv (20, 1, 1, 5),                /* task 2, then ISR2 5 over it */
+    pk (PROBE_SWO_PACKET_OVERFLOW, 30, 0, 0, 0, 0),
+    dv (40, 0, 1, 2), dv (50, 1, 1, 0),                /* ISR2 none: ends no forgotten ISR2 */
+    dv (60, 1, 1, 6), dv (70, 1, 1, 0),                /* one entered after the gap ends */
+  };
+  ProbeEvent want[] = {
+    ev (PROBE_EVENT_TASK_SWITCH, 10, 2, 0), ev (PROBE_EVENT_ISR_ENTER, 20, 5, 0),
+    ev (PROBE_EVENT_GAP, 30, 1, PROBE_GAP_OVERFLOW), ev (PROBE_EVENT_TASK_SWITCH, 40, 2, 0),
+    ev (PROBE_EVENT_ISR_ENTER, 60, 6, 0), ev (PROBE_EVENT_ISR_EXIT, 70, 6, 0),
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    want[i].core = 3;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ProbeSwoMapper) m = probe_swo_mapper_new (&c, &error);
+  g_assert_no_error (error);
+  g_autoptr (GArray) got = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+  probe_swo_mapper_feed (m, in, G_N_ELEMENTS (in), collect_events, got);
+  assert_events (got, want, G_N_ELEMENTS (want));
+}
+
 static void
 test_mapper_gaps (void)
 {
@@ -3005,6 +3040,7 @@ main (int argc, char **argv)
   g_test_add_func ("/swo/mapper/switch-evidence", test_mapper_switch_evidence);
   g_test_add_func ("/swo/mapper/gate", test_mapper_gate);
   g_test_add_func ("/swo/mapper/gaps", test_mapper_gaps);
+  g_test_add_func ("/swo/mapper/gap-forgets-isr-core3", test_mapper_gap_forgets_isr_core3);
   g_test_add_func ("/swo/mapper/time", test_mapper_time);
   g_test_add_func ("/swo/mapper/other", test_mapper_other);
   g_test_add_func ("/swo/mapper/config-errors", test_mapper_config_errors);

@@ -236,6 +236,16 @@ static void
 tpiu_bytes (ProbeSwoTpiu *t, const guint8 *data, gsize len)
 {
   for (gsize i = 0; i < len; i++) {
+    /* A whole frame at a frame start with no FF in it (the common case): what the bytes one
+     * at a time below would do (no sync can begin or end in it), a frame at once (issue #35:
+     * at 6 MB/s the byte-by-byte path was a fifth of the decoder's time). */
+    if (t->pos == 0 && t->held_ff == 0 && len - i >= TPIU_FRAME &&
+        memchr (data + i, 0xFF, TPIU_FRAME) == NULL) {
+      memcpy (t->frame, data + i, TPIU_FRAME);
+      tpiu_frame (t);
+      i += TPIU_FRAME - 1;
+      continue;
+    }
     guint8 b = data[i];
     if (G_UNLIKELY (b == 0xFF)) {
       if (t->held_ff < 3)

@@ -16,7 +16,10 @@
 # 60.2 ms and ISR2s 62.1 ms against the session's 22.7 ms of ISR2 time (2.52 points), the jobs
 # and preemptions equal. The diff compares run times over the firmware's window: a session's
 # load is over its first to last event, which the halts leave up to 120 ms shorter beside hogs
-# (Task0 55.12 % for 52.13 % is +1.00 point of run time). Then the dashboard is served. The
+# (Task0 55.12 % for 52.13 % is +1.00 point of run time), so below the firmware's a task may
+# also lose the share of the window outside the session's span: at load 17, SWO Task0 read
+# 43.71 % for 44.61 % (diff -1.68) with 36 ms of 2027 unseen (1.78 points). Then the dashboard
+# is served. The
 # normal build only: the
 # demo's code paths are the e2e tests', run in both builds.
 set -euo pipefail
@@ -55,10 +58,14 @@ import re, sys
 text = open(sys.argv[1]).read()
 blocks = re.findall(r"^(demo-(\w+)) \((\S+)\): ([\d.]+) s of board time in ([\d.]+) s of host "
                     r"time, emulator at ([\d.]+)x.*\n  task .*\n((?:  \S+ +.*\n)*)"
-                    r"    diff: .*\n    outside the tasks: .* up to ([\d.]+) points above", text, re.M)
+                    r"    diff: .*?\(([\d.]+) ms; the session's first to last event ([\d.?]+) ms\).*\n"
+                    r"    outside the tasks: .* up to ([\d.]+) points above", text, re.M)
 names = [b[1] for b in blocks]
 assert names == ["poll", "swo", "rtt"], f"session blocks {names}"
-for session, short, source, board, host, speed, rows, outside in blocks:
+for session, short, source, board, host, speed, rows, window_ms, span_ms, outside in blocks:
+    # the part of the firmware's window before the session's first event and after its last:
+    # time the firmware counted and the session could not see (a task ran at most all of it)
+    unseen = 0.0 if span_ms == "?" else max(0.0, 100.0 * (1.0 - float(span_ms) / float(window_ms)))
     assert float(board) > 1.5, f"{session}: {board} s of board time for a 2 s session"
     seen = 0
     for row in rows.splitlines():
@@ -72,8 +79,9 @@ for session, short, source, board, host, speed, rows, outside in blocks:
             continue  # an estimate: its bound is checked by the poll tests, over many runs
         b = 0.0 if bound == "exact" else float(bound.split()[-1]) if bound.startswith("±") else None
         assert b is not None, f"{session}: {task}: an exact source states no bound ({bound})"
-        assert -(b + 1.0) <= float(diff) <= b + 1.0 + float(outside), \
-            f"{session}: {task} {measured} ({bound}) for {fw}, up to {outside} points outside"
+        assert -(b + 1.0 + unseen) <= float(diff) <= b + 1.0 + float(outside), \
+            f"{session}: {task} {measured} ({bound}) for {fw}, up to {outside} points outside " \
+            f"the tasks, {unseen:.2f} points of the window unseen"
         print(f"{session}: {task} {measured} ({bound}), the firmware's {fw} "
               f"(up to {outside} points outside the tasks)")
     assert seen >= 2, f"{session}: {seen} tasks the firmware ran for 1 % or more"

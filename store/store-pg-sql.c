@@ -11,6 +11,7 @@
  *   - an integer where a condition is expected (CASE WHEN flags & 1 THEN) is true when not
  *     0 in SQLite, an error in PostgreSQL: the condition becomes ((flags & 1) <> 0);
  *   - X'0a1b' blob literals become '\x0a1b'::bytea; == becomes =; ifnull becomes coalesce;
+ *     group_concat(x, sep) becomes string_agg(x, sep) (the one-argument form is refused);
  *     CAST (… AS INTEGER/REAL/TEXT/BLOB) names PostgreSQL's bigint/float8/text/bytea.
  * Functions SQLite has and PostgreSQL lacks (printf, instr, two-argument min and max) are
  * created in the PostgreSQL schema with SQLite's meaning (store-pg-schema.c); any other
@@ -296,6 +297,22 @@ wrap_conditions (GArray *toks)
   }
 }
 
+/* group_concat_has_separator: whether the call whose parenthesis opens at @open has two
+ * arguments and no DISTINCT: group_concat(x, sep) is string_agg(x, sep) (both concatenate in
+ * the order rows come, unordered unless the query orders them); SQLite's one-argument form
+ * (',' between) and DISTINCT with a separator have no such twin. */
+static gboolean
+group_concat_has_separator (GArray *toks, guint open)
+{
+  guint end = group_end (toks, open) - 1, commas = 0;
+  for (guint k = next_tok (toks, open + 1); k < end; k = group_end (toks, k)) {
+    if (is_word (toks, k, "DISTINCT"))
+      return FALSE;
+    commas += is_kind (toks, k, TOK_COMMA);
+  }
+  return commas == 1;
+}
+
 /* Functions a view may call: the same meaning in both dialects, or created with SQLite's
  * meaning in the PostgreSQL schema (store-pg-schema.c: printf, instr, min and max of two). */
 static const char *const functions_shared[] = {
@@ -376,6 +393,15 @@ store__pg_translate (const char *sql, GError **error)
       if (g_ascii_strcasecmp (t->text, "ifnull") == 0) {
         g_free (t->text);
         t->text = g_strdup ("coalesce");
+      } else if (g_ascii_strcasecmp (t->text, "group_concat") == 0) {
+        if (!group_concat_has_separator (toks, next_tok (toks, i + 1))) {
+          g_set_error_literal (error, STORE_ERROR, STORE_ERROR_SQL, "translating SQL to "
+                               "PostgreSQL: group_concat() needs its separator (the second "
+                               "argument) to become string_agg()");
+          return NULL;
+        }
+        g_free (t->text);
+        t->text = g_strdup ("string_agg");
       } else if (!in_list_ci (functions_shared, G_N_ELEMENTS (functions_shared), t->text)) {
         g_set_error (error, STORE_ERROR, STORE_ERROR_SQL,
                      "translating SQL to PostgreSQL: function %s() has no PostgreSQL "

@@ -71,6 +71,21 @@ test_functions (void)
   g_autofree char *bad = store__pg_translate ("SELECT 'open", &error);
   g_assert_null (bad);
   g_assert_error (error, STORE_ERROR, STORE_ERROR_SQL);
+  g_clear_error (&error);
+  /* group_concat with its separator is string_agg (GET /api/fleet's tags); a nested call or
+   * comma inside its first argument is not a second separator */
+  ASSERT_TR ("SELECT group_concat(key || '=' || value, ' ') FROM t",
+             "SELECT string_agg(key || '=' || value, ' ') FROM t");
+  ASSERT_TR ("group_concat(printf('%s,%d', a, b), ';')", "string_agg(printf('%s,%d', a, b), ';')");
+  static const char *const refused[] = { "group_concat(name)", "group_concat(DISTINCT core, ',')",
+                                         "group_concat(min(a, b))" };
+  for (gsize i = 0; i < G_N_ELEMENTS (refused); i++) {
+    g_autofree char *o = store__pg_translate (refused[i], &error);
+    g_assert_null (o);
+    g_assert_error (error, STORE_ERROR, STORE_ERROR_SQL);
+    g_assert_nonnull (strstr (error->message, "group_concat"));
+    g_clear_error (&error);
+  }
 }
 
 static void

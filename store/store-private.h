@@ -54,6 +54,9 @@ gboolean store__migrate_fleet (sqlite3 *db, GError **error);
 /* store__migrate_job_evidence: schema 16 → 17 (store-schema-jobs.c): each task's evidence
  * (task_stat.evidence, …) and where ISR2s run (isr_stat.thread_mode, handler_mode). */
 gboolean store__migrate_job_evidence (sqlite3 *db, GError **error);
+/* store__migrate_names: schema 20 → 21 (store-schema-names.c): tasks and functions indexed by
+ * name (the fleet trend's object across sessions). */
+gboolean store__migrate_names (sqlite3 *db, GError **error);
 
 /* store__migrate_unseen: schema 18 → 19 (store-schema-unseen.c): what the statistics say about
  * time nobody saw (coverage, the attach, unknown time, counts a gap may have cut, percentiles'

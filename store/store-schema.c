@@ -643,6 +643,7 @@ static const StoreMigration migrations[STORE_SCHEMA_VERSION] = {
   migrate_17_to_18, /* 17 → 18 */
   store__migrate_unseen, /* 18 → 19, store-schema-unseen.c */
   migrate_19_to_20,
+  store__migrate_names, /* 20 → 21, store-schema-names.c */
 };
 
 gboolean

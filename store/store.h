@@ -55,7 +55,7 @@ typedef enum {
 } StoreError;
 
 /* Schema version this build reads and writes (store-schema.c keeps the history). */
-#define STORE_SCHEMA_VERSION 20
+#define STORE_SCHEMA_VERSION 21
 
 /* --- rows -------------------------------------------------------------------------------- */
 

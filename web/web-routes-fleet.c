@@ -108,39 +108,50 @@ append_rows (Job *j, StoreDb *db, GString *out, const char *member, const char *
   return TRUE;
 }
 
+static const struct { const char *member, *sql; } fleet_parts[] = {
+  { "benches",
+    "SELECT b.host, b.probe, b.target, b.sessions, b.builds, s.id AS latest_session, "
+    "s.name AS latest_name, s.state AS latest_state, s.started_at AS latest_started_at, "
+    BUILD_SQL " AS latest_build FROM (SELECT host, probe, target, count(*) AS sessions, "
+    "count(DISTINCT " BUILD_SQL ") AS builds, max(id) AS latest FROM sessions s "
+    "GROUP BY host, probe, target) b JOIN sessions s ON s.id = b.latest ORDER BY s.id DESC" },
+  { "latest_sessions",
+    "SELECT s.id, s.name, s.state, s.started_at, s.host, s.probe, s.target, s.source_kind, "
+    BUILD_SQL " AS build, s.build_label IS NOT NULL AS labelled, (SELECT group_concat(key || "
+    "'=' || value, ' ') FROM session_tags g WHERE g.session_id = s.id) AS tags "
+    "FROM sessions s ORDER BY s.id DESC LIMIT 20" },
+  { "builds",
+    "SELECT " BUILD_SQL " AS build, count(*) AS sessions, min(s.id) AS first_session, "
+    "max(s.id) AS last_session, count(DISTINCT coalesce(s.host, '') || '|' || "
+    "coalesce(s.probe, '') || '|' || coalesce(s.target, '')) AS benches FROM sessions s "
+    "GROUP BY 1 ORDER BY first_session" },
+  /* the names to pick from: those of the latest 50 sessions (a view over every session of
+   * a large store would read all its statistics) */
+  { "tasks",
+    "SELECT task, count(*) AS sessions FROM task_stats WHERE session_id IN (SELECT id FROM "
+    "sessions ORDER BY id DESC LIMIT 50) AND task IS NOT NULL GROUP BY task ORDER BY task" },
+  { "functions",
+    "SELECT function, count(*) AS sessions FROM function_stats WHERE session_id IN (SELECT id "
+    "FROM sessions ORDER BY id DESC LIMIT 50) AND function IS NOT NULL GROUP BY function "
+    "ORDER BY function LIMIT 5000" },
+};
+
+const char *
+web_fleet_sql (guint i, const char **member)
+{
+  if (i >= G_N_ELEMENTS (fleet_parts))
+    return NULL;
+  *member = fleet_parts[i].member;
+  return fleet_parts[i].sql;
+}
+
 static void
 route_fleet (Job *j, StoreDb *db)
 {
-  static const struct { const char *member, *sql; } parts[] = {
-    { "benches",
-      "SELECT b.host, b.probe, b.target, b.sessions, b.builds, s.id AS latest_session, "
-      "s.name AS latest_name, s.state AS latest_state, s.started_at AS latest_started_at, "
-      BUILD_SQL " AS latest_build FROM (SELECT host, probe, target, count(*) AS sessions, "
-      "count(DISTINCT " BUILD_SQL ") AS builds, max(id) AS latest FROM sessions s "
-      "GROUP BY host, probe, target) b JOIN sessions s ON s.id = b.latest ORDER BY s.id DESC" },
-    { "latest_sessions",
-      "SELECT s.id, s.name, s.state, s.started_at, s.host, s.probe, s.target, s.source_kind, "
-      BUILD_SQL " AS build, s.build_label IS NOT NULL AS labelled, (SELECT group_concat(key || "
-      "'=' || value, ' ') FROM session_tags g WHERE g.session_id = s.id) AS tags "
-      "FROM sessions s ORDER BY s.id DESC LIMIT 20" },
-    { "builds",
-      "SELECT " BUILD_SQL " AS build, count(*) AS sessions, min(s.id) AS first_session, "
-      "max(s.id) AS last_session, count(DISTINCT coalesce(s.host, '') || '|' || "
-      "coalesce(s.probe, '') || '|' || coalesce(s.target, '')) AS benches FROM sessions s "
-      "GROUP BY 1 ORDER BY first_session" },
-    /* the names to pick from: those of the latest 50 sessions (a view over every session of
-     * a large store would read all its statistics) */
-    { "tasks",
-      "SELECT task, count(*) AS sessions FROM task_stats WHERE session_id IN (SELECT id FROM "
-      "sessions ORDER BY id DESC LIMIT 50) AND task IS NOT NULL GROUP BY task ORDER BY task" },
-    { "functions",
-      "SELECT function, count(*) AS sessions FROM function_stats WHERE session_id IN (SELECT id "
-      "FROM sessions ORDER BY id DESC LIMIT 50) AND function IS NOT NULL GROUP BY function "
-      "ORDER BY function LIMIT 5000" },
-  };
   GString *out = g_string_new ("{");
-  for (gsize i = 0; i < G_N_ELEMENTS (parts); i++)
-    if (!append_rows (j, db, out, parts[i].member, parts[i].sql)) {
+  const char *member, *sql;
+  for (guint i = 0; (sql = web_fleet_sql (i, &member)) != NULL; i++)
+    if (!append_rows (j, db, out, member, sql)) {
       g_string_free (out, TRUE);
       return;
     }
@@ -262,6 +273,63 @@ move_name (WebFleetMove m)
                                                                                           : NULL;
 }
 
+char *
+web_fleet_trend_sql (gboolean task, const char *name, const char *metric, const char *host,
+                     const char *probe, const char *target, guint64 limit)
+{
+  const Metric *m = NULL;
+  for (gsize i = 0; metric != NULL && i < G_N_ELEMENTS (metrics); i++)
+    if (strcmp (metric, metrics[i].name) == 0)
+      m = &metrics[i];
+  if (m == NULL || name == NULL)
+    return NULL;
+  /* the bench filter: each given part must match (an empty one: unknown, NULL) */
+  const char *const bench_cols[] = { "host", "probe", "target" };
+  const char *const bench_vals[] = { host, probe, target };
+  g_autoptr (GString) where = g_string_new ("s.state <> 'running'");
+  for (gsize i = 0; i < G_N_ELEMENTS (bench_cols); i++) {
+    const char *v = bench_vals[i];
+    if (v == NULL)
+      continue;
+    char *c = v[0] ? sqlite3_mprintf (" AND s.%s = %Q", bench_cols[i], v)
+                   : sqlite3_mprintf (" AND s.%s IS NULL", bench_cols[i]);
+    g_string_append (where, c);
+    sqlite3_free (c);
+  }
+  /* the way in by the name's index (tasks_name, functions_name: schema 21): a name that is not
+   * a number can only be the object's own name (an unnamed object is called 0x… after its
+   * value, a number), so its rows are those the index holds under it, joined to the
+   * statistics by their keys. Without it the plan reads every session's names and statistics
+   * to compare each name; with it the index gives the named rows newest session first, and
+   * the LIMIT stops the walk (docs/fleet.md "Scale"); the view's own name column is not
+   * compared again (the planner, unable to tell how many rows that comparison keeps, took it
+   * for a rare one and read every statistic). A number (an unnamed object, or a value) is
+   * compared as the session routes compare it. */
+  char *end = NULL;
+  g_ascii_strtoull (name, &end, 0);
+  gboolean by_name = end == name || *end != '\0';
+  if (!by_name) {
+    char *cond = task ? web__task_condition (name, "x.task", "x.task_value")
+                      : web__task_condition (name, "x.function", "x.address");
+    g_string_append_printf (where, " AND %s", cond);
+    sqlite3_free (cond);
+  }
+  char *from = !by_name ? sqlite3_mprintf ("%s x", task ? "task_stats" : "function_stats")
+             : task ? sqlite3_mprintf ("tasks n JOIN task_stats x ON x.session_id = n.session_id "
+                                       "AND x.task_value = n.task AND n.name = %Q", name)
+                    : sqlite3_mprintf ("functions n JOIN function_stats x ON x.session_id = "
+                                       "n.session_id AND x.address = n.address AND n.name = %Q", name);
+  char *sql = sqlite3_mprintf (
+      "SELECT * FROM (SELECT s.id, %s AS build, s.started_at, s.host, s.probe, s.target, "
+      "s.source_kind, %s AS value, %s AS low, %s AS high FROM %s JOIN sessions s ON s.id = "
+      "x.session_id JOIN sessions_overview o ON o.id = s.id WHERE %s ORDER BY s.id DESC "
+      "LIMIT %llu) AS latest ORDER BY id",
+      BUILD_SQL, task ? m->task_value : m->fn_value, task ? m->task_low : m->fn_low,
+      task ? m->task_high : m->fn_high, from, where->str, (unsigned long long) limit);
+  sqlite3_free (from);
+  return sql;
+}
+
 static void
 route_trend (Job *j, StoreDb *db)
 {
@@ -284,30 +352,11 @@ route_trend (Job *j, StoreDb *db)
   }
   const char *kind = task ? "task" : "function";
   const char *name = task ? task : function;
-  /* the bench filter: each given part must match (an empty one: unknown, NULL) */
-  static const char *const bench_cols[] = { "host", "probe", "target" };
-  g_autoptr (GString) where = g_string_new ("s.state <> 'running'");
-  for (gsize i = 0; i < G_N_ELEMENTS (bench_cols); i++) {
-    const char *v = web__qparam (j, bench_cols[i]);
-    if (v == NULL)
-      continue;
-    char *c = v[0] ? sqlite3_mprintf (" AND s.%s = %Q", bench_cols[i], v)
-                   : sqlite3_mprintf (" AND s.%s IS NULL", bench_cols[i]);
-    g_string_append (where, c);
-    sqlite3_free (c);
-  }
-  char *cond = task ? web__task_condition (task, "x.task", "x.task_value")
-                    : web__task_condition (function, "x.function", "x.address");
+  char *sql = web_fleet_trend_sql (task != NULL, name, m->name, web__qparam (j, "host"),
+                                   web__qparam (j, "probe"), web__qparam (j, "target"), limit);
   g_autoptr (GError) error = NULL;
-  g_autoptr (StoreResult) res = web__run_sql (j, db, &error,
-      "SELECT * FROM (SELECT s.id, %s AS build, s.started_at, s.host, s.probe, s.target, "
-      "s.source_kind, %s AS value, %s AS low, %s AS high FROM %s x JOIN sessions s ON s.id = "
-      "x.session_id JOIN sessions_overview o ON o.id = s.id WHERE %s AND %s ORDER BY s.id DESC "
-      "LIMIT %llu) ORDER BY id",
-      BUILD_SQL, task ? m->task_value : m->fn_value, task ? m->task_low : m->fn_low,
-      task ? m->task_high : m->fn_high, task ? "task_stats" : "function_stats", where->str, cond,
-      (unsigned long long) limit);
-  sqlite3_free (cond);
+  g_autoptr (StoreResult) res = store_db_query (db, sql, j->timeout_ms, &error);
+  sqlite3_free (sql);
   if (res == NULL) {
     web__reply_from_error (&j->reply, error);
     return;

@@ -126,6 +126,17 @@ void web__route_compare (Job *j, StoreDb *db);
  * flags a build whose figure moved (docs/fleet.md "The fleet page") */
 void web__route_fleet (Job *j, StoreDb *db);
 
+/* The fleet routes' SQL, in the SQLite store's dialect, as the routes run it (the benchmarks
+ * and the plan test of tests/pg run these very texts on the shared store through
+ * store_pg_query). web_fleet_sql: GET /api/fleet's part @i and its member name (@member);
+ * NULL past the last. web_fleet_trend_sql: GET /api/fleet/trend's query of the task (@task)
+ * or function @name and @metric (load, p99, max), the latest @limit finished sessions of the
+ * bench filter (@host, @probe, @target; NULL: any, "": unknown); NULL for an unknown metric.
+ * Free it with sqlite3_free. */
+const char *web_fleet_sql (guint i, const char **member);
+char *web_fleet_trend_sql (gboolean task, const char *name, const char *metric, const char *host,
+                           const char *probe, const char *target, guint64 limit);
+
 /* One session's figure: @value and the interval [@low, @high] that holds its truth (the
  * source's bound, a percentile's bucket width); NAN where unknown. */
 typedef struct {

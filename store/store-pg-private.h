@@ -16,6 +16,11 @@
 /* Sessions per partition of the partitioned per-session tables (by session id range). */
 #define STORE_PG_PARTITION_SESSIONS 1024
 
+/* store__pg_partition_sql: the statement that makes partition @k of partitioned table @table
+ * (sessions k × STORE_PG_PARTITION_SESSIONS up to the next multiple) when it is missing, as a
+ * push makes it (store-push.c). */
+char *store__pg_partition_sql (const char *table, gint64 k);
+
 /* --- store-pg-sql.c: SQLite's SQL → PostgreSQL's ------------------------------------------ */
 
 /* store__pg_translate: @sql (a statement or an expression in SQLite's dialect, as the

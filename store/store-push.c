@@ -180,6 +180,15 @@ remote_id_of (Push *p, const char *uuid, GError **error)
   return PQntuples (res) > 0 ? g_ascii_strtoll (PQgetvalue (res, 0, 0), NULL, 10) : 0;
 }
 
+char *
+store__pg_partition_sql (const char *table, gint64 k)
+{
+  return g_strdup_printf ("CREATE TABLE IF NOT EXISTS \"%s_p%" G_GINT64_FORMAT "\" PARTITION OF \"%s\" "
+                          "FOR VALUES FROM (%" G_GINT64_FORMAT ") TO (%" G_GINT64_FORMAT ");\n",
+                          table, k, table, k * STORE_PG_PARTITION_SESSIONS,
+                          (k + 1) * STORE_PG_PARTITION_SESSIONS);
+}
+
 /* ensure_partitions: the partitions holding session id @remote, made if missing. */
 static gboolean
 ensure_partitions (Push *p, gint64 remote, GError **error)
@@ -192,10 +201,8 @@ ensure_partitions (Push *p, gint64 remote, GError **error)
     char *key = g_strdup_printf ("%s_p%" G_GINT64_FORMAT, t->name, k);
     if (!g_hash_table_add (p->partitions, key))
       continue;
-    g_string_append_printf (sql, "CREATE TABLE IF NOT EXISTS \"%s\" PARTITION OF \"%s\" FOR "
-                            "VALUES FROM (%" G_GINT64_FORMAT ") TO (%" G_GINT64_FORMAT ");\n",
-                            key, t->name, k * STORE_PG_PARTITION_SESSIONS,
-                            (k + 1) * STORE_PG_PARTITION_SESSIONS);
+    g_autofree char *make = store__pg_partition_sql (t->name, k);
+    g_string_append (sql, make);
   }
   if (sql->len == 0)
     return TRUE;

@@ -79,8 +79,8 @@ def main(seconds, tmp):
               "--rtt-address-per-core", blocks], record=cap))
     offset = clock_offset(f0)
     print(f"BENCH rtt_2core_clock_offset_ms {1000 * offset:.3f} (core 1's board timer minus "
-          f"core 0's at one halt, ± the halts' spacing: the QEMUs' start-up difference; no "
-          f"common time base yet)")
+          f"core 0's at one halt, ± the halts' spacing: what the cores' halts made of one "
+          f"start; no common time base yet)")
 
     names = dict(s.sql("SELECT task, name FROM tasks WHERE session_id = 1"))
     value = {n: v for v, n in names.items() if v < 0x10000}  # the file's own value

@@ -5,8 +5,9 @@ workload (Task0, 10 ms period, preempted by Task1 in every period; the system ti
 interrupts both; Timer1Isr, which activates Task1, runs right before it: an ISR2 process on the
 proc kernel). One exact window (halted, the ring read but for its last 2 KiB as a reader
 would, truth, attach, run, halted, the ring drained, truth): each task's jobs (the kernel's
-terminations) and preemptions (its switches away from a task still RUNNING) equal the
-session's, and each ISR2's entries the kernel's, by name. argv: TMP LABEL.
+terminations) and preemptions (its switches away from a task still RUNNING; one either way
+for a halt inside the dispatcher, below) equal the session's, and each ISR2's entries the
+kernel's, by name. argv: TMP LABEL.
 """
 import os
 import sys
@@ -37,6 +38,12 @@ kinds = s.sql("SELECT kind, count(*) FROM anomalies WHERE session_id = 1 GROUP B
 gaps = s.sql("SELECT reason FROM gaps WHERE session_id = 1")
 print(f"{label}: anomalies {kinds}, gaps {gaps}")
 check(all(r == 4 for (r,) in gaps), f"{label}: a gap that is not the window's closing halt: {gaps}")
+# A halt inside the dispatcher (acct.in_dispatcher: from TerminateTask or PendSV to the switch)
+# can fall between the kernel's count of a preemption and the hook that traces the switch (the
+# count comes first on some kernels, the hook on others): at either halt the kernel's window
+# and the ring's can then disagree about that one switch. Only then may the counts differ, by
+# one for each such halt.
+pre_slack = f0["acct"]["in_dispatcher"] + f1["acct"]["in_dispatcher"]
 seen = 0
 truth_names = {t["name"] for t in f0["live"]["tasks"]}
 for name, jobs, preemptions, complete in rows:
@@ -50,9 +57,10 @@ for name, jobs, preemptions, complete in rows:
     want_jobs = y["terminations"] - x["terminations"]
     want_pre = y["preemptions"] - x["preemptions"]
     print(f"  {name}: {jobs} jobs, {preemptions} preemptions; the kernel's {want_jobs}, "
-          f"{want_pre}")
+          f"{want_pre}{f' ({pre_slack} halt(s) in the dispatcher)' if pre_slack else ''}")
     # the window's first job began before the attach and is counted as cut; it ends inside
-    check(abs(jobs - want_jobs) <= 1 and preemptions == want_pre and complete == 1,
+    check(abs(jobs - want_jobs) <= 1 and abs(preemptions - want_pre) <= pre_slack
+          and complete == 1,
           f"{label}: {name} {jobs} jobs and {preemptions} preemptions for the kernel's "
           f"{want_jobs} and {want_pre}")
     seen += want_jobs > 0

@@ -39,6 +39,21 @@ put_timer_isr (StoreWriter *w, gint64 id, gint64 max)
   g_assert_true (store_writer_put_isr_stats (w, id, &timer, 1, &error));
 }
 
+/* ISR @isr @name of session @id: @count instances, p99 @p99, the longest @max (µs). */
+static void
+put_isr_tail (StoreWriter *w, gint64 id, guint32 isr, const char *name, gint64 count, gint64 p99,
+              gint64 max)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_true (store_writer_add_isr (w, id, isr, name, &error));
+  StoreIsrStat st = { .isr = isr, .count = count, .net_total = 70 * count, .net_min = 60,
+                      .net_max = max, .net_avg = 70, .net_p50 = 70, .net_p90 = 90,
+                      .net_p99 = p99, .gross_total = 70 * count, .gross_min = 60,
+                      .gross_max = max, .gross_avg = 70, .period_min = 900,
+                      .period_max = 1100, .period_avg = 1000, .max_depth = 1 };
+  g_assert_true (store_writer_put_isr_stats (w, id, &st, 1, &error));
+}
+
 /* Session 1: exact (no sample rate). Task0 25 % load, job p99 400 µs, response p99 unknown;
  * Task1; ISR CanIsr; function compute; point 3; core 0 at 40 %; no gaps. */
 static void
@@ -68,7 +83,7 @@ write_exact (StoreWriter *w)
       .preemptions = 120, .preemptions_missed = 0, .waits = -1, .wait_total = -1,
       .run_total = 250000, .load = 0.25, .load_bound = 0, .time_bound = 0,
       .slice_min = 100, .slice_max = 500, .slice_avg = 300, .slice_p50 = 300, .slice_p90 = 400,
-      .slice_p99 = 450, .job_min = 100, .job_max = 500, .job_avg = 300, .job_p50 = 300,
+      .slice_p99 = 450, .job_min = 100, .job_max = 480, .job_avg = 300, .job_p50 = 300,
       .job_p90 = 380, .job_p99 = 400, .period_min = 9000, .period_max = 11000,
       .period_avg = 10000, .response_min = 100, .response_max = 600, .response_avg = 300,
       .response_p50 = -1, .response_p90 = -1, .response_p99 = -1 },
@@ -87,6 +102,10 @@ write_exact (StoreWriter *w)
                       .period_min = 1000, .period_max = 3000, .period_avg = 2000, .max_depth = 1 };
   g_assert_true (store_writer_put_isr_stats (w, id, &is, 1, &error));
   put_timer_isr (w, id, 12);
+  /* TickIsr: ~1 % of its instances take a longer path (the rig's SystemTimerIsr, compare.c);
+   * ShiftIsr: every instance 30 % slower in session 2 */
+  put_isr_tail (w, id, 9, "TickIsr", 709, 94, 138);
+  put_isr_tail (w, id, 10, "ShiftIsr", 1000, 100, 110);
   StoreFunctionStat fs = { .task = -1, .function = 0x08000100, .count = 200,
                            .gross_total = 20000, .net_total = 20000, .self_total = 20000,
                            .net_min = 50, .net_max = 150, .net_avg = 100, .net_p50 = 100,
@@ -154,6 +173,8 @@ write_sampled (StoreWriter *w)
   g_assert_true (store_writer_put_isr_stats (w, id, &is, 1, &error));
   /* TimerIsr: one instance of 30 µs where session 1's longest was 12, its p99 the same */
   put_timer_isr (w, id, 30);
+  put_isr_tail (w, id, 9, "TickIsr", 710, 105, 318);
+  put_isr_tail (w, id, 10, "ShiftIsr", 1000, 130, 140);
   g_assert_true (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error));
   g_assert_no_error (error);
 }
@@ -736,6 +757,7 @@ test_diff (void)
   JsonObject *load = diff_metric (t0, 0, "load_percent");
   g_assert_cmpfloat_with_epsilon (json_object_get_double_member (load, "change_percent"), 80, 1e-6);
   g_assert_true (json_object_get_boolean_member (load, "regression"));
+  /* its p99 600 ± 100 µs over 600 jobs: above everything session 1 saw (longest 480 µs) */
   g_assert_true (json_object_get_boolean_member (diff_metric (t0, 1, "net_p99_us"), "regression"));
   g_assert_cmpstr (json_object_get_string_member (diff_entry (entries, "task", "Task1"), "status"),
                    ==, "vanished");
@@ -759,7 +781,19 @@ test_diff (void)
   g_assert_cmpfloat_with_epsilon (json_object_get_double_member (tmax, "change_percent"), 150, 1e-6);
   g_assert_false (json_object_get_boolean_member (tmax, "regression"));
   g_assert_true (json_object_get_boolean_member (tmax, "outlier"));
-  g_assert_cmpint (json_object_get_int_member (o, "regressions"), ==, 3);
+  /* TickIsr: its p99 stepped 94 → 105 µs (+11.7 %) over 709 and 710 instances, below session
+   * 1's longest (138): the step of a ~1 % path, no evidence of a change; its max is an outlier */
+  JsonObject *tick = diff_entry (entries, "isr", "TickIsr");
+  JsonObject *tp99 = diff_metric (tick, 1, "net_p99_us");
+  g_assert_cmpfloat (json_object_get_double_member (tp99, "change_percent"), >, 10);
+  g_assert_false (json_object_get_boolean_member (tp99, "regression"));
+  g_assert_true (json_object_get_boolean_member (tp99, "within_bounds"));
+  g_assert_true (json_object_get_boolean_member (diff_metric (tick, 2, "max_us"), "outlier"));
+  /* ShiftIsr: p99 130 µs above session 1's longest 110: a regression, and so is its max */
+  JsonObject *shift = diff_entry (entries, "isr", "ShiftIsr");
+  g_assert_true (json_object_get_boolean_member (diff_metric (shift, 1, "net_p99_us"), "regression"));
+  g_assert_true (json_object_get_boolean_member (diff_metric (shift, 2, "max_us"), "regression"));
+  g_assert_cmpint (json_object_get_int_member (o, "regressions"), ==, 5);
   /* the same session: nothing changed */
   g_clear_pointer (&out, g_free);
   g_assert_cmpint (run (&out, NULL, "diff", "1", "1", "--db", db_path, NULL), ==, 0);
@@ -890,10 +924,11 @@ test_serve_compare (void)
   g_autofree char *body100 = http_get (&s, "/api/compare?a=1&b=2&threshold=100", &status);
   g_assert_cmpuint (status, ==, 200);
   g_assert_cmpstr (body100, ==, diff100);
-  /* the verdicts themselves: 3 regressions, one within the sampled bounds */
+  /* the verdicts themselves: 5 regressions, CanIsr within the sampled bounds, TickIsr's p99
+   * step no evidence */
   g_autoptr (JsonNode) root = parse_json (body);
   JsonObject *o = json_node_get_object (root);
-  g_assert_cmpint (json_object_get_int_member (o, "regressions"), ==, 3);
+  g_assert_cmpint (json_object_get_int_member (o, "regressions"), ==, 5);
   g_assert_cmpfloat (json_object_get_double_member (o, "threshold_percent"), ==, 10);
   g_autofree char *bad = http_get (&s, "/api/compare?a=1&b=2&threshold=-1", &status);
   g_assert_cmpuint (status, ==, 400);

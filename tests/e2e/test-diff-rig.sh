@@ -3,7 +3,9 @@
 # the pfp workload (QEMU -icount, real OpenOCD, the firmware's trace library) in one database —
 # two of the same build and one of "a slower build" (run-rig --slow: pfp_inner_load takes 6 ms
 # instead of 4, nothing else changes). Then
-#   diff base base2   exit 0: the same build over two windows is no regression;
+#   diff base base2   exit 0: the same build over two windows is no regression (SystemTimerIsr's
+#                     p99 steps across its ~1 % longer path from window to window: no
+#                     evidence, compare.c);
 #   diff base slow    exit 1, and the regressions are exactly the changed function
 #                     (pfp_inner_load: net time, max, self time) and the task that runs it
 #                     (Task0: load, job time, max; the averages: ~140 instances in a window,

@@ -376,6 +376,60 @@ read_buckets (sqlite3 *h, sqlite3_stmt *st, guint32 core, gint64 w, gint64 first
   return step_error (h, rc, error);
 }
 
+/* The slice row (task, start, end, flags) @st is on, as an item of @core. */
+static StoreTimelineItem
+slice_item (sqlite3_stmt *st, guint32 core)
+{
+  StoreTimelineItem it = {
+    .core = core,
+    .task = (guint32) sqlite3_column_int64 (st, 0),
+    .start = sqlite3_column_int64 (st, 1),
+    .end = sqlite3_column_int64 (st, 2),
+    .flags = (guint32) sqlite3_column_int64 (st, 3),
+    .count = 1,
+  };
+  it.busy = it.end - it.start;
+  return it;
+}
+
+/* The slices of @core that began before @t and end after it, appended to @out. A task slice
+ * holds the ISR2 slices that interrupted it, so the last slice begun before @t is often an
+ * ISR2 that ended long before while the task slice around it runs on (the dashboard showed
+ * the middle of a job empty). Task slices of one core do not overlap: the one covering @t is
+ * the last task slice begun before it (@task: LIMIT 1). ISR2 slices covering @t are nested in
+ * it, so they began at or after its start (@isr_after); with no task slice before @t, they are
+ * looked for among the last COVER_ISR_LOOKBACK ISR2 slices (@isr_last). */
+#define COVER_ISR_LOOKBACK 16
+static gboolean
+covering_slices (sqlite3 *h, sqlite3_stmt *task, sqlite3_stmt *isr_after, sqlite3_stmt *isr_last,
+                 gint64 session, guint32 core, gint64 t, GArray *out, GError **error)
+{
+  sqlite3_reset (task);
+  sqlite3_bind_int64 (task, 1, session);
+  sqlite3_bind_int64 (task, 2, core);
+  sqlite3_bind_int64 (task, 3, t);
+  int rc = sqlite3_step (task);
+  if (rc != SQLITE_ROW && !step_error (h, rc, error))
+    return FALSE;
+  sqlite3_stmt *isr = rc == SQLITE_ROW ? isr_after : isr_last;
+  sqlite3_reset (isr);
+  sqlite3_bind_int64 (isr, 1, session);
+  sqlite3_bind_int64 (isr, 2, core);
+  sqlite3_bind_int64 (isr, 3, t);
+  if (rc == SQLITE_ROW) {
+    StoreTimelineItem it = slice_item (task, core);
+    if (it.end > t)
+      g_array_append_val (out, it);
+    sqlite3_bind_int64 (isr, 4, it.start);
+  }
+  while ((rc = sqlite3_step (isr)) == SQLITE_ROW) {
+    StoreTimelineItem it = slice_item (isr, core);
+    if (it.end > t)
+      g_array_append_val (out, it);
+  }
+  return step_error (h, rc, error);
+}
+
 StoreTimeline *
 store_db_timeline (StoreDb *db, gint64 session, gint64 t0, gint64 t1, guint max_slices,
                    GError **error)
@@ -395,17 +449,32 @@ store_db_timeline (StoreDb *db, gint64 session, gint64 t0, gint64 t1, guint max_
   /* The cores: from the coarsest level, which has few rows. */
   g_autoptr (sqlite3_stmt) cores = store__prepare (
     h, "SELECT DISTINCT core FROM timeline_buckets WHERE session_id = ? AND level = ?", error);
-  /* Rows of buckets in the window, and of the last bucket before it (a slice from there
-   * may cover buckets of the window wholly: its full_until says up to where). */
-  g_autoptr (sqlite3_stmt) carry = store__prepare (
+  /* The last bucket with rows before the window, and the rows of one bucket: a bucket before
+   * the window matters only through its rows' full_until (buckets of the window a slice from
+   * there covers wholly). Those slices are the ones running at the window's start (their first
+   * buckets) or begun last before it. */
+  g_autoptr (sqlite3_stmt) last_before = store__prepare (
+    h, "SELECT max(bucket) FROM timeline_buckets WHERE session_id = ?1 AND level = ?2 "
+       "AND core = ?3 AND bucket < ?4", error);
+  g_autoptr (sqlite3_stmt) at_bucket = store__prepare (
     h, "SELECT bucket, task, isr, busy, count, full_until FROM timeline_buckets "
-       "WHERE session_id = ?1 AND level = ?2 AND core = ?3 AND bucket = "
-       "(SELECT max(bucket) FROM timeline_buckets WHERE session_id = ?1 AND level = ?2 "
-       "AND core = ?3 AND bucket < ?4)", error);
+       "WHERE session_id = ?1 AND level = ?2 AND core = ?3 AND bucket = ?4", error);
   g_autoptr (sqlite3_stmt) in_window = store__prepare (
     h, "SELECT bucket, task, isr, busy, count, full_until FROM timeline_buckets "
        "WHERE session_id = ?1 AND level = ?2 AND core = ?3 AND bucket BETWEEN ?4 AND ?5", error);
-  if (cores == NULL || carry == NULL || in_window == NULL)
+  /* covering_slices()'s */
+  g_autoptr (sqlite3_stmt) cover_task = store__prepare (
+    h, "SELECT task, start, \"end\", flags FROM slices WHERE session_id = ?1 AND core = ?2 "
+       "AND start < ?3 AND flags & 1 = 0 ORDER BY start DESC LIMIT 1", error);
+  g_autoptr (sqlite3_stmt) cover_isr_after = store__prepare (
+    h, "SELECT task, start, \"end\", flags FROM slices WHERE session_id = ?1 AND core = ?2 "
+       "AND start >= ?4 AND start < ?3 AND flags & 1 = 1 AND \"end\" > ?3 ORDER BY start", error);
+  g_autoptr (sqlite3_stmt) cover_isr_last = store__prepare (
+    h, "SELECT task, start, \"end\", flags FROM (SELECT * FROM slices WHERE session_id = ?1 "
+       "AND core = ?2 AND start < ?3 AND flags & 1 = 1 ORDER BY start DESC LIMIT "
+       G_STRINGIFY (COVER_ISR_LOOKBACK) ") WHERE \"end\" > ?3 ORDER BY start", error);
+  if (cores == NULL || last_before == NULL || at_bucket == NULL || in_window == NULL ||
+      cover_task == NULL || cover_isr_after == NULL || cover_isr_last == NULL)
     return NULL;
   sqlite3_bind_int64 (cores, 1, session);
   sqlite3_bind_int (cores, 2, STORE_LEVEL_COUNT - 1);
@@ -424,18 +493,47 @@ store_db_timeline (StoreDb *db, gint64 session, gint64 t0, gint64 t1, guint max_
   tl->bucket = w;
   gint64 began = 0;
   gint64 first = t0 / w, last = (t1 - 1) / w;
+  g_autoptr (GArray) cover = g_array_new (FALSE, FALSE, sizeof (StoreTimelineItem));
+  g_autoptr (GArray) carry = g_array_new (FALSE, FALSE, sizeof (gint64));
   for (guint i = 0; i < core_list->len; i++) {
     guint32 core = g_array_index (core_list, guint32, i);
-    sqlite3_stmt *q[2] = { carry, in_window };
-    for (int k = 0; k < 2; k++) {
-      sqlite3_reset (q[k]);
-      sqlite3_bind_int64 (q[k], 1, session);
-      sqlite3_bind_int (q[k], 2, level);
-      sqlite3_bind_int64 (q[k], 3, core);
-      sqlite3_bind_int64 (q[k], 4, first);
-      if (k == 1)
-        sqlite3_bind_int64 (q[k], 5, last);
-      if (!read_buckets (h, q[k], core, w, first, last, tl->items, &began, error))
+    /* the buckets before the window to read: the last one with rows, and the first bucket of
+     * each slice running at the window's first bucket */
+    g_array_set_size (carry, 0);
+    g_array_set_size (cover, 0);
+    sqlite3_reset (last_before);
+    sqlite3_bind_int64 (last_before, 1, session);
+    sqlite3_bind_int (last_before, 2, level);
+    sqlite3_bind_int64 (last_before, 3, core);
+    sqlite3_bind_int64 (last_before, 4, first);
+    rc = sqlite3_step (last_before);
+    if (rc == SQLITE_ROW && sqlite3_column_type (last_before, 0) != SQLITE_NULL) {
+      gint64 b = sqlite3_column_int64 (last_before, 0);
+      g_array_append_val (carry, b);
+    } else if (!step_error (h, rc, error)) {
+      return NULL;
+    }
+    if (!covering_slices (h, cover_task, cover_isr_after, cover_isr_last, session, core,
+                          first * w, cover, error))
+      return NULL;
+    for (guint k = 0; k < cover->len; k++) {
+      gint64 b = g_array_index (cover, StoreTimelineItem, k).start / w;
+      gboolean seen = FALSE;
+      for (guint j = 0; j < carry->len && !seen; j++)
+        seen = g_array_index (carry, gint64, j) == b;
+      if (!seen)
+        g_array_append_val (carry, b);
+    }
+    for (guint k = 0; k <= carry->len; k++) {
+      sqlite3_stmt *q = k < carry->len ? at_bucket : in_window;
+      sqlite3_reset (q);
+      sqlite3_bind_int64 (q, 1, session);
+      sqlite3_bind_int (q, 2, level);
+      sqlite3_bind_int64 (q, 3, core);
+      sqlite3_bind_int64 (q, 4, k < carry->len ? g_array_index (carry, gint64, k) : first);
+      if (k == carry->len)
+        sqlite3_bind_int64 (q, 5, last);
+      if (!read_buckets (h, q, core, w, first, last, tl->items, &began, error))
         return NULL;
     }
   }
@@ -444,44 +542,31 @@ store_db_timeline (StoreDb *db, gint64 session, gint64 t0, gint64 t1, guint max_
     return g_steal_pointer (&tl);
   }
 
-  /* Few slices: return them. */
+  /* Few slices: return them, with those running at the window's start. */
   g_array_set_size (tl->items, 0);
   tl->level = -1;
   tl->bucket = 0;
-  g_autoptr (sqlite3_stmt) before = store__prepare (
-    h, "SELECT task, start, \"end\", flags FROM slices WHERE session_id = ? AND core = ? "
-       "AND start < ? ORDER BY start DESC LIMIT 1", error);
   g_autoptr (sqlite3_stmt) inside = store__prepare (
     h, "SELECT task, start, \"end\", flags FROM slices WHERE session_id = ? AND core = ? "
        "AND start >= ? AND start < ? ORDER BY start", error);
-  if (before == NULL || inside == NULL)
+  if (inside == NULL)
     return NULL;
   for (guint i = 0; i < core_list->len; i++) {
     guint32 core = g_array_index (core_list, guint32, i);
-    sqlite3_stmt *q[2] = { before, inside };
-    for (int k = 0; k < 2; k++) {
-      sqlite3_reset (q[k]);
-      sqlite3_bind_int64 (q[k], 1, session);
-      sqlite3_bind_int64 (q[k], 2, core);
-      sqlite3_bind_int64 (q[k], 3, t0);
-      if (k == 1)
-        sqlite3_bind_int64 (q[k], 4, t1);
-      while ((rc = sqlite3_step (q[k])) == SQLITE_ROW) {
-        StoreTimelineItem it = {
-          .core = core,
-          .task = (guint32) sqlite3_column_int64 (q[k], 0),
-          .start = sqlite3_column_int64 (q[k], 1),
-          .end = sqlite3_column_int64 (q[k], 2),
-          .flags = (guint32) sqlite3_column_int64 (q[k], 3),
-          .count = 1,
-        };
-        it.busy = it.end - it.start;
-        if (k == 1 || it.end > t0)
-          g_array_append_val (tl->items, it);
-      }
-      if (!step_error (h, rc, error))
-        return NULL;
+    if (!covering_slices (h, cover_task, cover_isr_after, cover_isr_last, session, core, t0,
+                          tl->items, error))
+      return NULL;
+    sqlite3_reset (inside);
+    sqlite3_bind_int64 (inside, 1, session);
+    sqlite3_bind_int64 (inside, 2, core);
+    sqlite3_bind_int64 (inside, 3, t0);
+    sqlite3_bind_int64 (inside, 4, t1);
+    while ((rc = sqlite3_step (inside)) == SQLITE_ROW) {
+      StoreTimelineItem it = slice_item (inside, core);
+      g_array_append_val (tl->items, it);
     }
+    if (!step_error (h, rc, error))
+      return NULL;
   }
   return g_steal_pointer (&tl);
 }

@@ -4,19 +4,24 @@
 # demo-trace-core1.elf), each core's control block read through its own OpenOCD target: per-core
 # rows, each task on its own core only, each core's loads within 1 point of that core's truth
 # over an exact halted window, and the recorded capture replays to the same statistics
-# (rtt-2core-cases.py). In real time, not --icount: under --icount each QEMU's clock runs at its
-# own emulation speed, the two drift apart from the start (0.64 s before the first window on a
-# busy host, 1.63 s beside two CPU hogs, more than the session accepts as one time base, so it
-# rightly refused: "do not share one time base"); in real time both count host time from the
-# one instant run-rig starts them (-S, then both continued together), 33-39 ms apart at the
-# window (the halts). Each core's trace timestamps and its firmware's accounting read the
-# same board timer either way.
+# (rtt-2core-cases.py). Under run-rig --icount-align: each core's virtual time is its
+# instruction count while its firmware runs and host time while it sleeps in WFI, and QEMU
+# waits when it runs ahead of host time, so the two clocks stay near one time base (started
+# together: -S, then both continued): -30 ms apart at the window on a quiet host, 418 and
+# -194 ms beside four CPU hogs, inside the 1 s the session accepts. Plain --icount (sleep=off)
+# runs each QEMU at its own emulation speed: 0.64 s apart on a busy host, 1.63 s beside two
+# hogs, and the session rightly refused them as "not one time base". Real time (no icount)
+# kept them together but let a host preemption land between a hook's timestamp and the
+# kernel's accounting a few instructions away, which no silicon does: Task0 +1.08 points on a
+# quiet fresh clone, core 1's tasks -0.5 to -2.4 beside four hogs. Under icount a preemption
+# stops the virtual clock with the instructions: loads within +0.45 points in all of these.
+# Each core's trace timestamps and its firmware's accounting read the same board timer.
 # Then, on a fresh rig (the stream headers are read once), the control blocks given in the
 # wrong order: refused, naming the target whose block carries another core's stream. Last, the
 # cross-core activation latency against the firmware's (see the end).
 source "$(dirname "$0")/e2e-common.sh"
 export ORTI_SOURCE_DIR
-"$RUN_RIG" --cores 2 --firmware trace-long --workload pfp --workload1 split -- \
+"$RUN_RIG" --icount-align --cores 2 --firmware trace-long --workload pfp --workload1 split -- \
   python3 "$ORTI_SOURCE_DIR/tests/e2e/rtt-2core-cases.py" "${RTT_SECONDS:-5}" ||
   die "one RTT session over both cores"
 

@@ -71,7 +71,14 @@ counted = dict(s.sql("SELECT isr, count FROM isr_stats WHERE session_id = 1"))
 for x, y in zip(f0["live"]["isrs"], f1["live"]["isrs"]):
     want = y["count"] - x["count"]
     got = counted.get(x["name"], 0)
-    print(f"  {x['name']}: {got} entries; the kernel's {want}")
-    check(want > 0 and want - 1 <= got <= want,
+    # an entry the ring holds and the kernel had not counted yet at the closing halt: its hook
+    # runs first on some kernels (the proc kernel, beside two CPU hogs: 1783 for 1782). The
+    # session shows it: that ISR2's slice still open at the halt, cut at the session's end.
+    open_at_end = s.sql("SELECT count(*) FROM slices s JOIN isrs i ON i.session_id = s.session_id "
+                        "AND i.isr = s.task WHERE s.session_id = 1 AND s.flags & 1 AND s.flags & 4 "
+                        "AND i.name = ?", x["name"])[0][0]
+    print(f"  {x['name']}: {got} entries; the kernel's {want}"
+          f"{' (one in progress at the closing halt)' if open_at_end else ''}")
+    check(want > 0 and want - 1 <= got <= want + (1 if open_at_end else 0),
           f"{label}: {x['name']} {got} entries for the kernel's {want}")
 print(f"{label}: ok")

@@ -21,8 +21,16 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (sqlite3, sqlite3_close_v2)
 #define STORE_CHUNK_MAX_BYTES 1024
 #define STORE_EVENT_MAX_BYTES 14 /* 2 header bytes + 3 × 4 */
 
-/* Timeline levels: level L aggregates slices into buckets of STORE_LEVEL_WIDTH (L) ticks. */
+/* Timeline levels: level L aggregates slices into buckets of STORE_LEVEL_WIDTH (L) ticks.
+ * Levels from STORE_LEVEL_STORED on are written to timeline_buckets as slices arrive; the
+ * finer ones (2^14 and 2^17 ticks) are summed from the slices when a window is read
+ * (store_db_timeline: at most 1024 buckets, the slices begun in them through the
+ * (session_id, core, start) index; a window of more than TIMELINE_SUM_BUDGET slices is
+ * answered from the finest stored level). Each stored row costs the writer ~10k instructions
+ * of b-tree upsert: at a fast SWO probe's rate levels 0 and 1 were a third of the daemon's
+ * work (issue #35). */
 #define STORE_LEVEL_COUNT 8
+#define STORE_LEVEL_STORED 2
 #define STORE_LEVEL_WIDTH(L) ((gint64) 1 << (14 + 3 * (L)))
 
 /* application_id marking our databases ('ORTI'). */

@@ -7,15 +7,20 @@
  *
  * Timeline windows must answer in well under 50 ms at any zoom on sessions of millions of
  * slices. Zoomed in, few slices begin in the window and they come from the
- * (session_id, core, start) index; zoomed out, the window is answered from
- * timeline_buckets, where the writer summed busy time per task into buckets of
- * 2^14, 2^17, … ticks, choosing the level that gives at most 1024 buckets per core.
+ * (session_id, core, start) index; zoomed out, the window is answered per bucket of 2^14,
+ * 2^17, … ticks, at the level that gives at most 1024 buckets per core: from
+ * timeline_buckets, where the writer summed busy time per task, or at the two finest levels
+ * (not stored, STORE_LEVEL_STORED) summed here from the slices of the window, at most
+ * TIMELINE_SUM_BUDGET of them (a denser window is answered from the finest stored level).
  */
 #include "store-private.h"
 
 #include <string.h>
 
 #define TIMELINE_MAX_BUCKETS 1024
+/* A level below STORE_LEVEL_STORED is summed from at most this many slices (all cores; ~0.6 µs
+ * each): a window denser than that is answered from the finest stored level instead. */
+#define TIMELINE_SUM_BUDGET 32768
 
 typedef struct {
   gint64 deadline; /* monotonic µs; 0: none */
@@ -430,6 +435,79 @@ covering_slices (sqlite3 *h, sqlite3_stmt *task, sqlite3_stmt *isr_after, sqlite
   return step_error (h, rc, error);
 }
 
+/* One bucket item being summed from slices: its bucket, task and ISR flag. */
+typedef struct {
+  gint64 bucket;
+  guint32 task, flags;
+} BucketKey;
+
+static guint
+bucket_key_hash (gconstpointer p)
+{
+  const BucketKey *k = p;
+  return (guint) (k->bucket * 2654435761u) ^ (k->task * 40503u) ^ k->flags;
+}
+
+static gboolean
+bucket_key_equal (gconstpointer a, gconstpointer b)
+{
+  const BucketKey *x = a, *y = b;
+  return x->bucket == y->bucket && x->task == y->task && x->flags == y->flags;
+}
+
+/* sum_slices: for a level below STORE_LEVEL_STORED, the items read_buckets() would give for
+ * buckets @first..@last of width @w of @core, summed from the slices running at the first
+ * bucket's start (@cover, from covering_slices()) and those begun in the buckets (@inside):
+ * per bucket, task and ISR flag the busy time within the bucket, and the slices begun in it.
+ * Adds the slices begun to @began; past TIMELINE_SUM_BUDGET of them (all cores) it stops and
+ * sets @over, and @items is not complete. */
+static gboolean
+sum_slices (sqlite3 *h, sqlite3_stmt *inside, GArray *cover, gint64 session, guint32 core,
+            gint64 w, gint64 first, gint64 last, GArray *items, gint64 *began, gboolean *over,
+            GError **error)
+{
+  sqlite3_reset (inside);
+  sqlite3_bind_int64 (inside, 1, session);
+  sqlite3_bind_int64 (inside, 2, core);
+  sqlite3_bind_int64 (inside, 3, first * w);
+  sqlite3_bind_int64 (inside, 4, (last + 1) * w);
+  int rc;
+  while ((rc = sqlite3_step (inside)) == SQLITE_ROW) {
+    if (*began >= TIMELINE_SUM_BUDGET) {
+      *over = TRUE;
+      sqlite3_reset (inside);
+      return TRUE;
+    }
+    StoreTimelineItem it = slice_item (inside, core);
+    g_array_append_val (cover, it);
+    (*began)++;
+  }
+  if (!step_error (h, rc, error))
+    return FALSE;
+  g_autoptr (GHashTable) at = g_hash_table_new_full (bucket_key_hash, bucket_key_equal, g_free, NULL);
+  for (guint i = 0; i < cover->len; i++) {
+    const StoreTimelineItem *sl = &g_array_index (cover, StoreTimelineItem, i);
+    gint64 end = MAX (sl->end, sl->start), b0 = sl->start / w;
+    gint64 b1 = end > sl->start ? (end - 1) / w : b0;
+    guint32 flags = sl->flags & STORE_SLICE_ISR;
+    for (gint64 b = MAX (b0, first); b <= MIN (b1, last); b++) {
+      BucketKey key = { b, sl->task, flags };
+      gpointer idx = g_hash_table_lookup (at, &key);
+      if (idx == NULL) {
+        StoreTimelineItem z = { .core = core, .task = sl->task, .flags = flags,
+                                .start = b * w, .end = (b + 1) * w };
+        g_array_append_val (items, z);
+        idx = GUINT_TO_POINTER (items->len);
+        g_hash_table_insert (at, g_memdup2 (&key, sizeof key), idx);
+      }
+      StoreTimelineItem *it = &g_array_index (items, StoreTimelineItem, GPOINTER_TO_UINT (idx) - 1);
+      it->busy += MIN (end, (b + 1) * w) - MAX (sl->start, b * w);
+      it->count += b == b0;
+    }
+  }
+  return TRUE;
+}
+
 StoreTimeline *
 store_db_timeline (StoreDb *db, gint64 session, gint64 t0, gint64 t1, guint max_slices,
                    GError **error)
@@ -473,8 +551,12 @@ store_db_timeline (StoreDb *db, gint64 session, gint64 t0, gint64 t1, guint max_
     h, "SELECT task, start, \"end\", flags FROM (SELECT * FROM slices WHERE session_id = ?1 "
        "AND core = ?2 AND start < ?3 AND flags & 1 = 1 ORDER BY start DESC LIMIT "
        G_STRINGIFY (COVER_ISR_LOOKBACK) ") WHERE \"end\" > ?3 ORDER BY start", error);
+  /* the slices begun in the window (and, below STORE_LEVEL_STORED, in its buckets) */
+  g_autoptr (sqlite3_stmt) inside = store__prepare (
+    h, "SELECT task, start, \"end\", flags FROM slices WHERE session_id = ? AND core = ? "
+       "AND start >= ? AND start < ? ORDER BY start", error);
   if (cores == NULL || last_before == NULL || at_bucket == NULL || in_window == NULL ||
-      cover_task == NULL || cover_isr_after == NULL || cover_isr_last == NULL)
+      cover_task == NULL || cover_isr_after == NULL || cover_isr_last == NULL || inside == NULL)
     return NULL;
   sqlite3_bind_int64 (cores, 1, session);
   sqlite3_bind_int (cores, 2, STORE_LEVEL_COUNT - 1);
@@ -501,6 +583,24 @@ store_db_timeline (StoreDb *db, gint64 session, gint64 t0, gint64 t1, guint max_
      * each slice running at the window's first bucket */
     g_array_set_size (carry, 0);
     g_array_set_size (cover, 0);
+    if (level < STORE_LEVEL_STORED) {
+      gboolean over = FALSE;
+      if (!covering_slices (h, cover_task, cover_isr_after, cover_isr_last, session, core,
+                            first * w, cover, error) ||
+          !sum_slices (h, inside, cover, session, core, w, first, last, tl->items, &began, &over,
+                       error))
+        return NULL;
+      if (over) { /* too dense to sum: every core again from the finest stored level */
+        level = tl->level = STORE_LEVEL_STORED;
+        w = tl->bucket = STORE_LEVEL_WIDTH (level);
+        first = t0 / w;
+        last = (t1 - 1) / w;
+        began = 0;
+        g_array_set_size (tl->items, 0);
+        i = (guint) -1;
+      }
+      continue;
+    }
     sqlite3_reset (last_before);
     sqlite3_bind_int64 (last_before, 1, session);
     sqlite3_bind_int (last_before, 2, level);
@@ -546,11 +646,6 @@ store_db_timeline (StoreDb *db, gint64 session, gint64 t0, gint64 t1, guint max_
   g_array_set_size (tl->items, 0);
   tl->level = -1;
   tl->bucket = 0;
-  g_autoptr (sqlite3_stmt) inside = store__prepare (
-    h, "SELECT task, start, \"end\", flags FROM slices WHERE session_id = ? AND core = ? "
-       "AND start >= ? AND start < ? ORDER BY start", error);
-  if (inside == NULL)
-    return NULL;
   for (guint i = 0; i < core_list->len; i++) {
     guint32 core = g_array_index (core_list, guint32, i);
     if (!covering_slices (h, cover_task, cover_isr_after, cover_isr_last, session, core, t0,

@@ -313,7 +313,7 @@ store_writer__add_to_levels (StoreWriter *self, WriterSession *s, const StoreSli
   CoreState *c = store_writer__core_state (s, sl->core);
   guint32 isr = (sl->flags & STORE_SLICE_ISR) != 0;
   gint64 end = MAX (sl->end, sl->start);
-  for (int l = 0; l < STORE_LEVEL_COUNT; l++) {
+  for (int l = STORE_LEVEL_STORED; l < STORE_LEVEL_COUNT; l++) {
     gint64 w = STORE_LEVEL_WIDTH (l);
     gint64 b0 = sl->start / w, b1 = end > sl->start ? (end - 1) / w : b0;
     Level *lv = &c->levels[l];
@@ -354,7 +354,7 @@ store_writer__flush_session (StoreWriter *self, WriterSession *s, GError **error
     CoreState *c = g_ptr_array_index (s->cores, i);
     if (!write_chunk (self, s, c, error))
       return FALSE;
-    for (int l = 0; l < STORE_LEVEL_COUNT; l++)
+    for (int l = STORE_LEVEL_STORED; l < STORE_LEVEL_COUNT; l++)
       if (!flush_level (self, s, c, l, error))
         return FALSE;
   }

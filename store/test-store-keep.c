@@ -94,9 +94,10 @@ check_common (const char *path, gint64 id, guint64 n)
   g_assert_cmpint (Q ("SELECT min(start) FROM slices WHERE session_id = %" G_GINT64_FORMAT, id),
                    ==, 1000);
   g_assert_cmpint (Q ("SELECT sum(count) FROM timeline_buckets WHERE session_id = %"
-                      G_GINT64_FORMAT " AND level = 0", id), ==, n / 1000);
+                      G_GINT64_FORMAT " AND level = " G_STRINGIFY (STORE_LEVEL_STORED), id),
+                   ==, n / 1000);
   g_assert_cmpint (Q ("SELECT min(bucket) FROM timeline_buckets WHERE session_id = %"
-                      G_GINT64_FORMAT " AND level = 0", id), ==, 0);
+                      G_GINT64_FORMAT " AND level = " G_STRINGIFY (STORE_LEVEL_STORED), id), ==, 0);
   g_assert_cmpint (Q ("SELECT first_tick FROM sessions WHERE id = %" G_GINT64_FORMAT, id), ==,
                    1000);
   /* the dropped record: every dropped event is at or before raw_dropped_until, so the events

@@ -7,7 +7,10 @@
  * Core 0: Task 1 runs [0, 200 w) (w = level 0's bucket, 2^14 ticks), interrupted by ISR 5 at
  * buckets 20, 40, 60, 85, 120 (40 ticks each); then Task 2. Core 1: no task, ISR 6 runs
  * [10 w, 30 w) with ISR 5 nested at 22 w. Slices are pushed as the slicer ends them: the
- * nested ones first. */
+ * nested ones first.
+ *
+ * A window too dense to sum from its slices (more than the reader's budget of 32768) is
+ * answered from the finest stored level, with the same busy time. */
 #include "test-store-util.h"
 
 #define W STORE_LEVEL_WIDTH (0)
@@ -113,10 +116,65 @@ test_nested (Fixture *f, gconstpointer data)
   check_window (db, id, 100 * W, 2100 * W, 0, 1);
 }
 
+/* 40000 slices of 400 ticks, one every 819 ticks, from 0: a level-1 window over them is
+ * answered from STORE_LEVEL_STORED; one over the sparse slices after them is summed. */
+#define DENSE_N 40000
+#define DENSE_STEP 819
+#define DENSE_LEN 400
+
+static void
+test_dense (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  StoreWriter *w = store_writer_new (f->path, NULL, &error);
+  g_assert_no_error (error);
+  StoreSessionInfo info = { .name = "dense", .source_kind = "swo", .clock = "target",
+                            .tick_rate_hz = 1e6 };
+  gint64 id = store_writer_begin_session (w, &info, &error);
+  g_assert_no_error (error);
+  g_assert_true (store_writer_add_task (w, id, 1, "Task_Dense", &error));
+  g_autoptr (GArray) sl = g_array_new (FALSE, FALSE, sizeof (StoreSlice));
+  for (gint64 i = 0; i < DENSE_N; i++) {
+    StoreSlice s = { 0, 1, i * DENSE_STEP, i * DENSE_STEP + DENSE_LEN, 0 };
+    g_array_append_val (sl, s);
+  }
+  gint64 sparse0 = (gint64) DENSE_N * DENSE_STEP;
+  for (gint64 i = 0; i < 1000; i++) { /* one slice per level-0 bucket */
+    StoreSlice s = { 0, 1, sparse0 + i * W, sparse0 + i * W + DENSE_LEN, 0 };
+    g_array_append_val (sl, s);
+  }
+  g_assert_true (store_writer_push_slices (w, id, (StoreSlice *) sl->data, sl->len, &error));
+  g_assert_true (store_writer_end_session (w, id, STORE_SESSION_COMPLETE, NULL, &error));
+  g_assert_true (store_writer_close (w, &error));
+  g_assert_no_error (error);
+
+  g_autoptr (StoreDb) db = store_db_open (f->path, STORE_OPEN_READ_ONLY, &error);
+  g_assert_no_error (error);
+  const gint64 windows[][3] = { { 0, sparse0, STORE_LEVEL_STORED }, /* 2001 level-0 buckets */
+                                { sparse0, sparse0 + 2000 * W, 1 } };
+  for (gsize k = 0; k < G_N_ELEMENTS (windows); k++) {
+    g_autoptr (StoreTimeline) tl = store_db_timeline (db, id, windows[k][0], windows[k][1], 0,
+                                                      &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (tl->level, ==, windows[k][2]);
+    gint64 lo = windows[k][0] / tl->bucket * tl->bucket;
+    gint64 hi = ((windows[k][1] - 1) / tl->bucket + 1) * tl->bucket;
+    gint64 want = 0, got = 0;
+    for (guint i = 0; i < sl->len; i++) {
+      const StoreSlice *s = &g_array_index (sl, StoreSlice, i);
+      want += MAX (0, MIN (s->end, hi) - MAX (s->start, lo));
+    }
+    for (guint i = 0; i < tl->items->len; i++)
+      got += g_array_index (tl->items, StoreTimelineItem, i).busy;
+    g_assert_cmpint (got, ==, want);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add ("/store/timeline/nested", Fixture, NULL, fixture_setup, test_nested, fixture_teardown);
+  g_test_add ("/store/timeline/dense", Fixture, NULL, fixture_setup, test_dense, fixture_teardown);
   return g_test_run ();
 }

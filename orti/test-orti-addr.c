@@ -447,6 +447,67 @@ test_errors (void)
   }
 }
 
+/* ---- lookup ------------------------------------------------------------------------------ */
+
+/* orti_addr_lookup's contract, searched plainly: the last range whose start is <= @pc. */
+static guint
+lookup_reference (OrtiAddrMap *map, guint64 pc)
+{
+  guint lo = 0, hi = orti_addr_get_n_ranges (map);
+  while (hi - lo > 1) {
+    guint mid = lo + (hi - lo) / 2;
+    if (orti_addr_get_range (map, mid)->start <= pc)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+static void
+check_lookup_at (OrtiAddrMap *map, guint64 pc)
+{
+  const OrtiAddrRange *r = orti_addr_lookup (map, pc);
+  g_assert_true (r == orti_addr_get_range (map, lookup_reference (map, pc)));
+  g_assert_cmpuint (r->start, <=, pc);
+  g_assert_true (pc <= r->end && (pc < r->end || r->end == G_MAXUINT64));
+}
+
+/* The lookup (narrowed by its bucket index) answers the plain search's range at every range
+ * boundary, its neighbours, the ends of the address space and random PCs. */
+static void
+check_lookup (OrtiAddrMap *map)
+{
+  guint n = orti_addr_get_n_ranges (map);
+  g_assert_cmpuint (n, >, 2);
+  const guint64 edges[] = { 0, 1, G_MAXUINT64 - 1, G_MAXUINT64, G_MAXUINT32, 0x80000000u };
+  for (guint i = 0; i < G_N_ELEMENTS (edges); i++)
+    check_lookup_at (map, edges[i]);
+  for (guint i = 0; i < n; i++) {
+    guint64 start = orti_addr_get_range (map, i)->start;
+    check_lookup_at (map, start);
+    check_lookup_at (map, start + 1);
+    if (start > 0)
+      check_lookup_at (map, start - 1);
+  }
+  guint64 lo = orti_addr_get_range (map, 1)->start, hi = orti_addr_get_range (map, n - 1)->start;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (35);
+  for (guint i = 0; i < 200000; i++) {
+    guint64 off = (guint64) g_rand_int (rand) << 32 | g_rand_int (rand);
+    check_lookup_at (map, lo + off % (hi - lo + 16));
+  }
+}
+
+static void
+test_demo_lookup (void)
+{
+  g_autofree char *path = NULL;
+  g_autoptr (OrtiAddrMap) map = open_demo (&path);
+  if (map == NULL)
+    return;
+  check_lookup (map);
+}
+
 /* ---- TriCore ----------------------------------------------------------------------------- */
 
 static void
@@ -475,6 +536,7 @@ test_tricore (void)
   for (guint i = 0; i < orti_addr_get_n_functions (map); i++)
     copies += orti_addr_get_function (map, i)->core >= 0;
   g_assert_cmpuint (copies, >, 0);
+  check_lookup (map); /* code in several far-apart regions: sparse buckets */
 
   /* lines and frames agree with the host's binutils addr2line (it reads TriCore ELFs) */
   g_autofree char *tool = g_find_program_in_path ("addr2line");
@@ -501,6 +563,7 @@ main (int argc, char **argv)
   g_test_add_func ("/orti-addr/demo/canonical", test_demo_canonical);
   g_test_add_func ("/orti-addr/canonical-path", test_canonical_path);
   g_test_add_func ("/orti-addr/demo/inline", test_demo_inline);
+  g_test_add_func ("/orti-addr/demo/lookup", test_demo_lookup);
   g_test_add_func ("/orti-addr/errors", test_errors);
   g_test_add_func ("/orti-addr/tricore", test_tricore);
   return g_test_run ();

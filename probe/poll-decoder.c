@@ -144,6 +144,15 @@ struct _ProbePollDecoder {
   gboolean trace;             /* trace mode (see the header) … */
   TraceCore *tc;              /* … its per-core state (PROBE_POLL_MAX_CORES), else NULL; */
   guint64 tc_written;         /* … bit c: tc[c] may be nonzero (written through trace_core) */
+  /* facts of the channel descriptions alone, found once in probe_poll_decoder_new (a sample
+   * asked them per channel, scanning every channel's classes: most of a trace record's cost) */
+  guint64 isr_channel_cores;  /* bit c: core c has a RUNNINGISR2 channel of its own */
+  gboolean *isr_values;       /* per channel: has_isr_values() */
+  guint *gates;               /* the VALID channels, ascending … */
+  guint n_gates;
+  guint *active;              /* … and this sample's valid channels, ascending (decode_sample:
+                               * a trace record has one or two of them; its phases visit
+                               * only those, in the order a pass over all channels would) */
 };
 
 /* trace_core: @core's trace-mode state, to be written: marks it so that a gap clears it (and
@@ -185,6 +194,8 @@ probe_poll_channel_reads (const ProbePollChannel *c)
   return c->simple || c->tcl != NULL || c->eval != NULL || c->n_reads > 0;
 }
 
+static gboolean has_isr_values (ProbePollDecoder *d, const ProbePollChannel *ch);
+
 ProbePollDecoder *
 probe_poll_decoder_new (const ProbePollChannel *channels, guint n_channels, GError **error)
 {
@@ -220,6 +231,17 @@ probe_poll_decoder_new (const ProbePollChannel *channels, guint n_channels, GErr
     for (guint k = 0; channels[i].kind == PROBE_POLL_SERVICE && k < channels[i].n_classes; k++)
       if (channels[i].classes[k].cls == PROBE_VALUE_SVC_END)
         d->svc_end_known |= G_GUINT64_CONSTANT (1) << channels[i].core;
+  for (guint i = 0; i < n_channels; i++)
+    if (channels[i].kind == PROBE_POLL_ISR)
+      d->isr_channel_cores |= G_GUINT64_CONSTANT (1) << channels[i].core;
+  d->isr_values = g_new0 (gboolean, n_channels);
+  for (guint i = 0; i < n_channels; i++) /* (after isr_channel_cores: isr_class reads it) */
+    d->isr_values[i] = has_isr_values (d, &d->channels[i]);
+  d->gates = g_new0 (guint, n_channels);
+  for (guint i = 0; i < n_channels; i++)
+    if (channels[i].kind == PROBE_POLL_VALID)
+      d->gates[d->n_gates++] = i;
+  d->active = g_new0 (guint, n_channels);
   return d;
 }
 
@@ -238,6 +260,9 @@ probe_poll_decoder_free (ProbePollDecoder *d)
   g_free (d->task_in);
   g_free (d->task_known);
   g_free (d->paused);
+  g_free (d->isr_values);
+  g_free (d->gates);
+  g_free (d->active);
   g_array_unref (d->pending);
   g_byte_array_unref (d->partial);
   g_free (d->tc);
@@ -341,13 +366,10 @@ isr_trace_value (ProbePollDecoder *d, guint16 core, gboolean none, guint32 id, g
 }
 
 /* TRUE when @core has a RUNNINGISR2 channel of its own (not one running-id variable). */
-static gboolean
+static inline gboolean
 core_has_isr_channel (ProbePollDecoder *d, guint16 core)
 {
-  for (guint i = 0; i < d->n_channels; i++)
-    if (d->channels[i].kind == PROBE_POLL_ISR && d->channels[i].core == core)
-      return TRUE;
-  return FALSE;
+  return (d->isr_channel_cores >> core & 1) != 0; /* set in probe_poll_decoder_new */
 }
 
 /* TRUE when a task-channel value of class @cls is an ISR2 running over the task: an ISR2's
@@ -360,7 +382,8 @@ isr_class (ProbePollDecoder *d, guint16 core, guint32 cls)
 }
 
 /* TRUE when some value of task channel @ch is an ISR2 running over the task (isr_class): one
- * running-id variable for tasks and ISR2s. */
+ * running-id variable for tasks and ISR2s. Only for probe_poll_decoder_new: a sample reads
+ * d->isr_values. */
 static gboolean
 has_isr_values (ProbePollDecoder *d, const ProbePollChannel *ch)
 {
@@ -578,7 +601,7 @@ channel_exits (ProbePollDecoder *d, guint i, guint64 ts, ProbeEventFunc func, gp
     guint32 cls = class_of (ch, v);
     gboolean isr = isr_class (d, ch->core, cls);
     if (cls != PROBE_VALUE_FOREIGN || isr) /* (what RUNNINGISR2 names: its channel's) */
-      if (isr || has_isr_values (d, ch))
+      if (isr || d->isr_values[i])
         isr_trace_value (d, ch->core, !isr, (guint32) v, ts, func, user);
     return;
   }
@@ -742,9 +765,10 @@ decode_sample (ProbePollDecoder *d, guint64 ts, ProbeEventFunc func, gpointer us
   /* VALID: a core whose gate reads 0 (or was not read) contributes nothing this sample, but
    * its running-task value: a "no task" one is idle, any other makes the core's time unknown
    * until it is valid again (its task is paused, not switched out) */
-  for (guint i = 0; i < d->n_channels; i++) {
+  for (guint gi = 0; gi < d->n_gates; gi++) {
+    guint i = d->gates[gi];
     const ProbePollChannel *g = &d->channels[i];
-    if (g->kind != PROBE_POLL_VALID || (d->valid[i] && d->value[i] != 0) ||
+    if ((d->valid[i] && d->value[i] != 0) ||
         (d->trace && !d->valid[i])) /* a trace record without it: not about it */
       continue;
     for (guint k = 0; k < d->n_channels; k++) {
@@ -761,27 +785,31 @@ decode_sample (ProbePollDecoder *d, guint64 ts, ProbeEventFunc func, gpointer us
       d->valid[k] = FALSE;
     }
   }
+  /* the phases below visit the valid channels only (nothing changes d->valid from here) */
+  guint n = 0;
   for (guint i = 0; i < d->n_channels; i++)
     if (d->valid[i])
-      channel_exits (d, i, ts, func, user);
+      d->active[n++] = i;
+  const guint *act = d->active;
+  for (guint a = 0; a < n; a++)
+    channel_exits (d, act[a], ts, func, user);
   /* activations: a task whose state leaves SUSPENDED */
-  for (guint i = 0; i < d->n_channels; i++) {
+  for (guint a = 0; a < n; a++) {
+    guint i = act[a];
     const ProbePollChannel *c = &d->channels[i];
-    if (c->kind != PROBE_POLL_TASK_STATE || !d->valid[i] || !d->known[i])
+    if (c->kind != PROBE_POLL_TASK_STATE || !d->known[i])
       continue;
     guint32 was = class_of (c, d->state[i]), now = class_of (c, d->value[i]);
     if (was == PROBE_VALUE_SUSPENDED && now != PROBE_VALUE_SUSPENDED && now != PROBE_VALUE_OTHER)
       emit (d, func, user, ts, c->core, PROBE_EVENT_TASK_ACTIVATE, c->task, 0);
   }
-  for (guint i = 0; i < d->n_channels; i++)
-    if (d->valid[i] && d->channels[i].kind == PROBE_POLL_TASK)
-      task_change (d, i, ts, func, user);
-  for (guint i = 0; i < d->n_channels; i++)
-    if (d->valid[i])
-      channel_entries (d, i, ts, func, user);
-  for (guint i = 0; i < d->n_channels; i++) {
-    if (!d->valid[i])
-      continue;
+  for (guint a = 0; a < n; a++)
+    if (d->channels[act[a]].kind == PROBE_POLL_TASK)
+      task_change (d, act[a], ts, func, user);
+  for (guint a = 0; a < n; a++)
+    channel_entries (d, act[a], ts, func, user);
+  for (guint a = 0; a < n; a++) {
+    guint i = act[a];
     d->state[i] = d->value[i];
     d->known[i] = TRUE;
     if (d->channels[i].kind == PROBE_POLL_PRIORITY)
@@ -807,6 +835,19 @@ record_size_for (ProbePollDecoder *d, const guint8 *head)
   return 0;
 }
 
+/* FALSE (and @error) when a sample at @ts would go back in time. */
+static gboolean
+sample_time (ProbePollDecoder *d, guint64 ts, GError **error)
+{
+  if (d->samples > 0 && ts < d->last_ts) {
+    g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT,
+                 "poll sample %" G_GUINT64_FORMAT " goes back in time (%" G_GUINT64_FORMAT
+                 " after %" G_GUINT64_FORMAT ")", d->samples, ts, d->last_ts);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* Decode one complete record at @p (header checked). */
 static gboolean
 decode_record (ProbePollDecoder *d, const guint8 *p, ProbeEventFunc func, gpointer user,
@@ -825,14 +866,32 @@ decode_record (ProbePollDecoder *d, const guint8 *p, ProbeEventFunc func, gpoint
       d->valid[i] = (valid >> i) & 1;
     values = p + 16;
   }
-  if (d->samples > 0 && ts < d->last_ts) {
-    g_set_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT,
-                 "poll sample %" G_GUINT64_FORMAT " goes back in time (%" G_GUINT64_FORMAT
-                 " after %" G_GUINT64_FORMAT ")", d->samples, ts, d->last_ts);
+  if (!sample_time (d, ts, error))
     return FALSE;
-  }
   for (guint i = 0; i < d->n_channels; i++)
     d->value[i] = (gint64) probe_le_get_u64 (values + 8 * i);
+  d->last_ts = ts;
+  d->samples++;
+  decode_sample (d, ts, func, user);
+  return TRUE;
+}
+
+/* probe_poll_decoder_feed_values: see probe-poll.h. The values of the channels not read stay
+ * as they were: decode_sample reads a value only where d->valid says it was read. */
+gboolean
+probe_poll_decoder_feed_values (ProbePollDecoder *d, guint64 ts, const guint *channels,
+                                const gint64 *values, guint n, ProbeEventFunc func,
+                                gpointer user, GError **error)
+{
+  memset (d->valid, 0, sizeof (gboolean) * d->n_channels);
+  for (guint k = 0; k < n; k++) {
+    g_return_val_if_fail (channels[k] < d->n_channels, FALSE);
+    d->valid[channels[k]] = TRUE;
+  }
+  if (!sample_time (d, ts, error))
+    return FALSE;
+  for (guint k = 0; k < n; k++)
+    d->value[channels[k]] = values[k];
   d->last_ts = ts;
   d->samples++;
   decode_sample (d, ts, func, user);

@@ -143,6 +143,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (ProbePollDecoder, probe_poll_decoder_free)
  * a corrupt record or a timestamp going backwards; Events before it were delivered. */
 gboolean probe_poll_decoder_feed (ProbePollDecoder *d, const guint8 *data, gsize len,
                                   ProbeEventFunc func, gpointer user, GError **error);
+/* probe_poll_decoder_feed_values: one sample at @ts in which only the @n channels
+ * @channels (each < the decoder's count, no repeats) were read, with @values: the Events and
+ * errors of feeding the 'P' record that says so, without writing and parsing it (the SWO
+ * mapper's one value a record). Only between whole records fed with probe_poll_decoder_feed. */
+gboolean probe_poll_decoder_feed_values (ProbePollDecoder *d, guint64 ts, const guint *channels,
+                                         const gint64 *values, guint n, ProbeEventFunc func,
+                                         gpointer user, GError **error);
 /* The link was lost: emit GAP(@reason) and forget the state (the next sample re-emits it). */
 void probe_poll_decoder_gap (ProbePollDecoder *d, guint64 ts, ProbeGapReason reason,
                              ProbeEventFunc func, gpointer user);

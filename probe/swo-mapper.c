@@ -60,7 +60,6 @@ struct _ProbeSwoMapper {
   gint channel[PROBE_SWO_MAX_COMPARATORS];   /* comparator → poll channel, or -1 */
   guint width[PROBE_SWO_MAX_COMPARATORS];    /* watched width, bytes (by channel) */
   gboolean is_signed[PROBE_SWO_MAX_COMPARATORS];
-  GByteArray *rec;                 /* a one-channel sample record, patched for each value */
   guint n_gates;                   /* VALID gates: channels n_comparators … (see the config) */
   gint gate_of[PROBE_SWO_MAX_COMPARATORS]; /* channel index → its gate's channel, or -1 */
   ProbePollChannel *gate;          /* copies of the gates, for their eval */
@@ -243,7 +242,6 @@ probe_swo_mapper_new (const ProbeSwoMapConfig *config, GError **error)
   m->config.exceptions = NULL;  /* copied into the tables */
   m->config.evidence = NULL;    /* copied into the poll decoder */
   m->config.gates = NULL;       /* copied below and into the poll decoder */
-  m->rec = g_byte_array_new ();
 
   /* comparators: one poll channel each, in the order given; then the evidence (never in a
    * record: only its priorities count) */
@@ -286,9 +284,6 @@ probe_swo_mapper_new (const ProbeSwoMapConfig *config, GError **error)
       return NULL;
     }
     probe_poll_decoder_set_trace (m->poll, TRUE);
-    g_autofree gint64 *zeros = g_new0 (gint64, m->n_channels);
-    g_autofree guint32 *none = g_new0 (guint32, (m->n_channels + 31) / 32);
-    probe_poll_record_append (m->rec, m->n_channels, none, 0, zeros);
   }
 
   for (guint n = 0; n < PROBE_SWO_MAX_EXCEPTIONS; n++)
@@ -327,7 +322,6 @@ probe_swo_mapper_free (ProbeSwoMapper *m)
   for (guint i = 0; i < m->n_gates; i++)
     probe_poll_channel_clear (&m->gate[i]);
   g_free (m->gate);
-  g_byte_array_unref (m->rec);
   g_free (m);
 }
 
@@ -625,15 +619,10 @@ mapper_value (ProbeSwoMapper *m, const ProbeSwoPacket *p, guint64 ts)
   gint64 sv = (gint64) v;
   if (m->is_signed[ch] && (v >> (8 * w - 1)) & 1)
     sv = (gint64) (v | ~(guint64) 0 << (8 * w));
-  /* the 'P' sample record (poll-decoder.c): u64 ts at 8, the valid bitmap at 16, then the
-   * values; only this channel is valid */
-  guint8 *r = m->rec->data, *values = r + 16 + 8 * ((m->n_channels + 63) / 64);
-  for (guint i = 0; i < 8; i++) {
-    r[8 + i] = (guint8) (ts >> (8 * i));
-    values[8 * ch + i] = (guint8) ((guint64) sv >> (8 * i));
-  }
-  memset (r + 16, 0, 8 * ((m->n_channels + 63) / 64));
-  r[16] = (guint8) (1u << ch);
+  /* a sample of this channel alone (and its gate) */
+  guint read[2] = { (guint) ch };
+  gint64 values[2] = { sv };
+  guint n_read = 1;
   gint gc = m->gate_of[ch];
   if (gc >= 0) {
     /* the VALID formula over this very value (the bytes the target holds, little endian) */
@@ -645,16 +634,17 @@ mapper_value (ProbeSwoMapper *m, const ProbeSwoPacket *p, guint64 ts)
     GateRead gr = { g->reads[0].address, bytes };
     if (!g->eval (g->plan, gate_read, &gr, &ok, NULL))
       ok = 1; /* a formula that cannot be evaluated gates nothing */
-    for (guint i = 0; i < 8; i++)
-      values[8 * gc + i] = (guint8) ((guint64) ok >> (8 * i));
-    r[16 + gc / 8] |= (guint8) (1u << (gc % 8));
+    read[n_read] = (guint) gc;
+    values[n_read++] = ok;
   }
-  g_autoptr (GError) error = NULL;
-  if (G_UNLIKELY (!probe_poll_decoder_feed (m->poll, r, m->rec->len, mapper_poll_event, m,
-                                            &error)))
-    /* impossible (a record we wrote, times that never go back) but survivable: the value is
-     * lost, the decoder goes on */
+  GError *error = NULL;
+  if (G_UNLIKELY (!probe_poll_decoder_feed_values (m->poll, ts, read, values, n_read,
+                                                   mapper_poll_event, m, &error))) {
+    /* impossible (times that never go back) but survivable: the value is lost, the decoder
+     * goes on */
     g_critical ("SWO mapper: the poll decoder refused a sample: %s", error->message);
+    g_error_free (error);
+  }
 }
 
 void

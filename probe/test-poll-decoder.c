@@ -595,6 +595,67 @@ test_record_formats (void)
   check_events (many, 40, &vals[0][0], 2, want, 41);
 }
 
+/* probe_poll_decoder_feed_values gives the Events of the records it stands for: the samples
+ * above and random one- and two-channel samples, sampled and traced, a backwards time refused
+ * by both. */
+static void
+feed_both (gboolean trace)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ProbePollDecoder) by_record = probe_poll_decoder_new (channels, 4, &error);
+  g_autoptr (ProbePollDecoder) by_value = probe_poll_decoder_new (channels, 4, &error);
+  g_assert_no_error (error);
+  probe_poll_decoder_set_trace (by_record, trace);
+  probe_poll_decoder_set_trace (by_value, trace);
+  g_autoptr (GArray) want = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+  g_autoptr (GArray) got = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+  g_autoptr (GRand) rand = g_rand_new_with_seed (35);
+  const gint64 pick[] = { 0, 1, 2, 3, 4, 5, 9, 12, 0xFF };
+  for (guint s = 0; s < 4000; s++) {
+    Sample x = { 100 * s, 0, { 0 } };
+    if (s < G_N_ELEMENTS (samples))
+      x = samples[s];
+    else
+      for (guint c = 0; c < 4; c++) {
+        x.v[c] = pick[g_rand_int_range (rand, 0, G_N_ELEMENTS (pick))];
+        x.valid |= (guint32) (g_rand_int_range (rand, 0, 3) == 0) << c;
+      }
+    guint read[4], n = 0;
+    gint64 values[4];
+    for (guint c = 0; c < 4; c++)
+      if (x.valid >> c & 1) {
+        read[n] = c;
+        values[n++] = x.v[c];
+      }
+    g_autoptr (GByteArray) b = g_byte_array_new ();
+    probe_poll_record_append (b, 4, &x.valid, x.ts, x.v);
+    g_assert_true (probe_poll_decoder_feed (by_record, b->data, b->len, collect, want, &error));
+    g_assert_true (probe_poll_decoder_feed_values (by_value, x.ts, read, values, n, collect, got,
+                                                   &error));
+    g_assert_no_error (error);
+    if (s % 500 == 499) {
+      probe_poll_decoder_gap (by_record, x.ts, PROBE_GAP_OVERFLOW, collect, want);
+      probe_poll_decoder_gap (by_value, x.ts, PROBE_GAP_OVERFLOW, collect, got);
+    }
+  }
+  g_assert_cmpuint (want->len, >, 1000);
+  g_assert_cmpuint (got->len, ==, want->len);
+  g_assert_cmpmem (got->data, got->len * sizeof (ProbeEvent), want->data,
+                   want->len * sizeof (ProbeEvent));
+  guint read0 = 0;
+  gint64 v0 = 1;
+  g_assert_false (probe_poll_decoder_feed_values (by_value, 1, &read0, &v0, 1, collect, got,
+                                                  &error));
+  g_assert_error (error, PROBE_ERROR, PROBE_ERROR_FORMAT);
+}
+
+static void
+test_feed_values (void)
+{
+  feed_both (FALSE);
+  feed_both (TRUE);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -612,5 +673,6 @@ main (int argc, char **argv)
   g_test_add_func ("/probe/poll-decoder/pc-context-check", test_pc_context_check);
   g_test_add_func ("/probe/poll-decoder/pc-context-writes", test_pc_context_writes);
   g_test_add_func ("/probe/poll-decoder/core-halted", test_core_halted);
+  g_test_add_func ("/probe/poll-decoder/feed-values", test_feed_values);
   return g_test_run ();
 }

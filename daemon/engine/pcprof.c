@@ -103,12 +103,11 @@ ctx_count_pc (Ctx *c, guint64 pc)
   c->counts[s]++;
 }
 
-static Ctx *
-get_ctx (Pcprof *pp, guint8 kind, guint32 id)
+/* get_ctx's path for a context other than the previous sample's (kept out of line so that
+ * the common case, inlined into pcprof_add, saves no registers for the hash table's call). */
+static G_GNUC_NO_INLINE Ctx *
+get_ctx_slow (Pcprof *pp, guint8 kind, guint32 id, guint64 key)
 {
-  guint64 key = (guint64) kind << 32 | id;
-  if (pp->last != NULL && pp->last_key == key)
-    return pp->last;
   Ctx *c = g_hash_table_lookup (pp->contexts, &key);
   if (c == NULL) {
     c = g_new0 (Ctx, 1);
@@ -122,6 +121,16 @@ get_ctx (Pcprof *pp, guint8 kind, guint32 id)
   pp->last = c;
   pp->last_key = key;
   return c;
+}
+
+/* The context (@kind, @id), created on first use; remembered for the next sample. */
+static inline Ctx *
+get_ctx (Pcprof *pp, guint8 kind, guint32 id)
+{
+  guint64 key = (guint64) kind << 32 | id;
+  if (G_LIKELY (pp->last != NULL && pp->last_key == key))
+    return pp->last;
+  return get_ctx_slow (pp, kind, id, key);
 }
 
 /* pcprof_new: see pcprof.h. */

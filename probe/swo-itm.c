@@ -42,8 +42,13 @@
  * only if that GTS1 shows no missed wrap, and are forgotten on probe_swo_itm_reset (a broken
  * link: a GTS2 is needed again) — see itm_gts_forget.
  *
- * Throughput shaped the loop: one 256-entry class table for headers, payloads read in place
- * when the slice holds them, packets appended to one array that is also the hold queue.
+ * Throughput shaped the loop (issue #35: the live SWO path at 6 MB/s on a fraction of a core):
+ * a fast path (itm_fast) decodes the bulk of a stream — source packets and local timestamps
+ * whose bytes are all in the slice — whole, reading their payload in place; everything else
+ * (sync zeros, GTS, extension, overflow, malformed bytes, packets split across feeds) goes
+ * through the byte-level state machine, which the fast path must match packet for packet.
+ * One 256-entry class table for headers; packets are appended to one array that is also the
+ * hold queue.
  */
 #include "probe.h"
 
@@ -102,6 +107,10 @@ struct _ProbeSwoItm {
   guint64 gts;                 /* the latest reconstructed global time */
   ProbeSwoPacket *q;           /* packets: [0, qtimed) have their time, [qtimed, qn) wait */
   gsize qn, qtimed, qcap;
+  gsize qcheck;                /* MIN (ITM_BATCH, max_held): while qn is below it, a new
+                                * packet needs neither a delivery nor untimed stamping */
+  gboolean held_gts;           /* [qtimed, qn) may hold GTS packets, whose time itm_stamp
+                                * must keep; FALSE: none, every waiting packet gets the time */
   ProbeSwoPacketsFunc func;    /* during feed/flush */
   gpointer user_data;
 };
@@ -161,6 +170,7 @@ probe_swo_itm_new (const ProbeSwoItmOptions *options)
   for (guint h = 0; h < 256; h++)
     d->cls[h] = header_class (h);
   d->qcap = d->options.max_held + ITM_BATCH + 2;
+  d->qcheck = MIN (ITM_BATCH, d->options.max_held);
   d->q = g_new (ProbeSwoPacket, d->qcap);
   return d;
 }
@@ -238,28 +248,58 @@ itm_is_gts (const ProbeSwoPacket *pk)
 static inline void
 itm_stamp (ProbeSwoItm *d)
 {
-  for (gsize i = d->qtimed; i < d->qn; i++)
-    d->q[i].ts = itm_is_gts (&d->q[i]) ? d->q[i].ts : d->time;
-  d->qtimed = d->qn;
+  ProbeSwoPacket *q = d->q;
+  guint64 time = d->time;
+  gsize n = d->qn;
+  if (G_UNLIKELY (d->held_gts)) {
+    for (gsize i = d->qtimed; i < n; i++)
+      q[i].ts = itm_is_gts (&q[i]) ? q[i].ts : time;
+    d->held_gts = FALSE;
+  } else {
+    for (gsize i = d->qtimed; i < n; i++)
+      q[i].ts = time;
+  }
+  d->qtimed = n;
+}
+
+/* Makes room for one more packet: hands over a full batch of timed packets, and gives the
+ * waiting ones the latest time when max_held of them wait. */
+static inline void
+itm_make_room (ProbeSwoItm *d)
+{
+  if (G_UNLIKELY (d->qn >= d->qcheck)) { /* qn < qcheck: both tests below are false */
+    if (d->qtimed >= ITM_BATCH)
+      itm_deliver (d);
+    if (d->qn - d->qtimed >= d->options.max_held) {
+      d->stats.untimed += d->qn - d->qtimed;
+      itm_stamp (d);
+      itm_deliver (d);
+    }
+  }
+}
+
+/* Appends a packet with these fields (time still unknown, reserved bytes zero). */
+static inline void
+itm_emit (ProbeSwoItm *d, guint kind, guint source, guint32 value, guint size, guint info)
+{
+  itm_make_room (d);
+  ProbeSwoPacket *pk = &d->q[d->qn++];
+  memset (pk, 0, sizeof *pk);
+  pk->value = value;
+  pk->source = (guint16) source;
+  pk->kind = (guint8) kind;
+  pk->size = (guint8) size;
+  pk->info = (guint8) info;
+  d->stats.packets++;
+  d->stats.kinds[kind]++;
 }
 
 /* Appends a packet (time still unknown) and returns it with its other fields zeroed. */
 static inline ProbeSwoPacket *
 itm_push (ProbeSwoItm *d, guint kind)
 {
-  if (G_UNLIKELY (d->qtimed >= ITM_BATCH))
-    itm_deliver (d);
-  if (G_UNLIKELY (d->qn - d->qtimed >= d->options.max_held)) {
-    d->stats.untimed += d->qn - d->qtimed;
-    itm_stamp (d);
-    itm_deliver (d);
-  }
-  ProbeSwoPacket *pk = &d->q[d->qn++];
-  memset (pk, 0, sizeof *pk);
-  pk->kind = (guint8) kind;
-  d->stats.packets++;
-  d->stats.kinds[kind]++;
-  return pk;
+  itm_emit (d, kind, 0, 0, 0, 0);
+  return &d->q[d->qn - 1];
 }
 
 /* Bytes were lost or corrupt here (@reason PROBE_SWO_LOST_*): opens a LOST run. */
@@ -286,15 +326,12 @@ itm_good (ProbeSwoItm *d)
 }
 
 /* A complete source packet: header @h, payload @v of @size bytes. */
-static void
+G_ALWAYS_INLINE static inline void
 itm_source (ProbeSwoItm *d, guint h, guint32 v, guint size)
 {
   guint id = h >> 3;
   if (!(h & 4)) {
-    ProbeSwoPacket *pk = itm_push (d, PROBE_SWO_PACKET_STIMULUS);
-    pk->source = (guint16) (d->page * 32 + id);
-    pk->value = v;
-    pk->size = (guint8) size;
+    itm_emit (d, PROBE_SWO_PACKET_STIMULUS, d->page * 32 + id, v, size, 0);
     itm_good (d);
     return;
   }
@@ -338,25 +375,18 @@ itm_source (ProbeSwoItm *d, guint h, guint32 v, guint size)
   } else {
     itm_good (d);
   }
-  ProbeSwoPacket *pk = itm_push (d, kind);
-  pk->source = (guint16) source;
-  pk->value = v;
-  pk->size = (guint8) size;
-  pk->info = (guint8) info;
+  itm_emit (d, kind, source, v, size, info);
 }
 
 /* A local timestamp packet: @delta ticks since the previous one, TC @tc, @size continuation
  * bytes. It and every packet waiting before it get the new time. */
-static inline void
+G_ALWAYS_INLINE static inline void
 itm_lts (ProbeSwoItm *d, guint32 delta, guint tc, guint size)
 {
   if (G_UNLIKELY (tc != 0))
     d->stats.ts_delayed++;
   d->time += delta;
-  ProbeSwoPacket *pk = itm_push (d, PROBE_SWO_PACKET_LOCAL_TS);
-  pk->value = delta;
-  pk->size = (guint8) size;
-  pk->info = (guint8) tc;
+  itm_emit (d, PROBE_SWO_PACKET_LOCAL_TS, 0, delta, size, tc);
   itm_stamp (d);
   itm_good (d);
 }
@@ -371,6 +401,7 @@ itm_gts (ProbeSwoItm *d, guint c)
   gboolean ready = d->qtimed == d->qn;
   ProbeSwoPacket *pk = itm_push (d, PROBE_SWO_PACKET_GLOBAL_TS);
   pk->ts = d->time; /* the latest local timestamp's instant, kept by itm_stamp */
+  d->held_gts = TRUE; /* after the push: one that stamps untimed packets clears it */
   pk->value = (guint32) d->val;
   pk->size = d->size;
   pk->info = c == H_GTS1 ? 1 : 2;
@@ -414,6 +445,7 @@ itm_gts (ProbeSwoItm *d, guint c)
   d->stats.gts_times++;
   pk = itm_push (d, PROBE_SWO_PACKET_GLOBAL_TIME);
   pk->ts = d->time; /* the anchor's local time: the same instant */
+  d->held_gts = TRUE;
   pk->value = (guint32) d->gts;
   guint32 hi = (guint32) (d->gts >> 32);
   for (guint i = 0; i < 4; i++)
@@ -530,60 +562,73 @@ itm_header (ProbeSwoItm *d, guint h)
   }
 }
 
-/* Decodes @n bytes at @p. */
+/* The zero bytes a payload @v of @size bytes ends with (its last bytes on the wire). */
+static inline guint32
+itm_trailing_zeros (guint32 v, guint size)
+{
+  return v == 0 ? size : ((guint) __builtin_clz (v) - (32 - 8 * size)) / 8;
+}
+
+/* Bytes the fast path reads at a header: the longest packet it decodes (a source packet with
+ * 4 payload bytes, a local timestamp with 4 continuation bytes). */
+#define ITM_FAST_BYTES 5
+
+/* The fast path: decodes the whole packets at [@p, @end) that the byte-level state machine
+ * would decode the same way without carrying anything across their bytes, and returns the
+ * first byte it left: one of the last ITM_FAST_BYTES - 1 before @end, or a header of another
+ * kind (sync zeros, overflow, GTS, extension, malformed) or a local timestamp with too many
+ * continuation bytes. The caller is in ST_HEADER and goes on byte by byte from there.
+ * Source packets and local timestamps (the bulk of a stream): their header is not 0x00 and
+ * ends the zero run before it, and their payload holds fewer than 5 zeros in a row (a
+ * continuation byte 0x80 follows no zero), so no sync can end inside them; only the zero run
+ * they end with (d->zrun) carries over to the next bytes, as it would from the slow path. */
+static const guint8 *
+itm_fast (ProbeSwoItm *d, const guint8 *p, const guint8 *end)
+{
+  static const guint8 sizes[4] = { 0, 1, 2, 4 };        /* payload size of (h & 3) */
+  static const guint32 masks[4] = { 0, 0xFF, 0xFFFF, 0xFFFFFFFF };
+  while (end - p >= ITM_FAST_BYTES) {
+    guint h = *p;
+    guint c = d->cls[h];
+    guint32 w = probe_le_get_u32 (p + 1); /* the bytes after the header */
+    if (G_LIKELY (c == H_SW || c == H_HW)) {
+      guint size = sizes[h & 3];
+      guint32 v = w & masks[h & 3];
+      itm_source (d, h, v, size);
+      d->zrun = p[size] != 0 ? 0 : itm_trailing_zeros (v, size);
+      p += size + 1;
+    } else if (c == H_LTS_LONG) {
+      /* 1–4 continuation bytes of 7 bits: the last is the first with bit 7 clear */
+      guint32 last = ~w & 0x80808080u;
+      if (G_UNLIKELY (last == 0)) /* a fifth continuation byte: malformed */
+        return p;
+      guint k = (guint) __builtin_ctz (last) / 8 + 1;
+      w &= (guint32) ((G_GUINT64_CONSTANT (1) << (8 * k)) - 1);
+      guint32 v = (w & 0x7F) | (w >> 1 & 0x3F80) | (w >> 2 & 0x1FC000) | (w >> 3 & 0xFE00000);
+      itm_lts (d, v, (h >> 4) & 3, k);
+      d->zrun = p[k] == 0;
+      p += k + 1;
+    } else if (c == H_LTS_SHORT) {
+      itm_lts (d, h >> 4, 0, 0);
+      d->zrun = 0;
+      p++;
+    } else {
+      return p;
+    }
+  }
+  return p;
+}
+
+/* Decodes @n bytes at @p: the fast path while it can, else one byte by the state machine. */
 static void
 itm_process (ProbeSwoItm *d, const guint8 *p, gsize n)
 {
   const guint8 *end = p + n;
   while (p < end) {
-    /* fast path: whole source packets in place, while no zero can start a sync */
     if (d->state == ST_HEADER) {
-      guint h = *p;
-      guint c = d->cls[h];
-      if (G_LIKELY (c == H_SW || c == H_HW)) {
-        guint size = (h & 3) == 3 ? 4 : (h & 3);
-        if ((gsize) (end - p) > size) {
-          guint32 v = p[1];
-          gboolean zero = p[1] == 0 || p[1] == 0x80;
-          if (size >= 2) {
-            v |= (guint32) p[2] << 8;
-            zero |= p[2] == 0 || p[2] == 0x80;
-          }
-          if (size == 4) {
-            v |= (guint32) p[3] << 16 | (guint32) p[4] << 24;
-            zero |= p[3] == 0 || p[3] == 0x80 || p[4] == 0 || p[4] == 0x80;
-          }
-          if (G_LIKELY (!zero)) {
-            itm_source (d, h, v, size);
-            d->zrun = 0;
-            p += size + 1;
-            continue;
-          }
-        }
-      } else if (c == H_LTS_SHORT) {
-        itm_lts (d, h >> 4, 0, 0);
-        d->zrun = 0;
-        p++;
-        continue;
-      } else if (c == H_LTS_LONG && end - p >= 5) {
-        /* up to 4 continuation bytes, none of them 0x00 or 0x80 (which might be a sync's) */
-        guint32 v = 0;
-        guint k = 1;
-        for (; k <= 4; k++) {
-          guint b = p[k];
-          if (b == 0 || b == 0x80)
-            break;
-          v |= (b & 0x7Fu) << (7 * (k - 1));
-          if (!(b & 0x80))
-            break;
-        }
-        if (k <= 4 && p[k] != 0 && p[k] != 0x80) {
-          itm_lts (d, v, (h >> 4) & 3, k);
-          d->zrun = 0;
-          p += k + 1;
-          continue;
-        }
-      }
+      p = itm_fast (d, p, end);
+      if (p == end)
+        break;
     }
 
     guint b = *p++;

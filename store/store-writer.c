@@ -52,9 +52,17 @@ static const char *const statement_sql[ST_COUNT] = {
                   "VALUES (?, ?, ?, ?)",
   [ST_CHUNK] = "INSERT INTO event_chunks (session_id, core, t0, t1, n, data) "
                "VALUES (?, ?, ?, ?, ?, ?)",
-  [ST_SLICE] = "INSERT INTO slices (session_id, core, task, start, \"end\", flags) "
+  /* The two batched statements (store-writer-batch.c) are INSERT OR FAIL: a multi-row
+   * statement whose constraint may ABORT it half way needs a statement journal to undo its
+   * own earlier rows, and SQLite writes that journal of every page the statement touches to
+   * a temporary file once it outgrows 64 KiB: 8.5 bytes to /var/tmp per byte of SWO, 52 k
+   * writes for a 30 MB stream, more than the WAL and the database together. The writer never
+   * goes on after a failed statement (fail() rolls the whole transaction back), so the undo
+   * is not needed; FAIL keeps a failed statement's earlier rows, and the rollback drops them
+   * with the rest. */
+  [ST_SLICE] = "INSERT OR FAIL INTO slices (session_id, core, task, start, \"end\", flags) "
                "VALUES (?, ?, ?, ?, ?, ?)",
-  [ST_BUCKET] = "INSERT INTO timeline_buckets (session_id, level, core, bucket, task, isr, "
+  [ST_BUCKET] = "INSERT OR FAIL INTO timeline_buckets (session_id, level, core, bucket, task, isr, "
                 "busy, count, full_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (session_id, level, core, bucket, task, isr) DO UPDATE SET "
                 "busy = busy + excluded.busy, count = count + excluded.count, "

@@ -50,6 +50,7 @@ typedef struct {
   GArray *alphas, *variables;      /* parsed: SessionPointAlpha, SessionVariable */
   int core;
   gboolean no_exception_trace;
+  gboolean raw_pc_samples;         /* --raw-pc-samples */
   gboolean offline;                /* --offline: a raw SWO stream, no target */
   gboolean quiet;
   gboolean serve;
@@ -532,7 +533,8 @@ build_config (RunOptions *o, SessionConfig *cfg, char **host, GError **error)
     { "auto", PROBE_RTT_AUTO }, { "drain", PROBE_RTT_DRAIN }, { "server", PROBE_RTT_SERVER },
   };
   *cfg = (SessionConfig) { .orti_path = o->orti, .elf_path = o->elf, .core = o->core,
-                           .name = o->name, .record_path = o->record, .replay_path = o->replay };
+                           .name = o->name, .record_path = o->record, .replay_path = o->replay,
+                           .raw_pc_samples = o->raw_pc_samples };
   if (o->orti == NULL) {
     g_set_error (error, SESSION_ERROR, SESSION_ERROR_CONFIG,
                  "--orti FILE is required (see orti-profd --help)");
@@ -779,6 +781,7 @@ cmd_run (int argc, char **argv)
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &o.db, "Database (default ./profile.db)", "FILE" },
     { "duration", 0, 0, G_OPTION_ARG_STRING, &o.duration, "Stop after this long (30s, 5m; default: until Ctrl-C)", "TIME" },
     { "name", 0, 0, G_OPTION_ARG_STRING, &o.name, "Session name", "NAME" },
+    { "raw-pc-samples", 0, 0, G_OPTION_ARG_NONE, &o.raw_pc_samples, "Keep every PC sample in the raw events (the events view) too; without it they are counted into the sampled profile tables only, as they are most of a fast probe's events (docs/pc-sampling.md)", NULL },
     { "keep-raw", 0, 0, G_OPTION_ARG_STRING, &o.keep_raw, "Keep raw events of only the most recent span or size (10m, 2h, 500MB, 1GiB); statistics, slices and timeline cover the whole session", "DURATION|SIZE" },
     { "record", 0, 0, G_OPTION_ARG_FILENAME, &o.record, "Also write the raw source stream to a capture file", "FILE" },
     { "replay", 0, 0, G_OPTION_ARG_FILENAME, &o.replay, "Play a capture file instead of a live target", "FILE" },

@@ -105,6 +105,8 @@ typedef struct {
                                   * (NULL: "SWO"); its baud rate is swo_pin_hz (0: found) */
   guint pc_sample_hz;            /* PC sampling (0: none): SWO: samples per second; poll: read
                                   * DWT_PCSR in every sample (the rate is the poll's own) */
+  gboolean raw_pc_samples;       /* PC samples in the raw events too (the store's events);
+                                  * FALSE: only in the sampled profile (session-pcprof.h) */
   const char *command_line;      /* recorded in the session */
   const char *build_label;       /* the user's name for the build (NULL: none) */
   const char *const *tags;       /* "key=value" (session_identity_check_tag), NULL-terminated;

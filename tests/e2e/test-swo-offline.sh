@@ -2,8 +2,9 @@
 # test-swo-offline.sh — `orti-profd --offline --swo FILE|-` refuses every bad input before it
 # makes a database, naming the option and its value (or the file): no stream, no clock, a
 # file that is not there or is empty, a TCP stream, a replay beside it, a comparator count or
-# vector table address that cannot be; and a sigrok session file of the pin (below). (The analysis itself: swo-cases.py pfp, against a live
-# session of the same stream; its plan: test-swo-offline-plan.c.)
+# vector table address that cannot be; PC samples kept raw only with --raw-pc-samples; and a
+# sigrok session file of the pin (below). (The analysis itself: swo-cases.py pfp, against a
+# live session of the same stream; its plan: test-swo-offline-plan.c.)
 source "$(dirname "$0")/e2e-common.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -65,6 +66,32 @@ if "$PROFD" --orti "$orti" --elf "$elf" --db "$db" --http none --source swo \
      --swo-vtor 0x0 2>"$tmp/live"; then die "--swo-vtor live: succeeded"; fi
 grep -qF -- "--swo-vtor is for --offline" "$tmp/live" || die "live: $(cat "$tmp/live")"
 echo "live: $(cat "$tmp/live")"
+
+# PC samples are counted into the sampled profile; the raw events keep them only with
+# --raw-pc-samples (docs/schema.md, "Raw events"). The stream: 300 DWT PC-sample packets
+# (header 0x17, the PC little endian), each followed by a local timestamp of 1000 cycles.
+python3 - "$tmp/pc.swo" <<'PY'
+import struct, sys
+b = bytearray(b"\x00\x00\x00\x00\x00\x80")
+for i in range(300):
+    b += b"\x17" + struct.pack("<I", 0x200 + 4 * (i % 16)) + b"\xc0\xe8\x07"
+open(sys.argv[1], "wb").write(b)
+PY
+for raw in "" "--raw-pc-samples"; do
+  rm -f "$db"
+  # the session ends incomplete (exit 1): a stream of PC samples alone shows no task's time
+  # shellcheck disable=SC2086 # $raw: no option or one
+  "$PROFD" --orti "$orti" --elf "$elf" --db "$db" --http none --quiet --offline \
+    --swo "$tmp/pc.swo" --core-clock 62500000 $raw 2>"$tmp/pc.log" ||
+    grep -q "the source saw only 0.0 %" "$tmp/pc.log" || die "pc $raw: $(cat "$tmp/pc.log")"
+  got=$(sql "$db" "SELECT (SELECT samples FROM sampled_profile), (SELECT count(*) FROM events
+                   WHERE kind_name = 'pc_sample'), (SELECT event_count FROM sessions)")
+  want="300|0|0"
+  [[ -n $raw ]] && want="300|300|300"
+  [[ $got == "$want" ]] || die "pc $raw: samples|raw events|event_count $got, not $want"
+  echo "PC samples ${raw:-(not raw)}: samples|raw events|event_count $got"
+done
+rm -f "$db"
 
 # A sigrok session file of the SWO pin (found by its zip magic): decoded through sigrok-cli's
 # uart decoder, at the rate found from its pulses; the STM32F105 capture's TPIU frames give

@@ -9,6 +9,7 @@
  * period is outside its interval; the same sampler with a random phase is inside.
  * Addresses come from the test's own executable (always there, with symbol sizes); the
  * inlining rows use the rig's demo.elf (skipped when not built). */
+#include "bounds.h"
 #include "pcprof.h"
 #include "test-fixtures.h"
 
@@ -265,6 +266,48 @@ run_coverage (Truth *truth, guint n_truth, guint64 N, guint32 seed)
 
 /* Three contexts, idle sleep and unknown PCs; shares from 0.3 down to N·p = 0.1, where plain
  * Wilson's lower bound for one sample (0.118 / N) lies above the truth. */
+/* The Clopper-Pearson lower bound, each binomial term from its logarithm in long double:
+ * log C(n,k) as a sum of log((n-j)/(j+1)) (the closed form from lgamma loses 1e-7 of a bound to
+ * cancellation at n = 10^7: lgamma(n + 1) is 1.5e8), bisected as bounds.c does. */
+static double
+reference_exact_lower (guint64 x, guint64 n)
+{
+  long double lo = 0, hi = (long double) x / (long double) n;
+  for (guint i = 0; i < 80; i++) {
+    long double p = (lo + hi) / 2, below = 0, log_c = 0;
+    for (guint64 k = 0; k < x; k++) {
+      below += expl (log_c + (long double) k * logl (p) + (long double) (n - k) * log1pl (-p));
+      log_c += logl ((long double) (n - k) / (long double) (k + 1));
+    }
+    if (1.0L - below < 0.005L)
+      lo = p;
+    else
+      hi = p;
+  }
+  return (double) lo;
+}
+
+/* Small counts, both sides: the exact bound where it is wider than Wilson's, for counts 1..8
+ * of totals from 9 to 10^7, is the reference's to 1e-12. */
+static void
+test_share_exact_side (void)
+{
+  static const guint64 totals[] = { 9, 50, 2000, 100000, 10000000 };
+  for (gsize t = 0; t < G_N_ELEMENTS (totals); t++)
+    for (guint64 x = 1; x <= 8; x++) {
+      guint64 n = totals[t];
+      PcprofShare s, r;
+      g_assert_true (pcprof_share (x, n, &s));
+      g_assert_true (pcprof_share (n - x, n, &r));
+      double wlo, whi, exact = reference_exact_lower (x, n);
+      bounds_wilson ((double) x / (double) n, (double) n, PCPROF_Z99, &wlo, &whi);
+      double want = MIN (wlo, exact);
+      g_assert_cmpfloat (fabs (s.lo - want), <=, 1e-12 * want);
+      /* the mirror side (1 - hi rounds to 1e-16 of 1) */
+      g_assert_cmpfloat (fabs ((1 - r.hi) - want), <=, MAX (1e-12 * want, 1e-15));
+    }
+}
+
 static void
 test_coverage (void)
 {
@@ -489,6 +532,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pcprof/share/edges", test_share_edges);
+  g_test_add_func ("/pcprof/share/exact-side", test_share_exact_side);
   g_test_add_func ("/pcprof/coverage", test_coverage);
   g_test_add_func ("/pcprof/coverage-near-one", test_coverage_near_one);
   g_test_add_func ("/pcprof/aliasing", test_aliasing);

@@ -20,7 +20,7 @@ binomial_tail_ge (guint64 x, guint64 n, double p)
   if (p >= 1)
     return 1.0;
   double term = exp ((double) n * log1p (-p)), ratio = p / (1 - p), below = 0;
-  for (guint64 k = 0; k < x && k < n; k++) {
+  for (guint64 k = 0; k < x; k++) { /* x <= n: both callers */
     below += term;
     term *= (double) (n - k) / (double) (k + 1) * ratio;
   }

@@ -264,8 +264,6 @@ run_coverage (Truth *truth, guint n_truth, guint64 N, guint32 seed)
   }
 }
 
-/* Three contexts, idle sleep and unknown PCs; shares from 0.3 down to N·p = 0.1, where plain
- * Wilson's lower bound for one sample (0.118 / N) lies above the truth. */
 /* The Clopper-Pearson lower bound, each binomial term from its logarithm in long double:
  * log C(n,k) as a sum of log((n-j)/(j+1)) (the closed form from lgamma loses 1e-7 of a bound to
  * cancellation at n = 10^7: lgamma(n + 1) is 1.5e8), bisected as bounds.c does. */
@@ -308,6 +306,8 @@ test_share_exact_side (void)
     }
 }
 
+/* Three contexts, idle sleep and unknown PCs; shares from 0.3 down to N·p = 0.1, where plain
+ * Wilson's lower bound for one sample (0.118 / N) lies above the truth. */
 static void
 test_coverage (void)
 {

@@ -58,20 +58,28 @@ core_merge_free (CoreMerge *m)
   g_free (m);
 }
 
+/* @core's queue, made (and the core counted as seen) when it first pushes. */
+static CoreQueue *
+queue_of (CoreMerge *m, guint16 core)
+{
+  if (core >= m->cores->len)
+    g_ptr_array_set_size (m->cores, core + 1);
+  CoreQueue *c = g_ptr_array_index (m->cores, core);
+  if (c == NULL) {
+    c = g_new0 (CoreQueue, 1);
+    c->q = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+    g_ptr_array_index (m->cores, core) = c;
+    m->n_seen++;
+  }
+  return c;
+}
+
 void
 core_merge_push (CoreMerge *m, const ProbeEvent *events, gsize n)
 {
   for (gsize i = 0; i < n;) {
     guint16 core = events[i].core;
-    if (core >= m->cores->len)
-      g_ptr_array_set_size (m->cores, core + 1);
-    CoreQueue *c = g_ptr_array_index (m->cores, core);
-    if (c == NULL) {
-      c = g_new0 (CoreQueue, 1);
-      c->q = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
-      g_ptr_array_index (m->cores, core) = c;
-      m->n_seen++;
-    }
+    CoreQueue *c = queue_of (m, core);
     gsize j = i; /* this core's run of Events, taken in one append */
     for (; j < n && events[j].core == core; j++)
       c->last_ts = MAX (c->last_ts, events[j].ts);
@@ -79,6 +87,26 @@ core_merge_push (CoreMerge *m, const ProbeEvent *events, gsize n)
     m->held += j - i;
     i = j;
   }
+}
+
+gboolean
+core_merge_pass (CoreMerge *m, const ProbeEvent *events, gsize n)
+{
+  if (n == 0 || m->held > 0 || m->n_expected > 1 || m->n_seen > 1)
+    return FALSE;
+  guint16 core = events[0].core;
+  guint64 last_ts = 0;
+  for (gsize i = 0; i < n; i++) {
+    if (events[i].core != core)
+      return FALSE;
+    last_ts = MAX (last_ts, events[i].ts);
+  }
+  CoreQueue *c = core < m->cores->len ? g_ptr_array_index (m->cores, core) : NULL;
+  if (c == NULL && m->n_seen > 0)
+    return FALSE; /* another core has pushed: these may have to wait for it */
+  c = queue_of (m, core); /* what a push would have made */
+  c->last_ts = MAX (c->last_ts, last_ts);
+  return TRUE;
 }
 
 static void

@@ -36,6 +36,13 @@ void core_merge_expect (CoreMerge *m, guint n_cores);
  * core's previous one is taken as it comes — the slicer repairs it). */
 void core_merge_push (CoreMerge *m, const ProbeEvent *events, gsize n);
 
+/* core_merge_pass: TRUE when a push of @events and a pop would hand them out unchanged, in
+ * their order: nothing is held, no second core is expected, and @events are all of the one
+ * core that has pushed (or of one core, before any has). The merge then notes them as pushed
+ * and handed out, and the caller uses @events as they are: at a fast probe's rate a single
+ * core's Events are spared two copies. FALSE: the merge is unchanged; push and pop them. */
+gboolean core_merge_pass (CoreMerge *m, const ProbeEvent *events, gsize n);
+
 /* core_merge_pop: appends to @out (a GArray of ProbeEvent) the held Events that are ready — at
  * or before the watermark, and the oldest beyond max_hold — or, with @all, every held Event;
  * in (timestamp, core, arrival) order. Returns how many. */

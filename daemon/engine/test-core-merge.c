@@ -1,7 +1,8 @@
 /* test-core-merge.c — the time merge of the cores' streams (core-merge.h): chunks of two cores
  * come out in (timestamp, core) order up to the watermark and the rest waits; one core passes
  * straight through; a silent core holds the others only up to max_hold, counted as forced;
- * an expected core holds the others before it first speaks; and random streams come out
+ * an expected core holds the others before it first speaks; one core's chunks are passed as
+ * they are until a second core speaks or something is held; and random streams come out
  * exactly as a plain model hands them out (one Event at a time, the smallest head first). */
 #include "core-merge.h"
 
@@ -51,6 +52,42 @@ test_two_cores (void)
   g_array_set_size (out, 0);
   g_assert_cmpuint (core_merge_pop (m2, out, TRUE), ==, 1); /* the end: 40@0 */
   g_assert_cmpuint (core_merge_get_forced (m2), ==, 0);
+}
+
+/* core_merge_pass: one core's chunks, as long as nothing is held and no other core speaks;
+ * what it let by counts as that core's pushed Events (its latest time holds the others). */
+static void
+test_pass (void)
+{
+  g_autoptr (CoreMerge) m = core_merge_new (1000);
+  g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
+  static const guint64 c0[][2] = { { 10, 0 }, { 20, 0 }, { 30, 0 } };
+  static const guint64 mixed[][2] = { { 40, 0 }, { 15, 1 } };
+  static const guint64 c1[][2] = { { 25, 1 }, { 35, 1 } };
+  static const guint64 late0[][2] = { { 50, 0 } };
+  g_autoptr (GArray) a = events (c0, 3);
+  g_autoptr (GArray) b = events (mixed, 2);
+  g_autoptr (GArray) c = events (c1, 2);
+  g_autoptr (GArray) d = events (late0, 1);
+  g_assert_false (core_merge_pass (m, (ProbeEvent *) a->data, 0));
+  g_assert_true (core_merge_pass (m, (ProbeEvent *) a->data, a->len));
+  g_assert_true (core_merge_pass (m, (ProbeEvent *) a->data, 1)); /* the same core again */
+  g_assert_false (core_merge_pass (m, (ProbeEvent *) b->data, b->len)); /* two cores */
+  g_assert_false (core_merge_pass (m, (ProbeEvent *) c->data, c->len)); /* another core */
+  /* core 1 now pushes: the watermark is core 0's latest passed time, 30 */
+  core_merge_push (m, (ProbeEvent *) c->data, c->len);
+  g_assert_cmpuint (core_merge_pop (m, out, FALSE), ==, 1); /* 25@1; 35@1 waits */
+  g_assert_cmpuint (g_array_index (out, ProbeEvent, 0).ts, ==, 25);
+  /* something is held, and two cores have spoken: no pass from now on */
+  g_assert_false (core_merge_pass (m, (ProbeEvent *) d->data, d->len));
+  g_array_set_size (out, 0);
+  core_merge_push (m, (ProbeEvent *) d->data, d->len);
+  g_assert_cmpuint (core_merge_pop (m, out, TRUE), ==, 2); /* 35@1 50@0 */
+  g_assert_false (core_merge_pass (m, (ProbeEvent *) d->data, d->len));
+  /* an expected second core: nothing passes before it speaks */
+  g_autoptr (CoreMerge) e = core_merge_new (1000);
+  core_merge_expect (e, 2);
+  g_assert_false (core_merge_pass (e, (ProbeEvent *) a->data, a->len));
 }
 
 static void
@@ -205,6 +242,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/core-merge/two-cores", test_two_cores);
   g_test_add_func ("/core-merge/max-hold", test_max_hold);
+  g_test_add_func ("/core-merge/pass", test_pass);
   g_test_add_func ("/core-merge/expect", test_expect);
   g_test_add_func ("/core-merge/random", test_random);
   return g_test_run ();

@@ -161,12 +161,14 @@ session__on_event (const ProbeEvent *ev, gpointer user)
   s->last_event_host = s->host_now;
   if (s->oc != NULL)
     session_clock_event (&s->clock, s->host_now, ev->ts);
-  /* appended in place (g_array_append_val is a call and a memcpy call for every Event, 15 % of
-   * this function at a fast probe's rate), then given its session-wide task/ISR2 id (one
-   * ORTI file per core) */
-  guint at = s->events->len;
-  g_array_set_size (s->events, at + 1);
-  ProbeEvent *named = &g_array_index (s->events, ProbeEvent, at);
+  /* appended in place (a GArray append or resize is a call, and a memcpy call, for every
+   * Event: 15-20 % of this function at a fast probe's rate), then given its session-wide
+   * task/ISR2 id (one ORTI file per core) */
+  if (G_UNLIKELY (s->n_pend == s->cap_pend)) {
+    s->cap_pend = MAX (2 * s->cap_pend, 1024u);
+    s->pend = g_renew (ProbeEvent, s->pend, s->cap_pend);
+  }
+  ProbeEvent *named = &s->pend[s->n_pend++];
   *named = *ev;
   session_watch_namespace_event (s->w, named);
   ev = named;
@@ -198,19 +200,19 @@ session__on_record (ProbeCaptureRecordType type, guint16 channel, gint64 host_us
                       ": recording: %s", s->id, error->message);
 }
 
-/* Drops @events' PC samples (in place, the rest in order): after the slicer has counted them
- * into the sampled profile, they are not raw events the store keeps unless the session asks
- * (raw_pc_samples). At a fast probe's rate they are most of the events (70 % of the rig's
- * SWO stream at 50 k samples/s) and most of what the store would write. */
-static void
-drop_pc_samples (GArray *events)
+/* Drops the PC samples of the @n @events (in place, the rest in order; returns how many are
+ * left): after the slicer has counted them into the sampled profile, they are not raw events
+ * the store keeps unless the session asks (raw_pc_samples). At a fast probe's rate they are
+ * most of the events (70 % of the rig's SWO stream at 50 k samples/s) and most of what the
+ * store would write. */
+static gsize
+drop_pc_samples (ProbeEvent *ev, gsize n)
 {
-  ProbeEvent *ev = (ProbeEvent *) events->data;
-  guint n = 0;
-  for (guint i = 0; i < events->len; i++)
+  gsize kept = 0;
+  for (gsize i = 0; i < n; i++)
     if (ev[i].kind != PROBE_EVENT_PC_SAMPLE)
-      ev[n++] = ev[i];
-  g_array_set_size (events, n);
+      ev[kept++] = ev[i];
+  return kept;
 }
 
 /* Feed pending events to the slicer and hand everything to the store: the events in one time
@@ -219,22 +221,29 @@ drop_pc_samples (GArray *events)
 gboolean
 session__flush_rows (Session *s, gboolean final, GError **error)
 {
-  core_merge_push (s->merge, (const ProbeEvent *) s->events->data, s->events->len);
-  g_array_set_size (s->events, 0);
-  core_merge_pop (s->merge, s->merged, final);
-  if (s->merged->len > 0) {
-    slicer_feed (s->slicer, (const ProbeEvent *) s->merged->data, s->merged->len);
-    if (!s->cfg.raw_pc_samples)
-      drop_pc_samples (s->merged);
+  /* the Events in time order: the pending ones as they are when the merge lets them by (one
+   * core's: no copy), else what the merge lets out */
+  ProbeEvent *rows = s->pend;
+  gsize n = s->n_pend;
+  g_array_set_size (s->merged, 0);
+  if (!core_merge_pass (s->merge, s->pend, s->n_pend)) {
+    core_merge_push (s->merge, s->pend, s->n_pend);
+    core_merge_pop (s->merge, s->merged, final);
+    rows = (ProbeEvent *) s->merged->data;
+    n = s->merged->len;
   }
-  if (s->merged->len > 0) {
-    if (!store_writer_push_events (s->writer, s->id, (const ProbeEvent *) s->merged->data,
-                                   s->merged->len, error))
+  s->n_pend = 0; /* rows stay valid until the next session__on_event */
+  if (n > 0) {
+    slicer_feed (s->slicer, rows, n);
+    if (!s->cfg.raw_pc_samples)
+      n = drop_pc_samples (rows, n);
+  }
+  if (n > 0) {
+    if (!store_writer_push_events (s->writer, s->id, rows, n, error))
       return FALSE;
     g_mutex_lock (&s->lock);
-    s->live.events_stored += s->merged->len;
+    s->live.events_stored += n;
     g_mutex_unlock (&s->lock);
-    g_array_set_size (s->merged, 0);
   }
   if (s->slices->len > 0 &&
       !store_writer_push_slices (s->writer, s->id, (StoreSlice *) s->slices->data, s->slices->len,

@@ -82,7 +82,8 @@ struct _Session {
   gboolean pc_check_writes;     /* … the comparators watching its writes instead (3) */
   gint link_gen;                /* atomic: +1 as the stream's round trip starts, +1 as it ends
                                  * (ProbePollConfig.link_shared: the sampler's waits for it) */
-  GArray *events;               /* ProbeEvent not yet handed to store + slicer */
+  ProbeEvent *pend;             /* the Events not yet handed to store + slicer: n_pend of … */
+  guint n_pend, cap_pend;       /* … room for cap_pend (appended in place: session__on_event) */
   CoreMerge *merge;             /* … through this: the cores' streams in one time order */
   guint expect_cores;           /* RTT per core, live or replayed: the streams the merge waits
                                  * for (0: none named) */

@@ -532,7 +532,7 @@ drain_to_end (Session *s, GError **error)
     if (st == PROBE_SOURCE_IDLE)
       g_usleep (1000);
     gint64 now = g_get_monotonic_time ();
-    if (now >= next_flush || s->events->len >= EVENT_BATCH) {
+    if (now >= next_flush || s->n_pend >= EVENT_BATCH) {
       next_flush = now + FLUSH_INTERVAL_US;
       if (!session__flush_rows (s, FALSE, error))
         return FALSE;
@@ -616,7 +616,7 @@ run_source (Session *s, GError **error)
       revive_sampler (s, now);
     report_quality (s);
     session__check_clock (s);
-    if (now >= next_flush || s->events->len >= EVENT_BATCH) {
+    if (now >= next_flush || s->n_pend >= EVENT_BATCH) {
       next_flush = now + FLUSH_INTERVAL_US;
       if (!session__flush_rows (s, FALSE, error) || !session__write_stats (s, FALSE, error))
         return FALSE;

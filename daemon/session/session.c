@@ -181,7 +181,7 @@ session_free (Session *s)
   g_clear_pointer (&s->violated, g_hash_table_unref);
   g_clear_pointer (&s->pcprof, session_pcprof_free);
   g_clear_pointer (&s->w, session_watch_free);
-  g_clear_pointer (&s->events, g_array_unref);
+  g_clear_pointer (&s->pend, g_free);
   g_clear_pointer (&s->merged, g_array_unref);
   g_clear_pointer (&s->merge, core_merge_free);
   g_clear_pointer (&s->slices, g_array_unref);
@@ -587,7 +587,6 @@ session_start (Session *s, StoreWriter *writer, GError **error)
     store_writer_end_session (writer, s->id, STORE_SESSION_INCOMPLETE, (*error)->message, NULL);
     return FALSE;
   }
-  s->events = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
   s->merged = g_array_new (FALSE, FALSE, sizeof (ProbeEvent));
   s->merge = core_merge_new (MERGE_MAX_HOLD);
   core_merge_expect (s->merge, s->expect_cores);

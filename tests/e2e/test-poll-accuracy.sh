@@ -17,6 +17,8 @@
 # --spin-idle (see test-probe-poll.sh for why) on a CPU of its own (run-rig --own-cpu), as a
 # real target runs on its own silicon: sharing CPUs with the sampler ties the sample instants to
 # what the target executes (SplitA read at half its load, 5 sigma off, with a hog beside both).
+# The samples are stamped with the board timer read live, as a probe reads a free-running timer
+# on silicon, not the copy the firmware publishes (rig_session.poll_args says why).
 source "$(dirname "$0")/e2e-common.sh"
 cases=$ORTI_SOURCE_DIR/tests/e2e/poll-cases.py
 seconds=${POLL_SECONDS:-10}

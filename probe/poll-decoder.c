@@ -27,38 +27,9 @@
  * (e.g. CounterTick in an unseen timer ISR, sampled over task T1, with T0 running at the next
  * sample).
  *
- * Evidence at a switch from task T to U on a core (why the slicer can count preemptions),
- * strongest first; the TASK_SWITCH's b says which decided (ProbeEvidence), and so do the b of
- * the TASK_TERMINATE / TASK_WAIT it emits before the switch (nothing: T was preempted):
- *  1. T's STATE in the same sample: SUSPENDED → TASK_TERMINATE(T) (its job ended); WAITING →
- *     TASK_WAIT(T) (blocked in WaitEvent: neither preempted nor ended); READY → nothing (T was
- *     preempted; to idle: it was ready again already, its job ended). RUNNING or an unknown
- *     value (reads are not atomic) falls through.
- *  2. Trace mode, a core whose SERVICETRACE classes TerminateTask or ChainTask: every job end
- *     is traced, so T ended iff it entered one since its switch-in; else it blocked when its
- *     last service was WaitEvent and the priorities do not say U preempted it; else it was
- *     preempted (to idle: the services say nothing, 3 decides).
- *  3. U idle → TASK_TERMINATE(T) (nothing else was ready: it finished, or TASK_WAIT when its
- *     last traced service was WaitEvent).
- *  4. Priorities: T's static priority (or the core's RUNNINGTASKPRIORITY while T ran) against
- *     U's static one (or the running priority in this sample): more urgent → nothing
- *     (preempted), else TASK_TERMINATE(T).
- *  5. Neither: PROBE_EVIDENCE_NONE — the slicer's own rule guesses, and says so.
- *  Contradiction: when 1 or 2 decided that T was preempted while both tasks' static
- *  priorities say U is not more urgent, the switch's b carries PROBE_EVIDENCE_CONTRADICTED
- *  (the priorities are wrong: a dynamic priority read while raised by a resource, or the
- *  order's direction).
- *  6. Afterwards: a task that 4. took for preempted by U may instead have ended its job just
- *     before U began, in the same sample interval (ERIKA's ORTI has no task
- *     STATE, so priorities are all there is: measured on the rig, 4-11 false preemptions of a
- *     task never preempted in 10 s). Under fixed-priority scheduling a preempted task runs
- *     again before anything below its priority does. So while it is pending, a sample showing
- *     the core idle, or another task running below its priority (RUNNINGTASKPRIORITY, which
- *     a held resource raises), proves it was not ready: TASK_TERMINATE(T) then. The slicer
- *     takes a TERMINATE of a task switched out as preempted as "that switch-out ended its
- *     job" (slicer.h). Seeing T run again first resolves nothing: it was preempted, or its
- *     next job began unseen. In trace mode no switch is unseen: such a TERMINATE carries
- *     PROBE_EVIDENCE_CONTRADICTED (the priorities were wrong, or T blocked unseen).
+ * Evidence at a switch from task T to U on a core (why the slicer can count preemptions): the
+ * TASK_SWITCH's b says which decided (ProbeEvidence), and the TASK_TERMINATE / TASK_WAIT it emits
+ * before the switch (nothing: T was preempted); poll-evidence.c has the rules.
  * Trace mode (probe_poll_decoder_set_trace; the SWO mapper's data trace): every write arrives,
  * one value per record, so more can be said —
  *  - ISR2s nest: a core keeps a stack of the ISR2 values it has seen. A new value pushes (the
@@ -85,75 +56,9 @@
  *       valid bitmap in ceil(n/64) u64 words (bit i: channel i was read), n × i64 values.
  *   'S' (older captures, n ≤ 32): u8 'S', u8 n, u16 0, u32 valid, u64 timestamp, n × i64.
  */
-#include "probe.h"
+#include "poll-decoder-private.h"
 
 #include <string.h>
-
-#define NO_PRIORITY G_MININT64
-#define ISR_STACK_MAX 32            /* ISR2 nesting levels kept per core (trace mode) */
-
-typedef struct {
-  guint32 id;                 /* ISR2 value */
-  guint depth;                /* exception depth when it was entered (a process: where it runs) */
-  gboolean process;           /* its exception returned while the kernel still named it */
-} IsrLevel;
-
-typedef struct {              /* trace mode, per core */
-  IsrLevel isr[ISR_STACK_MAX];
-  guint n_isr;
-  guint depth;                /* exception depth (0: thread mode) … */
-  gboolean depth_known;       /* … once the mapper has told it */
-  gboolean svc_end;           /* the running task entered a job-end service since switch-in */
-  gboolean svc_wait;          /* its last service entered was a waiting one */
-  gboolean in_unseen;         /* its switch-in was not seen (it ran when the session began or
-                               * a gap ended) … */
-  gboolean end_before;        /* … and the service it was first seen after was a job end,
-                               * left: maybe its own TerminateTask, the dispatch still to come
-                               * (cleared by any service it enters) */
-} TraceCore;
-
-typedef struct {              /* a task switched out as preempted on priorities alone */
-  guint16 core;
-  guint32 task;
-  gint64 prio;                /* its priority then */
-} Pending;
-
-struct _ProbePollDecoder {
-  ProbePollChannel *channels; /* copies of the channel descriptions */
-  guint n_channels;
-  gint64 *state;              /* last value per channel */
-  gboolean *known;            /* state[i] is meaningful */
-  gint64 *value;              /* this sample's values … */
-  gboolean *valid;            /* … and which of them count */
-  GByteArray *partial;        /* bytes of an incomplete record */
-  guint64 last_ts;            /* timestamp of the last sample */
-  guint64 samples;            /* samples decoded */
-  guint64 events;             /* events emitted */
-  guint32 *task_in;           /* per task channel: the task last switched in … */
-  gboolean *task_known;       /* … when known */
-  gboolean *paused;           /* per task channel: VALID is false, the core's time unknown
-                               * (TASK_SWITCH PROBE_TASK_UNKNOWN emitted) */
-  gint64 prio_prev[PROBE_POLL_MAX_CORES]; /* RUNNINGTASKPRIORITY at the previous sample */
-  guint32 isr_under[PROBE_POLL_MAX_CORES]; /* shared variable: the ISR value running, if any */
-  gboolean in_isr[PROBE_POLL_MAX_CORES];
-  GArray *pending;            /* Pending: switch-outs the priorities took for preemptions */
-  guint64 halted;             /* bit c: core c is halted (probe_poll_decoder_core_state): its
-                               * channels are ignored */
-  guint64 svc_end_known;      /* bit c: a SERVICE channel of core c classes TerminateTask or
-                               * ChainTask (trace mode: every job end is traced) */
-  gboolean trace;             /* trace mode (see the header) … */
-  TraceCore *tc;              /* … its per-core state (PROBE_POLL_MAX_CORES), else NULL; */
-  guint64 tc_written;         /* … bit c: tc[c] may be nonzero (written through trace_core) */
-  /* facts of the channel descriptions alone, found once in probe_poll_decoder_new (a sample
-   * asked them per channel, scanning every channel's classes: most of a trace record's cost) */
-  guint64 isr_channel_cores;  /* bit c: core c has a RUNNINGISR2 channel of its own */
-  gboolean *isr_values;       /* per channel: has_isr_values() */
-  guint *gates;               /* the VALID channels, ascending … */
-  guint n_gates;
-  guint *active;              /* … and this sample's valid channels, ascending (decode_sample:
-                               * a trace record has one or two of them; its phases visit
-                               * only those, in the order a pass over all channels would) */
-};
 
 /* trace_core: @core's trace-mode state, to be written: marks it so that a gap clears it (and
  * only the cores written, not all PROBE_POLL_MAX_CORES: a stream with frequent overflows has
@@ -226,7 +131,7 @@ probe_poll_decoder_new (const ProbePollChannel *channels, guint n_channels, GErr
   d->pending = g_array_new (FALSE, FALSE, sizeof (Pending));
   d->partial = g_byte_array_new ();
   for (guint c = 0; c < PROBE_POLL_MAX_CORES; c++)
-    d->prio_prev[c] = NO_PRIORITY;
+    d->prio_prev[c] = POLL_NO_PRIORITY;
   for (guint i = 0; i < n_channels; i++)
     for (guint k = 0; channels[i].kind == PROBE_POLL_SERVICE && k < channels[i].n_classes; k++)
       if (channels[i].classes[k].cls == PROBE_VALUE_SVC_END)
@@ -286,16 +191,6 @@ is_none (const ProbePollChannel *ch, gint64 v)
   return FALSE;
 }
 
-static guint32
-class_of (const ProbePollChannel *ch, gint64 v)
-{
-  for (guint i = 0; i < ch->n_classes; i++)
-    if (ch->classes[i].value == v)
-      return ch->classes[i].cls;
-  return PROBE_VALUE_OTHER;
-}
-
-
 /* The service a SERVICETRACE value says we are inside, or -1 for "none". */
 static gint64
 service_of (const ProbePollChannel *ch, gint64 v)
@@ -310,18 +205,9 @@ service_of (const ProbePollChannel *ch, gint64 v)
 static guint32
 task_of (const ProbePollChannel *ch, gint64 v, gboolean *isr)
 {
-  guint32 cls = class_of (ch, v);
+  guint32 cls = poll_class_of (ch, v);
   *isr = cls == PROBE_VALUE_ISR || cls == PROBE_VALUE_FOREIGN;
   return is_none (ch, v) ? PROBE_TASK_IDLE : (guint32) v;
-}
-
-static void
-emit (ProbePollDecoder *d, ProbeEventFunc func, gpointer user, guint64 ts, guint16 core,
-      ProbeEventKind kind, guint32 a, guint32 b)
-{
-  ProbeEvent ev = { .ts = ts, .a = a, .b = b, .core = core, .kind = (guint16) kind };
-  d->events++;
-  func (&ev, user);
 }
 
 /* Trace mode: ends the ISR2s of @core above stack level @level, innermost first, saying where
@@ -334,8 +220,8 @@ isr_pop_to (ProbePollDecoder *d, guint16 core, guint level, guint64 ts, ProbeEve
   while (c->n_isr > level) {
     c->n_isr--;
     const IsrLevel *l = &c->isr[c->n_isr];
-    emit (d, func, user, ts, core, PROBE_EVENT_ISR_EXIT, l->id,
-          l->process ? PROBE_ISR_THREAD : c->depth_known ? PROBE_ISR_HANDLER : 0);
+    poll_emit (d, func, user, ts, core, PROBE_EVENT_ISR_EXIT, l->id,
+               l->process ? PROBE_ISR_THREAD : c->depth_known ? PROBE_ISR_HANDLER : 0);
   }
 }
 
@@ -362,7 +248,7 @@ isr_trace_value (ProbePollDecoder *d, guint16 core, gboolean none, guint32 id, g
   if (c->n_isr == ISR_STACK_MAX)
     isr_pop_to (d, core, ISR_STACK_MAX - 1, ts, func, user);
   c->isr[c->n_isr++] = (IsrLevel) { id, c->depth, FALSE };
-  emit (d, func, user, ts, core, PROBE_EVENT_ISR_ENTER, id, 0);
+  poll_emit (d, func, user, ts, core, PROBE_EVENT_ISR_ENTER, id, 0);
 }
 
 /* TRUE when @core has a RUNNINGISR2 channel of its own (not one running-id variable). */
@@ -401,7 +287,7 @@ running_no_task (ProbePollDecoder *d, guint16 core)
   for (guint i = 0; i < d->n_channels; i++) {
     const ProbePollChannel *ch = &d->channels[i];
     if (ch->kind == PROBE_POLL_TASK && ch->core == core && d->known[i]) {
-      guint32 cls = class_of (ch, d->state[i]);
+      guint32 cls = poll_class_of (ch, d->state[i]);
       return cls == PROBE_VALUE_ISR || cls == PROBE_VALUE_FOREIGN;
     }
   }
@@ -437,154 +323,6 @@ in_interrupt (ProbePollDecoder *d, guint16 core)
   return d->tc[core].n_isr > 0 || d->tc[core].depth > 0;
 }
 
-/* The TASK_STATE channel of task @task: the one on @core, else any (a task of one ORTI file
- * that migrates keeps its one channel), or -1. With one ORTI file per core the values repeat
- * across cores (task 0 on each): @core tells their channels apart. */
-static gint
-state_channel (ProbePollDecoder *d, guint32 task, guint16 core)
-{
-  gint any = -1;
-  for (guint i = 0; i < d->n_channels; i++) {
-    const ProbePollChannel *c = &d->channels[i];
-    if (c->kind == PROBE_POLL_TASK_STATE && c->task == task) {
-      if (c->core == core)
-        return (gint) i;
-      if (any < 0)
-        any = (gint) i;
-    }
-  }
-  return any;
-}
-
-/* The core's RUNNINGTASKPRIORITY channel, or -1. */
-static gint
-priority_channel (ProbePollDecoder *d, guint16 core)
-{
-  for (guint i = 0; i < d->n_channels; i++)
-    if (d->channels[i].kind == PROBE_POLL_PRIORITY && d->channels[i].core == core)
-      return (gint) i;
-  return -1;
-}
-
-/* The priority of task @t on @core as evidence: its static one, else (@running) the core's
- * running priority read in this sample or, for the task that ran before it, the previous one;
- * NO_PRIORITY when not known. */
-static gint64
-task_priority (ProbePollDecoder *d, guint16 core, guint32 t, gboolean running, gboolean before)
-{
-  gint sc = state_channel (d, t, core);
-  if (sc >= 0 && d->channels[sc].has_priority)
-    return d->channels[sc].priority;
-  if (!running)
-    return NO_PRIORITY;
-  if (before)
-    return d->prio_prev[core];
-  gint pc = priority_channel (d, core);
-  return pc >= 0 && d->valid[pc] ? d->value[pc] : NO_PRIORITY;
-}
-
-/* Emits @kind (TASK_TERMINATE or TASK_WAIT) of @t on the evidence @ev; returns @ev. */
-static guint32
-decided (ProbePollDecoder *d, ProbeEventFunc func, gpointer user, guint64 ts, guint16 core,
-         ProbeEventKind kind, guint32 t, guint32 ev)
-{
-  emit (d, func, user, ts, core, kind, t, ev);
-  return ev;
-}
-
-/* Evidence about task @t leaving @core for @u at this sample (rules 1–3 in the header): emits
- * TASK_TERMINATE / TASK_WAIT when the job ended / blocked, and returns the evidence the
- * decision rests on (ProbeEvidence, with PROBE_EVIDENCE_CONTRADICTED when the two tasks'
- * static priorities contradict a preemption the stronger evidence decided). */
-static guint32
-switch_out_evidence (ProbePollDecoder *d, guint16 core, guint32 t, guint32 u, guint64 ts,
-                     ProbeEventFunc func, gpointer user)
-{
-  if (t == PROBE_TASK_IDLE)
-    return PROBE_EVIDENCE_UNSTATED;
-  /* the static priorities' verdict on a preemption: a task not more urgent cannot preempt */
-  gint64 st_t = task_priority (d, core, t, FALSE, FALSE), st_u = task_priority (d, core, u,
-                                                                             FALSE, FALSE);
-  guint32 contra = u != PROBE_TASK_IDLE && st_t != NO_PRIORITY && st_u != NO_PRIORITY &&
-                   st_u <= st_t ? PROBE_EVIDENCE_CONTRADICTED : 0;
-  gint sc = state_channel (d, t, core);
-  if (sc >= 0 && d->valid[sc] && probe_poll_channel_reads (&d->channels[sc])) {
-    switch (class_of (&d->channels[sc], d->value[sc])) {
-    case PROBE_VALUE_SUSPENDED:
-      return decided (d, func, user, ts, core, PROBE_EVENT_TASK_TERMINATE, t, PROBE_EVIDENCE_STATE);
-    case PROBE_VALUE_WAITING:
-      return decided (d, func, user, ts, core, PROBE_EVENT_TASK_WAIT, t, PROBE_EVIDENCE_STATE);
-    case PROBE_VALUE_READY:
-      if (u == PROBE_TASK_IDLE) /* ready again already (reads are not atomic): its job ended */
-        return decided (d, func, user, ts, core, PROBE_EVENT_TASK_TERMINATE, t,
-                        PROBE_EVIDENCE_IDLE);
-      return PROBE_EVIDENCE_STATE | contra; /* preempted */
-    default:
-      break; /* RUNNING (read before the switch) or unknown: ask the services, priorities */
-    }
-  }
-  gboolean svc_wait = d->trace && d->tc[core].svc_wait;
-  gint64 prio_t = task_priority (d, core, t, TRUE, TRUE);
-  gint64 prio_u = u == PROBE_TASK_IDLE ? NO_PRIORITY : task_priority (d, core, u, TRUE, FALSE);
-  gboolean prio_known = prio_t != NO_PRIORITY && prio_u != NO_PRIORITY;
-  if (d->trace && (d->svc_end_known >> core & 1) && u != PROBE_TASK_IDLE && d->tc[core].in_unseen &&
-      d->tc[core].end_before && !d->tc[core].svc_end && !d->tc[core].svc_wait)
-    /* first seen right after a job-end service returned, nothing entered since: it may have
-     * been its own, the task about to be switched out (a halt or gap between a TerminateTask
-     * and the dispatch shows exactly that), or another's before this one resumed */
-    return PROBE_EVIDENCE_NONE | PROBE_EVIDENCE_FIRST_SIGHT;
-  if (d->trace && (d->svc_end_known >> core & 1)) {
-    /* every TerminateTask / ChainTask is traced: one entered since the switch-in ended the job,
-     * none means it did not end (preempted, or blocked in WaitEvent) */
-    if (d->tc[core].svc_end)
-      return decided (d, func, user, ts, core, PROBE_EVENT_TASK_TERMINATE, t,
-                      PROBE_EVIDENCE_SERVICE);
-    if (svc_wait && (u == PROBE_TASK_IDLE || !prio_known || prio_u <= prio_t))
-      return decided (d, func, user, ts, core, PROBE_EVENT_TASK_WAIT, t, PROBE_EVIDENCE_SERVICE);
-    if (u != PROBE_TASK_IDLE)
-      return PROBE_EVIDENCE_SERVICE | contra; /* preempted */
-    /* it left the CPU idle without ending or waiting: the services say nothing after all */
-  }
-  ProbeEventKind ended = svc_wait ? PROBE_EVENT_TASK_WAIT : PROBE_EVENT_TASK_TERMINATE;
-  guint32 by = svc_wait ? PROBE_EVIDENCE_SERVICE : PROBE_EVIDENCE_IDLE;
-  if (u == PROBE_TASK_IDLE) /* nothing else was ready: T finished or waits */
-    return decided (d, func, user, ts, core, ended, t, by);
-  if (!prio_known) {
-    if (svc_wait) /* its last service may have blocked it */
-      return decided (d, func, user, ts, core, PROBE_EVENT_TASK_WAIT, t, PROBE_EVIDENCE_SERVICE);
-    return PROBE_EVIDENCE_NONE; /* the slicer's rule decides, and says it guessed */
-  }
-  if (prio_u <= prio_t)
-    return decided (d, func, user, ts, core, ended, t, svc_wait ? by : PROBE_EVIDENCE_PRIORITY);
-  /* preempted, unless (sampled) T ended just before U began, or (trace) the priorities are
-   * wrong: rule 6 decides */
-  Pending p = { core, t, prio_t };
-  g_array_append_val (d->pending, p);
-  return PROBE_EVIDENCE_PRIORITY;
-}
-
-/* Rule 6 (the header): @core now runs @now at running priority @prio (NO_PRIORITY: not
- * known). A task pending as preempted there that was not resumed first, while a task below
- * its priority or nothing runs, was not ready: its switch-out ended its job (sampled: unseen;
- * a trace sees every switch, so there the priorities were wrong: a contradiction). */
-static void
-pending_resolve (ProbePollDecoder *d, guint16 core, guint32 now, gint64 prio, guint64 ts,
-                 ProbeEventFunc func, gpointer user)
-{
-  for (guint k = 0; k < d->pending->len;) {
-    Pending *p = &g_array_index (d->pending, Pending, k);
-    gboolean ended = now == PROBE_TASK_IDLE || (prio != NO_PRIORITY && prio < p->prio);
-    if (p->core != core || (p->task != now && !ended)) {
-      k++;
-      continue;
-    }
-    if (p->task != now)
-      emit (d, func, user, ts, core, PROBE_EVENT_TASK_TERMINATE, p->task,
-            PROBE_EVIDENCE_PRIORITY | (d->trace ? PROBE_EVIDENCE_CONTRADICTED : 0));
-    g_array_remove_index (d->pending, k);
-  }
-}
-
 /* ISR2, service and shared-variable ISR exits of channel @i (phase "what ended"). */
 static void
 channel_exits (ProbePollDecoder *d, guint i, guint64 ts, ProbeEventFunc func, gpointer user)
@@ -598,7 +336,7 @@ channel_exits (ProbePollDecoder *d, guint i, guint64 ts, ProbeEventFunc func, gp
   }
   if (d->trace && ch->kind == PROBE_POLL_TASK) {
     /* a running-id variable shared with ISR2s: a task value ends them all */
-    guint32 cls = class_of (ch, v);
+    guint32 cls = poll_class_of (ch, v);
     gboolean isr = isr_class (d, ch->core, cls);
     if (cls != PROBE_VALUE_FOREIGN || isr) /* (what RUNNINGISR2 names: its channel's) */
       if (isr || d->isr_values[i])
@@ -608,17 +346,17 @@ channel_exits (ProbePollDecoder *d, guint i, guint64 ts, ProbeEventFunc func, gp
   switch (ch->kind) {
   case PROBE_POLL_ISR:
     if (had && !is_none (ch, old) && (is_none (ch, v) || old != v))
-      emit (d, func, user, ts, ch->core, PROBE_EVENT_ISR_EXIT, (guint32) old, 0);
+      poll_emit (d, func, user, ts, ch->core, PROBE_EVENT_ISR_EXIT, (guint32) old, 0);
     break;
   case PROBE_POLL_SERVICE: {
     gint64 was = had ? service_of (ch, old) : -1;
     if (was >= 0 && was != service_of (ch, v))
-      emit (d, func, user, ts, ch->core, PROBE_EVENT_SERVICE_EXIT, (guint32) was, 0);
+      poll_emit (d, func, user, ts, ch->core, PROBE_EVENT_SERVICE_EXIT, (guint32) was, 0);
     break;
   }
   case PROBE_POLL_TASK:
     if (d->in_isr[ch->core] && (!had || old != v)) {
-      emit (d, func, user, ts, ch->core, PROBE_EVENT_ISR_EXIT, d->isr_under[ch->core], 0);
+      poll_emit (d, func, user, ts, ch->core, PROBE_EVENT_ISR_EXIT, d->isr_under[ch->core], 0);
       d->in_isr[ch->core] = FALSE;
     }
     break;
@@ -641,21 +379,13 @@ task_change (ProbePollDecoder *d, guint i, guint64 ts, ProbeEventFunc func, gpoi
   /* the task beneath: the one last switched in (also when an ISR2 ran in between) */
   if (d->task_known[i] && d->task_in[i] == now) {
     if (resumes) /* valid again, the same task: it goes on */
-      emit (d, func, user, ts, ch->core, PROBE_EVENT_TASK_SWITCH, now, PROBE_EVIDENCE_UNSTATED);
+      poll_emit (d, func, user, ts, ch->core, PROBE_EVENT_TASK_SWITCH, now,
+                 PROBE_EVIDENCE_UNSTATED);
     return;
   }
-  guint32 ev = PROBE_EVIDENCE_UNSTATED;
-  if (d->task_known[i])
-    ev = switch_out_evidence (d, ch->core, d->task_in[i], now, ts, func, user);
-  if (d->pending->len) {
-    /* the running priority (a held resource raises it), else the task's own */
-    gint pc = priority_channel (d, ch->core);
-    gint64 prio = pc >= 0 && d->valid[pc] ? d->value[pc]
-                  : now == PROBE_TASK_IDLE ? NO_PRIORITY
-                  : task_priority (d, ch->core, now, FALSE, FALSE);
-    pending_resolve (d, ch->core, now, prio, ts, func, user);
-  }
-  emit (d, func, user, ts, ch->core, PROBE_EVENT_TASK_SWITCH, now, ev);
+  guint32 ev = poll_evidence__switch (d, ch->core, d->task_known[i], d->task_in[i], now, ts,
+                                      func, user);
+  poll_emit (d, func, user, ts, ch->core, PROBE_EVENT_TASK_SWITCH, now, ev);
   if (d->trace) {
     /* a first sight keeps what the services showed before it (a seed gives one variable at a
      * time, in any order): they were about the task running then, this one */
@@ -681,22 +411,22 @@ channel_entries (ProbePollDecoder *d, guint i, guint64 ts, ProbeEventFunc func, 
       break; /* entered with the exits */
     gboolean was = had && !is_none (ch, old), now = !is_none (ch, v);
     if (now && (!was || old != v))
-      emit (d, func, user, ts, ch->core, PROBE_EVENT_ISR_ENTER, (guint32) v, 0);
+      poll_emit (d, func, user, ts, ch->core, PROBE_EVENT_ISR_ENTER, (guint32) v, 0);
     break;
   }
   case PROBE_POLL_SERVICE: {
     gint64 was = had ? service_of (ch, old) : -1, now = service_of (ch, v);
     if (now >= 0 && was != now) {
-      emit (d, func, user, ts, ch->core, PROBE_EVENT_SERVICE_ENTER, (guint32) now, 0);
+      poll_emit (d, func, user, ts, ch->core, PROBE_EVENT_SERVICE_ENTER, (guint32) now, 0);
       if (d->trace && !in_interrupt (d, ch->core)) {
-        guint32 cls = class_of (ch, now);
+        guint32 cls = poll_class_of (ch, now);
         TraceCore *tc = trace_core (d, ch->core);
         tc->svc_end |= cls == PROBE_VALUE_SVC_END;
         tc->svc_wait = cls == PROBE_VALUE_SVC_WAIT;
         tc->end_before = FALSE; /* the running task's own service */
       }
     } else if (d->trace && !had && now < 0 && ch->entry_bit &&
-               class_of (ch, v) == PROBE_VALUE_SVC_END) {
+               poll_class_of (ch, v) == PROBE_VALUE_SVC_END) {
       /* first seen outside any service, the last one left a job end (its exit value) */
       trace_core (d, ch->core)->end_before = TRUE;
     }
@@ -705,15 +435,15 @@ channel_entries (ProbePollDecoder *d, guint i, guint64 ts, ProbeEventFunc func, 
   case PROBE_POLL_TASK:
     if (d->trace)
       break; /* ISR2 values were handled with the exits */
-    if (isr_class (d, ch->core, class_of (ch, v)) && !d->in_isr[ch->core]) {
-      emit (d, func, user, ts, ch->core, PROBE_EVENT_ISR_ENTER, (guint32) v, 0);
+    if (isr_class (d, ch->core, poll_class_of (ch, v)) && !d->in_isr[ch->core]) {
+      poll_emit (d, func, user, ts, ch->core, PROBE_EVENT_ISR_ENTER, (guint32) v, 0);
       d->in_isr[ch->core] = TRUE;
       d->isr_under[ch->core] = (guint32) v;
     }
     break;
   case PROBE_POLL_DATA:
     if (!had || old != v)
-      emit (d, func, user, ts, ch->core, PROBE_EVENT_DATA, ch->data_id, (guint32) v);
+      poll_emit (d, func, user, ts, ch->core, PROBE_EVENT_DATA, ch->data_id, (guint32) v);
     break;
   case PROBE_POLL_PC: {
     guint32 flags = (guint32) v == 0xFFFFFFFFu ? PROBE_PC_SLEEPING : 0;
@@ -745,7 +475,7 @@ channel_entries (ProbePollDecoder *d, guint i, guint64 ts, ProbeEventFunc func, 
       else if ((guint64) d->value[k] & PROBE_DWT_FUNCTION_MATCHED)
         flags |= PROBE_PC_UNATTRIBUTED | PROBE_PC_CONTEXT_WRITTEN;
     }
-    emit (d, func, user, ts, ch->core, PROBE_EVENT_PC_SAMPLE, (guint32) v, flags);
+    poll_emit (d, func, user, ts, ch->core, PROBE_EVENT_PC_SAMPLE, (guint32) v, flags);
     break;
   }
   default:
@@ -780,7 +510,7 @@ decode_sample (ProbePollDecoder *d, guint64 ts, ProbeEventFunc func, gpointer us
       if (c->kind == PROBE_POLL_TASK && (!d->trace || d->valid[k]) && !d->paused[k] &&
           d->task_known[k]) {
         d->paused[k] = TRUE;
-        emit (d, func, user, ts, c->core, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_UNKNOWN, 0);
+        poll_emit (d, func, user, ts, c->core, PROBE_EVENT_TASK_SWITCH, PROBE_TASK_UNKNOWN, 0);
       }
       d->valid[k] = FALSE;
     }
@@ -799,9 +529,9 @@ decode_sample (ProbePollDecoder *d, guint64 ts, ProbeEventFunc func, gpointer us
     const ProbePollChannel *c = &d->channels[i];
     if (c->kind != PROBE_POLL_TASK_STATE || !d->known[i])
       continue;
-    guint32 was = class_of (c, d->state[i]), now = class_of (c, d->value[i]);
+    guint32 was = poll_class_of (c, d->state[i]), now = poll_class_of (c, d->value[i]);
     if (was == PROBE_VALUE_SUSPENDED && now != PROBE_VALUE_SUSPENDED && now != PROBE_VALUE_OTHER)
-      emit (d, func, user, ts, c->core, PROBE_EVENT_TASK_ACTIVATE, c->task, 0);
+      poll_emit (d, func, user, ts, c->core, PROBE_EVENT_TASK_ACTIVATE, c->task, 0);
   }
   for (guint a = 0; a < n; a++)
     if (d->channels[act[a]].kind == PROBE_POLL_TASK)
@@ -953,7 +683,7 @@ void
 probe_poll_decoder_gap (ProbePollDecoder *d, guint64 ts, ProbeGapReason reason,
                         ProbeEventFunc func, gpointer user)
 {
-  emit (d, func, user, MAX (ts, d->last_ts), 0, PROBE_EVENT_GAP, 0, reason);
+  poll_emit (d, func, user, MAX (ts, d->last_ts), 0, PROBE_EVENT_GAP, 0, reason);
   g_array_set_size (d->pending, 0);
   memset (d->known, 0, sizeof (gboolean) * d->n_channels);
   memset (d->task_known, 0, sizeof (gboolean) * d->n_channels);
@@ -963,7 +693,7 @@ probe_poll_decoder_gap (ProbePollDecoder *d, guint64 ts, ProbeGapReason reason,
     memset (&d->tc[__builtin_ctzll (w)], 0, sizeof (TraceCore));
   d->tc_written = 0;
   for (guint c = 0; c < PROBE_POLL_MAX_CORES; c++)
-    d->prio_prev[c] = NO_PRIORITY;
+    d->prio_prev[c] = POLL_NO_PRIORITY;
   g_byte_array_set_size (d->partial, 0);
 }
 
@@ -975,18 +705,18 @@ probe_poll_decoder_core_state (ProbePollDecoder *d, guint16 core, ProbeTargetSta
   guint64 bit = G_GUINT64_CONSTANT (1) << core;
   if (st == PROBE_TARGET_RUNNING) {
     if (d->halted & bit)
-      emit (d, func, user, MAX (ts, d->last_ts), core, PROBE_EVENT_TARGET_STATE, st,
-            PROBE_GAP_CORE_ONLY);
+      poll_emit (d, func, user, MAX (ts, d->last_ts), core, PROBE_EVENT_TARGET_STATE, st,
+                 PROBE_GAP_CORE_ONLY);
     d->halted &= ~bit;
     return;
   }
   if (d->halted & bit)
     return;
   d->halted |= bit;
-  emit (d, func, user, MAX (ts, d->last_ts), core, PROBE_EVENT_TARGET_STATE, st,
-        PROBE_GAP_CORE_ONLY);
-  emit (d, func, user, MAX (ts, d->last_ts), core, PROBE_EVENT_GAP, 0,
-        PROBE_GAP_HALT | PROBE_GAP_CORE_ONLY);
+  poll_emit (d, func, user, MAX (ts, d->last_ts), core, PROBE_EVENT_TARGET_STATE, st,
+             PROBE_GAP_CORE_ONLY);
+  poll_emit (d, func, user, MAX (ts, d->last_ts), core, PROBE_EVENT_GAP, 0,
+             PROBE_GAP_HALT | PROBE_GAP_CORE_ONLY);
   for (guint i = 0; i < d->n_channels; i++)
     if (d->channels[i].core == core)
       d->known[i] = d->task_known[i] = d->paused[i] = FALSE;
@@ -998,7 +728,7 @@ probe_poll_decoder_core_state (ProbePollDecoder *d, guint16 core, ProbeTargetSta
   }
   if (core < PROBE_POLL_MAX_CORES) {
     d->in_isr[core] = FALSE;
-    d->prio_prev[core] = NO_PRIORITY;
+    d->prio_prev[core] = POLL_NO_PRIORITY;
     if (d->tc != NULL)
       memset (&d->tc[core], 0, sizeof (TraceCore));
   }

@@ -333,7 +333,7 @@ typedef struct {
                             * timestamps are timestamp-clock ticks × prescaler) */
   /* Evidence the comparators do not trace: TASK_STATE channels of this core without reads,
    * each carrying one task's priority (copied), so a switch tells a preemption from the end
-   * of a job as in poll-decoder.c ("Evidence"). */
+   * of a job as in poll-evidence.c. */
   const ProbePollChannel *evidence;
   guint n_evidence;
   /* VALID channels of this core whose one read is a traced variable (same address as a

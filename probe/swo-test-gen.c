@@ -300,7 +300,7 @@ gen_write_task (Gen *g, guint8 t)
   if (!gen_state_packet (g))
     return;
   swo_gen_data_value (g->group, 0, TRUE, 1, t);
-  /* the evidence of the switch-out (poll-decoder.c): this map has no priorities and no
+  /* the evidence of the switch-out (poll-evidence.c): this map has no priorities and no
    * job-end services, so only a switch to idle is decided (the job ended) */
   guint32 ev = 0;
   if (g->known[0] && g->k_task != t && g->k_task != SWO_GEN_NO_TASK) {

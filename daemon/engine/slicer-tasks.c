@@ -357,7 +357,7 @@ slicer__task_terminate (Slicer *s, guint64 ts, guint32 task, guint32 ev)
   if (t->core < 0 && t->suspended && t->suspend_preempted &&
       !(t->pending_activation && t->activated_at > t->suspend_start)) {
     /* a preempted task cannot end its job without running again: the switch-out taken for a
-     * preemption ended it (a sampled source learns this later: poll-decoder.c rule 6). Not
+     * preemption ended it (a sampled source learns this later: poll-evidence.c rule 6). Not
      * when it was activated since: that job is the one the TERMINATE ends */
     t->preemptions--;
     t->preemptions_revised++;

@@ -187,19 +187,24 @@ static const ProbePollValueClass state_classes[] = {
   { 3, PROBE_VALUE_SUSPENDED },
 };
 
+/* The channels of the STATE tests: RUNNINGTASK (0xFF: none), and task @t's STATE read with
+ * state_classes' values (0 RUNNING, 1 WAITING, 2 READY, 3 SUSPENDED), with static priority
+ * @p (STATE_PRIO_CHANNEL) or none. */
+#define RUNNING_CHANNEL                                                                      \
+  { .kind = PROBE_POLL_TASK, .name = "RUNNINGTASK", .simple = TRUE, .none_values = task_none, \
+    .n_none_values = 1 }
+#define STATE_PRIO_CHANNEL(t, p)                                                             \
+  { .kind = PROBE_POLL_TASK_STATE, .name = "T" #t ".STATE", .simple = TRUE, .task = t,      \
+    .classes = (ProbePollValueClass *) state_classes, .n_classes = 4, .has_priority = p > 0, \
+    .priority = p }
+#define STATE_CHANNEL(t) STATE_PRIO_CHANNEL (t, 0)
+
 /* The state of the task switched out tells preempted (READY) from ended (SUSPENDED) from
  * waiting (WAITING); SUSPENDED → READY is an activation. */
 static void
 test_state_evidence (void)
 {
-  const ProbePollChannel chs[] = {
-    { .kind = PROBE_POLL_TASK, .name = "RUNNINGTASK", .simple = TRUE, .none_values = task_none,
-      .n_none_values = 1 },
-    { .kind = PROBE_POLL_TASK_STATE, .name = "T0.STATE", .simple = TRUE, .task = 0,
-      .classes = (ProbePollValueClass *) state_classes, .n_classes = 4 },
-    { .kind = PROBE_POLL_TASK_STATE, .name = "T1.STATE", .simple = TRUE, .task = 1,
-      .classes = (ProbePollValueClass *) state_classes, .n_classes = 4 },
-  };
+  const ProbePollChannel chs[] = { RUNNING_CHANNEL, STATE_CHANNEL (0), STATE_CHANNEL (1) };
   const gint64 v[] = {
     0, 0, 3,      /* T0 runs, T1 suspended */
     1, 2, 0,      /* T1 preempts: T0 READY; T1 activated */
@@ -224,6 +229,45 @@ test_state_evidence (void)
     { 80, 0, PROBE_EVENT_TASK_ACTIVATE, 1, 0 }, { 80, 0, PROBE_EVENT_TASK_SWITCH, 1, PROBE_EVIDENCE_NONE },
   };
   check_events (chs, G_N_ELEMENTS (chs), v, G_N_ELEMENTS (v) / 3, want, G_N_ELEMENTS (want));
+}
+
+/* A torn sample: reads are not atomic, and the task named running has a STATE that does not
+ * say RUNNING — the STATEs were read before its dispatch (or after it left). The READY of the
+ * task switched out is then not evidence of a preemption: the priorities decide, else nothing
+ * does. SUSPENDED and WAITING still decide (the task left the CPU itself), and a sample whose
+ * STATEs agree decides on them as before. */
+static void
+test_torn_sample (void)
+{
+  const ProbePollChannel chs[] = {
+    RUNNING_CHANNEL, STATE_CHANNEL (0), STATE_CHANNEL (1),
+    STATE_PRIO_CHANNEL (2, 3), STATE_PRIO_CHANNEL (3, 1),
+  };
+  const gint64 v[] = {
+    0, 0, 3, 3, 3,      /* T0 runs */
+    1, 2, 3, 3, 3,      /* T1 named running, its STATE still SUSPENDED: T0's READY is older */
+    0, 0, 3, 3, 3,      /* T0 resumes, its STATE RUNNING: T1's SUSPENDED decides, ended */
+    1, 2, 0, 3, 3,      /* T1 runs, its STATE RUNNING: T0's READY decides, preempted */
+    0, 0, 3, 3, 3,      /* T1 ended, T0 resumes */
+    2, 3, 3, 0, 3,      /* T0 ended, T2 runs */
+    3, 3, 3, 2, 2,      /* T3 named running, READY: T2's READY is not taken; T3 is less urgent
+                         * than T2, so T2 ended (priorities) */
+    0, 2, 3, 3, 1,      /* T0 named running, READY: T3's WAITING still decides */
+  };
+  const Want want[] = {
+    { 0, 0, PROBE_EVENT_TASK_SWITCH, 0, 0 },
+    { 10, 0, PROBE_EVENT_TASK_SWITCH, 1, PROBE_EVIDENCE_NONE },
+    { 20, 0, PROBE_EVENT_TASK_TERMINATE, 1, PROBE_EVIDENCE_STATE }, { 20, 0, PROBE_EVENT_TASK_SWITCH, 0, PROBE_EVIDENCE_STATE },
+    { 30, 0, PROBE_EVENT_TASK_ACTIVATE, 1, 0 }, { 30, 0, PROBE_EVENT_TASK_SWITCH, 1, PROBE_EVIDENCE_STATE },
+    { 40, 0, PROBE_EVENT_TASK_TERMINATE, 1, PROBE_EVIDENCE_STATE }, { 40, 0, PROBE_EVENT_TASK_SWITCH, 0, PROBE_EVIDENCE_STATE },
+    { 50, 0, PROBE_EVENT_TASK_ACTIVATE, 2, 0 }, { 50, 0, PROBE_EVENT_TASK_TERMINATE, 0, PROBE_EVIDENCE_STATE },
+    { 50, 0, PROBE_EVENT_TASK_SWITCH, 2, PROBE_EVIDENCE_STATE },
+    { 60, 0, PROBE_EVENT_TASK_ACTIVATE, 3, 0 }, { 60, 0, PROBE_EVENT_TASK_TERMINATE, 2, PROBE_EVIDENCE_PRIORITY },
+    { 60, 0, PROBE_EVENT_TASK_SWITCH, 3, PROBE_EVIDENCE_PRIORITY },
+    { 70, 0, PROBE_EVENT_TASK_ACTIVATE, 0, 0 }, { 70, 0, PROBE_EVENT_TASK_WAIT, 3, PROBE_EVIDENCE_STATE },
+    { 70, 0, PROBE_EVENT_TASK_SWITCH, 0, PROBE_EVIDENCE_STATE },
+  };
+  check_events (chs, G_N_ELEMENTS (chs), v, G_N_ELEMENTS (v) / 5, want, G_N_ELEMENTS (want));
 }
 
 /* Without states, priorities decide: a higher one preempts; a switch to an equal or lower one
@@ -663,6 +707,7 @@ main (int argc, char **argv)
   g_test_add_func ("/probe/poll-decoder/changes", test_changes);
   g_test_add_func ("/probe/poll-decoder/gap-and-errors", test_gap_and_errors);
   g_test_add_func ("/probe/poll-decoder/state-evidence", test_state_evidence);
+  g_test_add_func ("/probe/poll-decoder/torn-sample", test_torn_sample);
   g_test_add_func ("/probe/poll-decoder/priority-evidence", test_priority_evidence);
   g_test_add_func ("/probe/poll-decoder/priority-revision", test_priority_revision);
   g_test_add_func ("/probe/poll-decoder/shared-variable-and-valid", test_shared_variable_and_valid);

@@ -5,8 +5,7 @@ each (a workload case suffixed :starved, e.g. split:starved, starves its session
 are estimates: every check asserts that the truth lies inside the bound the session itself
 stored, never a fixed tolerance —
   load            |poll − truth| ≤ load_bound (points, the 99 % interval; of a case's few
-                  tasks one may miss it, by less than half the bound again: see below; not on
-                  the proc case, nor its ISR2 totals: LOADS_UNASSERTED says why) —
+                  tasks one may miss it, by less than half the bound again: see below) —
                   unless the sampler was starved (stalled > 20 % of the time), when the
                   session must state no load bound (case :starved: the session is
                   starved, rig_session.Starver, and must say so);
@@ -52,19 +51,6 @@ TASKS = {"pfp": ("Task0", "Task1"), "split": ("SplitA", "SplitB", "SplitC", "Spl
 # cases whose preemption count is a strict lower bound: releases on one tick are where a
 # count from samples overshoots (issue 36: TaskHi 2541 counted for 1230)
 STRICT_PREEMPTIONS = {"proc"}
-# cases whose loads are printed, not asserted: the load bound assumes the sample instants are
-# independent of the target's schedule (daemon/engine/bounds.h), and on the sametick workload
-# the rig's are not. SplitD's load, a 0.5 ms job right after the 5 ms tick, read low in 7 of 9
-# windows (-0.8 points on average, bound ±1.2-1.3; once 1.5x its bound, in CI), Task1's high
-# (+0.6). The sample instants' phases in the 1 ms OS tick (50 µs bins, ~250 expected each)
-# show why: a pile (400-520) at the tick and a hole (36-156) right after it, where the
-# firmware's published timestamp copy stands still through the tick's ISR and dispatch; with
-# jtag-sim's live board timer instead the pile goes but a hole (58-73) stays at the tick — the
-# probe side's reads are held up there though QEMU has a CPU of its own — and SplitD read
-# +0.63, -0.24, -1.05. What holds them up is open; the case holds what it is for (issue 36:
-# job and preemption counts on releases on one tick), and the loads are asserted on the six
-# other cases.
-LOADS_UNASSERTED = {"proc"}
 BENCH = os.environ.get("ORTI_BENCH")  # print BENCH lines of the bound widths
 SYSTEM_COUNTER_HZ = 1000  # the firmware's OS counter (TIMER0 IRQ; rig-truth.h `counter`)
 
@@ -129,8 +115,6 @@ def run(workload, seconds, tmp, expect_starved=False):
         if starved:
             check(g["load_bound"] is None, f"{name}: a load bound from a starved sampler")
             line += " — starved: no load bound"
-        elif workload in LOADS_UNASSERTED:
-            line += " — load not asserted here (LOADS_UNASSERTED)"
         elif g["load_bound"] is None or err > 1.5 * g["load_bound"]:
             bad.append(f"{name} load")
         elif err > g["load_bound"]:
@@ -171,7 +155,7 @@ def run(workload, seconds, tmp, expect_starved=False):
             if abs(v - t) > tol:
                 bad.append(f"{name} {label}")
         print(line)
-    isr_misses = check_isrs(s, f0, f1, starved, bad, workload in LOADS_UNASSERTED)
+    isr_misses = check_isrs(s, f0, f1, starved, bad)
     if BENCH and not starved:
         widths = [got[n]["load_bound"] for n in TASKS[workload] if got[n]["load_bound"] is not None]
         print(f"BENCH poll_load_bound_points_{workload} {max(widths):.3f} points "
@@ -195,14 +179,10 @@ def run(workload, seconds, tmp, expect_starved=False):
     check(not bad, "truth outside the stated bound: " + ", ".join(bad))
 
 
-def check_isrs(s, f0, f1, starved, bad, unasserted=False):
+def check_isrs(s, f0, f1, starved, bad):
     """Each ISR2's net total time against the firmware's, within the bound the session stored
     (appends failures to @bad; returns the misses within 1.5 bounds); counts stated exact or
-    NULL with a note. Prints a BENCH line of the widest bound (points of load). @unasserted: a
-    LOADS_UNASSERTED case, whose ISR2 totals are time shares measured by the same samples as
-    its loads, printed but not held to their bound (proc, beside two CPU hogs: Timer1Isr, its
-    thread-mode process run at the tick, read 223819 us for 352663 ± 68801, inside the hole the
-    sample instants leave right after the tick)."""
+    NULL with a note. Prints a BENCH line of the widest bound (points of load)."""
     truth = {x["name"]: (y["count"] - x["count"], (y["ticks"] - x["ticks"]) / BOARD_HZ * 1e6)
              for x, y in zip(f0["live"]["isrs"], f1["live"]["isrs"])}
     rows = s.sql("SELECT isr, count, net_total_us, net_total_bound_us, load_bound_percent, "
@@ -233,9 +213,7 @@ def check_isrs(s, f0, f1, starved, bad, unasserted=False):
             continue
         widths.append(load_bound)
         err = abs(total - us)
-        if unasserted:
-            print(f"    net total not asserted here (LOADS_UNASSERTED), off {total - us:+.0f} us")
-        elif err > 1.5 * bound:
+        if err > 1.5 * bound:
             bad.append(f"{isr} net total")
         elif err > bound:
             misses.append(f"{isr} net total")

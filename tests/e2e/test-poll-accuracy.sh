@@ -40,7 +40,7 @@ done
 # the proc layout (issue 36's held-out kernels' ORTI dialect: `.` through pointer tables, a
 # STATE enum labelled in part, a named IdleTask, Timer1Isr a thread-mode process) on the
 # sametick workload: three tasks released on one tick, where the preemption count must stay a
-# lower bound of the truth (its loads are printed, not asserted: poll-cases.py LOADS_UNASSERTED)
+# lower bound of the truth
 "$RUN_RIG" --own-cpu --spin-idle --workload sametick --layout proc -- \
   python3 "$cases" proc "$seconds" || die "sametick (proc)"
 # ERIKA's layout (no task STATE: preemption decided on priorities) runs starved, at a quarter

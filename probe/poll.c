@@ -120,6 +120,9 @@ struct _ProbePollSampler {
   gboolean round_shared;     /* the current round trip's first interval waited for it */
   gboolean chain;            /* last_ts is a sample of this link session (an interval may be
                               * counted from it) */
+  guint64 still_pending;     /* intervals over which the timestamp stood still since the last
+                              * target check: counted (q.still_intervals) once a check finds the
+                              * target running, dropped when it finds it halted */
   gint64 started_us;
   gint64 *values;            /* scratch: one sample's values … */
   guint32 *valid;            /* … and which were read (bitmap) */
@@ -401,6 +404,7 @@ probe_poll_sampler_inherit_clock (ProbePollSampler *s, ProbePollSampler *from)
   memcpy (s->dt_shared, from->dt_shared, sizeof s->dt_shared);
   s->q.min_interval = from->q.min_interval;
   s->q.max_interval = from->q.max_interval;
+  s->q.still_intervals = from->q.still_intervals;
 }
 
 gboolean
@@ -578,6 +582,7 @@ account (ProbePollSampler *s, guint64 ts)
     s->sum_dt += (double) dt;
     s->sum_dt2 += (double) dt * (double) dt;
     s->n_dt++;
+    s->still_pending += dt == 0;
     guint b = MIN (dt_bucket (dt), G_N_ELEMENTS (s->dt_hist) - 1);
     s->dt_hist[b]++;
     if (s->round_shared)
@@ -815,6 +820,17 @@ probe_poll_sampler_step (ProbePollSampler *s, GByteArray *out, GError **error)
   return eval_complex (s, out, error);
 }
 
+/* A target check found the target @running (else halted, or in reset): the intervals over
+ * which the timestamp stood still since the last check count, or (a halted core's timer may
+ * stop: CYCCNT does) are dropped. */
+static void
+settle_still (ProbePollSampler *s, gboolean running)
+{
+  if (running)
+    s->q.still_intervals += s->still_pending;
+  s->still_pending = 0;
+}
+
 guint
 probe_poll_sampler_check_core_targets (ProbePollSampler *s, ProbeTargetState *states, guint max,
                                        GError **error)
@@ -825,14 +841,23 @@ probe_poll_sampler_check_core_targets (ProbePollSampler *s, ProbeTargetState *st
   g_autofree const char **targets = g_new0 (const char *, n);
   for (guint c = 0; c < n; c++)
     targets[c] = core_target (s, c);
-  return probe_openocd_target_states (s->oc, targets, n, states, error) ? n : 0;
+  if (!probe_openocd_target_states (s->oc, targets, n, states, error))
+    return 0;
+  gboolean running = TRUE;
+  for (guint c = 0; c < n; c++)
+    running = running && states[c] == PROBE_TARGET_RUNNING;
+  settle_still (s, running);
+  return n;
 }
 
 gboolean
 probe_poll_sampler_check_target (ProbePollSampler *s, ProbeTargetState *state, GError **error)
 {
   const char *targets[] = { s->target };
-  return probe_openocd_target_states (s->oc, targets, 1, state, error);
+  if (!probe_openocd_target_states (s->oc, targets, 1, state, error))
+    return FALSE;
+  settle_still (s, *state == PROBE_TARGET_RUNNING);
+  return TRUE;
 }
 
 const ProbePollQuality *

@@ -233,6 +233,10 @@ typedef struct {
   guint64 p99_interval;   /* 99th percentile: the resolution of every sampled duration */
   guint64 max_interval;   /* longest (a stall of the host or the link) */
   guint64 intervals;      /* intervals counted (consecutive samples of one link session) */
+  guint64 still_intervals; /* … of them, those over which the timestamp did not advance, when
+                            * the next target check found the target running (a halt's are not
+                            * counted): a timer slower than the sampler, or one that is not
+                            * free-running — a copy the firmware writes */
   double sum_interval;    /* Σ interval, ticks … */
   double sum_interval_sq; /* … and Σ interval²: effective samples (ΣΔ)²/ΣΔ² (bounds) */
   double stalled;         /* share of the sampled time in intervals longer than

@@ -112,6 +112,8 @@ struct _Session {
   SessionClock clock;           /* the clock check's running stretches … */
   gboolean clock_rebased;       /* … moved to the session's own span (after a kept backlog) */
   gboolean clock_warned;        /* the clock disagreement was logged */
+  gboolean still_warned;        /* … and the poll timestamp's standstill */
+  char *clock_warning;          /* the warnings so far, "; "-joined (sessions.clock_warning) */
   gint64 host_now;              /* live: host µs of the worker's current round */
   gint64 last_event_host;       /* … when the latest event arrived */
   gint64 stats_event_host;      /* last_event_host at the latest statistics write */

@@ -165,6 +165,7 @@ session_free (Session *s)
     g_thread_join (s->worker);
   }
   g_clear_pointer (&s->sampler, session_sampler_free);
+  g_clear_pointer (&s->clock_warning, g_free);
   g_clear_pointer (&s->pc_samples, g_array_unref);
   g_clear_pointer (&s->source, probe_source_free);
   g_clear_pointer (&s->oc, probe_openocd_free);

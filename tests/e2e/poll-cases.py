@@ -28,6 +28,8 @@ stored, never a fixed tolerance —
                   (note) — the rig's ISR2s last µs, far below the sample interval, so their
                   counts and per-instance times must be NULL (issue 33: 77 calls of 1,181 µs
                   stated for 8,248 of 33.7 µs).
+Case stamp: a session stamped with a copy of the board timer the firmware writes, QEMU held
+up now and then, must warn that its timestamp stood still; one with the live timer must not.
 Prints one line per task with each number, its truth and its bound. Exit status 0 = pass; a
 failure prints FAIL: why.
 """
@@ -36,10 +38,12 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.environ["ORTI_SOURCE_DIR"], "tests/rig"))
-from rig_session import BOARD_HZ, poll_args, profd_argv, replay, window  # noqa: E402
+from rig_session import (BOARD_HZ, Session, Starver, poll_args, profd_argv, replay,  # noqa: E402
+                         window)
 from sampled_check import check_attribution, check_profile  # noqa: E402
 from trace_ref import Fail, check  # noqa: E402
 
@@ -281,6 +285,35 @@ def run_views(seconds, tmp):
         check(speed[1] >= 50 and speed[2] <= 149, "speed outside what was written")
 
 
+def run_stamp(seconds, tmp):
+    """--timestamp at the copy of the board timer the firmware publishes, with QEMU stopped
+    (SIGSTOP) 60 ms of every 300 — its vCPU waiting, as a busy host makes it wait: the copy
+    stands still while the sampler reads on, and the session must say so in
+    sessions.clock_warning (its loads are then off by more than their bounds: rig_session.py
+    poll_args). The live board timer under the same stops runs on: no such warning. One
+    session each, on the running target."""
+    copy = os.environ["ORTI_RIG_TIMESTAMP_ADDR"]
+    live = poll_args()
+    for label, args in (("copy", live[:-1] + [f"{copy},{os.environ['ORTI_RIG_TICK_HZ']}"]),
+                        ("live", live)):
+        d = os.path.join(tmp, label)
+        os.makedirs(d)
+        s = Session(d, args)
+        stopper = Starver(int(os.environ["ORTI_RIG_QEMU_PID"]), run_s=0.24, stop_s=0.06)
+        stopper.start()
+        time.sleep(seconds)
+        stopper.end()
+        s.stop()
+        warning, n, stalled = s.sql("SELECT clock_warning, samples, samples_stalled "
+                                    "FROM sessions WHERE id = 1")[0]
+        print(f"stamp {label}: {n} samples, stalled {100 * stalled:.0f} %; clock_warning: "
+              f"{warning}")
+        stood = warning is not None and "stood still" in warning
+        check(stood == (label == "copy"),
+              f"{label}: {'no' if label == 'copy' else 'a'} warning of a timestamp that stood "
+              f"still: {warning!r}")
+
+
 def run_pc_sample(seconds, tmp):
     """--pc-sample: DWT_PCSR read in every sample's batch (run-rig --time-truth --spin-idle):
     every function with >= 1 % of the samples has its exact share of the window's clock inside
@@ -389,6 +422,8 @@ def main(cases, seconds, tmp):
               f"unknown case {case}:{mode}")
         if case == "views":
             run_views(seconds, d)
+        elif case == "stamp":
+            run_stamp(min(seconds, 4), d)
         elif case == "pc-sample-absent":
             run_pc_sample_absent(d)
         elif case == "pc-sample":

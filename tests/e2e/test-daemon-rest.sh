@@ -34,7 +34,7 @@ trap 'rm -rf "$tmp"' EXIT
   set -e
   profd=$1 tmp=$2
   "$profd" --orti "$ORTI_RIG_ORTI" --elf "$ORTI_RIG_ELF" --openocd 127.0.0.1:$ORTI_RIG_TCL_PORT \
-           --source poll --timestamp $ORTI_RIG_TIMESTAMP_ADDR,$ORTI_RIG_TICK_HZ --duration 600s \
+           --source poll --timestamp $ORTI_RIG_BOARD_TIMER,$ORTI_RIG_TICK_HZ --duration 600s \
            --db "$tmp/profile.db" --http 127.0.0.1:0 --serve --name rest 2>"$tmp/daemon.log" &
   daemon=$!
   trap "kill $daemon 2>/dev/null || true" EXIT

@@ -30,9 +30,10 @@ trap 'kill $hog 2>/dev/null || true' EXIT
 for w in pfp harmonic views; do
   "$RUN_RIG" --own-cpu --spin-idle --workload "$w" -- python3 "$cases" "$w" "$seconds" || die "$w"
 done
-# split, then split starved, on one boot
+# split, then split starved, then a timestamp that stands still (the firmware's copy, QEMU held
+# up: the session must warn; the live timer: it must not), on one boot
 "$RUN_RIG" --own-cpu --spin-idle --workload split -- \
-  python3 "$cases" split,split:starved "$seconds" || die "split, then starved"
+  python3 "$cases" split,split:starved,stamp "$seconds" || die "split, starved, stamp"
 for layout in eb trampoline; do
   "$RUN_RIG" --own-cpu --spin-idle --workload split --layout "$layout" -- \
     python3 "$cases" split "$seconds" || die "split ($layout)"

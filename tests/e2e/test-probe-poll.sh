@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # test-probe-poll.sh — the poll source on the rig (real OpenOCD, QEMU in real time: under
 # -icount a busy host starves QEMU while OpenOCD samples, so samples bunch in target time).
-# Samples are timestamped with the firmware's published board-timer copy, which the idle loop
-# keeps fresh with --spin-idle (sleeping in WFI it would go stale, stamping idle starts early
-# and task starts late — a systematic underestimate of every task):
+# Samples are timestamped with the board timer read live (jtag-sim serves it as MMIO), as a
+# probe reads a free-running timer on silicon; the copy the firmware publishes goes stale
+# whenever its writer waits (rig_session.poll_args says what that does to the loads):
 #  1. a live `split` session through OpenOCD completes with events (its numbers against the
 #     truth, inside their stated bounds, are test-poll-accuracy.sh's);
 #  2. --record then --replay of that capture gives the identical Event stream (compared with
@@ -18,7 +18,7 @@ db=$tmp/profile.db
   set -e
   "$0" >"$1/truth0.json"
   "$2" --orti "$ORTI_RIG_ORTI" --elf "$ORTI_RIG_ELF" --openocd 127.0.0.1:$ORTI_RIG_TCL_PORT \
-       --source poll --timestamp $ORTI_RIG_TIMESTAMP_ADDR,$ORTI_RIG_TICK_HZ --duration 8s \
+       --source poll --timestamp $ORTI_RIG_BOARD_TIMER,$ORTI_RIG_TICK_HZ --duration 8s \
        --record "$1/poll.ocap" --db "$1/profile.db" --http none --name live --quiet
   "$0" >"$1/truth1.json"
 ' "$RIG_TRUTH" "$tmp" "$PROFD" || die "live poll session failed"

@@ -28,7 +28,7 @@ export -f get
   set -euo pipefail
   profd=$1 tmp=$2
   poll=(--orti "$ORTI_RIG_ORTI" --elf "$ORTI_RIG_ELF" --openocd 127.0.0.1:$ORTI_RIG_TCL_PORT
-        --source poll --timestamp $ORTI_RIG_TIMESTAMP_ADDR,$ORTI_RIG_TICK_HZ)
+        --source poll --timestamp $ORTI_RIG_BOARD_TIMER,$ORTI_RIG_TICK_HZ)
   "$profd" "${poll[@]}" --pc-sample 1 --duration 3s --name sampled --db "$tmp/profile.db" \
            --http 127.0.0.1:0 --serve 2>"$tmp/daemon.log" &
   daemon=$!

@@ -382,8 +382,14 @@ put_tasks (SessionStats *ss, const Slicer *slicer, const StoreSessionQuality *q,
     expected[i] = all[i].period_base ? (double) span / (double) all[i].period_base : NAN;
     most[i] = bounds_jobs_most (span, all[i].period.total, all[i].period_spans_max);
   }
-  /* a starved sampler's instants follow the host's tick: its loads have no bound (bounds.h) */
-  double n_eff = q != NULL && q->samples_stalled <= BOUNDS_STALLED_MAX ? q->samples_effective : 0;
+  /* a starved sampler's instants follow the host's tick: its loads have no bound (bounds.h),
+   * and the jobs it sees are the ones the host's tick lets it see: its counts are lower
+   * bounds, no more, its periods and per-job times unknown. Measured on the rig (split:starved,
+   * stopped 120 ms of every 160): SplitD's period read 162 ms for 40, its response 151 ms for
+   * 30, with 59 of 247 jobs seen and 61 expected from the seen ones' periods: all aliased to
+   * the starvation's 160 ms, all agreeing with each other */
+  gboolean starved = !ss->exact && q != NULL && q->samples_stalled > BOUNDS_STALLED_MAX;
+  double n_eff = q != NULL && !starved ? q->samples_effective : 0;
   TaskUnseen unseen;
   task_unseen (slicer, &unseen);
   guint64 first = 0, last = 0; /* the whole session's span (the slicer's loads are over it) */
@@ -427,12 +433,25 @@ put_tasks (SessionStats *ss, const Slicer *slicer, const StoreSessionQuality *q,
       missed += (double) v.missed_extra;
     counts &= v.known;
     per_job &= v.known;
+    gboolean jobs_known = v.known && !starved;
+    if (starved && v.known) {
+      g_autofree char *was = v.note;
+      v.note = g_strdup_printf ("%s%sThe sampler was starved (held up %.0f %% of the time): "
+                                "the jobs it saw are the ones the host's scheduler let it see "
+                                "(its jobs and preemptions are lower bounds), so its expected "
+                                "jobs, preemptions possibly missed, periods and per-job times "
+                                "are unknown",
+                                was ? was : "", was && *was ? ". " : "",
+                                100 * q->samples_stalled);
+      per_job = FALSE;
+      missed = NAN;
+    }
     StoreTaskStat r = {
       .task = t.task,
       .activations = sees_activations ? (gint64) t.activations : STORE_UNKNOWN,
       .jobs = v.known ? (gint64) (t.job.count + t.jobs_cut) : STORE_UNKNOWN, /* per-job times:
                                                                              * complete jobs */
-      .jobs_expected = isnan (expected[i]) || !v.known ? NAN : floor (expected[i]),
+      .jobs_expected = isnan (expected[i]) || !jobs_known ? NAN : floor (expected[i]),
       .slices = (gint64) t.run_interval.count,
       .preemptions = counts ? (gint64) v.preemptions : STORE_UNKNOWN,
       .preemptions_missed = ss->exact && counts ? (gint64) v.missed_extra
@@ -463,7 +482,7 @@ put_tasks (SessionStats *ss, const Slicer *slicer, const StoreSessionQuality *q,
     percentiles (per_job ? &t.job_pct : &no_pct, per_job ? t.job.count : 0, &r.job_p50,
                  &r.job_p90, &r.job_p99);
     measure (per_job ? &t.period : &none, &r.period_min, &r.period_max, &r.period_avg);
-    if (!ss->exact && t.period_base && v.known)
+    if (!ss->exact && t.period_base && jobs_known)
       r.period_avg = (double) t.period_base; /* the period, also with jobs unseen */
     measure (per_job ? &t.response : &none, &r.response_min, &r.response_max, &r.response_avg);
     percentiles (per_job ? &t.response_pct : &no_pct, per_job ? t.response.count : 0,

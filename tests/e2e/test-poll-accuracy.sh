@@ -47,7 +47,10 @@ done
 # ERIKA's layout (no task STATE: preemption decided on priorities) runs starved, at a quarter
 # of the rate. At ~1350/s (a quiet host) two open faults show: SplitA's load reads 0.7-1.1
 # points high (5 of 5 runs, > its bound), and a SplitD job end seen as a switch to a higher
-# task counts as a preemption (798 seen, 788 true). This case holds its jobs, preemptions and
-# times at the rate where they are right, and its loads to "no bound".
+# task counts as a preemption (798 seen, 788 true). Stamped with the live board timer at
+# ~1,650/s the first stays (SplitA +0.69 to +0.87 points for bounds of ±0.68-0.71, 3 of 3 runs)
+# and the second did not show (SplitD 617-627 preemptions for 740-752). This case holds its
+# jobs and preemptions (lower bounds: a starved session states no periods or per-job times),
+# and its loads to "no bound".
 "$RUN_RIG" --own-cpu --spin-idle --workload split --layout erika -- \
   python3 "$cases" split:starved "$seconds" || die "split (erika, starved)"
